@@ -1,0 +1,108 @@
+/*
+ * floe/common.h — status codes, the caller-owned error record, the allocator
+ * hook and the log callback. Every other public header includes this one.
+ *
+ * Conventions (see docs/conventions.md):
+ *  - functions return 0 (FLOE_OK) or a negative FLOE_E* code;
+ *  - they take an optional `floe_error *err` (may be NULL) that receives a
+ *    message; callers add context with floe_error_prefix() as the error rises;
+ *  - `**out` parameters come first; the caller owns what they receive;
+ *  - free functions accept NULL.
+ *
+ * Thread-safety: floe_error records are plain caller storage. The allocator
+ * and log hooks are process-wide and must be set before any other call.
+ */
+#ifndef FLOE_COMMON_H
+#define FLOE_COMMON_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define FLOE_PRINTF(fmt_idx, args_idx) __attribute__((format(printf, fmt_idx, args_idx)))
+#define FLOE_WUR __attribute__((warn_unused_result))
+#define FLOE_UNUSED __attribute__((unused))
+#else
+#define FLOE_PRINTF(fmt_idx, args_idx)
+#define FLOE_WUR
+#define FLOE_UNUSED
+#endif
+
+/* Status codes. Few, and each one something a caller acts on. */
+enum {
+	FLOE_OK = 0,
+	FLOE_ENOMEM = -1,       /* allocation failed or a buffer cap was reached */
+	FLOE_EINVAL = -2,       /* bad argument, bad configuration, misuse */
+	FLOE_ECORRUPT = -3,     /* input (file, response) violates its format */
+	FLOE_EUNSUPPORTED = -4, /* valid, but floe does not do it (yet) */
+	FLOE_ENOTFOUND = -5,    /* no such table, namespace, file, key */
+	FLOE_EEXISTS = -6,      /* already exists */
+	FLOE_ECONFLICT = -7,    /* lost a commit race: refresh and retry */
+	FLOE_EIO = -8,          /* the operating system or a server said no */
+	FLOE_ETIMEDOUT = -9,
+	FLOE_ECANCELED = -10,
+};
+
+#define FLOE_ERROR_MSG_MAX 1024
+
+/* A caller-owned error record. Zero-initialise it (or floe_error_clear). */
+typedef struct floe_error {
+	int code;       /* 0 or a FLOE_E* code */
+	bool retryable; /* true when the same call may succeed later */
+	char msg[FLOE_ERROR_MSG_MAX];
+} floe_error;
+
+/* Name of a status code ("ECORRUPT"). Never NULL. */
+const char *floe_strerror(int code);
+
+void floe_error_clear(floe_error *err);
+
+/*
+ * Set err to code and a formatted message; returns code so that
+ * `return floe_error_set(err, FLOE_EINVAL, "...")` reads naturally.
+ * err may be NULL. ECONFLICT, ETIMEDOUT and EIO are marked retryable.
+ */
+int floe_error_set(floe_error *err, int code, const char *fmt, ...) FLOE_PRINTF(3, 4);
+int floe_error_setv(floe_error *err, int code, const char *fmt, va_list ap);
+
+/*
+ * Prepend context: "manifest 'x.avro': " + existing message. If err holds no
+ * error yet, nothing happens. Returns err->code (0 when err is NULL).
+ */
+int floe_error_prefix(floe_error *err, const char *fmt, ...) FLOE_PRINTF(2, 3);
+
+/* Allocator hook. All of floe's memory goes through it. */
+typedef struct floe_allocator {
+	void *(*malloc_fn)(size_t size, void *payload);
+	void *(*realloc_fn)(void *ptr, size_t size, void *payload);
+	void (*free_fn)(void *ptr, void *payload);
+	void *payload;
+} floe_allocator;
+
+/* Install a custom allocator (NULL restores the C library's). Not thread-safe:
+ * call it before anything else. */
+void floe_set_allocator(const floe_allocator *alloc);
+
+/* Logging goes through a callback; the library itself never prints. */
+typedef enum floe_log_level {
+	FLOE_LOG_DEBUG = 0,
+	FLOE_LOG_INFO = 1,
+	FLOE_LOG_WARN = 2,
+	FLOE_LOG_ERROR = 3,
+} floe_log_level;
+
+typedef void (*floe_log_fn)(floe_log_level level, const char *msg, void *payload);
+
+/* Set the log sink and the minimum level. fn NULL discards all messages. */
+void floe_set_logger(floe_log_fn fn, void *payload, floe_log_level min_level);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
