@@ -435,6 +435,33 @@ floe_json *floe_json_at(const floe_json *arr, size_t i)
 	return c;
 }
 
+floe_json *floe_json_copy(floe_arena *a, const floe_json *j)
+{
+	floe_json *c, *last = NULL;
+	if (!j)
+		return NULL;
+	c = floe_arena_memdup(a, j, sizeof(*j));
+	if (!c)
+		return NULL;
+	c->next = NULL;
+	c->child = NULL;
+	if (j->key && !(c->key = floe_arena_strndup(a, j->key, j->key_len)))
+		return NULL;
+	if (j->s && !(c->s = floe_arena_strndup(a, j->s, j->len)))
+		return NULL;
+	for (const floe_json *k = j->child; k; k = k->next) {
+		floe_json *kc = floe_json_copy(a, k);
+		if (!kc)
+			return NULL;
+		if (last)
+			last->next = kc;
+		else
+			c->child = kc;
+		last = kc;
+	}
+	return c;
+}
+
 const char *floe_json_type_name(floe_json_type t)
 {
 	switch (t) {

@@ -84,6 +84,9 @@ int floe_json_get_str(const floe_json *obj, const char *key, const char **out, c
 int floe_json_as_i64(const floe_json *j, int64_t *out);
 int floe_json_as_i32(const floe_json *j, int32_t *out);
 
+/* Deep copy of a tree into another arena (NULL on ENOMEM or NULL input). */
+floe_json *floe_json_copy(floe_arena *a, const floe_json *j);
+
 /* ---- writer --------------------------------------------------------------- */
 
 #define FLOE_JW_MAX_DEPTH 64
