@@ -474,11 +474,10 @@ static int parse_body(floe_metadata *m, const floe_json *root, floe_error *err)
 	    (rc = parse_json_list(a, floe_json_get(root, "encryption-keys"), &m->encryption_keys,
 				  &m->n_encryption_keys, "encryption-keys", err)))
 		return rc;
-	if (fv >= 3) {
-		if ((rc = floe_json_get_i64(root, "next-row-id", &m->next_row_id, "table metadata",
-					    err)))
-			return FLOE_ECORRUPT;
-	}
+	/* spec: required in v3; some writers (DuckDB) omit it, read as 0 */
+	if (fv >= 3 && (rc = get_opt_i64(root, "next-row-id", &m->next_row_id, 0, "table metadata",
+					  err)))
+		return FLOE_ECORRUPT;
 	if (fv == 1)
 		for (i = 0; i < m->n_snapshots; i++)
 			if (m->snapshots[i].sequence_number != 0)
@@ -511,11 +510,14 @@ int floe_metadata_parse(floe_metadata **out, const char *json, size_t n, floe_er
 int floe_metadata_parse_file_bytes(floe_metadata **out, const uint8_t *p, size_t n,
 				   floe_error *err)
 {
-	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
+	bool gz = n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+	bool zst = n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd;
+	if (gz || zst) {
 		floe_buf b;
 		int rc;
 		floe_buf_init(&b, 0);
-		rc = floe_codec_decompress_any(FLOE_CODEC_GZIP, p, n, &b, (size_t)1 << 30, err);
+		rc = floe_codec_decompress_any(gz ? FLOE_CODEC_GZIP : FLOE_CODEC_ZSTD, p, n, &b,
+					       (size_t)1 << 30, err);
 		if (!rc)
 			rc = floe_metadata_parse(out, (const char *)b.data, b.len, err);
 		floe_buf_reset(&b);

@@ -107,7 +107,7 @@ typedef struct floe_metadata {
  * The result is owned by the caller (floe_metadata_free).
  */
 int floe_metadata_parse(floe_metadata **out, const char *json, size_t n, floe_error *err) FLOE_WUR;
-/* Like floe_metadata_parse, but detects gzip (magic bytes) and inflates. */
+/* Like floe_metadata_parse, but detects gzip or zstd (magic bytes) and inflates. */
 int floe_metadata_parse_file_bytes(floe_metadata **out, const uint8_t *p, size_t n,
 				   floe_error *err) FLOE_WUR;
 void floe_metadata_free(floe_metadata *m);

@@ -511,8 +511,8 @@ int floe_schema_from_json(floe_schema **out, floe_arena *a, const floe_json *j, 
 		return rc;
 	floe_error_clear(err);
 	const char *kind = NULL;
-	if (floe_json_get_str(j, "type", &kind, "schema", NULL) == 0 && !floe_str_ieq(kind, "struct"))
-		return floe_error_set(err, FLOE_ECORRUPT, "schema %d: type must be 'struct'",
+	if (floe_json_get_str(j, "type", &kind, "schema", NULL) != 0 || !floe_str_ieq(kind, "struct"))
+		return floe_error_set(err, FLOE_ECORRUPT, "schema %d: 'type' must be \"struct\"",
 				      schema_id);
 	if ((rc = struct_from_json(&root, a, j, 0, err)))
 		return floe_error_prefix(err, "schema %d: ", schema_id);

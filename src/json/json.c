@@ -269,7 +269,16 @@ static int parse_number(parser *ps, floe_json *j)
 	j->s = t;
 	j->len = i - s;
 	j->is_int = integral && floe_parse_i64(t, i - s, &j->i);
-	j->d = j->is_int ? (double)j->i : strtod(t, NULL);
+	if (integral && !j->is_int && t[0] != '-') {
+		/* above INT64_MAX but within uint64: some writers put unsigned 64-bit ids
+		 * in metadata; keep the bits (Java would reject these) */
+		uint64_t u;
+		if (floe_parse_u64(t, i - s, &u)) {
+			j->is_int = true;
+			j->i = (int64_t)u;
+		}
+	}
+	j->d = strtod(t, NULL);
 	ps->off = i;
 	return FLOE_OK;
 }
