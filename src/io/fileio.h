@@ -1,0 +1,92 @@
+/*
+ * fileio.h — FileIO: where table files live. One vtable, implemented for
+ * local files, memory (tests, with fault injection) and S3; a router picks the
+ * backend by the path's scheme.
+ *
+ * Contract every backend keeps:
+ *  - create() returns an output whose bytes become visible at `path` only when
+ *    floe_output_close() succeeds; with overwrite=false the close fails with
+ *    FLOE_EEXISTS if the path exists, and never replaces it (that is what
+ *    makes file-system commits and "never overwrite committed data" safe);
+ *  - an aborted output leaves nothing at `path`;
+ *  - paths are URIs as written in Iceberg metadata ("file:/x", "file:///x",
+ *    "/x", "s3://bucket/key", "mem://x").
+ *
+ * Thread-safety: a FileIO may be used from several threads at once.
+ */
+#ifndef FLOE_IO_FILEIO_H
+#define FLOE_IO_FILEIO_H
+
+#include "floe/common.h"
+#include "util/alloc.h"
+#include "util/stream.h"
+
+typedef struct floe_fileio floe_fileio;
+
+typedef struct floe_file_info {
+	const char *path; /* full URI as the backend names it */
+	uint64_t size;
+	int64_t mtime_ms;
+} floe_file_info;
+
+typedef int (*floe_file_list_fn)(const floe_file_info *info, void *payload);
+
+typedef struct floe_fileio_ops {
+	int (*open_read)(floe_fileio *io, const char *path, floe_input **out, floe_error *err);
+	int (*create)(floe_fileio *io, const char *path, bool overwrite, floe_output **out,
+		      floe_error *err);
+	/* FLOE_ENOTFOUND when absent. */
+	int (*remove)(floe_fileio *io, const char *path, floe_error *err);
+	int (*stat)(floe_fileio *io, const char *path, floe_file_info *info, floe_error *err);
+	/* Every file under prefix (recursively), in no particular order. A
+	 * non-zero return from fn stops the walk and is returned. */
+	int (*list)(floe_fileio *io, const char *prefix, floe_file_list_fn fn, void *payload,
+		    floe_error *err);
+	/* Atomic rename that fails with FLOE_EEXISTS instead of replacing; may be
+	 * FLOE_EUNSUPPORTED (object stores). */
+	int (*rename_noreplace)(floe_fileio *io, const char *from, const char *to, floe_error *err);
+	void (*free)(floe_fileio *io);
+} floe_fileio_ops;
+
+struct floe_fileio {
+	const floe_fileio_ops *ops;
+	const char *name;
+};
+
+int floe_io_open_read(floe_fileio *io, const char *path, floe_input **out, floe_error *err) FLOE_WUR;
+int floe_io_create(floe_fileio *io, const char *path, bool overwrite, floe_output **out,
+		   floe_error *err) FLOE_WUR;
+int floe_io_remove(floe_fileio *io, const char *path, floe_error *err) FLOE_WUR;
+int floe_io_stat(floe_fileio *io, const char *path, floe_file_info *info, floe_error *err) FLOE_WUR;
+bool floe_io_exists(floe_fileio *io, const char *path);
+int floe_io_list(floe_fileio *io, const char *prefix, floe_file_list_fn fn, void *payload,
+		 floe_error *err) FLOE_WUR;
+int floe_io_rename_noreplace(floe_fileio *io, const char *from, const char *to,
+			     floe_error *err) FLOE_WUR;
+void floe_io_free(floe_fileio *io);
+
+/* Read a whole file (at most max bytes) into out. */
+int floe_io_read_all(floe_fileio *io, const char *path, floe_buf *out, size_t max,
+		     floe_error *err) FLOE_WUR;
+/* Write a whole file (atomically visible; overwrite as in create). */
+int floe_io_write_all(floe_fileio *io, const char *path, const void *p, size_t n, bool overwrite,
+		      floe_error *err) FLOE_WUR;
+
+/* Backends. */
+floe_fileio *floe_io_local_new(void);
+/* Memory FileIO for tests: paths under any scheme are kept in a map. */
+floe_fileio *floe_io_memory_new(void);
+/* Fault injection (memory backend): make the n-th next call of `op` fail with
+ * `code` ("create", "close", "rename", "remove", "read"). n = 0 disables. */
+void floe_io_memory_fail(floe_fileio *io, const char *op, int n, int code);
+/* The router: file:, plain paths and mem: (when a memory backend is given). */
+floe_fileio *floe_io_router_new(floe_fileio *local, floe_fileio *memory, floe_fileio *s3);
+
+/* Local path of a file URI ("file:/x", "file:///x", "/x") or NULL. */
+const char *floe_io_local_path(const char *uri);
+/* "file:///abs/path" for an absolute local path (arena string). */
+char *floe_io_file_uri(floe_arena *a, const char *abs_path);
+/* Scheme of a URI ("s3", "file", "" for plain paths) into out (cap >= 16). */
+void floe_io_scheme(const char *uri, char *out, size_t cap);
+
+#endif
