@@ -1,0 +1,66 @@
+/*
+ * avro/avro_int.h — internal helpers shared by the avro/ files (not for
+ * other components): inline hot-path decoders and semi-private functions.
+ */
+#ifndef FLOE_AVRO_INT_H
+#define FLOE_AVRO_INT_H
+
+#include "avro/schema.h"
+#include "util/cursor.h"
+
+/* zig-zag int: the varint must fit 32 bits (spec: int is 32-bit). */
+static inline bool avro_dec_int(floe_cursor *c, int32_t *v)
+{
+	size_t save = c->off;
+	uint64_t u;
+	if (!floe_cursor_uvarint(c, &u))
+		return false;
+	if (u > UINT32_MAX) {
+		c->off = save;
+		return false;
+	}
+	*v = (int32_t)((uint32_t)(u >> 1) ^ (uint32_t) - (int32_t)(u & 1));
+	return true;
+}
+
+/* bytes/string: a non-negative long length no larger than what is left. */
+static inline bool avro_dec_bytes(floe_cursor *c, const uint8_t **p, size_t *n)
+{
+	size_t save = c->off;
+	int64_t len;
+	if (!floe_cursor_zigzag(c, &len))
+		return false;
+	if (len < 0 || (uint64_t)len > floe_cursor_left(c)) {
+		c->off = save;
+		return false;
+	}
+	*p = c->p + c->off;
+	*n = (size_t)len;
+	c->off += (size_t)len;
+	return true;
+}
+
+/* Array/map block header; see floe_avro_dec_block. */
+static inline bool avro_dec_block(floe_cursor *c, int64_t *count, int64_t *block_bytes)
+{
+	size_t save = c->off;
+	int64_t n, sz = -1;
+	if (!floe_cursor_zigzag(c, &n))
+		return false;
+	if (n < 0) {
+		if (n == INT64_MIN || !floe_cursor_zigzag(c, &sz) || sz < 0 ||
+		    (uint64_t)sz > floe_cursor_left(c)) {
+			c->off = save;
+			return false;
+		}
+		n = -n;
+	}
+	*count = n;
+	*block_bytes = sz;
+	return true;
+}
+
+bool floe_avro__utf8_valid(const uint8_t *p, size_t n);
+bool floe_avro__default_matches(const floe_avro_schema *s, const floe_json *j, int depth);
+
+#endif
