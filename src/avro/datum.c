@@ -85,7 +85,7 @@ int floe_avro_enc_block_count(floe_buf *b, size_t n)
 
 bool floe_avro_dec_long(floe_cursor *c, int64_t *v)
 {
-	return floe_cursor_zigzag(c, v);
+	return avro_dec_long(c, v);
 }
 
 bool floe_avro_dec_int(floe_cursor *c, int32_t *v)
@@ -133,7 +133,7 @@ bool floe_avro_dec_union(floe_cursor *c, size_t n_branches, size_t *branch)
 {
 	size_t save = c->off;
 	int64_t v;
-	if (!floe_cursor_zigzag(c, &v))
+	if (!avro_dec_long(c, &v))
 		return false;
 	if (v < 0 || (uint64_t)v >= n_branches) {
 		c->off = save;
@@ -224,7 +224,7 @@ static int skip_rec(floe_cursor *c, const floe_avro_schema *s, floe_error *err, 
 	case FLOE_AVRO_INT:
 	case FLOE_AVRO_LONG:
 	case FLOE_AVRO_ENUM:
-		if (!floe_cursor_zigzag(c, &v))
+		if (!avro_dec_long(c, &v))
 			return skip_fail(c, err, "truncated or over-long varint");
 		if (s->type == FLOE_AVRO_ENUM && (v < 0 || (uint64_t)v >= s->n_symbols))
 			return skip_fail(c, err, "enum index out of range");

@@ -43,7 +43,8 @@ int floe_avro_enc_enum(floe_buf *b, size_t index) FLOE_WUR;
 int floe_avro_enc_block_count(floe_buf *b, size_t n) FLOE_WUR;
 
 /* ---- primitive decoders: advance the cursor only on success ----------------
- * false on truncation, an over-long varint, an int outside int32, a boolean
+ * false on truncation, a varint longer than 10 bytes (a long's bits past the
+ * 64th are dropped, as Java does), an int outside int32, a boolean
  * byte other than 0/1, a negative length, or a length larger than what is
  * left. */
 

@@ -376,7 +376,7 @@ int floe_avro_reader_next_block(floe_avro_block *out, bool *eof, floe_avro_reade
 					 (unsigned long long)r->block_index,
 					 (unsigned long long)off);
 	floe_cursor_init(&c, p, avail);
-	if (!floe_cursor_zigzag(&c, &count) || !floe_cursor_zigzag(&c, &len))
+	if (!avro_dec_long(&c, &count) || !avro_dec_long(&c, &len))
 		return block_fail(r, err, off, "truncated or bad block header");
 	if (count < 0 || count > r->opts.max_block_count)
 		return floe_error_set(err, FLOE_ECORRUPT,

@@ -592,7 +592,7 @@ static int dec(dctx *x, const plan *p, floe_cursor *c, floe_avro_value *out)
 		return FLOE_OK;
 	case OP_LONG:
 		out->type = FLOE_AVRO_LONG;
-		if (!floe_cursor_zigzag(c, &out->u.l))
+		if (!avro_dec_long(c, &out->u.l))
 			return bad(x, c, "bad long");
 		return FLOE_OK;
 	case OP_FLOAT:
@@ -618,7 +618,7 @@ static int dec(dctx *x, const plan *p, floe_cursor *c, floe_avro_value *out)
 	case OP_ENUM: {
 		int64_t v;
 		out->type = FLOE_AVRO_ENUM;
-		if (!floe_cursor_zigzag(c, &v) || v < 0 || (uint64_t)v >= p->u.en.n)
+		if (!avro_dec_long(c, &v) || v < 0 || (uint64_t)v >= p->u.en.n)
 			return bad(x, c, "bad enum index");
 		if (p->u.en.map[v] < 0)
 			return floe_error_set(x->err, FLOE_ECORRUPT,
@@ -648,7 +648,7 @@ static int dec(dctx *x, const plan *p, floe_cursor *c, floe_avro_value *out)
 	case OP_LONG_FLOAT:
 	case OP_LONG_DOUBLE: {
 		int64_t v;
-		if (!floe_cursor_zigzag(c, &v))
+		if (!avro_dec_long(c, &v))
 			return bad(x, c, "bad long");
 		if (p->op == OP_LONG_FLOAT) {
 			out->type = FLOE_AVRO_FLOAT;
