@@ -1,0 +1,202 @@
+/*
+ * enc_dict.c — building a column chunk's dictionary (RLE_DICTIONARY): a hash
+ * index over the distinct values in first-seen order, and the PLAIN body of
+ * the dictionary page.
+ *
+ * spec: Encodings.md "Dictionary Encoding (PLAIN_DICTIONARY = 2 and
+ * RLE_DICTIONARY = 8)". Values are compared by their bytes, so NaN payloads
+ * and -0.0/+0.0 stay distinct and round-trip exactly.
+ * DESIGN: open addressing with linear probing, load factor <= 1/2; slots
+ * hold entry + 1 and each entry keeps its 32-bit hash so growth does not
+ * rehash value bytes.
+ */
+#include <string.h>
+
+#include "parquet/encoding.h"
+#include "util/alloc.h"
+#include "util/cursor.h"
+#include "util/hash.h"
+
+void floe_parquet__dict_init(floe_parquet_dict *d, int width)
+{
+	memset(d, 0, sizeof(*d));
+	d->width = width;
+	floe_buf_init(&d->values, 0);
+}
+
+void floe_parquet__dict_reset(floe_parquet_dict *d)
+{
+	floe_free(d->slots);
+	floe_free(d->hashes);
+	floe_free(d->offsets);
+	floe_buf_reset(&d->values);
+	floe_parquet__dict_init(d, d->width);
+}
+
+size_t floe_parquet__dict_memory(const floe_parquet_dict *d)
+{
+	return d->n_slots * 4 + d->cap_entries * (4 + (d->width ? 0 : sizeof(size_t))) + d->values.cap;
+}
+
+static inline uint32_t hash_fixed(const uint8_t *p, int w)
+{
+	if (w == 4) {
+		uint32_t x;
+		memcpy(&x, p, 4);
+		return (uint32_t)(((uint64_t)x * 0x9E3779B97F4A7C15ULL) >> 32);
+	}
+	if (w == 8) {
+		uint64_t x;
+		memcpy(&x, p, 8);
+		x *= 0x9E3779B97F4A7C15ULL;
+		return (uint32_t)(x >> 32 ^ x);
+	}
+	return (uint32_t)floe_hash64(p, (size_t)w);
+}
+
+static int grow_slots(floe_parquet_dict *d)
+{
+	size_t ns = d->n_slots ? d->n_slots * 2 : 1024, mask = ns - 1;
+	uint32_t *s = floe_calloc(ns, sizeof(uint32_t));
+	if (!s)
+		return FLOE_ENOMEM;
+	for (size_t e = 0; e < d->n_entries; e++) {
+		size_t i = d->hashes[e] & mask;
+		while (s[i])
+			i = (i + 1) & mask;
+		s[i] = (uint32_t)e + 1;
+	}
+	floe_free(d->slots);
+	d->slots = s;
+	d->n_slots = ns;
+	return FLOE_OK;
+}
+
+static int reserve_entry(floe_parquet_dict *d)
+{
+	if (d->n_entries + 1 > d->n_slots / 2 && grow_slots(d))
+		return FLOE_ENOMEM;
+	if (d->n_entries + 1 > d->cap_entries) {
+		size_t cap = d->cap_entries;
+		if (floe_array_grow((void **)&d->hashes, &cap, sizeof(uint32_t), d->n_entries + 1))
+			return FLOE_ENOMEM;
+		if (!d->width) {
+			size_t cap2 = d->cap_entries ? d->cap_entries + 1 : 0;
+			if (floe_array_grow((void **)&d->offsets, &cap2, sizeof(size_t), cap + 1))
+				return FLOE_ENOMEM;
+			if (d->n_entries == 0)
+				d->offsets[0] = 0;
+		}
+		d->cap_entries = cap;
+	}
+	return FLOE_OK;
+}
+
+int floe_parquet__dict_put_fixed(floe_parquet_dict *d, const uint8_t *v, size_t n, uint32_t *idx,
+				 size_t *done, size_t max_plain_bytes)
+{
+	const size_t w = (size_t)d->width;
+	size_t i;
+	if (!d->n_slots && grow_slots(d))
+		return FLOE_ENOMEM;
+	for (i = 0; i < n; i++) {
+		const uint8_t *x = v + i * w;
+		uint32_t h = hash_fixed(x, d->width);
+		size_t mask = d->n_slots - 1, s = h & mask;
+		uint32_t e;
+		for (;;) {
+			e = d->slots[s];
+			if (!e || (d->hashes[e - 1] == h &&
+				   memcmp(d->values.data + (size_t)(e - 1) * w, x, w) == 0))
+				break;
+			s = (s + 1) & mask;
+		}
+		if (e) {
+			idx[i] = e - 1;
+			continue;
+		}
+		if (d->plain_size + w > max_plain_bytes || d->n_entries >= INT32_MAX)
+			break;
+		if (reserve_entry(d) || floe_buf_append(&d->values, x, w))
+			return FLOE_ENOMEM;
+		if (d->n_slots - 1 != mask) { /* grown: find the empty slot again */
+			mask = d->n_slots - 1;
+			s = h & mask;
+			while (d->slots[s])
+				s = (s + 1) & mask;
+		}
+		d->hashes[d->n_entries] = h;
+		d->slots[s] = (uint32_t)d->n_entries + 1;
+		idx[i] = (uint32_t)d->n_entries++;
+		d->plain_size += w;
+	}
+	*done = i;
+	return FLOE_OK;
+}
+
+int floe_parquet__dict_put_bytes(floe_parquet_dict *d, const floe_parquet_view *v, size_t n,
+				 uint32_t *idx, size_t *done, size_t max_plain_bytes)
+{
+	size_t i;
+	if (!d->n_slots && grow_slots(d))
+		return FLOE_ENOMEM;
+	for (i = 0; i < n; i++) {
+		const uint8_t *x = v[i].p;
+		size_t len = v[i].n;
+		uint32_t h = (uint32_t)floe_hash64(x, len);
+		size_t mask = d->n_slots - 1, s = h & mask;
+		uint32_t e;
+		for (;;) {
+			e = d->slots[s];
+			if (!e)
+				break;
+			if (d->hashes[e - 1] == h) {
+				size_t o = d->offsets[e - 1], l = d->offsets[e] - o;
+				if (l == len && (len == 0 || memcmp(d->values.data + o, x, len) == 0))
+					break;
+			}
+			s = (s + 1) & mask;
+		}
+		if (e) {
+			idx[i] = e - 1;
+			continue;
+		}
+		if (d->plain_size + 4 + len > max_plain_bytes || d->n_entries >= INT32_MAX)
+			break;
+		if (reserve_entry(d) || floe_buf_append(&d->values, x, len))
+			return FLOE_ENOMEM;
+		if (d->n_slots - 1 != mask) {
+			mask = d->n_slots - 1;
+			s = h & mask;
+			while (d->slots[s])
+				s = (s + 1) & mask;
+		}
+		d->hashes[d->n_entries] = h;
+		d->offsets[d->n_entries + 1] = d->values.len;
+		d->slots[s] = (uint32_t)d->n_entries + 1;
+		idx[i] = (uint32_t)d->n_entries++;
+		d->plain_size += 4 + len;
+	}
+	*done = i;
+	return FLOE_OK;
+}
+
+int floe_parquet__dict_write(const floe_parquet_dict *d, floe_buf *out)
+{
+	uint8_t *dst;
+	if (d->width)
+		return floe_buf_append(out, d->values.data, d->n_entries * (size_t)d->width);
+	if (floe_buf_reserve(out, d->plain_size))
+		return FLOE_ENOMEM;
+	dst = out->data + out->len;
+	for (size_t e = 0; e < d->n_entries; e++) {
+		size_t o = d->offsets[e], l = d->offsets[e + 1] - o;
+		floe_store_u32le(dst, (uint32_t)l);
+		if (l)
+			memcpy(dst + 4, d->values.data + o, l);
+		dst += 4 + l;
+	}
+	out->len += d->plain_size;
+	out->data[out->len] = 0;
+	return FLOE_OK;
+}
