@@ -327,6 +327,11 @@ int floe_codec_decompress_any(floe_codec c, const uint8_t *src, size_t n, floe_b
 				rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
 				break;
 			}
+			/* r == 0: the frame is decoded and flushed; with the input
+			 * used up that is the end, even when the output filled tmp
+			 * exactly (asking again would wait for another frame) */
+			if (r == 0 && in.pos == in.size)
+				break;
 			if (in.pos == in.size && o.pos < o.size) {
 				if (r != 0)
 					rc = corrupt(err, c, "truncated frame");

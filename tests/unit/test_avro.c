@@ -1081,6 +1081,36 @@ static void test_corruption(void)
 	floe_arena_reset(&a);
 }
 
+/* A zstandard block whose data is exactly 64 KiB (the codec adapter's
+ * stream buffer) once failed as a "truncated frame". */
+static void test_zstd_block_64k(void)
+{
+	floe_arena a;
+	floe_error err = {0};
+	floe_buf file;
+	floe_avro_writer *w = NULL;
+	floe_avro_writer_opts o = FLOE_AVRO_WRITER_OPTS_INIT;
+	uint64_t size;
+	int64_t n;
+	static char blob[65533];
+	floe_arena_init(&a, 0);
+	floe_buf_init(&file, 0);
+	for (size_t i = 0; i < sizeof(blob); i++)
+		blob[i] = (char)('a' + (i * 7 + i / 13) % 26);
+	floe_avro_schema *s = parse(&a, "\"bytes\"", &err);
+	o.codec = "zstandard";
+	T_OK(floe_avro_writer_open(&w, floe_output_buffer(&file, "z.avro"), s, &o, &err), &err);
+	floe_buf *b = floe_avro_writer_begin(w);
+	T_EQ_INT(floe_avro_enc_bytes(b, blob, sizeof(blob)), 0);
+	T_EQ_INT(b->len, 65536); /* 3-byte length + 65533 bytes */
+	T_OK(floe_avro_writer_commit(w, &err), &err);
+	T_OK(floe_avro_writer_close(w, &size, &err), &err);
+	T_OK(read_all(file.data, file.len, &n, &err), &err);
+	T_EQ_INT(n, 1);
+	floe_buf_reset(&file);
+	floe_arena_reset(&a);
+}
+
 int main(void)
 {
 	T_RUN(test_encodings);
@@ -1096,5 +1126,6 @@ int main(void)
 	T_RUN(test_resolution_unions);
 	T_RUN(test_resolution_records);
 	T_RUN(test_corruption);
+	T_RUN(test_zstd_block_64k);
 	return t_finish();
 }
