@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/log.h"
 #include "util/str.h"
 
 int floe_io_open_read(floe_fileio *io, const char *path, floe_input **out, floe_error *err)
@@ -22,6 +23,14 @@ int floe_io_create(floe_fileio *io, const char *path, bool overwrite, floe_outpu
 int floe_io_remove(floe_fileio *io, const char *path, floe_error *err)
 {
 	return io->ops->remove(io, path, err);
+}
+
+void floe_io_remove_quiet(floe_fileio *io, const char *path)
+{
+	floe_error err;
+	floe_error_clear(&err);
+	if (io->ops->remove(io, path, &err) && err.code != FLOE_ENOTFOUND)
+		FLOE_WARN("cleanup of '%s' failed: %s", path, err.msg);
 }
 
 int floe_io_stat(floe_fileio *io, const char *path, floe_file_info *info, floe_error *err)

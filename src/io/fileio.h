@@ -57,6 +57,8 @@ int floe_io_open_read(floe_fileio *io, const char *path, floe_input **out, floe_
 int floe_io_create(floe_fileio *io, const char *path, bool overwrite, floe_output **out,
 		   floe_error *err) FLOE_WUR;
 int floe_io_remove(floe_fileio *io, const char *path, floe_error *err) FLOE_WUR;
+/* Best-effort removal for cleanup paths: failures are logged, not returned. */
+void floe_io_remove_quiet(floe_fileio *io, const char *path);
 int floe_io_stat(floe_fileio *io, const char *path, floe_file_info *info, floe_error *err) FLOE_WUR;
 bool floe_io_exists(floe_fileio *io, const char *path);
 int floe_io_list(floe_fileio *io, const char *prefix, floe_file_list_fn fn, void *payload,

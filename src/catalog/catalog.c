@@ -1,0 +1,125 @@
+/*
+ * catalog.c — catalog dispatch and identifier helpers.
+ */
+#include "catalog/catalog.h"
+
+#include <string.h>
+
+#include "util/alloc.h"
+
+#define NOT_SUPPORTED(cat, what)                                                              \
+	floe_error_set(err, FLOE_EUNSUPPORTED, "the %s catalog cannot %s", (cat)->kind, what)
+
+int floe_catalog_create_namespace(floe_catalog *cat, const char *ns, const floe_strmap *props,
+				  floe_error *err)
+{
+	if (!ns || !*ns)
+		return floe_error_set(err, FLOE_EINVAL, "a namespace needs a name");
+	return cat->ops->create_namespace(cat, ns, props, err);
+}
+
+int floe_catalog_list_namespaces(floe_catalog *cat, const char *parent, floe_name_fn fn,
+				 void *payload, floe_error *err)
+{
+	return cat->ops->list_namespaces(cat, parent, fn, payload, err);
+}
+
+int floe_catalog_drop_namespace(floe_catalog *cat, const char *ns, floe_error *err)
+{
+	return cat->ops->drop_namespace(cat, ns, err);
+}
+
+int floe_catalog_namespace_exists(floe_catalog *cat, const char *ns, bool *exists,
+				  floe_error *err)
+{
+	return cat->ops->namespace_exists(cat, ns, exists, err);
+}
+
+int floe_catalog_load_namespace_properties(floe_catalog *cat, const char *ns, floe_strmap *out,
+					   floe_error *err)
+{
+	return cat->ops->load_namespace_properties(cat, ns, out, err);
+}
+
+int floe_catalog_update_namespace_properties(floe_catalog *cat, const char *ns,
+					     const floe_strmap *set, const char *const *remove,
+					     size_t n_remove, floe_error *err)
+{
+	if (!cat->ops->update_namespace_properties)
+		return NOT_SUPPORTED(cat, "store namespace properties");
+	return cat->ops->update_namespace_properties(cat, ns, set, remove, n_remove, err);
+}
+
+int floe_catalog_list_tables(floe_catalog *cat, const char *ns, floe_name_fn fn, void *payload,
+			     floe_error *err)
+{
+	return cat->ops->list_tables(cat, ns, fn, payload, err);
+}
+
+int floe_catalog_load_table(floe_catalog *cat, const char *ns, const char *name,
+			    floe_metadata **out, floe_error *err)
+{
+	return cat->ops->load_table(cat, ns, name, out, err);
+}
+
+int floe_catalog_commit_table(floe_catalog *cat, const char *ns, const char *name,
+			      const floe_metadata *base, const floe_metadata *next, char **location,
+			      floe_error *err)
+{
+	return cat->ops->commit_table(cat, ns, name, base, next, location, err);
+}
+
+int floe_catalog_drop_table(floe_catalog *cat, const char *ns, const char *name, floe_error *err)
+{
+	return cat->ops->drop_table(cat, ns, name, err);
+}
+
+int floe_catalog_rename_table(floe_catalog *cat, const char *from_ns, const char *from_name,
+			      const char *to_ns, const char *to_name, floe_error *err)
+{
+	if (!cat->ops->rename_table)
+		return NOT_SUPPORTED(cat, "rename tables");
+	return cat->ops->rename_table(cat, from_ns, from_name, to_ns, to_name, err);
+}
+
+int floe_catalog_default_location(floe_catalog *cat, const char *ns, const char *name, char **out,
+				  floe_error *err)
+{
+	return cat->ops->default_location(cat, ns, name, out, err);
+}
+
+void floe_catalog_free(floe_catalog *cat)
+{
+	if (cat)
+		cat->ops->free(cat);
+}
+
+int floe_catalog_split_ident(const char *ident, const char *dflt, char **ns, char **name,
+			     floe_error *err)
+{
+	const char *dot = ident ? strrchr(ident, '.') : NULL;
+	*ns = NULL;
+	*name = NULL;
+	if (!ident || !*ident)
+		return floe_error_set(err, FLOE_EINVAL, "empty table name");
+	if (dot) {
+		if (dot == ident || !dot[1])
+			return floe_error_set(err, FLOE_EINVAL, "bad table name '%s'", ident);
+		*ns = floe_strndup(ident, (size_t)(dot - ident));
+		*name = floe_strdup(dot + 1);
+	} else {
+		if (!dflt)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "'%s' has no namespace (write it as namespace.table)",
+					      ident);
+		*ns = floe_strdup(dflt);
+		*name = floe_strdup(ident);
+	}
+	if (!*ns || !*name) {
+		floe_free(*ns);
+		floe_free(*name);
+		*ns = *name = NULL;
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	}
+	return FLOE_OK;
+}

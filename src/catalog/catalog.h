@@ -1,0 +1,156 @@
+/*
+ * catalog.h — the catalog vtable: namespaces, and a table's pointer to its
+ * current metadata file, swapped by compare-and-swap on commit.
+ *
+ * A catalog writes the new metadata file itself (each catalog has its own
+ * naming: "NNNNN-<uuid>.metadata.json" for SQL catalogs, "vN.metadata.json"
+ * for the file-system catalog; a REST server writes it on its side) and then
+ * swaps the pointer. A lost race is FLOE_ECONFLICT: the caller reloads,
+ * re-applies its change and tries again. When the outcome is unknown the
+ * catalog returns FLOE_EIO with retryable=false and deletes nothing.
+ *
+ * Namespaces are dotted strings ("db", "a.b"); table identifiers are a
+ * namespace plus a name.
+ *
+ * Thread-safety: a catalog object may be used from one thread at a time;
+ * open one per thread (they are cheap) when needed.
+ */
+#ifndef FLOE_CATALOG_CATALOG_H
+#define FLOE_CATALOG_CATALOG_H
+
+#include "floe/common.h"
+#include "iceberg/metadata.h"
+#include "io/fileio.h"
+#include "util/str.h"
+
+typedef struct floe_catalog floe_catalog;
+
+typedef int (*floe_name_fn)(const char *ns, const char *name, void *payload);
+
+typedef struct floe_catalog_ops {
+	int (*create_namespace)(floe_catalog *cat, const char *ns, const floe_strmap *props,
+				floe_error *err);
+	/* Direct children of parent (NULL or "" = top level): fn(ns, NULL). */
+	int (*list_namespaces)(floe_catalog *cat, const char *parent, floe_name_fn fn,
+			       void *payload, floe_error *err);
+	int (*drop_namespace)(floe_catalog *cat, const char *ns, floe_error *err);
+	int (*namespace_exists)(floe_catalog *cat, const char *ns, bool *exists, floe_error *err);
+	int (*load_namespace_properties)(floe_catalog *cat, const char *ns, floe_strmap *out,
+					 floe_error *err);
+	int (*update_namespace_properties)(floe_catalog *cat, const char *ns,
+					   const floe_strmap *set, const char *const *remove,
+					   size_t n_remove, floe_error *err);
+	int (*list_tables)(floe_catalog *cat, const char *ns, floe_name_fn fn, void *payload,
+			   floe_error *err);
+	/* Load the current metadata (caller owns it; metadata_location is set). */
+	int (*load_table)(floe_catalog *cat, const char *ns, const char *name, floe_metadata **out,
+			  floe_error *err);
+	/*
+	 * Write `next` as the table's new metadata and swap the pointer from
+	 * `base` (NULL: create the table; FLOE_EEXISTS if it exists). On success
+	 * *location receives the new metadata location (caller frees with
+	 * floe_free).
+	 */
+	int (*commit_table)(floe_catalog *cat, const char *ns, const char *name,
+			    const floe_metadata *base, const floe_metadata *next, char **location,
+			    floe_error *err);
+	int (*drop_table)(floe_catalog *cat, const char *ns, const char *name, floe_error *err);
+	int (*rename_table)(floe_catalog *cat, const char *from_ns, const char *from_name,
+			    const char *to_ns, const char *to_name, floe_error *err);
+	/* Where a new table's files go by default (caller frees). */
+	int (*default_location)(floe_catalog *cat, const char *ns, const char *name, char **out,
+				floe_error *err);
+	void (*free)(floe_catalog *cat);
+} floe_catalog_ops;
+
+struct floe_catalog {
+	const floe_catalog_ops *ops;
+	const char *name; /* catalog name (the JDBC catalog_name column) */
+	const char *kind; /* "sql", "filesystem", "rest" */
+	floe_fileio *io;  /* owned by the catalog */
+	/* Catalogs whose server maintains tables itself (detected or
+	 * configured): floe refuses to run maintenance there. */
+	bool managed_maintenance;
+};
+
+int floe_catalog_create_namespace(floe_catalog *cat, const char *ns, const floe_strmap *props,
+				  floe_error *err) FLOE_WUR;
+int floe_catalog_list_namespaces(floe_catalog *cat, const char *parent, floe_name_fn fn,
+				 void *payload, floe_error *err) FLOE_WUR;
+int floe_catalog_drop_namespace(floe_catalog *cat, const char *ns, floe_error *err) FLOE_WUR;
+int floe_catalog_namespace_exists(floe_catalog *cat, const char *ns, bool *exists,
+				  floe_error *err) FLOE_WUR;
+int floe_catalog_load_namespace_properties(floe_catalog *cat, const char *ns, floe_strmap *out,
+					   floe_error *err) FLOE_WUR;
+int floe_catalog_update_namespace_properties(floe_catalog *cat, const char *ns,
+					     const floe_strmap *set, const char *const *remove,
+					     size_t n_remove, floe_error *err) FLOE_WUR;
+int floe_catalog_list_tables(floe_catalog *cat, const char *ns, floe_name_fn fn, void *payload,
+			     floe_error *err) FLOE_WUR;
+int floe_catalog_load_table(floe_catalog *cat, const char *ns, const char *name,
+			    floe_metadata **out, floe_error *err) FLOE_WUR;
+int floe_catalog_commit_table(floe_catalog *cat, const char *ns, const char *name,
+			      const floe_metadata *base, const floe_metadata *next, char **location,
+			      floe_error *err) FLOE_WUR;
+int floe_catalog_drop_table(floe_catalog *cat, const char *ns, const char *name,
+			    floe_error *err) FLOE_WUR;
+int floe_catalog_rename_table(floe_catalog *cat, const char *from_ns, const char *from_name,
+			      const char *to_ns, const char *to_name, floe_error *err) FLOE_WUR;
+int floe_catalog_default_location(floe_catalog *cat, const char *ns, const char *name, char **out,
+				  floe_error *err) FLOE_WUR;
+void floe_catalog_free(floe_catalog *cat);
+
+/* Split "db.events" (or "a.b.events") into namespace and name (caller frees
+ * both). A name without a dot gets the namespace `dflt` (may be NULL: then
+ * it is an error). */
+int floe_catalog_split_ident(const char *ident, const char *dflt, char **ns, char **name,
+			     floe_error *err) FLOE_WUR;
+
+/* ---- implementations ---- */
+
+typedef struct floe_sql_catalog_opts {
+	int version;
+	const char *name;      /* catalog_name; default "default" */
+	const char *uri;       /* "sqlite:///path/catalog.db", "/path/catalog.db",
+				  or "postgresql://..." */
+	const char *warehouse; /* root URI for new tables */
+	floe_fileio *io;       /* taken over by the catalog (NULL: default router) */
+	int busy_timeout_ms;   /* SQLite: wait for locks (default 30000) */
+} floe_sql_catalog_opts;
+#define FLOE_SQL_CATALOG_OPTS_INIT {1, NULL, NULL, NULL, NULL, 0}
+
+int floe_sql_catalog_open(floe_catalog **out, const floe_sql_catalog_opts *opts,
+			  floe_error *err) FLOE_WUR;
+
+typedef struct floe_fs_catalog_opts {
+	int version;
+	const char *name;
+	const char *warehouse; /* root URI */
+	floe_fileio *io;       /* taken over (NULL: default router) */
+} floe_fs_catalog_opts;
+#define FLOE_FS_CATALOG_OPTS_INIT {1, NULL, NULL, NULL}
+
+int floe_fs_catalog_open(floe_catalog **out, const floe_fs_catalog_opts *opts,
+			 floe_error *err) FLOE_WUR;
+
+/* Load a path-based table directly (the file-system catalog's layout, also
+ * what DuckDB's iceberg_scan reads): a table directory or a metadata file. */
+int floe_fs_load_path(floe_fileio *io, const char *path, floe_metadata **out,
+		      floe_error *err) FLOE_WUR;
+
+/* ---- helpers shared by catalogs (naming.c) ---- */
+
+/* Version number in "<dir>/00042-<uuid>.metadata.json" (42) or
+ * "v42.metadata.json" (42); -1 when none. */
+int64_t floe_metadata_file_version(const char *location);
+/* Directory for metadata files: write.metadata.path or <location>/metadata. */
+char *floe_metadata_dir(const floe_metadata *m);
+/* ".metadata.json" or ".gz.metadata.json" per write.metadata.compression-codec. */
+const char *floe_metadata_file_suffix(const floe_metadata *m);
+/* Serialise (and gzip when configured) metadata into out. */
+int floe_metadata_encode(floe_buf *out, const floe_metadata *m, floe_error *err) FLOE_WUR;
+/* Read and parse a metadata file (gzip/zstd detected); sets metadata_location. */
+int floe_metadata_read(floe_fileio *io, const char *location, floe_metadata **out,
+		       floe_error *err) FLOE_WUR;
+
+#endif

@@ -1,0 +1,256 @@
+/*
+ * table.c — loaded tables and walking a snapshot's manifests.
+ */
+#include "table/table.h"
+
+#include <string.h>
+
+#include "util/alloc.h"
+#include "util/str.h"
+
+struct floe_table {
+	floe_catalog *cat; /* NULL for path tables */
+	floe_fileio *io;   /* borrowed from the catalog, or owned for path tables */
+	bool owns_io;
+	char *ns, *name;
+	char *path;
+	floe_metadata *meta;
+	floe_path_map map;
+	floe_arena map_arena;
+};
+
+int floe_table_load(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
+		    floe_error *err)
+{
+	floe_table *t = floe_calloc(1, sizeof(*t));
+	int rc;
+	if (!t || !(t->ns = floe_strdup(ns)) || !(t->name = floe_strdup(name))) {
+		floe_table_free(t);
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	}
+	floe_arena_init(&t->map_arena, 1024);
+	t->cat = cat;
+	t->io = cat->io;
+	if ((rc = floe_catalog_load_table(cat, ns, name, &t->meta, err))) {
+		floe_table_free(t);
+		return rc;
+	}
+	*out = t;
+	return FLOE_OK;
+}
+
+int floe_table_load_path(floe_table **out, floe_fileio *io, const char *path,
+			 const floe_path_map *map, floe_error *err)
+{
+	floe_table *t = floe_calloc(1, sizeof(*t));
+	int rc;
+	if (!t || !(t->path = floe_strdup(path))) {
+		floe_free(t);
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	}
+	floe_arena_init(&t->map_arena, 1024);
+	t->io = io;
+	if (map && map->n) {
+		floe_path_rule *rules = floe_arena_calloc(&t->map_arena, map->n, sizeof(*rules));
+		if (!rules) {
+			floe_table_free(t);
+			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		}
+		for (size_t i = 0; i < map->n; i++) {
+			rules[i].from = floe_arena_strdup(&t->map_arena, map->rules[i].from);
+			rules[i].to = floe_arena_strdup(&t->map_arena, map->rules[i].to);
+			if (!rules[i].from || !rules[i].to) {
+				floe_table_free(t);
+				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			}
+		}
+		t->map.rules = rules;
+		t->map.n = map->n;
+	}
+	if ((rc = floe_fs_load_path(io, path, &t->meta, err))) {
+		floe_table_free(t);
+		return rc;
+	}
+	*out = t;
+	return FLOE_OK;
+}
+
+int floe_table_refresh(floe_table *t, floe_error *err)
+{
+	floe_metadata *m;
+	int rc = t->cat ? floe_catalog_load_table(t->cat, t->ns, t->name, &m, err)
+			: floe_fs_load_path(t->io, t->path, &m, err);
+	if (rc)
+		return rc;
+	floe_metadata_free(t->meta);
+	t->meta = m;
+	return FLOE_OK;
+}
+
+void floe_table_free(floe_table *t)
+{
+	if (!t)
+		return;
+	floe_metadata_free(t->meta);
+	if (t->owns_io)
+		floe_io_free(t->io);
+	floe_free(t->ns);
+	floe_free(t->name);
+	floe_free(t->path);
+	floe_arena_reset(&t->map_arena);
+	floe_free(t);
+}
+
+const floe_metadata *floe_table_metadata(const floe_table *t)
+{
+	return t->meta;
+}
+floe_fileio *floe_table_io(const floe_table *t)
+{
+	return t->io;
+}
+floe_catalog *floe_table_catalog(const floe_table *t)
+{
+	return t->cat;
+}
+const char *floe_table_namespace(const floe_table *t)
+{
+	return t->ns;
+}
+const char *floe_table_name(const floe_table *t)
+{
+	return t->name;
+}
+const floe_path_map *floe_table_path_map(const floe_table *t)
+{
+	return t->map.n ? &t->map : NULL;
+}
+
+void floe_table__set_metadata(floe_table *t, floe_metadata *m)
+{
+	floe_metadata_free(t->meta);
+	t->meta = m;
+}
+
+int floe_table_manifests(floe_manifest_file **out, size_t *n, floe_arena *a, floe_table *t,
+			 const floe_snapshot *snap, floe_error *err)
+{
+	const floe_path_map *map = floe_table_path_map(t);
+	int rc;
+	*out = NULL;
+	*n = 0;
+	if (!snap)
+		return FLOE_OK;
+	if (snap->manifest_list) {
+		floe_input *in;
+		const char *p = floe_path_map_apply(map, a, snap->manifest_list);
+		if (!p)
+			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		if ((rc = floe_io_open_read(t->io, p, &in, err)))
+			return floe_error_prefix(err, "snapshot %lld: ", (long long)snap->snapshot_id);
+		rc = floe_manifest_list_read(out, n, a, in, map, err);
+		floe_input_close(in);
+		return rc;
+	}
+	/* v1: manifests embedded in the snapshot */
+	floe_manifest_file *items = floe_arena_calloc(a, snap->n_v1_manifests + 1, sizeof(*items));
+	if (!items)
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	for (size_t i = 0; i < snap->n_v1_manifests; i++) {
+		floe_input *in;
+		const char *p = floe_path_map_apply(map, a, snap->v1_manifests[i]);
+		if (!p)
+			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		if ((rc = floe_io_open_read(t->io, p, &in, err)))
+			return rc;
+		rc = floe_manifest_file_from_header(&items[i], a, in, p, snap->snapshot_id, err);
+		floe_input_close(in);
+		if (rc)
+			return rc;
+	}
+	*out = items;
+	*n = snap->n_v1_manifests;
+	return FLOE_OK;
+}
+
+typedef struct walk_ctx {
+	floe_file_entry_fn fn;
+	void *payload;
+	const floe_manifest_file *mf;
+	bool all;
+} walk_ctx;
+
+static int walk_entry(const floe_manifest_entry *e, void *payload)
+{
+	walk_ctx *w = payload;
+	if (!w->all && e->status == FLOE_ENTRY_DELETED)
+		return 0;
+	return w->fn(e, w->mf, w->payload);
+}
+
+int floe_table_walk(floe_table *t, const floe_snapshot *snap, int flags, floe_file_entry_fn fn,
+		    void *payload, floe_error *err)
+{
+	floe_arena a;
+	floe_manifest_file *mfs;
+	size_t n;
+	int rc;
+	if (!snap)
+		snap = floe_metadata_current_snapshot(t->meta);
+	if (!snap)
+		return FLOE_OK;
+	floe_arena_init(&a, 65536);
+	rc = floe_table_manifests(&mfs, &n, &a, t, snap, err);
+	for (size_t i = 0; i < n && !rc; i++) {
+		floe_input *in;
+		bool del = mfs[i].content == FLOE_MANIFEST_DELETES;
+		if ((del && !(flags & FLOE_WALK_DELETES)) || (!del && !(flags & FLOE_WALK_DATA)))
+			continue;
+		if ((rc = floe_io_open_read(t->io, mfs[i].path, &in, err)))
+			break;
+		walk_ctx w = {fn, payload, &mfs[i], (flags & FLOE_WALK_ALL_ENTRIES) != 0};
+		rc = floe_manifest_read(in, t->meta, &mfs[i], floe_table_path_map(t), walk_entry, &w,
+					err);
+		floe_input_close(in);
+	}
+	floe_arena_reset(&a);
+	return rc;
+}
+
+static int count_cb(const floe_manifest_entry *e, const floe_manifest_file *mf, void *payload)
+{
+	floe_file_counts *c = payload;
+	const floe_data_file *f = &e->file;
+	(void)mf;
+	switch (f->content) {
+	case FLOE_CONTENT_DATA:
+		c->data_files++;
+		c->data_records += f->record_count;
+		c->data_bytes += f->file_size_in_bytes;
+		break;
+	case FLOE_CONTENT_POSITION_DELETES:
+		if (floe_str_ieq(f->file_format, "PUFFIN")) {
+			c->dvs++;
+			c->delete_bytes += f->content_size_in_bytes > 0 ? f->content_size_in_bytes : 0;
+		} else {
+			c->position_delete_files++;
+			c->delete_bytes += f->file_size_in_bytes;
+		}
+		c->position_deletes += f->record_count;
+		break;
+	case FLOE_CONTENT_EQUALITY_DELETES:
+		c->equality_delete_files++;
+		c->equality_deletes += f->record_count;
+		c->delete_bytes += f->file_size_in_bytes;
+		break;
+	default: break;
+	}
+	return 0;
+}
+
+int floe_table_count_files(floe_file_counts *out, floe_table *t, const floe_snapshot *snap,
+			   floe_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	return floe_table_walk(t, snap, FLOE_WALK_DATA | FLOE_WALK_DELETES, count_cb, out, err);
+}

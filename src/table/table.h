@@ -1,0 +1,64 @@
+/*
+ * table.h — a loaded table: its catalog identity, current metadata and
+ * FileIO; walking the files of a snapshot; commits.
+ *
+ * Thread-safety: a floe_table is used by one thread at a time; its metadata
+ * (floe_table_metadata) is immutable and may be shared while the table lives.
+ */
+#ifndef FLOE_TABLE_TABLE_H
+#define FLOE_TABLE_TABLE_H
+
+#include "catalog/catalog.h"
+#include "iceberg/manifest.h"
+
+typedef struct floe_table floe_table;
+
+/* Load through a catalog (which must outlive the table). */
+int floe_table_load(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
+		    floe_error *err) FLOE_WUR;
+/* Load a path-based table (a table directory or a metadata file) with an
+ * optional path map for tables copied from elsewhere (rules are copied). */
+int floe_table_load_path(floe_table **out, floe_fileio *io, const char *path,
+			 const floe_path_map *map, floe_error *err) FLOE_WUR;
+/* Reload the current metadata from the catalog. */
+int floe_table_refresh(floe_table *t, floe_error *err) FLOE_WUR;
+void floe_table_free(floe_table *t);
+
+const floe_metadata *floe_table_metadata(const floe_table *t);
+floe_fileio *floe_table_io(const floe_table *t);
+floe_catalog *floe_table_catalog(const floe_table *t);
+const char *floe_table_namespace(const floe_table *t);
+const char *floe_table_name(const floe_table *t);
+const floe_path_map *floe_table_path_map(const floe_table *t);
+/* Replace the table's metadata after a commit (takes ownership). */
+void floe_table__set_metadata(floe_table *t, floe_metadata *m);
+
+/* Manifests of a snapshot (arena array). */
+int floe_table_manifests(floe_manifest_file **out, size_t *n, floe_arena *a, floe_table *t,
+			 const floe_snapshot *snap, floe_error *err) FLOE_WUR;
+
+typedef int (*floe_file_entry_fn)(const floe_manifest_entry *e, const floe_manifest_file *mf,
+				  void *payload);
+
+enum {
+	FLOE_WALK_DATA = 1,    /* data manifests */
+	FLOE_WALK_DELETES = 2, /* delete manifests */
+	FLOE_WALK_ALL_ENTRIES = 4, /* also DELETED entries (default: live only) */
+};
+
+/* Every entry of a snapshot's manifests (NULL snapshot = current; no
+ * snapshot: nothing). */
+int floe_table_walk(floe_table *t, const floe_snapshot *snap, int flags, floe_file_entry_fn fn,
+		    void *payload, floe_error *err) FLOE_WUR;
+
+/* Live file counts of a snapshot. */
+typedef struct floe_file_counts {
+	int64_t data_files, position_delete_files, equality_delete_files, dvs;
+	int64_t data_records, position_deletes, equality_deletes;
+	int64_t data_bytes, delete_bytes;
+} floe_file_counts;
+
+int floe_table_count_files(floe_file_counts *out, floe_table *t, const floe_snapshot *snap,
+			   floe_error *err) FLOE_WUR;
+
+#endif
