@@ -224,7 +224,7 @@ int floe_avro_reader_open(floe_avro_reader **out, floe_input *in,
 	if (!r->opts.read_chunk)
 		r->opts.read_chunk = 65536;
 	floe_arena_init(&r->arena, 16384);
-	floe_arena_init(&r->values, 65536);
+	floe_arena_init(&r->values, (size_t)1 << 20);
 	floe_buf_init(&r->win, r->opts.max_block_bytes + 64 > r->opts.max_header
 				       ? r->opts.max_block_bytes + 64
 				       : r->opts.max_header);

@@ -678,9 +678,20 @@ static int dec(dctx *x, const plan *p, floe_cursor *c, floe_avro_value *out)
 		return rc;
 	case OP_WUNION: {
 		size_t br;
+		const plan *bp;
 		if (!floe_avro_dec_union(c, p->u.wu.n, &br))
 			return bad(x, c, "bad union branch index");
-		return dec(x, p->u.wu.br[br], c, out);
+		bp = p->u.wu.br[br];
+		if (bp->op != OP_RUNION)
+			return dec(x, bp, c, out);
+		/* union to union (["null", T] both sides): one call less */
+		if (bp->u.inner->op == OP_NULL) {
+			out->type = FLOE_AVRO_NULL;
+		} else if ((rc = dec(x, bp->u.inner, c, out))) {
+			return rc;
+		}
+		out->branch = bp->rbranch;
+		return FLOE_OK;
 	}
 	case OP_RUNION:
 		if ((rc = dec(x, p->u.inner, c, out)))
