@@ -162,8 +162,9 @@ static int read_name(sparser *ps, const floe_json *j, const char *enc_ns, floe_a
 	if (dot) {
 		/* spec: a dotted name is a full name; "namespace" is then ignored */
 		s->name = dot + 1;
-		s->space = floe_arena_strndup(ps->a, nm->s, (size_t)(dot - nm->s));
-		if (!s->space)
+		s->space = dot == nm->s ? NULL
+					: floe_arena_strndup(ps->a, nm->s, (size_t)(dot - nm->s));
+		if (dot != nm->s && !s->space)
 			return nomem(ps);
 		if (!*s->name)
 			return corrupt(ps, "bad name '%s'", nm->s);
