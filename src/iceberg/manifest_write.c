@@ -635,9 +635,10 @@ int floe_data_file_copy(floe_data_file *dst, floe_arena *a, const floe_data_file
 	if (!(dst->file_path = floe_arena_strdup(a, src->file_path)) ||
 	    !(dst->file_format = floe_arena_strdup(a, src->file_format)))
 		return FLOE_ENOMEM;
-	dst->partition.values = floe_arena_memdup(a, src->partition.values,
-						  (src->partition.n ? src->partition.n : 1) *
-							  sizeof(floe_value));
+	dst->partition.values =
+		src->partition.n ? floe_arena_memdup(a, src->partition.values,
+						     src->partition.n * sizeof(floe_value))
+				 : floe_arena_calloc(a, 1, sizeof(floe_value));
 	if (!dst->partition.values)
 		return FLOE_ENOMEM;
 	for (size_t i = 0; i < src->partition.n; i++)
