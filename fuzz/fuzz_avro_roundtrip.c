@@ -76,7 +76,7 @@ static int gen_value(floe_arena *a, const floe_avro_schema *sc, src *s, floe_avr
 	switch (sc->type) {
 	case FLOE_AVRO_NULL: return 0;
 	case FLOE_AVRO_BOOLEAN: v->u.b = take(s) & 1; return 0;
-	case FLOE_AVRO_INT: v->u.i = (int32_t)(take(s) << 24 | take(s) << 8 | take(s)) - 99; return 0;
+	case FLOE_AVRO_INT: v->u.i = (int32_t)((take(s) << 24 | take(s) << 8 | take(s)) - 99u); return 0;
 	case FLOE_AVRO_LONG:
 		v->u.l = (int64_t)((uint64_t)take(s) << 56 | (uint64_t)take(s) << 20 | take(s));
 		return 0;

@@ -396,14 +396,14 @@ static int enc_rec(floe_buf *b, const floe_avro_schema *s, const floe_avro_value
 		for (size_t i = 0; i < s->n_fields; i++)
 			if ((rc = enc_rec(b, s->fields[i].type, &v->u.list.items[i], err,
 					  depth + 1)))
-				return floe_error_prefix(err, "field '%s': ", s->fields[i].name);
+				return AVRO_PREFIX(rc, err, "field '%s': ", s->fields[i].name);
 		return FLOE_OK;
 	case FLOE_AVRO_ARRAY:
 		if (v->u.list.n && (rc = floe_avro_enc_block_count(b, v->u.list.n)))
 			goto nomem;
 		for (size_t i = 0; i < v->u.list.n; i++)
 			if ((rc = enc_rec(b, s->items, &v->u.list.items[i], err, depth + 1)))
-				return floe_error_prefix(err, "item %zu: ", i);
+				return AVRO_PREFIX(rc, err, "item %zu: ", i);
 		rc = floe_avro_enc_block_count(b, 0);
 		break;
 	case FLOE_AVRO_MAP:
@@ -414,7 +414,7 @@ static int enc_rec(floe_buf *b, const floe_avro_schema *s, const floe_avro_value
 			if ((rc = floe_avro_enc_bytes(b, e->key, e->key_len)))
 				goto nomem;
 			if ((rc = enc_rec(b, s->items, &e->value, err, depth + 1)))
-				return floe_error_prefix(err, "map value %zu: ", i);
+				return AVRO_PREFIX(rc, err, "map value %zu: ", i);
 		}
 		rc = floe_avro_enc_block_count(b, 0);
 		break;

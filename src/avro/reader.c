@@ -67,7 +67,12 @@ static int window(floe_avro_reader *r, uint64_t off, size_t need, const uint8_t 
 		off = size;
 	if (need > size - off)
 		need = (size_t)(size - off);
-	if (off >= r->win_off && off - r->win_off <= r->win.len &&
+	if (size - off == 0) {
+		*p = (const uint8_t *)"";
+		*avail = 0;
+		return FLOE_OK;
+	}
+	if (r->win.data && off >= r->win_off && off - r->win_off <= r->win.len &&
 	    r->win.len - (off - r->win_off) >= need) {
 		*p = r->win.data + (off - r->win_off);
 		*avail = r->win.len - (size_t)(off - r->win_off);
@@ -372,7 +377,7 @@ int floe_avro_reader_next_block(floe_avro_block *out, bool *eof, floe_avro_reade
 		return FLOE_OK;
 	}
 	if ((rc = window(r, off, 20, &p, &avail, err)))
-		return floe_error_prefix(err, "%s: block %llu at offset %llu: ", r->name,
+		return AVRO_PREFIX(rc, err, "%s: block %llu at offset %llu: ", r->name,
 					 (unsigned long long)r->block_index,
 					 (unsigned long long)off);
 	floe_cursor_init(&c, p, avail);
@@ -397,7 +402,7 @@ int floe_avro_reader_next_block(floe_avro_block *out, bool *eof, floe_avro_reade
 				      (unsigned long long)off, (long long)len,
 				      (unsigned long long)(size - data_off));
 	if ((rc = window(r, data_off, (size_t)len + 16, &p, &avail, err)))
-		return floe_error_prefix(err, "%s: block %llu at offset %llu: ", r->name,
+		return AVRO_PREFIX(rc, err, "%s: block %llu at offset %llu: ", r->name,
 					 (unsigned long long)r->block_index,
 					 (unsigned long long)off);
 	if (memcmp(p + len, r->sync, 16) != 0)
@@ -406,7 +411,7 @@ int floe_avro_reader_next_block(floe_avro_block *out, bool *eof, floe_avro_reade
 	out->index = r->block_index;
 	out->offset = off;
 	if ((rc = decompress(r, p, (size_t)len, out, err)))
-		return floe_error_prefix(err, "%s: block %llu at offset %llu: ", r->name,
+		return AVRO_PREFIX(rc, err, "%s: block %llu at offset %llu: ", r->name,
 					 (unsigned long long)r->block_index,
 					 (unsigned long long)off);
 	r->pos = data_off + (uint64_t)len + 16;
@@ -422,7 +427,7 @@ int floe_avro_reader_set_schema(floe_avro_reader *r, const floe_avro_schema *rea
 	floe_avro_decoder *d = NULL;
 	int rc;
 	if ((rc = floe_avro_decoder_new(&d, reader_schema, r->schema, &r->opts.decoder, err)))
-		return floe_error_prefix(err, "%s: ", r->name);
+		return AVRO_PREFIX(rc, err, "%s: ", r->name);
 	floe_avro_decoder_free(r->dec);
 	r->dec = d;
 	r->reader_schema = reader_schema;
@@ -481,7 +486,7 @@ int floe_avro_reader_next(floe_avro_value *out, bool *eof, floe_avro_reader *r, 
 		}
 	}
 	if ((rc = floe_avro_decode(out, r->dec, &r->cur, &r->values, err)))
-		return floe_error_prefix(err, "%s: block %llu at offset %llu: record %lld: ",
+		return AVRO_PREFIX(rc, err, "%s: block %llu at offset %llu: record %lld: ",
 					 r->name, (unsigned long long)r->blk.index,
 					 (unsigned long long)r->blk.offset,
 					 (long long)r->rec_in_block);

@@ -224,7 +224,7 @@ static int build_record(builder *b, const floe_avro_schema *r, const floe_avro_s
 		if (rf->default_value) {
 			if ((rc = floe_avro_value_from_json(&fl->v, a, rf->type, rf->default_value,
 							    b->err)))
-				return floe_error_prefix(b->err, "reader field '%s': ", rf->name);
+				return AVRO_PREFIX(rc, b->err, "reader field '%s': ", rf->name);
 		} else if (floe_avro_is_nullable(rf->type)) {
 			fl->v.type = FLOE_AVRO_NULL;
 			fl->v.branch = -1;
@@ -252,7 +252,7 @@ static int build_record(builder *b, const floe_avro_schema *r, const floe_avro_s
 		st->name = w->fields[j].name;
 		if (st->rindex >= 0 &&
 		    (rc = build(b, r->fields[st->rindex].type, w->fields[j].type, &st->p)))
-			return floe_error_prefix(b->err, "field '%s': ", r->fields[st->rindex].name);
+			return AVRO_PREFIX(rc, b->err, "field '%s': ", r->fields[st->rindex].name);
 	}
 	return FLOE_OK;
 }
@@ -378,7 +378,7 @@ static int build_body(builder *b, const floe_avro_schema *r, const floe_avro_sch
 		p->op = w->type == FLOE_AVRO_ARRAY ? OP_ARRAY : OP_MAP;
 		p->u.arr.item_min = floe_avro_min_size(w->items) + (w->type == FLOE_AVRO_MAP);
 		if ((rc = build(b, r->items, w->items, &p->u.arr.items)))
-			return floe_error_prefix(b->err, w->type == FLOE_AVRO_ARRAY ? "array items: "
+			return AVRO_PREFIX(rc, b->err, w->type == FLOE_AVRO_ARRAY ? "array items: "
 										    : "map values: ");
 		return FLOE_OK;
 	case FLOE_AVRO_UNION: break;
@@ -446,7 +446,7 @@ int floe_avro_decoder_new(floe_avro_decoder **out, const floe_avro_schema *reade
 	floe_hmap_reset(&b.memo);
 	if (rc) {
 		floe_avro_decoder_free(d);
-		return floe_error_prefix(err, "resolving the file's schema: ");
+		return AVRO_PREFIX(rc, err, "resolving the file's schema: ");
 	}
 	*out = d;
 	return FLOE_OK;
@@ -564,7 +564,7 @@ static int dec_record(dctx *x, const plan *p, floe_cursor *c, floe_avro_value *o
 		else
 			rc = floe_avro_skip(c, st->wtype, x->err);
 		if (rc)
-			return floe_error_prefix(x->err, "field '%s': ", st->name);
+			return AVRO_PREFIX(rc, x->err, "field '%s': ", st->name);
 	}
 	for (size_t k = 0; k < p->u.rec.n_fills; k++)
 		items[p->u.rec.fills[k].rindex] = p->u.rec.fills[k].v;

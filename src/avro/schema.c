@@ -8,6 +8,7 @@
  * (unknown types, redefined names, duplicate fields or union branches, bad id
  * attributes, negative fixed sizes).
  */
+#include "avro/avro_int.h"
 #include "avro/schema.h"
 
 #include <stdarg.h>
@@ -235,7 +236,7 @@ static int parse_field(sparser *ps, const floe_json *fj, const char *enc_ns, flo
 	if (!ty)
 		return floe_error_set(ps->err, FLOE_ECORRUPT, "field '%s' has no \"type\"", f->name);
 	if ((rc = parse_node(ps, ty, enc_ns, &f->type)))
-		return floe_error_prefix(ps->err, "field '%s': ", f->name);
+		return AVRO_PREFIX(rc, ps->err, "field '%s': ", f->name);
 	for (const floe_json *c = fj->child; c; c = c->next) {
 		if (floe_slice_eq(c->key, c->key_len, "name") ||
 		    floe_slice_eq(c->key, c->key_len, "type"))
@@ -246,10 +247,10 @@ static int parse_field(sparser *ps, const floe_json *fj, const char *enc_ns, flo
 			f->default_value = c;
 		} else if (floe_slice_eq(c->key, c->key_len, "field-id")) {
 			if ((rc = read_id(ps, c, "field-id", &f->field_id)))
-				return floe_error_prefix(ps->err, "field '%s': ", f->name);
+				return AVRO_PREFIX(rc, ps->err, "field '%s': ", f->name);
 		} else if (floe_slice_eq(c->key, c->key_len, "aliases")) {
 			if ((rc = read_aliases(ps, c, &f->aliases, &f->n_aliases)))
-				return floe_error_prefix(ps->err, "field '%s': ", f->name);
+				return AVRO_PREFIX(rc, ps->err, "field '%s': ", f->name);
 		} else if ((rc = add_attr(ps, &f->attrs, &f->n_attrs, c, fj->len))) {
 			return rc;
 		}
@@ -424,7 +425,7 @@ static int parse_object(sparser *ps, const floe_json *j, const char *enc_ns,
 	switch (t) {
 	case FLOE_AVRO_RECORD:
 		if ((rc = parse_record(ps, j, s)))
-			return floe_error_prefix(ps->err, "record '%s': ", s->fullname);
+			return AVRO_PREFIX(rc, ps->err, "record '%s': ", s->fullname);
 		break;
 	case FLOE_AVRO_ENUM:
 		if ((rc = parse_enum(ps, j, s)))
@@ -434,13 +435,13 @@ static int parse_object(sparser *ps, const floe_json *j, const char *enc_ns,
 		if (!(c = floe_json_get(j, "items")))
 			return corrupt(ps, "array schema has no \"%s\"", "items");
 		if ((rc = parse_node(ps, c, enc_ns, &s->items)))
-			return floe_error_prefix(ps->err, "array items: ");
+			return AVRO_PREFIX(rc, ps->err, "array items: ");
 		break;
 	case FLOE_AVRO_MAP:
 		if (!(c = floe_json_get(j, "values")))
 			return corrupt(ps, "map schema has no \"%s\"", "values");
 		if ((rc = parse_node(ps, c, enc_ns, &s->items)))
-			return floe_error_prefix(ps->err, "map values: ");
+			return AVRO_PREFIX(rc, ps->err, "map values: ");
 		break;
 	case FLOE_AVRO_FIXED:
 		c = floe_json_get(j, "size");
@@ -484,7 +485,7 @@ static int parse_union(sparser *ps, const floe_json *j, const char *enc_ns,
 		return nomem(ps);
 	for (const floe_json *c = j->child; c; c = c->next, i++) {
 		if ((rc = parse_node(ps, c, enc_ns, &s->branches[i])))
-			return floe_error_prefix(ps->err, "union branch %zu: ", i);
+			return AVRO_PREFIX(rc, ps->err, "union branch %zu: ", i);
 		if (s->branches[i]->type == FLOE_AVRO_UNION)
 			return floe_error_set(ps->err, FLOE_ECORRUPT,
 					      "union branch %zu: unions may not contain unions", i);
@@ -553,7 +554,7 @@ int floe_avro_schema_from_json(floe_avro_schema **out, floe_arena *a, const floe
 	rc = parse_node(&ps, j, NULL, out);
 	floe_hmap_reset(&ps.names);
 	if (rc)
-		return floe_error_prefix(err, "avro schema: ");
+		return AVRO_PREFIX(rc, err, "avro schema: ");
 	(*out)->tree_nodes = ps.next_id;
 	return FLOE_OK;
 }
@@ -574,7 +575,7 @@ int floe_avro_schema_parse(floe_avro_schema **out, floe_arena *a, const char *p,
 	jl.max_nodes = l.max_nodes * 8;
 	jl.max_string = l.max_text;
 	if ((rc = floe_json_parse(&j, a, p, n, &jl, err)))
-		return floe_error_prefix(err, "avro schema: ");
+		return AVRO_PREFIX(rc, err, "avro schema: ");
 	return floe_avro_schema_from_json(out, a, j, &l, err);
 }
 

@@ -429,7 +429,7 @@ static int finish_body(finisher *f, floe_avro_schema *s)
 							      "record '%s': duplicate field '%s'",
 							      s->fullname, fl->name);
 			if ((rc = finish_rec(f, fl->type)))
-				return floe_error_prefix(f->err, "field '%s': ", fl->name);
+				return AVRO_PREFIX(rc, f->err, "field '%s': ", fl->name);
 			if (fl->default_value &&
 			    !floe_avro__default_matches(fl->type, fl->default_value, 0))
 				return floe_error_set(f->err, FLOE_EINVAL,
@@ -519,7 +519,7 @@ int floe_avro_schema_finish(floe_avro_schema *root, floe_error *err)
 	floe_imap_reset(&f.seen);
 	floe_hmap_reset(&f.names);
 	if (rc)
-		return floe_error_prefix(err, "avro schema: ");
+		return AVRO_PREFIX(rc, err, "avro schema: ");
 	return FLOE_OK;
 }
 

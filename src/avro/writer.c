@@ -10,6 +10,8 @@
  */
 #include "avro/writer.h"
 
+#include "avro/avro_int.h"
+
 #include <string.h>
 
 #include "avro/reader.h"
@@ -243,7 +245,7 @@ int floe_avro_writer_append(floe_avro_writer *w, const floe_avro_value *v, floe_
 	floe_avro_writer_begin(w);
 	if ((rc = floe_avro_encode_value(&w->block, w->schema, v, err))) {
 		floe_avro_writer_rollback(w);
-		return floe_error_prefix(err, "record %llu: ", (unsigned long long)w->records);
+		return AVRO_PREFIX(rc, err, "record %llu: ", (unsigned long long)w->records);
 	}
 	return floe_avro_writer_commit(w, err);
 }
