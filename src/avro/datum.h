@@ -186,7 +186,9 @@ const floe_avro_schema *floe_avro_decoder_reader_schema(const floe_avro_decoder 
 
 /*
  * Decode one datum from c into *out. Containers (record fields, array items,
- * map entries) are allocated in a; bytes and strings point into c's buffer.
+ * map entries) are allocated in a; bytes and strings point into c's buffer;
+ * fields filled from reader defaults point into the decoder (valid until
+ * floe_avro_decoder_free).
  * Errors: FLOE_ECORRUPT ("at offset N: ..." relative to the cursor's buffer),
  * FLOE_ENOMEM (arena cap). On error the cursor position is unspecified.
  */

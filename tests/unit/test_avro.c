@@ -726,6 +726,17 @@ static void test_writer_fast_path(void)
 
 /* ---- resolution ------------------------------------------------------------------------------ */
 
+/* Decoders of resolve_one live until free_decoders(): values filled from
+ * defaults point into the decoder's memory. */
+static floe_avro_decoder *decoders[64];
+static int n_decoders;
+
+static void free_decoders(void)
+{
+	while (n_decoders > 0)
+		floe_avro_decoder_free(decoders[--n_decoders]);
+}
+
 /* Encode v with writer schema wj, decode with reader schema rj. */
 static int resolve_one(const char *wj, const char *rj, const floe_avro_value *v,
 		       floe_avro_value *out, floe_arena *a, floe_buf *enc, floe_error *err)
@@ -745,7 +756,9 @@ static int resolve_one(const char *wj, const char *rj, const floe_avro_value *v,
 	rc = floe_avro_decode(out, d, &c, a, err);
 	if (!rc && floe_cursor_left(&c) != 0)
 		rc = FLOE_ECORRUPT;
-	floe_avro_decoder_free(d);
+	if (n_decoders == 64)
+		free_decoders();
+	decoders[n_decoders++] = d;
 	return rc;
 }
 
@@ -942,6 +955,7 @@ static void test_resolution_records(void)
 	const char *rb = "{\"type\":\"record\",\"name\":\"R\",\"fields\":["
 			 "{\"name\":\"zz\",\"type\":\"int\",\"default\":\"x\"}]}";
 	T_ERR(resolve_one(wj, rb, &v, &out, &a, &enc, &err), FLOE_EINVAL);
+	free_decoders();
 	floe_buf_reset(&enc);
 	floe_arena_reset(&a);
 }
@@ -1127,5 +1141,6 @@ int main(void)
 	T_RUN(test_resolution_records);
 	T_RUN(test_corruption);
 	T_RUN(test_zstd_block_64k);
+	free_decoders();
 	return t_finish();
 }
