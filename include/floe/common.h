@@ -89,6 +89,13 @@ typedef struct floe_allocator {
  * call it before anything else. */
 void floe_set_allocator(const floe_allocator *alloc);
 
+/* Allocate through the hook (free with floe_free, which accepts NULL). */
+void *floe_malloc(size_t n) FLOE_WUR;
+void *floe_calloc(size_t count, size_t size) FLOE_WUR; /* NULL on overflow */
+void *floe_realloc(void *p, size_t n) FLOE_WUR;
+void floe_free(void *p);
+char *floe_strdup(const char *s) FLOE_WUR;
+
 /* Logging goes through a callback; the library itself never prints. */
 typedef enum floe_log_level {
 	FLOE_LOG_DEBUG = 0,

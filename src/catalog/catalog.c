@@ -10,8 +10,8 @@
 #define NOT_SUPPORTED(cat, what)                                                              \
 	floe_error_set(err, FLOE_EUNSUPPORTED, "the %s catalog cannot %s", (cat)->kind, what)
 
-int floe_catalog_create_namespace(floe_catalog *cat, const char *ns, const floe_strmap *props,
-				  floe_error *err)
+int floe_catalog__create_namespace(floe_catalog *cat, const char *ns, const floe_strmap *props,
+				   floe_error *err)
 {
 	if (!ns || !*ns)
 		return floe_error_set(err, FLOE_EINVAL, "a namespace needs a name");
@@ -69,7 +69,7 @@ int floe_catalog_commit_table(floe_catalog *cat, const char *ns, const char *nam
 	return cat->ops->commit_table(cat, ns, name, base, next, location, err);
 }
 
-int floe_catalog_drop_table(floe_catalog *cat, const char *ns, const char *name, floe_error *err)
+int floe_catalog__drop_table(floe_catalog *cat, const char *ns, const char *name, floe_error *err)
 {
 	return cat->ops->drop_table(cat, ns, name, err);
 }
@@ -92,6 +92,57 @@ void floe_catalog_free(floe_catalog *cat)
 {
 	if (cat)
 		cat->ops->free(cat);
+}
+
+void floe_free_string(char *s)
+{
+	floe_free(s);
+}
+
+static int props_to_map(floe_strmap *m, const floe_prop *props, size_t n, floe_error *err)
+{
+	for (size_t i = 0; i < n; i++)
+		if (floe_strmap_set(m, props[i].key, props[i].value))
+			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	return FLOE_OK;
+}
+
+int floe_catalog_create_namespace(floe_catalog *cat, const char *ns, const floe_prop *props,
+				  size_t n_props, floe_error *err)
+{
+	floe_strmap m;
+	floe_strmap_init(&m);
+	int rc = props_to_map(&m, props, n_props, err);
+	if (!rc)
+		rc = floe_catalog__create_namespace(cat, ns, n_props ? &m : NULL, err);
+	floe_strmap_reset(&m);
+	return rc;
+}
+
+int floe_catalog_namespace_properties(floe_catalog *cat, const char *ns, floe_prop_fn fn,
+				      void *payload, floe_error *err)
+{
+	floe_strmap m;
+	floe_strmap_init(&m);
+	int rc = floe_catalog_load_namespace_properties(cat, ns, &m, err);
+	for (size_t i = 0; i < m.len && !rc; i++)
+		rc = fn(m.items[i].key, m.items[i].value, payload);
+	floe_strmap_reset(&m);
+	return rc;
+}
+
+int floe_catalog_set_namespace_properties(floe_catalog *cat, const char *ns,
+					  const floe_prop *set, size_t n_set,
+					  const char *const *remove, size_t n_remove,
+					  floe_error *err)
+{
+	floe_strmap m;
+	floe_strmap_init(&m);
+	int rc = props_to_map(&m, set, n_set, err);
+	if (!rc)
+		rc = floe_catalog_update_namespace_properties(cat, ns, &m, remove, n_remove, err);
+	floe_strmap_reset(&m);
+	return rc;
 }
 
 int floe_catalog_split_ident(const char *ident, const char *dflt, char **ns, char **name,

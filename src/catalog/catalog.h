@@ -18,14 +18,12 @@
 #ifndef FLOE_CATALOG_CATALOG_H
 #define FLOE_CATALOG_CATALOG_H
 
+#include "floe/catalog.h"
 #include "floe/common.h"
 #include "iceberg/metadata.h"
 #include "io/fileio.h"
 #include "util/str.h"
 
-typedef struct floe_catalog floe_catalog;
-
-typedef int (*floe_name_fn)(const char *ns, const char *name, void *payload);
 
 typedef struct floe_catalog_ops {
 	int (*create_namespace)(floe_catalog *cat, const char *ns, const floe_strmap *props,
@@ -73,11 +71,10 @@ struct floe_catalog {
 	bool managed_maintenance;
 };
 
-int floe_catalog_create_namespace(floe_catalog *cat, const char *ns, const floe_strmap *props,
-				  floe_error *err) FLOE_WUR;
-int floe_catalog_list_namespaces(floe_catalog *cat, const char *parent, floe_name_fn fn,
-				 void *payload, floe_error *err) FLOE_WUR;
-int floe_catalog_drop_namespace(floe_catalog *cat, const char *ns, floe_error *err) FLOE_WUR;
+/* Dispatchers (the public floe/catalog.h functions with the same names are
+ * the rest of this interface). */
+int floe_catalog__create_namespace(floe_catalog *cat, const char *ns, const floe_strmap *props,
+				   floe_error *err) FLOE_WUR;
 int floe_catalog_namespace_exists(floe_catalog *cat, const char *ns, bool *exists,
 				  floe_error *err) FLOE_WUR;
 int floe_catalog_load_namespace_properties(floe_catalog *cat, const char *ns, floe_strmap *out,
@@ -85,26 +82,16 @@ int floe_catalog_load_namespace_properties(floe_catalog *cat, const char *ns, fl
 int floe_catalog_update_namespace_properties(floe_catalog *cat, const char *ns,
 					     const floe_strmap *set, const char *const *remove,
 					     size_t n_remove, floe_error *err) FLOE_WUR;
-int floe_catalog_list_tables(floe_catalog *cat, const char *ns, floe_name_fn fn, void *payload,
-			     floe_error *err) FLOE_WUR;
 int floe_catalog_load_table(floe_catalog *cat, const char *ns, const char *name,
 			    floe_metadata **out, floe_error *err) FLOE_WUR;
 int floe_catalog_commit_table(floe_catalog *cat, const char *ns, const char *name,
 			      const floe_metadata *base, const floe_metadata *next, char **location,
 			      floe_error *err) FLOE_WUR;
-int floe_catalog_drop_table(floe_catalog *cat, const char *ns, const char *name,
-			    floe_error *err) FLOE_WUR;
-int floe_catalog_rename_table(floe_catalog *cat, const char *from_ns, const char *from_name,
-			      const char *to_ns, const char *to_name, floe_error *err) FLOE_WUR;
+/* Remove the catalog entry only (the public floe_catalog_drop_table can purge). */
+int floe_catalog__drop_table(floe_catalog *cat, const char *ns, const char *name,
+			     floe_error *err) FLOE_WUR;
 int floe_catalog_default_location(floe_catalog *cat, const char *ns, const char *name, char **out,
 				  floe_error *err) FLOE_WUR;
-void floe_catalog_free(floe_catalog *cat);
-
-/* Split "db.events" (or "a.b.events") into namespace and name (caller frees
- * both). A name without a dot gets the namespace `dflt` (may be NULL: then
- * it is an error). */
-int floe_catalog_split_ident(const char *ident, const char *dflt, char **ns, char **name,
-			     floe_error *err) FLOE_WUR;
 
 /* ---- implementations ---- */
 

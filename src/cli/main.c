@@ -1,21 +1,158 @@
 /*
- * main.c — the floe command.
+ * main.c — the floe command: global options, catalog selection, dispatch.
  */
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "floe/common.h"
+#include "cli.h"
+
+cli_globals g_cli;
 
 int floe_cli_avro(int argc, char **argv);
 
+static void log_stderr(floe_log_level level, const char *msg, void *payload)
+{
+	static const char *names[] = {"debug", "info", "warning", "error"};
+	(void)payload;
+	fprintf(stderr, "floe: %s: %s\n", names[level], msg);
+}
+
+static const char USAGE[] =
+	"usage: floe [global options] <command> [arguments]\n"
+	"\n"
+	"Tables and namespaces:\n"
+	"  namespace create|list|show|drop ...     manage namespaces\n"
+	"  table create|list|show|drop|rename|set  manage tables\n"
+	"  add-files <table> <parquet files...>    register Parquet files in one append\n"
+	"  snapshots <table>                       list a table's snapshots\n"
+	"  files <table>                           list the live files of a snapshot\n"
+	"\n"
+	"File tools:\n"
+	"  avro meta|cat <file>                    inspect Avro files (manifests)\n"
+	"\n"
+	"Global options (or environment variables):\n"
+	"  --catalog-type sql|filesystem           FLOE_CATALOG_TYPE (default sql)\n"
+	"  --catalog-uri URI                       FLOE_CATALOG_URI  (sqlite:///path.db, postgresql://...)\n"
+	"  --catalog-name NAME                     FLOE_CATALOG_NAME (default \"default\")\n"
+	"  --warehouse URI                         FLOE_WAREHOUSE\n"
+	"  --dir DIR                               where the embedded default lives (default .)\n"
+	"  -v, --verbose                           log details to stderr\n"
+	"\n"
+	"With no catalog configured floe uses the embedded default: ./warehouse with\n"
+	"the SQLite catalog file ./warehouse/catalog.db (PyIceberg's SqlCatalog and\n"
+	"Java's JdbcCatalog open it too).\n";
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "floe: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	return 2;
+}
+
+int cli_fail(const floe_error *err)
+{
+	fprintf(stderr, "floe: %s\n", err->msg[0] ? err->msg : floe_strerror(err->code));
+	return 1;
+}
+
+floe_catalog *cli_open_catalog(void)
+{
+	floe_catalog *cat = NULL;
+	floe_error err = {0};
+	const char *type = g_cli.catalog_type ? g_cli.catalog_type : getenv("FLOE_CATALOG_TYPE");
+	const char *uri = g_cli.catalog_uri ? g_cli.catalog_uri : getenv("FLOE_CATALOG_URI");
+	const char *name = g_cli.catalog_name ? g_cli.catalog_name : getenv("FLOE_CATALOG_NAME");
+	const char *wh = g_cli.warehouse ? g_cli.warehouse : getenv("FLOE_WAREHOUSE");
+	int rc;
+	if (uri || (type && wh)) {
+		floe_catalog_config cfg = FLOE_CATALOG_CONFIG_INIT;
+		cfg.type = type;
+		cfg.uri = uri;
+		cfg.name = name;
+		cfg.warehouse = wh;
+		rc = floe_catalog_open(&cat, &cfg, &err);
+	} else {
+		rc = floe_catalog_open_default(&cat, g_cli.dir, &err);
+	}
+	if (rc) {
+		cli_fail(&err);
+		return NULL;
+	}
+	return cat;
+}
+
+bool cli_split(const char *ident, char **ns, char **name)
+{
+	floe_error err = {0};
+	if (floe_catalog_split_ident(ident, NULL, ns, name, &err)) {
+		cli_fail(&err);
+		return false;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-		printf("floe %s\n", FLOE_VERSION);
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		const char *o = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(o, "--version")) {
+			printf("floe %s\n", FLOE_VERSION);
+			return 0;
+		} else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+			fputs(USAGE, stdout);
+			return 0;
+		} else if (!strcmp(o, "-v") || !strcmp(o, "--verbose")) {
+			g_cli.verbose = true;
+		} else if (v && !strcmp(o, "--catalog-type")) {
+			g_cli.catalog_type = v;
+			i++;
+		} else if (v && !strcmp(o, "--catalog-uri")) {
+			g_cli.catalog_uri = v;
+			i++;
+		} else if (v && !strcmp(o, "--catalog-name")) {
+			g_cli.catalog_name = v;
+			i++;
+		} else if (v && !strcmp(o, "--warehouse")) {
+			g_cli.warehouse = v;
+			i++;
+		} else if (v && !strcmp(o, "--dir")) {
+			g_cli.dir = v;
+			i++;
+		} else {
+			return cli_usage_error("unknown option '%s' (see floe --help)", o);
+		}
+	}
+	floe_set_logger(log_stderr, NULL, g_cli.verbose ? FLOE_LOG_DEBUG : FLOE_LOG_WARN);
+	if (i >= argc) {
+		fputs(USAGE, stderr);
+		return 2;
+	}
+	const char *cmd = argv[i];
+	int sub_argc = argc - i;
+	char **sub_argv = argv + i;
+	if (!strcmp(cmd, "help")) {
+		fputs(USAGE, stdout);
 		return 0;
 	}
-	if (argc > 1 && strcmp(argv[1], "avro") == 0)
-		return floe_cli_avro(argc - 1, argv + 1);
-	fprintf(stderr, "usage: floe <command> ...\n");
-	return 2;
+	if (!strcmp(cmd, "namespace") || !strcmp(cmd, "ns"))
+		return cmd_namespace(sub_argc, sub_argv);
+	if (!strcmp(cmd, "table"))
+		return cmd_table(sub_argc, sub_argv);
+	if (!strcmp(cmd, "add-files"))
+		return cmd_add_files(sub_argc, sub_argv);
+	if (!strcmp(cmd, "snapshots"))
+		return cmd_snapshots(sub_argc, sub_argv);
+	if (!strcmp(cmd, "files"))
+		return cmd_files(sub_argc, sub_argv);
+	if (!strcmp(cmd, "avro"))
+		return floe_cli_avro(sub_argc, sub_argv);
+	return cli_usage_error("unknown command '%s' (see floe --help)", cmd);
 }

@@ -8,8 +8,8 @@
 #include "table/commit.h"
 #include "util/alloc.h"
 
-int floe_table_create(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
-		      const floe_table_spec *ts, floe_error *err)
+int floe_table__create(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
+		       const floe_table_spec *ts, floe_error *err)
 {
 	floe_metadata_builder *b = NULL;
 	floe_metadata *m = NULL;

@@ -19,8 +19,8 @@ typedef struct floe_table_spec {
 #define FLOE_TABLE_SPEC_INIT {1, NULL, NULL, NULL, NULL, 0, NULL}
 
 /* Create a table; on success *out (may be NULL) is the loaded table. */
-int floe_table_create(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
-		      const floe_table_spec *ts, floe_error *err) FLOE_WUR;
+int floe_table__create(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
+		       const floe_table_spec *ts, floe_error *err) FLOE_WUR;
 
 /* Set and remove table properties in one commit (retried on conflict). */
 int floe_table_update_properties(floe_table *t, const floe_strmap *set, const char *const *remove,

@@ -9,21 +9,15 @@
 #define FLOE_TABLE_TABLE_H
 
 #include "catalog/catalog.h"
+#include "floe/table.h"
 #include "iceberg/manifest.h"
 
-typedef struct floe_table floe_table;
-
-/* Load through a catalog (which must outlive the table). */
-int floe_table_load(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
-		    floe_error *err) FLOE_WUR;
 /* Load a path-based table (a table directory or a metadata file) with an
  * optional path map for tables copied from elsewhere (rules are copied). */
 int floe_table_load_path(floe_table **out, floe_fileio *io, const char *path,
 			 const floe_path_map *map, floe_error *err) FLOE_WUR;
 /* Reload the current metadata from the catalog. */
 int floe_table_refresh(floe_table *t, floe_error *err) FLOE_WUR;
-void floe_table_free(floe_table *t);
-
 const floe_metadata *floe_table_metadata(const floe_table *t);
 floe_fileio *floe_table_io(const floe_table *t);
 floe_catalog *floe_table_catalog(const floe_table *t);

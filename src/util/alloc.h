@@ -11,12 +11,7 @@
 
 #include "floe/common.h"
 
-void *floe_malloc(size_t n) FLOE_WUR;
-/* Zeroed; fails (NULL) when count * size overflows. */
-void *floe_calloc(size_t count, size_t size) FLOE_WUR;
-void *floe_realloc(void *p, size_t n) FLOE_WUR;
-void floe_free(void *p);
-char *floe_strdup(const char *s) FLOE_WUR;
+/* floe_malloc, floe_calloc, floe_realloc, floe_free, floe_strdup: floe/common.h */
 char *floe_strndup(const char *s, size_t n) FLOE_WUR;
 void *floe_memdup(const void *p, size_t n) FLOE_WUR;
 

@@ -1,0 +1,111 @@
+/*
+ * floe/table.h — Iceberg tables: create, load, describe, snapshots, files,
+ * properties, and registering existing Parquet files (add-files).
+ *
+ * Thread-safety: a floe_table is used by one thread at a time.
+ */
+#ifndef FLOE_TABLE_H
+#define FLOE_TABLE_H
+
+#include "floe/catalog.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct floe_table floe_table;
+
+typedef struct floe_table_create_opts {
+	int version;              /* 1 */
+	const char *schema;       /* Iceberg schema JSON, or a column list:
+				     "id long not null, ts timestamptz, tags list<string>" */
+	const char *partition_by; /* "bucket(16, id), day(ts)" or NULL */
+	const char *sort_by;      /* "id desc nulls last, ts" or NULL */
+	const floe_prop *properties;
+	size_t n_properties;
+	int format_version;       /* 1, 2 or 3; 0 = the property, else 2 */
+	const char *location;     /* NULL = the catalog's default */
+} floe_table_create_opts;
+#define FLOE_TABLE_CREATE_OPTS_INIT {1, NULL, NULL, NULL, NULL, 0, 0, NULL}
+
+/* Create a table; *out (optional) receives it loaded. */
+int floe_table_create(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
+		      const floe_table_create_opts *opts, floe_error *err) FLOE_WUR;
+/* Load; FLOE_ENOTFOUND when it does not exist. */
+int floe_table_load(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
+		    floe_error *err) FLOE_WUR;
+void floe_table_free(floe_table *t);
+
+/* Output sink for text the library renders (JSON, tables). */
+typedef int (*floe_write_fn)(const char *data, size_t n, void *payload);
+
+/* The current metadata JSON (pretty when indent > 0). */
+int floe_table_metadata_json(floe_table *t, int indent, floe_write_fn fn, void *payload,
+			     floe_error *err) FLOE_WUR;
+/* A readable description: identity, location, format version, schema,
+ * partition spec, sort order, properties, current snapshot. */
+int floe_table_describe(floe_table *t, floe_write_fn fn, void *payload, floe_error *err) FLOE_WUR;
+const char *floe_table_location(const floe_table *t);
+const char *floe_table_metadata_location(const floe_table *t);
+int floe_table_format_version(const floe_table *t);
+
+typedef struct floe_snapshot_info {
+	int64_t snapshot_id;
+	int64_t parent_id; /* -1 none */
+	int64_t sequence_number;
+	int64_t timestamp_ms;
+	const char *operation;
+	const char *manifest_list;
+	int32_t schema_id;
+	const floe_prop *summary;
+	size_t n_summary;
+	bool is_current;
+} floe_snapshot_info;
+
+typedef int (*floe_snapshot_fn)(const floe_snapshot_info *s, void *payload);
+
+/* Snapshots in the order of the metadata (oldest first). */
+int floe_table_snapshots(floe_table *t, floe_snapshot_fn fn, void *payload,
+			 floe_error *err) FLOE_WUR;
+
+typedef struct floe_table_file {
+	int content; /* 0 data, 1 position deletes, 2 equality deletes */
+	const char *path;
+	const char *format; /* "PARQUET", "PUFFIN", ... */
+	int32_t spec_id;
+	const char *partition; /* "region=eu/ts_day=2024-01-01" ("" unpartitioned) */
+	int64_t record_count;
+	int64_t file_size_in_bytes;
+	int64_t snapshot_id;     /* that added it */
+	int64_t sequence_number; /* data sequence number */
+	int status;              /* 0 existing, 1 added */
+} floe_table_file;
+
+typedef int (*floe_table_file_fn)(const floe_table_file *f, void *payload);
+
+/* Live files of a snapshot (-1: current), data and delete files. */
+int floe_table_files(floe_table *t, int64_t snapshot_id, floe_table_file_fn fn, void *payload,
+		     floe_error *err) FLOE_WUR;
+
+/* Set and remove table properties in one commit. */
+int floe_table_set_properties(floe_table *t, const floe_prop *set, size_t n_set,
+			      const char *const *remove, size_t n_remove, floe_error *err) FLOE_WUR;
+
+/*
+ * Register existing Parquet files (written by another tool) in one append
+ * snapshot: record counts and column metrics come from their footers, the
+ * partition of each file from its column bounds (a file must hold one
+ * partition) or from "name=value" path segments. Files without field ids
+ * are matched by column name; the table then gets the name mapping
+ * (schema.name-mapping.default) other readers need. Paths may be local
+ * paths or URIs. *snapshot_id (optional) receives the new snapshot.
+ * summary: extra snapshot summary properties (may be NULL).
+ */
+int floe_table_add_files(floe_table *t, const char *const *paths, size_t n,
+			 const floe_prop *summary, size_t n_summary, int64_t *snapshot_id,
+			 floe_error *err) FLOE_WUR;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,54 @@
+/*
+ * cli.h — shared pieces of the floe command: options, catalog opening,
+ * output formats. The command line uses only the public API (include/floe).
+ */
+#ifndef FLOE_CLI_CLI_H
+#define FLOE_CLI_CLI_H
+
+#include <stdio.h>
+
+#include "floe/floe.h"
+
+typedef struct cli_globals {
+	const char *catalog_type;
+	const char *catalog_uri;
+	const char *catalog_name;
+	const char *warehouse;
+	const char *dir; /* embedded default: where ./warehouse lives */
+	bool verbose;
+} cli_globals;
+
+extern cli_globals g_cli;
+
+/* Open the configured catalog (flags, then FLOE_* environment, then the
+ * embedded default). Prints the error and returns NULL on failure. */
+floe_catalog *cli_open_catalog(void);
+/* Split "ns.table"; prints the error. */
+bool cli_split(const char *ident, char **ns, char **name);
+/* Print "floe: <message>" for an error and return the exit code (1). */
+int cli_fail(const floe_error *err);
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Output formats for result sets. */
+typedef enum { OUT_TABLE, OUT_JSON, OUT_CSV } cli_format;
+bool cli_parse_format(const char *s, cli_format *out);
+
+typedef struct cli_rows cli_rows;
+cli_rows *cli_rows_new(const char *const *columns, size_t n_columns);
+/* Add a row of n_columns cells (copied; NULL prints as empty / null). */
+void cli_rows_add(cli_rows *r, const char *const *cells);
+/* Column kinds for JSON: numbers and booleans are written unquoted. */
+void cli_rows_numeric(cli_rows *r, size_t column);
+void cli_rows_print(cli_rows *r, cli_format fmt, FILE *out);
+void cli_rows_free(cli_rows *r);
+
+int cli_stdout_write(const char *data, size_t n, void *payload);
+
+/* Commands. */
+int cmd_namespace(int argc, char **argv);
+int cmd_table(int argc, char **argv);
+int cmd_add_files(int argc, char **argv);
+int cmd_snapshots(int argc, char **argv);
+int cmd_files(int argc, char **argv);
+
+#endif

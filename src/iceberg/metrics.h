@@ -1,0 +1,71 @@
+/*
+ * metrics.h — column metrics for manifests: the metrics modes of the table
+ * properties (write.metadata.metrics.*), bound truncation, name mappings,
+ * and turning a Parquet footer into a data file entry (add-files; the
+ * writer's own metrics reuse the same rules).
+ *
+ * spec: "Metrics", ../shared/iceberg-notes.md sections 5.2 and 8.4.
+ */
+#ifndef FLOE_ICEBERG_METRICS_H
+#define FLOE_ICEBERG_METRICS_H
+
+#include "iceberg/manifest.h"
+#include "iceberg/metadata.h"
+#include "util/stream.h"
+
+typedef enum floe_metrics_mode_kind {
+	FLOE_METRICS_NONE = 0,
+	FLOE_METRICS_COUNTS,
+	FLOE_METRICS_TRUNCATE,
+	FLOE_METRICS_FULL,
+} floe_metrics_mode_kind;
+
+typedef struct floe_metrics_mode {
+	floe_metrics_mode_kind kind;
+	int32_t length; /* truncate(N) */
+} floe_metrics_mode;
+
+/* Parse "none", "counts", "truncate(16)", "full". */
+int floe_metrics_mode_parse(floe_metrics_mode *out, const char *s, floe_error *err) FLOE_WUR;
+/* The mode of a column (by field id) under the table's properties, the
+ * 100-column inference limit and the sort-order promotion. */
+floe_metrics_mode floe_metrics_mode_for(const floe_metadata *m, const floe_schema *schema,
+				       int32_t field_id);
+
+/* Truncated lower bound: the first n code points (strings) or bytes. */
+size_t floe_truncate_lower(const floe_value *v, int32_t n);
+/* Truncated upper bound: first n code points/bytes with the last one
+ * incremented (carrying left); false when no upper bound exists. Writes into
+ * out (cap >= 4n+4), sets *len. */
+bool floe_truncate_upper(const floe_value *v, int32_t n, uint8_t *out, size_t cap, size_t *len);
+
+/* ---- name mapping (schema.name-mapping.default) ---- */
+
+typedef struct floe_name_mapping floe_name_mapping;
+struct floe_name_mapping {
+	int32_t field_id; /* -1 when absent */
+	const char **names;
+	size_t n_names;
+	floe_name_mapping *fields; /* nested mappings */
+	size_t n_fields;
+};
+
+/* Parse the property's JSON (a list of mappings) into *out (n entries). */
+int floe_name_mapping_parse(floe_name_mapping **out, size_t *n, floe_arena *a, const char *json,
+			    floe_error *err) FLOE_WUR;
+/* The mapping JSON Java would create for a schema (names = field names). */
+int floe_name_mapping_from_schema(floe_buf *out, const floe_schema *s) FLOE_WUR;
+
+/*
+ * Build the manifest entry of an existing Parquet file (add-files): record
+ * count and size, split offsets, column sizes, value/null counts and bounds
+ * (by field id; by the table's name mapping or by name when the file has no
+ * ids), and the partition tuple for spec computed from the bounds of each
+ * source column (a file must hold a single partition), or for identity
+ * fields from "name=value" segments of the path.
+ */
+int floe_parquet_data_file(floe_data_file *out, floe_arena *a, floe_input *in, const char *path,
+			   const floe_metadata *m, const floe_partition_spec *spec,
+			   floe_error *err) FLOE_WUR;
+
+#endif
