@@ -96,6 +96,10 @@ void *floe_realloc(void *p, size_t n) FLOE_WUR;
 void floe_free(void *p);
 char *floe_strdup(const char *s) FLOE_WUR;
 
+/* Output sink for text the library renders (JSON, tables, file dumps). A
+ * non-zero return stops the producer and is returned by it. */
+typedef int (*floe_write_fn)(const char *data, size_t n, void *payload);
+
 /* Logging goes through a callback; the library itself never prints. */
 typedef enum floe_log_level {
 	FLOE_LOG_DEBUG = 0,

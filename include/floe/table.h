@@ -36,9 +36,6 @@ int floe_table_load(floe_table **out, floe_catalog *cat, const char *ns, const c
 		    floe_error *err) FLOE_WUR;
 void floe_table_free(floe_table *t);
 
-/* Output sink for text the library renders (JSON, tables). */
-typedef int (*floe_write_fn)(const char *data, size_t n, void *payload);
-
 /* The current metadata JSON (pretty when indent > 0). */
 int floe_table_metadata_json(floe_table *t, int indent, floe_write_fn fn, void *payload,
 			     floe_error *err) FLOE_WUR;

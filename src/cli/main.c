@@ -10,7 +10,6 @@
 
 cli_globals g_cli;
 
-int floe_cli_avro(int argc, char **argv);
 
 static void log_stderr(floe_log_level level, const char *msg, void *payload)
 {

@@ -5,7 +5,7 @@ values, for every codec; files written by PyIceberg's Avro writer are read by
 
 Run from the repository root:
     .venv/bin/python -m pytest tests/interop/test_avro_interop.py
-The floe binary is build/dev/floe (FLOE_BIN overrides).
+The floe binary is found by conftest.floe_bin() (FLOE_BIN overrides).
 """
 import json
 import math
@@ -15,16 +15,16 @@ import subprocess
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FLOE = os.environ.get("FLOE_BIN", os.path.join(ROOT, "build/dev/floe"))
+from conftest import floe_bin
+
+FLOE = floe_bin()
 CODECS = ["null", "deflate", "snappy", "zstandard"]
 
 
 def need_codec(codec):
-    """PyIceberg's snappy codec needs python-snappy, which the pinned setup lacks."""
+    """PyIceberg's snappy codec needs python-snappy (installed by scripts/setup)."""
     if codec == "snappy":
-        pytest.importorskip("snappy", reason="python-snappy not installed (pyiceberg[snappy])")
-
-pytestmark = pytest.mark.skipif(not os.path.exists(FLOE), reason=f"floe binary not found at {FLOE}")
+        import snappy  # noqa: F401  (a missing oracle is a failure, not a skip)
 
 
 def floe(*args):

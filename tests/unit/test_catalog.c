@@ -68,10 +68,10 @@ static void test_namespaces_and_tables(void)
 	floe_strmap props;
 	floe_strmap_init(&props);
 	T_OK(floe_strmap_set(&props, "owner", "floe"), NULL);
-	T_OK(floe_catalog_create_namespace(cat, "db", &props, &err), &err);
-	T_ERR(floe_catalog_create_namespace(cat, "db", NULL, &err), FLOE_EEXISTS);
-	T_OK(floe_catalog_create_namespace(cat, "db.sub", NULL, &err), &err);
-	T_OK(floe_catalog_create_namespace(cat, "other", NULL, &err), &err);
+	T_OK(floe_catalog__create_namespace(cat, "db", &props, &err), &err);
+	T_ERR(floe_catalog__create_namespace(cat, "db", NULL, &err), FLOE_EEXISTS);
+	T_OK(floe_catalog__create_namespace(cat, "db.sub", NULL, &err), &err);
+	T_OK(floe_catalog__create_namespace(cat, "other", NULL, &err), &err);
 	T_OK(floe_catalog_list_namespaces(cat, NULL, collect_cb, buf, &err), &err);
 	T_EQ_STR(buf, "db;other;");
 	buf[0] = 0;
@@ -86,10 +86,10 @@ static void test_namespaces_and_tables(void)
 
 	floe_table_spec ts = FLOE_TABLE_SPEC_INIT;
 	ts.schema = schema_of(&a, "id long not null, name string");
-	T_OK(floe_table_create(NULL, cat, "db", "t1", &ts, &err), &err);
-	T_ERR(floe_table_create(NULL, cat, "db", "t1", &ts, &err), FLOE_EEXISTS);
-	T_ERR(floe_table_create(NULL, cat, "nope", "t1", &ts, &err), FLOE_ENOTFOUND);
-	T_OK(floe_table_create(NULL, cat, "db", "t2", &ts, &err), &err);
+	T_OK(floe_table__create(NULL, cat, "db", "t1", &ts, &err), &err);
+	T_ERR(floe_table__create(NULL, cat, "db", "t1", &ts, &err), FLOE_EEXISTS);
+	T_ERR(floe_table__create(NULL, cat, "nope", "t1", &ts, &err), FLOE_ENOTFOUND);
+	T_OK(floe_table__create(NULL, cat, "db", "t2", &ts, &err), &err);
 	buf[0] = 0;
 	T_OK(floe_catalog_list_tables(cat, "db", collect_cb, buf, &err), &err);
 	T_EQ_STR(buf, "db.t1;db.t2;");
@@ -100,8 +100,8 @@ static void test_namespaces_and_tables(void)
 	T_OK(floe_table_load(&t, cat, "other", "t3", &err), &err);
 	T_CHECK(strstr(floe_table_metadata(t)->metadata_location, "/warehouse/db/t2/metadata/00000-"));
 	floe_table_free(t);
-	T_OK(floe_catalog_drop_table(cat, "other", "t3", &err), &err);
-	T_ERR(floe_catalog_drop_table(cat, "other", "t3", &err), FLOE_ENOTFOUND);
+	T_OK(floe_catalog__drop_table(cat, "other", "t3", &err), &err);
+	T_ERR(floe_catalog__drop_table(cat, "other", "t3", &err), FLOE_ENOTFOUND);
 	T_OK(floe_catalog_drop_namespace(cat, "other", &err), &err);
 	T_OK(floe_catalog_drop_namespace(cat, "db.sub", &err), &err);
 	floe_strmap_reset(&props);
@@ -176,14 +176,14 @@ static void test_appends_each_version(void)
 	floe_error err = {0};
 	floe_arena a;
 	floe_arena_init(&a, 0);
-	T_OK(floe_catalog_create_namespace(cat, "db", NULL, &err), &err);
+	T_OK(floe_catalog__create_namespace(cat, "db", NULL, &err), &err);
 	for (int fv = 1; fv <= 3; fv++) {
 		char name[16];
 		floe_table_spec ts = FLOE_TABLE_SPEC_INIT;
 		ts.schema = schema_of(&a, "id long, ts timestamptz");
 		ts.format_version = fv;
 		snprintf(name, sizeof(name), "v%d", fv);
-		T_OK(floe_table_create(NULL, cat, "db", name, &ts, &err), &err);
+		T_OK(floe_table__create(NULL, cat, "db", name, &ts, &err), &err);
 		append_n(cat, "db", name, 5, 0, &err);
 		check_history(cat, "db", name, 5);
 		if (fv == 3) {
@@ -237,7 +237,7 @@ static void race(bool fs)
 	floe_arena a;
 	floe_arena_init(&a, 0);
 	floe_catalog *cat = fs ? open_fs(dir) : open_sql(dir, NULL);
-	T_OK(floe_catalog_create_namespace(cat, "db", NULL, &err), &err);
+	T_OK(floe_catalog__create_namespace(cat, "db", NULL, &err), &err);
 	floe_table_spec ts = FLOE_TABLE_SPEC_INIT;
 	ts.schema = schema_of(&a, "id long");
 	floe_strmap props;
@@ -246,7 +246,7 @@ static void race(bool fs)
 	T_OK(floe_strmap_set(&props, "commit.retry.min-wait-ms", "5"), NULL);
 	T_OK(floe_strmap_set(&props, "commit.retry.max-wait-ms", "200"), NULL);
 	ts.properties = &props;
-	T_OK(floe_table_create(NULL, cat, "db", "t", &ts, &err), &err);
+	T_OK(floe_table__create(NULL, cat, "db", "t", &ts, &err), &err);
 	pthread_t th[4];
 	writer_arg args[4];
 	for (int i = 0; i < 4; i++) {
@@ -280,14 +280,14 @@ static void test_partitioned_append_and_summaries(void)
 	floe_partition_spec *spec;
 	int32_t lp = 999;
 	floe_arena_init(&a, 0);
-	T_OK(floe_catalog_create_namespace(cat, "db", NULL, &err), &err);
+	T_OK(floe_catalog__create_namespace(cat, "db", NULL, &err), &err);
 	floe_schema *s = schema_of(&a, "id long, region string");
 	T_OK(floe_spec_parse_expr(&spec, &a, "bucket(4, id), region", s, 0, &lp, &err), &err);
 	floe_table_spec ts = FLOE_TABLE_SPEC_INIT;
 	ts.schema = s;
 	ts.spec = spec;
 	floe_table *t;
-	T_OK(floe_table_create(&t, cat, "db", "p", &ts, &err), &err);
+	T_OK(floe_table__create(&t, cat, "db", "p", &ts, &err), &err);
 	floe_append *ap;
 	T_OK(floe_append_new(&ap, t, NULL, &err), &err);
 	for (int i = 0; i < 6; i++) {
@@ -355,11 +355,11 @@ static void test_injected_failures(void)
 	o.warehouse = "mem://wh";
 	o.io = io;
 	T_OK(floe_sql_catalog_open(&cat, &o, &err), &err);
-	T_OK(floe_catalog_create_namespace(cat, "db", NULL, &err), &err);
+	T_OK(floe_catalog__create_namespace(cat, "db", NULL, &err), &err);
 	floe_table_spec ts = FLOE_TABLE_SPEC_INIT;
 	ts.schema = schema_of(&a, "id long");
 	floe_table *t;
-	T_OK(floe_table_create(&t, cat, "db", "t", &ts, &err), &err);
+	T_OK(floe_table__create(&t, cat, "db", "t", &ts, &err), &err);
 	for (int step = 1; step <= 3; step++) {
 		/* fail the manifest (1), the manifest list (2), the metadata file (3) */
 		floe_append *ap;
