@@ -115,6 +115,9 @@ int floe_parquet__delta_count(const uint8_t *p, size_t len, size_t *count) FLOE_
  */
 int floe_parquet__delta_length_get(const uint8_t *p, size_t len, floe_parquet_view *out, size_t n,
 				   floe_buf *scratch) FLOE_WUR;
+/* DELTA_LENGTH_BYTE_ARRAY views, with the bytes consumed. */
+int floe_parquet__delta_length_views(const uint8_t *p, size_t len, floe_parquet_view *out,
+				     size_t n, floe_buf *scratch, size_t *used) FLOE_WUR;
 int floe_parquet__delta_bytes_get(const uint8_t *p, size_t len, floe_parquet_view *out, size_t n,
 				  floe_buf *store, floe_buf *scratch) FLOE_WUR;
 

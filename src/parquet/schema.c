@@ -217,13 +217,12 @@ int floe_parquet_schema_add(floe_parquet_schema *s, floe_parquet_node *parent,
 	return add_named(s, parent, f, f->name, out, err);
 }
 
-int floe_parquet_schema_add_list(floe_parquet_schema *s, floe_parquet_node *parent,
-				 const floe_parquet_field *list, const floe_parquet_field *element,
-				 floe_parquet_node **list_out, floe_parquet_node **element_out,
-				 floe_error *err)
+int floe_parquet_schema_add_list_node(floe_parquet_schema *s, floe_parquet_node *parent,
+				      const floe_parquet_field *list, floe_parquet_node **list_out,
+				      floe_parquet_node **repeated_out, floe_error *err)
 {
 	floe_parquet_field outer = *list, mid = FLOE_PARQUET_FIELD_INIT;
-	floe_parquet_node *o, *m;
+	floe_parquet_node *o;
 	int rc;
 	outer.physical = -1;
 	outer.logical = (floe_parquet_logical){FLOE_PARQUET_LT_LIST, 0, 0, 0, false, 0, false, NULL, -1};
@@ -231,12 +230,41 @@ int floe_parquet_schema_add_list(floe_parquet_schema *s, floe_parquet_node *pare
 	mid.repetition = FLOE_PARQUET_REPEATED;
 	mid.converted = FLOE_PARQUET_CT_NONE;
 	if ((rc = add_named(s, parent, &outer, list->name, &o, err)) ||
-	    (rc = add_named(s, o, &mid, "list", &m, err)) ||
-	    (rc = add_named(s, m, element, "element", element_out, err)))
+	    (rc = add_named(s, o, &mid, "list", repeated_out, err)))
 		return rc;
 	if (list_out)
 		*list_out = o;
 	return FLOE_OK;
+}
+
+int floe_parquet_schema_add_map_node(floe_parquet_schema *s, floe_parquet_node *parent,
+				     const floe_parquet_field *map, floe_parquet_node **map_out,
+				     floe_parquet_node **repeated_out, floe_error *err)
+{
+	floe_parquet_field outer = *map, mid = FLOE_PARQUET_FIELD_INIT;
+	floe_parquet_node *o;
+	int rc;
+	outer.physical = -1;
+	outer.logical = (floe_parquet_logical){FLOE_PARQUET_LT_MAP, 0, 0, 0, false, 0, false, NULL, -1};
+	outer.converted = FLOE_PARQUET_CT_MAP;
+	mid.repetition = FLOE_PARQUET_REPEATED;
+	mid.converted = FLOE_PARQUET_CT_NONE;
+	if ((rc = add_named(s, parent, &outer, map->name, &o, err)) ||
+	    (rc = add_named(s, o, &mid, "key_value", repeated_out, err)))
+		return rc;
+	if (map_out)
+		*map_out = o;
+	return FLOE_OK;
+}
+
+int floe_parquet_schema_add_list(floe_parquet_schema *s, floe_parquet_node *parent,
+				 const floe_parquet_field *list, const floe_parquet_field *element,
+				 floe_parquet_node **list_out, floe_parquet_node **element_out,
+				 floe_error *err)
+{
+	floe_parquet_node *m;
+	int rc = floe_parquet_schema_add_list_node(s, parent, list, list_out, &m, err);
+	return rc ? rc : add_named(s, m, element, "element", element_out, err);
 }
 
 int floe_parquet_schema_add_map(floe_parquet_schema *s, floe_parquet_node *parent,
@@ -245,22 +273,14 @@ int floe_parquet_schema_add_map(floe_parquet_schema *s, floe_parquet_node *paren
 				floe_parquet_node **key_out, floe_parquet_node **value_out,
 				floe_error *err)
 {
-	floe_parquet_field outer = *map, mid = FLOE_PARQUET_FIELD_INIT, k = *key;
-	floe_parquet_node *o, *m;
+	floe_parquet_field k = *key;
+	floe_parquet_node *m;
 	int rc;
-	outer.physical = -1;
-	outer.logical = (floe_parquet_logical){FLOE_PARQUET_LT_MAP, 0, 0, 0, false, 0, false, NULL, -1};
-	outer.converted = FLOE_PARQUET_CT_MAP;
-	mid.repetition = FLOE_PARQUET_REPEATED;
-	mid.converted = FLOE_PARQUET_CT_NONE;
 	k.repetition = FLOE_PARQUET_REQUIRED;
-	if ((rc = add_named(s, parent, &outer, map->name, &o, err)) ||
-	    (rc = add_named(s, o, &mid, "key_value", &m, err)) ||
+	if ((rc = floe_parquet_schema_add_map_node(s, parent, map, map_out, &m, err)) ||
 	    (rc = add_named(s, m, &k, "key", key_out, err)) ||
 	    (rc = add_named(s, m, value, "value", value_out, err)))
 		return rc;
-	if (map_out)
-		*map_out = o;
 	return FLOE_OK;
 }
 

@@ -16,6 +16,7 @@
 #ifndef FLOE_PARQUET_SCHEMA_H
 #define FLOE_PARQUET_SCHEMA_H
 
+#include "floe/arrow.h"
 #include "parquet/meta.h"
 
 #define FLOE_PARQUET_MAX_DEPTH 64 /* nesting levels below the root */
@@ -111,6 +112,27 @@ int floe_parquet_schema_add_map(floe_parquet_schema *s, floe_parquet_node *paren
 				const floe_parquet_field *value, floe_parquet_node **map_out,
 				floe_parquet_node **key_out, floe_parquet_node **value_out,
 				floe_error *err) FLOE_WUR;
+
+/*
+ * The LIST and MAP wrappers alone, for nested elements: add_list_node makes
+ *   <rep> group <name> (LIST) { repeated group list { } }
+ * and returns the repeated node, under which the caller adds exactly one
+ * child named "element" (a leaf, a group, or another LIST/MAP).
+ * add_map_node makes <rep> group <name> (MAP) { repeated group key_value { } }
+ * and returns key_value, under which the caller adds a required "key" and a
+ * "value".
+ */
+int floe_parquet_schema_add_list_node(floe_parquet_schema *s, floe_parquet_node *parent,
+				      const floe_parquet_field *list, floe_parquet_node **list_out,
+				      floe_parquet_node **repeated_out, floe_error *err) FLOE_WUR;
+int floe_parquet_schema_add_map_node(floe_parquet_schema *s, floe_parquet_node *parent,
+				     const floe_parquet_field *map, floe_parquet_node **map_out,
+				     floe_parquet_node **repeated_out, floe_error *err) FLOE_WUR;
+
+/* Arrow schema -> Parquet schema, for generic tools (see schema_arrow.c for
+ * the mapping); field ids from "PARQUET:field_id" metadata. */
+int floe_parquet_schema_from_arrow(floe_parquet_schema **out, const struct ArrowSchema *s,
+				   floe_error *err) FLOE_WUR;
 
 /* Compute indexes, levels, paths and leaves; after this the schema is
  * immutable. FLOE_EINVAL when a group has no children or nesting is too deep. */

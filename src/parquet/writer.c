@@ -43,6 +43,7 @@ enum conv {
 	CV_DEC_BYTES, /* decimal128 -> minimal big-endian */
 	CV_STR32,
 	CV_STR64,
+	CV_NULL, /* arrow null type: every value null */
 };
 
 typedef struct leaf_bind {
@@ -161,6 +162,12 @@ static int bind_leaf(floe_parquet_writer *w, const floe_parquet_node *n,
 		return rc;
 	memset(b, 0, sizeof(*b));
 	b->arrow_width = floe_arrow_fmt_byte_width(&f);
+	if (f.type == FLOE_ARROW_NA) {
+		if (n->repetition == FLOE_PARQUET_REQUIRED)
+			return mismatch(err, n, as->format);
+		b->conv = CV_NULL;
+		return FLOE_OK;
+	}
 	if (f.type == FLOE_ARROW_DECIMAL128) {
 		if (lt->kind != FLOE_PARQUET_LT_DECIMAL || f.scale != lt->scale ||
 		    f.precision > lt->precision)
@@ -478,6 +485,8 @@ static int shred_leaf(floe_parquet_writer *w, const floe_parquet_node *n,
 {
 	const uint8_t *valid = a->n_buffers > 0 ? a->buffers[0] : NULL;
 	int rc;
+	if (w->bind[n->leaf_index].conv == CV_NULL)
+		return put_levels(w, def, rep_first, rep_rest, (size_t)(end - start));
 	if (!valid || a->null_count == 0) {
 		if ((rc = put_levels(w, n->def_level, rep_first, rep_rest, (size_t)(end - start))))
 			return rc;
