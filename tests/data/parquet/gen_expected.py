@@ -107,7 +107,11 @@ def jstr(s):
 
 
 def f32(x):
-    return struct.unpack("<f", struct.pack("<f", x))[0]
+    """x rounded to float32 as C's (float) cast does (overflow gives infinity)."""
+    try:
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
 
 
 def fmt_double(x):
