@@ -7,6 +7,7 @@
 #include <brotli/encode.h>
 #include <libdeflate.h>
 #include <lz4.h>
+#include <pthread.h>
 #include <lz4frame.h>
 #include <snappy-c.h>
 #include <string.h>
@@ -32,26 +33,103 @@ const char *floe_codec_name(floe_codec c)
 	return "unknown";
 }
 
-/* libdeflate compressors are costly to create; keep one per thread and level. */
-static _Thread_local struct libdeflate_compressor *tl_deflate[13];
-static _Thread_local struct libdeflate_decompressor *tl_inflate;
-static _Thread_local ZSTD_CCtx *tl_zcctx;
-static _Thread_local ZSTD_DCtx *tl_zdctx;
+/*
+ * libdeflate and zstd contexts are costly to create: keep them per thread,
+ * in a pthread key whose destructor frees them when the thread exits (a
+ * _Thread_local pointer would leak them with every writer thread).
+ */
+typedef struct codec_tls {
+	struct libdeflate_compressor *deflate[13];
+	struct libdeflate_decompressor *inflate;
+	ZSTD_CCtx *zc;
+	ZSTD_DCtx *zd;
+} codec_tls;
+
+static pthread_key_t tls_key;
+static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
+
+static void tls_free(void *p)
+{
+	codec_tls *t = p;
+	if (!t)
+		return;
+	for (int i = 0; i < 13; i++)
+		if (t->deflate[i])
+			libdeflate_free_compressor(t->deflate[i]);
+	if (t->inflate)
+		libdeflate_free_decompressor(t->inflate);
+	ZSTD_freeCCtx(t->zc);
+	ZSTD_freeDCtx(t->zd);
+	floe_free(t);
+}
+
+static void tls_init(void)
+{
+	pthread_key_create(&tls_key, tls_free);
+}
+
+static codec_tls *tls(void)
+{
+	codec_tls *t;
+	pthread_once(&tls_once, tls_init);
+	t = pthread_getspecific(tls_key);
+	if (!t) {
+		t = floe_calloc(1, sizeof(*t));
+		if (t && pthread_setspecific(tls_key, t) != 0) {
+			floe_free(t);
+			t = NULL;
+		}
+	}
+	return t;
+}
+
+void floe_codec_thread_cleanup(void)
+{
+	codec_tls *t;
+	pthread_once(&tls_once, tls_init);
+	t = pthread_getspecific(tls_key);
+	if (t) {
+		pthread_setspecific(tls_key, NULL);
+		tls_free(t);
+	}
+}
 
 static struct libdeflate_compressor *deflate_for(int level)
 {
+	codec_tls *t = tls();
 	if (level <= 0 || level > 12)
 		level = 6;
-	if (!tl_deflate[level])
-		tl_deflate[level] = libdeflate_alloc_compressor(level);
-	return tl_deflate[level];
+	if (!t)
+		return NULL;
+	if (!t->deflate[level])
+		t->deflate[level] = libdeflate_alloc_compressor(level);
+	return t->deflate[level];
 }
 
 static struct libdeflate_decompressor *inflater(void)
 {
-	if (!tl_inflate)
-		tl_inflate = libdeflate_alloc_decompressor();
-	return tl_inflate;
+	codec_tls *t = tls();
+	if (!t)
+		return NULL;
+	if (!t->inflate)
+		t->inflate = libdeflate_alloc_decompressor();
+	return t->inflate;
+}
+
+static ZSTD_CCtx *zstd_cctx(void)
+{
+	codec_tls *t = tls();
+	if (t && !t->zc)
+		t->zc = ZSTD_createCCtx();
+	return t ? t->zc : NULL;
+}
+
+static ZSTD_DCtx *zstd_dctx(void)
+{
+	codec_tls *t = tls();
+	if (t && !t->zd)
+		t->zd = ZSTD_createDCtx();
+	return t ? t->zd : NULL;
 }
 
 int floe_codec_compress(floe_codec c, int level, const uint8_t *src, size_t n, floe_buf *out,
@@ -108,11 +186,9 @@ int floe_codec_compress(floe_codec c, int level, const uint8_t *src, size_t n, f
 		got = libdeflate_deflate_compress(deflate_for(level), src, n, dst, bound);
 		break;
 	case FLOE_CODEC_ZSTD:
-		if (!tl_zcctx)
-			tl_zcctx = ZSTD_createCCtx();
-		if (!tl_zcctx)
+		if (!zstd_cctx())
 			goto fail;
-		got = ZSTD_compressCCtx(tl_zcctx, dst, bound, src, n, level > 0 ? level : 3);
+		got = ZSTD_compressCCtx(zstd_cctx(), dst, bound, src, n, level > 0 ? level : 3);
 		if (ZSTD_isError(got))
 			goto fail;
 		break;
@@ -231,11 +307,9 @@ int floe_codec_decompress(floe_codec c, const uint8_t *src, size_t n, uint8_t *d
 		break;
 	}
 	case FLOE_CODEC_ZSTD:
-		if (!tl_zdctx)
-			tl_zdctx = ZSTD_createDCtx();
-		if (!tl_zdctx)
+		if (!zstd_dctx())
 			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
-		got = ZSTD_decompressDCtx(tl_zdctx, dst, dst_len, src, n);
+		got = ZSTD_decompressDCtx(zstd_dctx(), dst, dst_len, src, n);
 		if (ZSTD_isError(got))
 			return corrupt(err, c, ZSTD_getErrorName(got));
 		break;

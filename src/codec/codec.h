@@ -41,4 +41,8 @@ int floe_codec_decompress(floe_codec c, const uint8_t *src, size_t n, uint8_t *d
 int floe_codec_decompress_any(floe_codec c, const uint8_t *src, size_t n, floe_buf *out,
 			      size_t max_out, floe_error *err) FLOE_WUR;
 
+/* Free this thread's cached codec contexts now (they are also freed when the
+ * thread exits). */
+void floe_codec_thread_cleanup(void);
+
 #endif

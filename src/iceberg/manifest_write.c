@@ -524,7 +524,8 @@ int floe_manifest_list_write(floe_output *out, int fv, int64_t snapshot_id, int6
 	floe_avro_writer *aw = NULL;
 	char num[32];
 	int rc;
-	const char *name = out->name ? out->name : "manifest list";
+	char name[512]; /* out (and its name) is gone after close */
+	snprintf(name, sizeof(name), "%s", out->name ? out->name : "manifest list");
 	floe_arena_init(&a, 16384);
 	floe_avro_schema *s = floe_iceberg__list_schema(&a, fv);
 	if (!s || (rc = floe_avro_schema_finish(s, err))) {
