@@ -427,7 +427,10 @@ int floe_parquet__wcol_write(floe_parquet__wcol *c, const uint16_t *def, const u
 static int footer_stats(floe_parquet__wcol *c, floe_arena *a, floe_parquet_stats *st)
 {
 	const floe_parquet__stats *s = &c->chunk_stats;
-	size_t cap = c->opts->stats_max_bytes ? c->opts->stats_max_bytes : SIZE_MAX;
+	/* only unsigned byte strings are truncated (prefix / incremented prefix
+	 * stay valid bounds); decimals and fixed-width numbers never are */
+	size_t cap = c->opts->stats_max_bytes && s->order == FLOE_PQ_ORD_BYTES ? c->opts->stats_max_bytes
+									       : SIZE_MAX;
 	bool utf8 = c->leaf->logical.kind == FLOE_PARQUET_LT_STRING;
 	uint8_t *mn, *mx;
 	size_t mnn, mxn;

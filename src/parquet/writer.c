@@ -910,7 +910,7 @@ int floe_parquet_writer_write(floe_parquet_writer *w, const struct ArrowArray *b
 static int make_result(floe_parquet_writer *w, floe_error *err)
 {
 	floe_parquet_file_result *r = &w->result;
-	size_t cap = w->opts.bounds_max_bytes ? w->opts.bounds_max_bytes : SIZE_MAX;
+	size_t cap;
 	r->columns = floe_calloc((size_t)w->n_cols, sizeof(*r->columns));
 	r->split_offsets = floe_arena_calloc(&w->meta, w->n_rgs ? w->n_rgs : 1, sizeof(int64_t));
 	if (!r->columns || !r->split_offsets)
@@ -924,6 +924,10 @@ static int make_result(floe_parquet_writer *w, floe_error *err)
 		const floe_parquet__wcol *c = &w->cols[i];
 		floe_parquet_column_result *cr = &r->columns[i];
 		bool utf8 = c->leaf->logical.kind == FLOE_PARQUET_LT_STRING;
+		/* only unsigned byte strings are truncated */
+		cap = w->opts.bounds_max_bytes && c->file_stats.order == FLOE_PQ_ORD_BYTES
+			      ? w->opts.bounds_max_bytes
+			      : SIZE_MAX;
 		cr->leaf = c->leaf;
 		cr->value_count = c->total_values;
 		cr->null_count = c->total_nulls;
