@@ -186,10 +186,15 @@ static void describe_fields(out_buf *o, const floe_type *st, int depth)
 {
 	for (size_t i = 0; i < st->n_fields; i++) {
 		const floe_field *f = &st->fields[i];
-		outf(o, "  %5d  %*s%-*s ", f->id, depth * 2, "", 24 - depth * 2, f->name);
-		type_str(o, f->type);
-		outf(o, "%s%s%s\n", f->required ? "  required" : "  optional", f->doc ? "  -- " : "",
+		out_buf t = {{0}, 0};
+		floe_buf_init(&t.b, 0);
+		type_str(&t, f->type);
+		outf(o, "  %5d  %*s%-*s %-16s %s%s%s\n", f->id, depth * 2, "", 24 - depth * 2, f->name,
+		     floe_buf_cstr(&t.b), f->required ? "required" : "optional", f->doc ? "  -- " : "",
 		     f->doc ? f->doc : "");
+		if (t.rc && !o->rc)
+			o->rc = t.rc;
+		floe_buf_reset(&t.b);
 		const floe_type *inner = f->type;
 		while (inner->id == FLOE_T_LIST || inner->id == FLOE_T_MAP)
 			inner = inner->id == FLOE_T_LIST ? inner->element : inner->value;
