@@ -51,5 +51,6 @@ int cmd_add_files(int argc, char **argv);
 int cmd_snapshots(int argc, char **argv);
 int cmd_files(int argc, char **argv);
 int floe_cli_avro(int argc, char **argv);
+int floe_cli_parquet(int argc, char **argv);
 
 #endif

@@ -15,10 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "floe/common.h"
+#include "cli.h"
 #include "floe/parquet.h"
-
-int floe_cli_parquet(int argc, char **argv);
 
 static int usage(void)
 {

@@ -29,7 +29,8 @@ static const char USAGE[] =
 	"  files <table>                           list the live files of a snapshot\n"
 	"\n"
 	"File tools:\n"
-	"  avro meta|cat <file>                    inspect Avro files (manifests)\n"
+	"  avro meta|cat|write <file>              inspect Avro files (manifests)\n"
+	"  parquet meta|schema|cat|rewrite <file>  inspect and rewrite Parquet files\n"
 	"\n"
 	"Global options (or environment variables):\n"
 	"  --catalog-type sql|filesystem           FLOE_CATALOG_TYPE (default sql)\n"
@@ -153,5 +154,7 @@ int main(int argc, char **argv)
 		return cmd_files(sub_argc, sub_argv);
 	if (!strcmp(cmd, "avro"))
 		return floe_cli_avro(sub_argc, sub_argv);
+	if (!strcmp(cmd, "parquet"))
+		return floe_cli_parquet(sub_argc, sub_argv);
 	return cli_usage_error("unknown command '%s' (see floe --help)", cmd);
 }
