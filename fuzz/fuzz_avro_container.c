@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "avro/reader.h"
+#include "avro/avro_reader.h"
 
 const char *const *floe_fuzz_seeds(void);
 const char *const *floe_fuzz_seeds(void)

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "avro/reader.h"
-#include "avro/writer.h"
+#include "avro/avro_reader.h"
+#include "avro/avro_writer.h"
 
 typedef struct src {
 	const uint8_t *p;

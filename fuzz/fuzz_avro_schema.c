@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "avro/schema.h"
+#include "avro/avro_schema.h"
 
 const char *const *floe_fuzz_seeds(void);
 const char *const *floe_fuzz_seeds(void)

@@ -5,7 +5,7 @@
 #ifndef FLOE_AVRO_INT_H
 #define FLOE_AVRO_INT_H
 
-#include "avro/schema.h"
+#include "avro/avro_schema.h"
 #include "util/cursor.h"
 
 /*

@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "avro/reader.h"
-#include "avro/writer.h"
+#include "avro/avro_reader.h"
+#include "avro/avro_writer.h"
 #include "floe/files.h"
 #include "json/json.h"
-#include "util/file.h"
+#include "util/localfile.h"
 
 int floe_avro_file_meta(const char *path, floe_write_fn fn, void *payload, floe_error *err)
 {

@@ -1,7 +1,7 @@
 /*
  * catalog.c — catalog dispatch and identifier helpers.
  */
-#include "catalog/catalog.h"
+#include "catalog/catalog_impl.h"
 
 #include <string.h>
 

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "catalog/catalog.h"
+#include "catalog/catalog_impl.h"
 #include "util/alloc.h"
 #include "util/rand.h"
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog/catalog.h"
+#include "catalog/catalog_impl.h"
 #include "catalog/sqldb.h"
 #include "util/alloc.h"
 #include "util/rand.h"

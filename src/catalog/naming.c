@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "catalog/catalog.h"
+#include "catalog/catalog_impl.h"
 #include "codec/codec.h"
 #include "util/alloc.h"
 

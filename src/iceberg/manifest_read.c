@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "avro/reader.h"
+#include "avro/avro_reader.h"
 #include "iceberg/manifest_schema.h"
 #include "util/str.h"
 

@@ -8,8 +8,8 @@
 #ifndef FLOE_ICEBERG_MANIFEST_SCHEMA_H
 #define FLOE_ICEBERG_MANIFEST_SCHEMA_H
 
-#include "avro/datum.h"
-#include "avro/schema.h"
+#include "avro/avro_datum.h"
+#include "avro/avro_schema.h"
 #include "iceberg/manifest.h"
 
 /* data_file (r2) field slots, in the order of the reader schema. */

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "avro/writer.h"
+#include "avro/avro_writer.h"
 #include "iceberg/manifest_schema.h"
 
 typedef struct summary_acc {

@@ -16,7 +16,7 @@
 #ifndef FLOE_TABLE_COMMIT_H
 #define FLOE_TABLE_COMMIT_H
 
-#include "table/table.h"
+#include "table/table_impl.h"
 
 typedef struct floe_append floe_append;
 

@@ -5,7 +5,7 @@
 #ifndef FLOE_TABLE_CREATE_H
 #define FLOE_TABLE_CREATE_H
 
-#include "table/table.h"
+#include "table/table_impl.h"
 
 typedef struct floe_table_spec {
 	int version;

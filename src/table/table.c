@@ -1,7 +1,7 @@
 /*
  * table.c — loaded tables and walking a snapshot's manifests.
  */
-#include "table/table.h"
+#include "table/table_impl.h"
 
 #include <string.h>
 

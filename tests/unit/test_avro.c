@@ -6,9 +6,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "avro/datum.h"
-#include "avro/reader.h"
-#include "avro/writer.h"
+#include "avro/avro_datum.h"
+#include "avro/avro_reader.h"
+#include "avro/avro_writer.h"
 #include "harness.h"
 
 /* ---- encodings ------------------------------------------------------------------ */

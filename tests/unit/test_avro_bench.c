@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "avro/reader.h"
-#include "avro/writer.h"
+#include "avro/avro_reader.h"
+#include "avro/avro_writer.h"
 #include "harness.h"
 
 #define N_COLS 8

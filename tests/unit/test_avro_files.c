@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "avro/reader.h"
+#include "avro/avro_reader.h"
 #include "harness.h"
 #include "json/json.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "harness.h"
-#include "table/table.h"
+#include "table/table_impl.h"
 
 static char *field(char *line, int idx)
 {

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "avro/avro_int.h"
-#include "avro/datum.h"
+#include "avro/avro_datum.h"
 #include "util/hmap.h"
 
 typedef enum op {

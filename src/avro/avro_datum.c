@@ -8,7 +8,7 @@
  * long count, negative when followed by the block's byte size) ended by a
  * zero count.
  */
-#include "avro/datum.h"
+#include "avro/avro_datum.h"
 
 #include <string.h>
 

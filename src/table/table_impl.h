@@ -8,7 +8,7 @@
 #ifndef FLOE_TABLE_TABLE_H
 #define FLOE_TABLE_TABLE_H
 
-#include "catalog/catalog.h"
+#include "catalog/catalog_impl.h"
 #include "floe/table.h"
 #include "iceberg/manifest.h"
 

@@ -9,7 +9,7 @@
  * attributes, negative fixed sizes).
  */
 #include "avro/avro_int.h"
-#include "avro/schema.h"
+#include "avro/avro_schema.h"
 
 #include <stdarg.h>
 #include <string.h>

@@ -8,13 +8,13 @@
  * close, which the Iceberg layer records as manifest_length /
  * file_size_in_bytes.
  */
-#include "avro/writer.h"
+#include "avro/avro_writer.h"
 
 #include "avro/avro_int.h"
 
 #include <string.h>
 
-#include "avro/reader.h"
+#include "avro/avro_reader.h"
 #include "util/hash.h"
 #include "util/rand.h"
 

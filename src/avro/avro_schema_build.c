@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "avro/avro_int.h"
-#include "avro/schema.h"
+#include "avro/avro_schema.h"
 #include "util/hmap.h"
 #include "util/str.h"
 

@@ -1,5 +1,5 @@
 /*
- * avro/writer.h — writing Avro object container files.
+ * avro/avro_writer.h — writing Avro object container files.
  *
  * spec: Avro 1.12 "Object Container Files". The header (magic, metadata with
  * "avro.schema" and "avro.codec" plus the caller's keys, a random 16-byte
@@ -18,8 +18,8 @@
 #ifndef FLOE_AVRO_WRITER_H
 #define FLOE_AVRO_WRITER_H
 
-#include "avro/datum.h"
-#include "avro/schema.h"
+#include "avro/avro_datum.h"
+#include "avro/avro_schema.h"
 #include "util/stream.h"
 
 typedef struct floe_avro_writer floe_avro_writer;

@@ -1,7 +1,7 @@
 /*
  * file.c — local files as floe_input / floe_output.
  */
-#include "util/file.h"
+#include "util/localfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "avro/datum.h"
+#include "avro/avro_datum.h"
 
 static void put_latin1(floe_jw *w, const uint8_t *p, size_t n)
 {

@@ -7,7 +7,7 @@
  * from the file is checked against the configured limits and the bytes left
  * in the file before it sizes a buffer.
  */
-#include "avro/reader.h"
+#include "avro/avro_reader.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /*
- * avro/schema.h — Avro schemas: parse from JSON into an arena tree, look
+ * avro/avro_schema.h — Avro schemas: parse from JSON into an arena tree, look
  * things up, build one in C, and serialize it back to JSON for a container
  * header.
  *

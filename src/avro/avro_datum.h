@@ -1,5 +1,5 @@
 /*
- * avro/datum.h — Avro binary encoding: primitive encoders and decoders, a
+ * avro/avro_datum.h — Avro binary encoding: primitive encoders and decoders, a
  * skipper for any schema, the generic value tree, and the schema-resolving
  * decoder.
  *
@@ -17,7 +17,7 @@
 #ifndef FLOE_AVRO_DATUM_H
 #define FLOE_AVRO_DATUM_H
 
-#include "avro/schema.h"
+#include "avro/avro_schema.h"
 #include "floe/common.h"
 #include "util/alloc.h"
 #include "util/buf.h"

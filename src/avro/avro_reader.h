@@ -1,5 +1,5 @@
 /*
- * avro/reader.h — reading Avro object container files.
+ * avro/avro_reader.h — reading Avro object container files.
  *
  * spec: Avro 1.12 "Object Container Files": magic "Obj\x01", a metadata map
  * (string -> bytes; "avro.schema", "avro.codec", and the writer's own keys,
@@ -31,8 +31,8 @@
 #ifndef FLOE_AVRO_READER_H
 #define FLOE_AVRO_READER_H
 
-#include "avro/datum.h"
-#include "avro/schema.h"
+#include "avro/avro_datum.h"
+#include "avro/avro_schema.h"
 #include "codec/codec.h"
 #include "util/stream.h"
 
