@@ -66,3 +66,58 @@ def duckdb_connection():
     import_extension("iceberg", con=con)
     con.execute("LOAD iceberg")
     return con
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def postgres_uri(tmp_path_factory):
+    """A throwaway PostgreSQL server (Debian's postgresql package) for the SQL
+    catalog tests; started here, stopped at the end of the session."""
+    import glob
+    import shutil
+    import time
+
+    bins = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
+    if not bins:
+        raise RuntimeError("PostgreSQL server binaries not found: run scripts/setup")
+    import tempfile
+
+    bindir = bins[-1]
+    # not under pytest's tmp dir: its parents are private to root, and the
+    # server runs as the postgres user when we are root
+    base = Path(tempfile.mkdtemp(prefix="floe-pg-"))
+    os.chmod(base, 0o755)
+    data, sock = base / "data", base / "sock"
+    sock.mkdir()
+    as_user = []
+    if os.geteuid() == 0:  # initdb refuses to run as root
+        shutil.chown(base, "postgres")
+        shutil.chown(sock, "postgres")
+        as_user = ["runuser", "-u", "postgres", "--"]
+    subprocess.run([*as_user, f"{bindir}/initdb", "-D", str(data), "-U", "floe", "-A", "trust"], check=True, capture_output=True)
+    port = _free_port()
+    subprocess.run(
+        [*as_user, f"{bindir}/pg_ctl", "-D", str(data), "-l", str(base / "log"), "-w",
+         "-o", f"-p {port} -k {sock} -c listen_addresses=127.0.0.1", "start"],
+        check=True, capture_output=True,
+    )
+    try:
+        for _ in range(50):
+            p = subprocess.run([f"{bindir}/psql", "-h", "127.0.0.1", "-p", str(port), "-U", "floe", "-d", "postgres",
+                                "-c", "CREATE DATABASE catalog"], capture_output=True, text=True)
+            if p.returncode == 0:
+                break
+            time.sleep(0.2)
+        else:
+            raise RuntimeError(f"PostgreSQL did not start: {p.stderr}")
+        yield f"postgresql://floe@127.0.0.1:{port}/catalog"
+    finally:
+        subprocess.run([*as_user, f"{bindir}/pg_ctl", "-D", str(data), "-m", "fast", "stop"], capture_output=True)
+        shutil.rmtree(base, ignore_errors=True)
