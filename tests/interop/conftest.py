@@ -121,3 +121,22 @@ def postgres_uri(tmp_path_factory):
     finally:
         subprocess.run([*as_user, f"{bindir}/pg_ctl", "-D", str(data), "-m", "fast", "stop"], capture_output=True)
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def java_peer():
+    """Iceberg's Java JdbcCatalog as a peer (tests/java, built with Maven)."""
+    proj = ROOT / "tests" / "java"
+    jar = proj / "target" / "floe-java-peer-1.jar"
+    srcs = list((proj / "src").rglob("*.java")) + [proj / "pom.xml"]
+    if not jar.exists() or max(p.stat().st_mtime for p in srcs) > jar.stat().st_mtime:
+        subprocess.run(["mvn", "-q", "-B", "package", "-DskipTests"], cwd=proj, check=True)
+    cp = f"{jar}:{proj / 'target' / 'lib'}/*"
+
+    def run(*args):
+        p = subprocess.run(["java", "-cp", cp, "floe.Peer", *map(str, args)], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise AssertionError(f"java peer {args[0]} failed:\n{p.stderr}")
+        return p.stdout
+
+    return run

@@ -1,0 +1,122 @@
+package floe;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.PartitionSpecParser;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.JsonUtil;
+
+/**
+ * Java's JdbcCatalog on floe's catalog file.
+ *   read  <catalog.db> <warehouse>             JSON lines: one per table (schema, spec, snapshots, files)
+ *   write <catalog.db> <warehouse> <ns.table> <path:records:kind>...   create + one append
+ */
+public class Peer {
+  static JdbcCatalog open(String db, String warehouse) {
+    JdbcCatalog cat = new JdbcCatalog();
+    Map<String, String> props = new HashMap<>();
+    props.put("uri", "jdbc:sqlite:" + db);
+    props.put("warehouse", warehouse);
+    props.put("io-impl", LocalFileIO.class.getName());
+    cat.setConf(null);
+    cat.initialize("default", props);
+    return cat;
+  }
+
+  public static void main(String[] args) throws Exception {
+    JdbcCatalog cat = open(args[1], args[2]);
+    if (args[0].equals("read")) {
+      read(cat);
+    } else {
+      write(cat, args);
+    }
+  }
+
+  static void read(JdbcCatalog cat) throws IOException {
+    for (Namespace ns : cat.listNamespaces()) {
+      for (TableIdentifier id : cat.listTables(ns)) {
+        Table t = cat.loadTable(id);
+        List<String> files = new ArrayList<>();
+        long rows = 0;
+        try (CloseableIterable<FileScanTask> tasks = t.newScan().planFiles()) {
+          for (FileScanTask task : tasks) {
+            DataFile f = task.file();
+            rows += f.recordCount();
+            files.add(f.location() + "|" + f.recordCount() + "|" + f.fileSizeInBytes() + "|"
+                + t.specs().get(f.specId()).partitionToPath(f.partition()));
+          }
+        }
+        List<String> snaps = new ArrayList<>();
+        for (Snapshot s : t.snapshots()) {
+          snaps.add(s.snapshotId() + "|" + s.parentId() + "|" + s.sequenceNumber() + "|" + s.operation()
+              + "|" + s.summary().get("total-records"));
+        }
+        String json = JsonUtil.generate(gen -> {
+          gen.writeStartObject();
+          gen.writeStringField("table", id.toString());
+          gen.writeNumberField("format_version",
+              ((HasTableOperations) t).operations().current().formatVersion());
+          gen.writeStringField("schema", SchemaParser.toJson(t.schema()));
+          gen.writeStringField("spec", PartitionSpecParser.toJson(t.spec()));
+          gen.writeArrayFieldStart("snapshots");
+          for (String s : snaps) gen.writeString(s);
+          gen.writeEndArray();
+          gen.writeArrayFieldStart("files");
+          for (String s : files) gen.writeString(s);
+          gen.writeEndArray();
+          gen.writeNumberField("rows", 0L + 0);
+          gen.writeEndObject();
+        }, false);
+        System.out.println(json.replace("\"rows\":0", "\"rows\":" + rows));
+      }
+    }
+  }
+
+  static void write(JdbcCatalog cat, String[] args) throws IOException {
+    TableIdentifier id = TableIdentifier.parse(args[3]);
+    if (!cat.namespaceExists(id.namespace())) {
+      cat.createNamespace(id.namespace());
+    }
+    Schema schema = new Schema(
+        Types.NestedField.optional(1, "id", Types.LongType.get()),
+        Types.NestedField.optional(2, "kind", Types.StringType.get()));
+    PartitionSpec spec = PartitionSpec.builderFor(schema).identity("kind").build();
+    Map<String, String> props = new HashMap<>();
+    props.put("schema.name-mapping.default",
+        "[{\"field-id\":1,\"names\":[\"id\"]},{\"field-id\":2,\"names\":[\"kind\"]}]");
+    Table t = cat.createTable(id, schema, spec, props);
+    AppendFiles append = t.newAppend();
+    for (int i = 4; i < args.length; i++) {
+      String[] parts = args[i].split(":");
+      String path = parts[0];
+      append.appendFile(DataFiles.builder(t.spec())
+          .withPath("file://" + path)
+          .withFormat(FileFormat.PARQUET)
+          .withFileSizeInBytes(Files.size(java.nio.file.Paths.get(path)))
+          .withRecordCount(Long.parseLong(parts[1]))
+          .withPartitionPath("kind=" + parts[2])
+          .build());
+    }
+    append.commit();
+    System.out.println(t.currentSnapshot().snapshotId());
+  }
+}
