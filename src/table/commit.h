@@ -1,40 +1,108 @@
 /*
  * commit.h — snapshot producers and the commit loop.
  *
- * A producer writes its new manifests once, then for each attempt: reads the
- * current state of its branch, decides the snapshot's manifest list (new
- * manifests first, then the ones it keeps), writes the list, builds the next
- * metadata and asks the catalog to swap it in. A lost race
- * (FLOE_ECONFLICT/ETIMEDOUT) refreshes the table and tries again with
- * exponential backoff and jitter, re-validating first; so the other writer's
- * snapshot is always kept. On a definite failure everything the producer
- * wrote is deleted; when the outcome is unknown nothing is.
+ * A producer (floe_snapshot_op) writes the manifests of the files it adds
+ * once, then for each attempt: reads the current head of its branch,
+ * validates (files it removes must still be live; for rewrites, no delete
+ * file committed meanwhile may target a file it replaces), rewrites the
+ * manifests that hold removed files (those entries become DELETED, the rest
+ * EXISTING), writes the manifest list (new manifests first, then the
+ * rewritten and kept ones), builds the next metadata and asks the catalog
+ * to swap it in. A lost race (FLOE_ECONFLICT, FLOE_ETIMEDOUT) refreshes the
+ * table and tries again with exponential backoff and jitter, re-applying the
+ * change on the new base, so the other writer's snapshot is always kept. A
+ * failed validation is final (FLOE_ECONFLICT, not retryable). On a definite
+ * failure everything the producer wrote is deleted; when the outcome is
+ * unknown (the catalog's non-retryable FLOE_EIO) nothing is.
  *
- * Operations: fast append now; row deltas, rewrites and expiry build on the
- * same loop.
+ * Kinds and the operation they record (Java's SnapshotSummary):
+ *   APPEND     add data files                        "append"
+ *   OVERWRITE  add and remove data/delete files      "overwrite"
+ *   DELETE     remove data files / add deletes       "delete"
+ *   REPLACE    rewrite files, same data (compaction) "replace"
+ *   ROW_DELTA  add data and delete files (upserts)   append/delete/overwrite by content
+ *
+ * spec: "Snapshots", "Sequence Numbers", "Row Lineage", "Manifests" (status,
+ * inheritance); ../shared/iceberg-notes.md sections 3 and 6.
+ *
+ * Thread-safety: one thread per producer; the table must not be used by
+ * another thread meanwhile.
  */
 #ifndef FLOE_TABLE_COMMIT_H
 #define FLOE_TABLE_COMMIT_H
 
 #include "table/table_impl.h"
 
-typedef struct floe_append floe_append;
+typedef enum floe_op_kind {
+	FLOE_OP_APPEND = 0,
+	FLOE_OP_OVERWRITE,
+	FLOE_OP_DELETE,
+	FLOE_OP_REPLACE,
+	FLOE_OP_ROW_DELTA,
+} floe_op_kind;
 
-/* Start a fast append on table t (t must outlive it). branch NULL = main. */
-int floe_append_new(floe_append **out, floe_table *t, const char *branch,
-		    floe_error *err) FLOE_WUR;
-/* Add a data file (copied). Its spec_id must name a spec of the table. */
-int floe_append_add_file(floe_append *ap, const floe_data_file *f, floe_error *err) FLOE_WUR;
+typedef struct floe_snapshot_op floe_snapshot_op;
+
+/* Start an operation on table t (which must outlive it). branch NULL = main. */
+int floe_op_new(floe_snapshot_op **out, floe_table *t, floe_op_kind kind, const char *branch,
+		floe_error *err) FLOE_WUR;
+/* Add a data or delete file (copied; content decides). Its spec_id must name
+ * a spec of the table. */
+int floe_op_add_file(floe_snapshot_op *op, const floe_data_file *f, floe_error *err) FLOE_WUR;
+/* Remove a live file (matched by content and path; copied). */
+int floe_op_remove_file(floe_snapshot_op *op, const floe_data_file *f, floe_error *err) FLOE_WUR;
+/* Added data files get this data sequence number instead of the commit's
+ * (a rewrite keeps the sequence number of the snapshot it started from, so
+ * equality deletes committed meanwhile still apply to the new files). */
+void floe_op_set_data_sequence_number(floe_snapshot_op *op, int64_t seq);
+/* Validate against every snapshot committed after this one (REPLACE,
+ * OVERWRITE, DELETE): a new delete file targeting a removed data file fails
+ * the commit. -1 = the base the first attempt sees. */
+void floe_op_validate_from(floe_snapshot_op *op, int64_t snapshot_id);
 /* Extra snapshot summary properties (e.g. floe.pipeline-id). */
-int floe_append_set_summary(floe_append *ap, const char *key, const char *value,
-			    floe_error *err) FLOE_WUR;
+int floe_op_set_summary(floe_snapshot_op *op, const char *key, const char *value,
+			floe_error *err) FLOE_WUR;
 /*
  * Commit. On success *snapshot_id (optional) receives the new snapshot and
- * the table holds the new metadata. An append of no files commits nothing
- * (returns FLOE_OK with *snapshot_id = -1).
+ * the table holds the new metadata. An operation that adds and removes
+ * nothing commits nothing (FLOE_OK, *snapshot_id = -1).
  */
-int floe_append_commit(floe_append *ap, int64_t *snapshot_id, floe_error *err) FLOE_WUR;
-void floe_append_free(floe_append *ap);
+int floe_op_commit(floe_snapshot_op *op, int64_t *snapshot_id, floe_error *err) FLOE_WUR;
+void floe_op_free(floe_snapshot_op *op);
+
+/* Files added/removed so far (for callers' reports). */
+size_t floe_op_added(const floe_snapshot_op *op);
+size_t floe_op_removed(const floe_snapshot_op *op);
+
+/* ---- the fast append (an APPEND operation) ------------------------------------ */
+
+typedef floe_snapshot_op floe_append;
+
+static inline int floe_append_new(floe_append **out, floe_table *t, const char *branch,
+				  floe_error *err)
+{
+	return floe_op_new(out, t, FLOE_OP_APPEND, branch, err);
+}
+static inline int floe_append_add_file(floe_append *ap, const floe_data_file *f, floe_error *err)
+{
+	if (f->content != FLOE_CONTENT_DATA)
+		return floe_error_set(err, FLOE_EINVAL, "an append adds data files only ('%s')",
+				      f->file_path);
+	return floe_op_add_file(ap, f, err);
+}
+static inline int floe_append_set_summary(floe_append *ap, const char *key, const char *value,
+					  floe_error *err)
+{
+	return floe_op_set_summary(ap, key, value, err);
+}
+static inline int floe_append_commit(floe_append *ap, int64_t *snapshot_id, floe_error *err)
+{
+	return floe_op_commit(ap, snapshot_id, err);
+}
+static inline void floe_append_free(floe_append *ap)
+{
+	floe_op_free(ap);
+}
 
 /* Retry policy read from table properties (commit.retry.*). */
 typedef struct floe_retry_policy {

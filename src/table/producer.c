@@ -1,8 +1,20 @@
 /*
- * append.c — the fast-append snapshot producer and the commit loop.
+ * producer.c — snapshot producers: append, overwrite, delete, replace
+ * (compaction) and row delta, with the commit loop.
  *
- * spec: "Snapshots", "Sequence Numbers", "Row Lineage"; summary keys as
- * Java's SnapshotSummary (../shared/iceberg-notes.md section 6).
+ * DESIGN: files to add are written into new manifests once (their data
+ * sequence numbers inherited, or explicit for a rewrite). Each attempt then
+ * works against the branch head it reads: it validates, rewrites the
+ * manifests holding files to remove (those become DELETED entries with the
+ * new snapshot id and their original sequence numbers, the others EXISTING
+ * with explicit values, earlier DELETED entries are dropped) — a rewrite is
+ * cached by manifest path and reused when the next attempt sees the same
+ * manifest — and writes a manifest list naming new manifests first, then the
+ * rewritten and untouched ones, as Java's producers order them.
+ *
+ * spec: "Snapshots", "Sequence Numbers", "Manifests" (entry status and
+ * inheritance), "Row Lineage"; summary keys as Java's SnapshotSummary
+ * (../shared/iceberg-notes.md section 6).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -14,29 +26,57 @@
 #include "util/hmap.h"
 #include "util/log.h"
 #include "util/rand.h"
+#include "util/str.h"
 #include "util/timeutil.h"
 
-typedef struct spec_group {
+typedef struct file_group {
 	int32_t spec_id;
+	bool deletes; /* delete files (position, equality, DVs) */
 	floe_data_file *files;
 	size_t n, cap;
-} spec_group;
+} file_group;
 
-struct floe_append {
+/* What an attempt removes, for the summary. */
+typedef struct removed_totals {
+	int64_t data_files, data_records, data_size;
+	int64_t pos_files, eq_files, dvs, pos_records, eq_records, delete_size;
+} removed_totals;
+
+typedef struct rewrite {
+	const char *orig_path;      /* the base manifest */
+	floe_manifest_file written; /* its replacement (same content, removed entries DELETED) */
+	removed_totals totals;      /* what it removes */
+	bool used;                  /* named by the current attempt */
+} rewrite;
+
+struct floe_snapshot_op {
 	floe_table *t;
 	char *branch;
-	floe_arena arena; /* copies of the files, written manifests */
-	spec_group *groups;
+	floe_op_kind kind;
+	floe_arena arena;
+	file_group *groups;
 	size_t n_groups, cap_groups;
+	floe_data_file *removes;
+	size_t n_removes, cap_removes;
+	floe_hmap remove_keys; /* "<content>|<path>" -> index */
 	floe_strmap extra;
 	char commit_uuid[37];
 	int64_t snapshot_id;
-	/* written once */
+	int64_t data_seq;      /* -1: inherit */
+	int64_t validate_from; /* -2 unset, -1 the first base */
+	bool validated_start;
+	/* new manifests, written once */
 	floe_manifest_file *manifests;
 	size_t n_manifests;
 	bool manifests_written;
-	/* totals of the added files */
-	int64_t added_files, added_records, added_size;
+	int n_manifest_files; /* for names: <uuid>-m<N>.avro */
+	/* rewritten manifests, by base manifest */
+	rewrite *rewrites;
+	size_t n_rewrites, cap_rewrites;
+	/* added totals */
+	int64_t added_data_files, added_records, added_data_size;
+	int64_t added_pos_files, added_eq_files, added_dvs, added_pos_records, added_eq_records,
+		added_delete_size;
 	int64_t changed_partitions;
 };
 
@@ -56,45 +96,86 @@ void floe_retry_policy_from(floe_retry_policy *p, const floe_metadata *m)
 		p->max_wait_ms = p->min_wait_ms;
 }
 
-int floe_append_new(floe_append **out, floe_table *t, const char *branch, floe_error *err)
+int floe_op_new(floe_snapshot_op **out, floe_table *t, floe_op_kind kind, const char *branch,
+		floe_error *err)
 {
-	floe_append *ap = floe_calloc(1, sizeof(*ap));
-	if (!ap || !(ap->branch = floe_strdup(branch ? branch : "main"))) {
-		floe_free(ap);
+	floe_snapshot_op *op = floe_calloc(1, sizeof(*op));
+	if (!op || !(op->branch = floe_strdup(branch ? branch : "main"))) {
+		floe_free(op);
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
 	}
-	ap->t = t;
-	floe_arena_init(&ap->arena, 65536);
-	floe_strmap_init(&ap->extra);
-	floe_uuid_v4_str(ap->commit_uuid);
-	ap->snapshot_id = floe_new_snapshot_id();
-	*out = ap;
+	op->t = t;
+	op->kind = kind;
+	op->data_seq = -1;
+	op->validate_from = -2;
+	floe_arena_init(&op->arena, 65536);
+	floe_hmap_init(&op->remove_keys);
+	floe_strmap_init(&op->extra);
+	floe_uuid_v4_str(op->commit_uuid);
+	op->snapshot_id = floe_new_snapshot_id();
+	*out = op;
 	return FLOE_OK;
 }
 
-void floe_append_free(floe_append *ap)
+void floe_op_free(floe_snapshot_op *op)
 {
-	if (!ap)
+	if (!op)
 		return;
-	for (size_t i = 0; i < ap->n_groups; i++)
-		floe_free(ap->groups[i].files);
-	floe_free(ap->groups);
-	floe_strmap_reset(&ap->extra);
-	floe_arena_reset(&ap->arena);
-	floe_free(ap->branch);
-	floe_free(ap);
+	for (size_t i = 0; i < op->n_groups; i++)
+		floe_free(op->groups[i].files);
+	floe_free(op->groups);
+	floe_free(op->removes);
+	floe_free(op->rewrites);
+	floe_hmap_reset(&op->remove_keys);
+	floe_strmap_reset(&op->extra);
+	floe_arena_reset(&op->arena);
+	floe_free(op->branch);
+	floe_free(op);
 }
 
-int floe_append_add_file(floe_append *ap, const floe_data_file *f, floe_error *err)
+size_t floe_op_added(const floe_snapshot_op *op)
 {
-	const floe_metadata *m = floe_table_metadata(ap->t);
+	size_t n = 0;
+	for (size_t i = 0; i < op->n_groups; i++)
+		n += op->groups[i].n;
+	return n;
+}
+
+size_t floe_op_removed(const floe_snapshot_op *op)
+{
+	return op->n_removes;
+}
+
+void floe_op_set_data_sequence_number(floe_snapshot_op *op, int64_t seq)
+{
+	op->data_seq = seq;
+}
+
+void floe_op_validate_from(floe_snapshot_op *op, int64_t snapshot_id)
+{
+	op->validate_from = snapshot_id;
+}
+
+static bool is_dv(const floe_data_file *f)
+{
+	return f->content == FLOE_CONTENT_POSITION_DELETES && floe_str_ieq(f->file_format, "PUFFIN");
+}
+
+int floe_op_add_file(floe_snapshot_op *op, const floe_data_file *f, floe_error *err)
+{
+	const floe_metadata *m = floe_table_metadata(op->t);
 	const floe_partition_spec *spec = floe_metadata_spec(m, f->spec_id);
-	spec_group *g = NULL;
-	if (ap->manifests_written)
+	bool del = f->content != FLOE_CONTENT_DATA;
+	file_group *g = NULL;
+	if (op->manifests_written)
 		return floe_error_set(err, FLOE_EINVAL, "files cannot be added after commit started");
-	if (f->content != FLOE_CONTENT_DATA)
-		return floe_error_set(err, FLOE_EINVAL, "an append adds data files only ('%s' holds %s)",
-				      f->file_path, floe_content_name(f->content));
+	if (op->kind == FLOE_OP_APPEND && del)
+		return floe_error_set(err, FLOE_EINVAL, "an append adds data files only ('%s')",
+				      f->file_path);
+	if (del && m->format_version < 2)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "'%s': delete files need format version 2 or later",
+				      f->file_path);
 	if (!spec)
 		return floe_error_set(err, FLOE_EINVAL, "'%s': partition spec %d is not in the table",
 				      f->file_path, f->spec_id);
@@ -102,45 +183,96 @@ int floe_append_add_file(floe_append *ap, const floe_data_file *f, floe_error *e
 		return floe_error_set(err, FLOE_EINVAL,
 				      "'%s': %zu partition values for a spec with %zu fields",
 				      f->file_path, f->partition.n, spec->n_fields);
-	for (size_t i = 0; i < ap->n_groups; i++)
-		if (ap->groups[i].spec_id == f->spec_id)
-			g = &ap->groups[i];
+	if (f->content == FLOE_CONTENT_EQUALITY_DELETES && f->n_equality_ids == 0)
+		return floe_error_set(err, FLOE_EINVAL, "'%s': equality deletes need equality ids",
+				      f->file_path);
+	for (size_t i = 0; i < op->n_groups; i++)
+		if (op->groups[i].spec_id == f->spec_id && op->groups[i].deletes == del)
+			g = &op->groups[i];
 	if (!g) {
-		if (FLOE_ARRAY_RESERVE(ap->groups, ap->cap_groups, ap->n_groups + 1))
+		if (FLOE_ARRAY_RESERVE(op->groups, op->cap_groups, op->n_groups + 1))
 			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
-		g = &ap->groups[ap->n_groups++];
+		g = &op->groups[op->n_groups++];
 		memset(g, 0, sizeof(*g));
 		g->spec_id = f->spec_id;
+		g->deletes = del;
 	}
 	if (FLOE_ARRAY_RESERVE(g->files, g->cap, g->n + 1) ||
-	    floe_data_file_copy(&g->files[g->n], &ap->arena, f))
+	    floe_data_file_copy(&g->files[g->n], &op->arena, f))
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
 	g->n++;
-	ap->added_files++;
-	ap->added_records += f->record_count;
-	ap->added_size += f->file_size_in_bytes;
+	switch (f->content) {
+	case FLOE_CONTENT_DATA:
+		op->added_data_files++;
+		op->added_records += f->record_count;
+		op->added_data_size += f->file_size_in_bytes;
+		break;
+	case FLOE_CONTENT_POSITION_DELETES:
+		if (is_dv(f)) {
+			op->added_dvs++;
+			op->added_delete_size += f->content_size_in_bytes > 0 ? f->content_size_in_bytes : 0;
+		} else {
+			op->added_pos_files++;
+			op->added_delete_size += f->file_size_in_bytes;
+		}
+		op->added_pos_records += f->record_count;
+		break;
+	default:
+		op->added_eq_files++;
+		op->added_eq_records += f->record_count;
+		op->added_delete_size += f->file_size_in_bytes;
+	}
 	return FLOE_OK;
 }
 
-int floe_append_set_summary(floe_append *ap, const char *key, const char *value, floe_error *err)
+static int remove_key(floe_buf *k, int content, const char *path)
+{
+	floe_buf_clear(k);
+	return floe_buf_printf(k, "%d|%s", content == FLOE_CONTENT_DATA ? 0 : 1, path);
+}
+
+int floe_op_remove_file(floe_snapshot_op *op, const floe_data_file *f, floe_error *err)
+{
+	floe_buf k;
+	bool existed = false;
+	int rc;
+	if (op->kind == FLOE_OP_APPEND)
+		return floe_error_set(err, FLOE_EINVAL, "an append removes nothing");
+	floe_buf_init(&k, 0);
+	if ((rc = remove_key(&k, f->content, f->file_path)) ||
+	    (rc = floe_hmap_put(&op->remove_keys, k.data, k.len, op->n_removes, &existed))) {
+		floe_buf_reset(&k);
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	}
+	floe_buf_reset(&k);
+	if (existed)
+		return FLOE_OK;
+	if (FLOE_ARRAY_RESERVE(op->removes, op->cap_removes, op->n_removes + 1) ||
+	    floe_data_file_copy(&op->removes[op->n_removes], &op->arena, f))
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	op->n_removes++;
+	return FLOE_OK;
+}
+
+int floe_op_set_summary(floe_snapshot_op *op, const char *key, const char *value, floe_error *err)
 {
 	if (strcmp(key, "operation") == 0)
 		return floe_error_set(err, FLOE_EINVAL, "'operation' is set by the producer");
-	if (floe_strmap_set(&ap->extra, key, value))
+	if (floe_strmap_set(&op->extra, key, value))
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
 	return FLOE_OK;
 }
 
-static int count_partitions(floe_append *ap)
+static int count_partitions(floe_snapshot_op *op)
 {
 	floe_hmap seen;
 	floe_buf key;
 	int rc = FLOE_OK;
 	floe_hmap_init(&seen);
 	floe_buf_init(&key, 0);
-	for (size_t g = 0; g < ap->n_groups && !rc; g++) {
-		for (size_t i = 0; i < ap->groups[g].n && !rc; i++) {
-			const floe_data_file *f = &ap->groups[g].files[i];
+	for (size_t g = 0; g < op->n_groups && !rc; g++) {
+		for (size_t i = 0; i < op->groups[g].n && !rc; i++) {
+			const floe_data_file *f = &op->groups[g].files[i];
 			floe_buf_clear(&key);
 			rc = floe_buf_printf(&key, "%d|", f->spec_id);
 			for (size_t k = 0; k < f->partition.n && !rc; k++) {
@@ -157,74 +289,380 @@ static int count_partitions(floe_append *ap)
 			rc = rc ? rc : floe_hmap_put(&seen, key.data, key.len, 1, NULL);
 		}
 	}
-	ap->changed_partitions = (int64_t)seen.len;
+	op->changed_partitions = (int64_t)seen.len;
 	floe_hmap_reset(&seen);
 	floe_buf_reset(&key);
 	return rc;
 }
 
-static char *metadata_dir_of(floe_table *t)
+static const char *manifest_codec(const floe_metadata *m)
 {
-	return floe_metadata_dir(floe_table_metadata(t));
+	const char *codec = floe_metadata_property(m, "write.manifest.compression-codec");
+	if (!codec || floe_str_ieq(codec, "gzip"))
+		return "deflate";
+	if (floe_str_ieq(codec, "zstd"))
+		return "zstandard";
+	if (floe_str_ieq(codec, "uncompressed") || floe_str_ieq(codec, "none"))
+		return "null";
+	if (floe_str_ieq(codec, "snappy"))
+		return "snappy";
+	return "deflate";
 }
 
-static int write_manifests(floe_append *ap, floe_error *err)
+/* A new manifest writer at <metadata>/<uuid>-m<N>.avro. */
+static int open_manifest(floe_snapshot_op *op, const floe_metadata *m,
+			 const floe_partition_spec *spec, int content, floe_manifest_writer **w,
+			 floe_error *err)
 {
-	const floe_metadata *m = floe_table_metadata(ap->t);
-	floe_fileio *io = floe_table_io(ap->t);
-	const floe_schema *schema = floe_metadata_current_schema(m);
-	const char *codec = floe_metadata_property(m, "write.manifest.compression-codec");
-	char *dir = metadata_dir_of(ap->t);
-	int rc = FLOE_OK;
+	char *dir = floe_metadata_dir(m);
+	floe_output *out;
+	int rc;
 	if (!dir)
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
-	if (!codec || floe_str_ieq(codec, "gzip"))
-		codec = "deflate";
-	else if (floe_str_ieq(codec, "zstd"))
-		codec = "zstandard";
-	else if (floe_str_ieq(codec, "uncompressed") || floe_str_ieq(codec, "none"))
-		codec = "null";
-	ap->manifests = floe_arena_calloc(&ap->arena, ap->n_groups + 1, sizeof(floe_manifest_file));
-	if (!ap->manifests) {
-		floe_free(dir);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
-	}
-	for (size_t g = 0; g < ap->n_groups && !rc; g++) {
-		const floe_partition_spec *spec = floe_metadata_spec(m, ap->groups[g].spec_id);
-		const char *path = floe_arena_sprintf(&ap->arena, "%s/%s-m%zu.avro", dir,
-						      ap->commit_uuid, g);
-		floe_output *out;
-		floe_manifest_writer *w;
-		if (!path) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
-			break;
-		}
-		if ((rc = floe_io_create(io, path, false, &out, err)))
-			break;
-		if ((rc = floe_manifest_writer_open(&w, out, path, m->format_version, schema, spec,
-						    FLOE_MANIFEST_DATA, ap->snapshot_id, codec, err)))
-			break;
-		for (size_t i = 0; i < ap->groups[g].n && !rc; i++)
-			rc = floe_manifest_writer_add(w, FLOE_ENTRY_ADDED, -1, -1, -1,
-						      &ap->groups[g].files[i], err);
-		if (rc) {
-			floe_manifest_writer_abort(w);
-			break;
-		}
-		if ((rc = floe_manifest_writer_close(w, &ap->manifests[ap->n_manifests], &ap->arena,
-						     err)))
-			break;
-		ap->n_manifests++;
-	}
+	const char *path = floe_arena_sprintf(&op->arena, "%s/%s-m%d.avro", dir, op->commit_uuid,
+					      op->n_manifest_files++);
 	floe_free(dir);
-	ap->manifests_written = true;
+	if (!path)
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	if ((rc = floe_io_create(floe_table_io(op->t), path, false, &out, err)))
+		return rc;
+	return floe_manifest_writer_open(w, out, path, m->format_version,
+					 floe_metadata_current_schema(m), spec, content,
+					 op->snapshot_id, manifest_codec(m), err);
+}
+
+static int write_new_manifests(floe_snapshot_op *op, floe_error *err)
+{
+	const floe_metadata *m = floe_table_metadata(op->t);
+	int rc = FLOE_OK;
+	op->manifests = floe_arena_calloc(&op->arena, op->n_groups + 1, sizeof(floe_manifest_file));
+	if (!op->manifests)
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	/* data manifests first, then delete manifests */
+	for (int pass = 0; pass < 2 && !rc; pass++) {
+		for (size_t g = 0; g < op->n_groups && !rc; g++) {
+			file_group *grp = &op->groups[g];
+			floe_manifest_writer *w;
+			if (grp->deletes != (pass == 1))
+				continue;
+			rc = open_manifest(op, m, floe_metadata_spec(m, grp->spec_id),
+					   grp->deletes ? FLOE_MANIFEST_DELETES : FLOE_MANIFEST_DATA, &w,
+					   err);
+			if (rc)
+				break;
+			/* a rewrite keeps its data sequence number; deletes never do */
+			int64_t seq = !grp->deletes ? op->data_seq : -1;
+			for (size_t i = 0; i < grp->n && !rc; i++)
+				rc = floe_manifest_writer_add(w, FLOE_ENTRY_ADDED, -1, seq, -1,
+							      &grp->files[i], err);
+			if (rc) {
+				floe_manifest_writer_abort(w);
+				break;
+			}
+			if ((rc = floe_manifest_writer_close(w, &op->manifests[op->n_manifests],
+							     &op->arena, err)))
+				break;
+			op->n_manifests++;
+		}
+	}
+	op->manifests_written = true;
 	return rc;
 }
 
-static void remove_manifests(floe_append *ap)
+static void remove_written(floe_snapshot_op *op)
 {
-	for (size_t i = 0; i < ap->n_manifests; i++)
-		floe_io_remove_quiet(floe_table_io(ap->t), ap->manifests[i].path);
+	floe_fileio *io = floe_table_io(op->t);
+	for (size_t i = 0; i < op->n_manifests; i++)
+		floe_io_remove_quiet(io, op->manifests[i].path);
+	for (size_t i = 0; i < op->n_rewrites; i++)
+		floe_io_remove_quiet(io, op->rewrites[i].written.path);
+}
+
+/* ---- manifest filtering --------------------------------------------------------- */
+
+typedef struct filter_ctx {
+	floe_snapshot_op *op;
+	floe_buf key;
+	bool *found;            /* per removal */
+	removed_totals *totals; /* for this manifest */
+	bool any;
+	/* second pass */
+	floe_manifest_writer *w;
+	floe_error *err;
+	int rc;
+} filter_ctx;
+
+static int match_cb(const floe_manifest_entry *e, void *payload)
+{
+	filter_ctx *c = payload;
+	uint64_t idx;
+	if (e->status == FLOE_ENTRY_DELETED)
+		return 0;
+	if (remove_key(&c->key, e->file.content, e->file.file_path))
+		return FLOE_ENOMEM;
+	if (floe_hmap_get(&c->op->remove_keys, c->key.data, c->key.len, &idx)) {
+		c->any = true;
+		c->found[idx] = true;
+	}
+	return 0;
+}
+
+static int rewrite_cb(const floe_manifest_entry *e, void *payload)
+{
+	filter_ctx *c = payload;
+	const floe_data_file *f = &e->file;
+	uint64_t idx;
+	int rc;
+	if (e->status == FLOE_ENTRY_DELETED)
+		return 0; /* deleted in an earlier snapshot: dropped */
+	if (remove_key(&c->key, f->content, f->file_path))
+		return FLOE_ENOMEM;
+	bool removed = floe_hmap_get(&c->op->remove_keys, c->key.data, c->key.len, &idx);
+	if (removed) {
+		removed_totals *t = c->totals;
+		if (f->content == FLOE_CONTENT_DATA) {
+			t->data_files++;
+			t->data_records += f->record_count;
+			t->data_size += f->file_size_in_bytes;
+		} else if (f->content == FLOE_CONTENT_POSITION_DELETES) {
+			if (is_dv(f)) {
+				t->dvs++;
+				t->delete_size += f->content_size_in_bytes > 0 ? f->content_size_in_bytes
+									     : 0;
+			} else {
+				t->pos_files++;
+				t->delete_size += f->file_size_in_bytes;
+			}
+			t->pos_records += f->record_count;
+		} else {
+			t->eq_files++;
+			t->eq_records += f->record_count;
+			t->delete_size += f->file_size_in_bytes;
+		}
+		/* spec: a DELETED entry's snapshot id is the snapshot that deleted it */
+		rc = floe_manifest_writer_add(c->w, FLOE_ENTRY_DELETED, c->op->snapshot_id,
+					      e->sequence_number, e->file_sequence_number, f, c->err);
+	} else {
+		rc = floe_manifest_writer_add(c->w, FLOE_ENTRY_EXISTING, e->snapshot_id,
+					      e->sequence_number, e->file_sequence_number, f, c->err);
+	}
+	if (rc)
+		c->rc = rc;
+	return rc;
+}
+
+static rewrite *find_rewrite(floe_snapshot_op *op, const char *path)
+{
+	for (size_t i = 0; i < op->n_rewrites; i++)
+		if (strcmp(op->rewrites[i].orig_path, path) == 0)
+			return &op->rewrites[i];
+	return NULL;
+}
+
+/*
+ * Decide each base manifest's fate: kept as is, or rewritten without the
+ * removed files. Fills out[] (kept or rewritten entries) and *totals; fails
+ * (FLOE_ECONFLICT, not retryable) when a file to remove is not live.
+ */
+static int filter_manifests(floe_snapshot_op *op, const floe_metadata *m,
+			    const floe_manifest_file *base, size_t n_base, floe_manifest_file *out,
+			    removed_totals *totals, floe_error *err)
+{
+	filter_ctx c;
+	int rc = FLOE_OK;
+	memset(&c, 0, sizeof(c));
+	c.op = op;
+	c.err = err;
+	floe_buf_init(&c.key, 0);
+	c.found = floe_calloc(op->n_removes + 1, sizeof(bool));
+	if (!c.found)
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	for (size_t i = 0; i < op->n_rewrites; i++)
+		op->rewrites[i].used = false;
+	for (size_t i = 0; i < n_base && !rc; i++) {
+		const floe_manifest_file *mf = &base[i];
+		out[i] = *mf;
+		if (op->n_removes == 0)
+			continue;
+		rewrite *cached = find_rewrite(op, mf->path);
+		floe_input *in = NULL;
+		removed_totals mt;
+		memset(&mt, 0, sizeof(mt));
+		c.any = false;
+		c.totals = &mt;
+		if ((rc = floe_io_open_read(floe_table_io(op->t), mf->path, &in, err)))
+			break;
+		rc = floe_manifest_read(in, m, mf, floe_table_path_map(op->t), match_cb, &c, err);
+		if (!rc && c.any && cached) {
+			/* the same manifest as in an earlier attempt: reuse its rewrite */
+			cached->used = true;
+			out[i] = cached->written;
+			mt = cached->totals;
+		} else if (!rc && c.any) {
+			floe_manifest_writer *w = NULL;
+			rc = open_manifest(op, m, floe_metadata_spec(m, mf->spec_id), mf->content, &w,
+					   err);
+			if (!rc) {
+				c.w = w;
+				c.rc = 0;
+				rc = floe_manifest_read(in, m, mf, floe_table_path_map(op->t),
+							rewrite_cb, &c, err);
+				if (rc || c.rc) {
+					rc = rc ? rc : c.rc;
+					floe_manifest_writer_abort(w);
+				} else if (FLOE_ARRAY_RESERVE(op->rewrites, op->cap_rewrites,
+							      op->n_rewrites + 1)) {
+					floe_manifest_writer_abort(w);
+					rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				} else {
+					rewrite *rw = &op->rewrites[op->n_rewrites];
+					rw->orig_path = floe_arena_strdup(&op->arena, mf->path);
+					rc = floe_manifest_writer_close(w, &rw->written, &op->arena, err);
+					if (!rc && !rw->orig_path)
+						rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+					if (!rc) {
+						rw->used = true;
+						rw->totals = mt;
+						op->n_rewrites++;
+						out[i] = rw->written;
+					}
+				}
+			}
+		}
+		if (!rc && c.any) {
+			totals->data_files += mt.data_files;
+			totals->data_records += mt.data_records;
+			totals->data_size += mt.data_size;
+			totals->pos_files += mt.pos_files;
+			totals->eq_files += mt.eq_files;
+			totals->dvs += mt.dvs;
+			totals->pos_records += mt.pos_records;
+			totals->eq_records += mt.eq_records;
+			totals->delete_size += mt.delete_size;
+		}
+		floe_input_close(in);
+	}
+	for (size_t i = 0; i < op->n_removes && !rc; i++)
+		if (!c.found[i]) {
+			rc = floe_error_set(err, FLOE_ECONFLICT,
+					    "'%s' is no longer in the table (removed by another commit)",
+					    op->removes[i].file_path);
+			if (err)
+				err->retryable = false;
+		}
+	floe_free(c.found);
+	floe_buf_reset(&c.key);
+	return rc;
+}
+
+/* Rewrites from earlier attempts that this one does not use are garbage. */
+static void drop_unused_rewrites(floe_snapshot_op *op)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < op->n_rewrites; i++) {
+		if (op->rewrites[i].used)
+			op->rewrites[w++] = op->rewrites[i];
+		else
+			floe_io_remove_quiet(floe_table_io(op->t), op->rewrites[i].written.path);
+	}
+	op->n_rewrites = w;
+}
+
+/* ---- validation against concurrent commits -------------------------------------- */
+
+typedef struct validate_ctx {
+	floe_snapshot_op *op;
+	int64_t snapshot_id;
+	floe_hmap *removed_data; /* removed data file paths */
+	const char *conflict;
+	int conflict_kind;
+	floe_arena *a;
+} validate_ctx;
+
+static int validate_cb(const floe_manifest_entry *e, const floe_manifest_file *mf, void *payload)
+{
+	validate_ctx *v = payload;
+	const floe_data_file *f = &e->file;
+	(void)mf;
+	if (e->status != FLOE_ENTRY_ADDED || e->snapshot_id != v->snapshot_id)
+		return 0;
+	if (f->content == FLOE_CONTENT_POSITION_DELETES) {
+		/* a delete aimed at a file this operation removes would be lost */
+		if (f->referenced_data_file &&
+		    floe_hmap_has(v->removed_data, f->referenced_data_file,
+				  strlen(f->referenced_data_file))) {
+			v->conflict = floe_arena_strdup(v->a, f->file_path);
+			v->conflict_kind = f->content;
+			return 1;
+		}
+		if (!f->referenced_data_file) {
+			/* no reference: conservative — same spec as a removed file */
+			for (size_t i = 0; i < v->op->n_removes; i++)
+				if (v->op->removes[i].content == FLOE_CONTENT_DATA &&
+				    v->op->removes[i].spec_id == f->spec_id &&
+				    floe_partition_equal(&v->op->removes[i].partition, &f->partition)) {
+					v->conflict = floe_arena_strdup(v->a, f->file_path);
+					v->conflict_kind = f->content;
+					return 1;
+				}
+		}
+	} else if (f->content == FLOE_CONTENT_EQUALITY_DELETES && v->op->data_seq < 0) {
+		/* new files get a new sequence number: older equality deletes would no
+		 * longer apply to their rows */
+		for (size_t i = 0; i < v->op->n_removes; i++)
+			if (v->op->removes[i].content == FLOE_CONTENT_DATA &&
+			    (v->op->removes[i].spec_id == f->spec_id || f->partition.n == 0)) {
+				v->conflict = floe_arena_strdup(v->a, f->file_path);
+				v->conflict_kind = f->content;
+				return 1;
+			}
+	}
+	return 0;
+}
+
+static int validate(floe_snapshot_op *op, const floe_metadata *m, const floe_snapshot *head,
+		    floe_error *err)
+{
+	floe_hmap removed;
+	floe_arena a;
+	int rc = FLOE_OK;
+	if (op->n_removes == 0 || op->validate_from < 0)
+		return FLOE_OK;
+	bool any_data = false;
+	for (size_t i = 0; i < op->n_removes; i++)
+		any_data |= op->removes[i].content == FLOE_CONTENT_DATA;
+	if (!any_data)
+		return FLOE_OK;
+	floe_hmap_init(&removed);
+	floe_arena_init(&a, 4096);
+	for (size_t i = 0; i < op->n_removes && !rc; i++)
+		if (op->removes[i].content == FLOE_CONTENT_DATA &&
+		    floe_hmap_put_str(&removed, op->removes[i].file_path, 1))
+			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	for (const floe_snapshot *s = head; s && s->snapshot_id != op->validate_from && !rc;
+	     s = floe_metadata_snapshot(m, s->parent_id)) {
+		validate_ctx v = {op, s->snapshot_id, &removed, NULL, 0, &a};
+		rc = floe_table_walk(op->t, s, FLOE_WALK_DELETES, validate_cb, &v, err);
+		if (rc == 1 && v.conflict) {
+			rc = floe_error_set(err, FLOE_ECONFLICT,
+					    "snapshot %lld added %s '%s' for files this operation "
+					    "replaces: start over from the new snapshot",
+					    (long long)s->snapshot_id, floe_content_name(v.conflict_kind),
+					    v.conflict);
+			if (err)
+				err->retryable = false;
+		}
+	}
+	floe_hmap_reset(&removed);
+	floe_arena_reset(&a);
+	return rc;
+}
+
+/* ---- summary ---------------------------------------------------------------------- */
+
+static int put_i64(floe_strmap *s, const char *key, int64_t v)
+{
+	return v > 0 ? floe_strmap_setf(s, key, "%lld", (long long)v) : FLOE_OK;
 }
 
 /* parent's total + delta, as Java: omitted when the parent's value is bad. */
@@ -241,72 +679,148 @@ static int put_total(floe_strmap *s, const floe_snapshot *parent, const char *ke
 	return floe_strmap_setf(s, key, "%lld", (long long)(base + delta));
 }
 
-static int build_summary(floe_append *ap, const floe_snapshot *parent, floe_strmap *s)
+static const char *operation_name(const floe_snapshot_op *op, const removed_totals *r)
 {
-	int rc = floe_strmap_set(s, "operation", "append");
-	if (ap->added_files) {
-		rc = rc ? rc : floe_strmap_setf(s, "added-data-files", "%lld", (long long)ap->added_files);
-		rc = rc ? rc : floe_strmap_setf(s, "added-records", "%lld", (long long)ap->added_records);
-		rc = rc ? rc : floe_strmap_setf(s, "added-files-size", "%lld", (long long)ap->added_size);
+	bool adds_data = op->added_data_files > 0;
+	bool adds_deletes = op->added_pos_files + op->added_eq_files + op->added_dvs > 0;
+	bool removes = r->data_files + r->pos_files + r->eq_files + r->dvs > 0;
+	switch (op->kind) {
+	case FLOE_OP_APPEND: return "append";
+	case FLOE_OP_REPLACE: return "replace";
+	case FLOE_OP_OVERWRITE: return "overwrite";
+	case FLOE_OP_DELETE: return "delete";
+	case FLOE_OP_ROW_DELTA:
+		if (adds_data && !adds_deletes && !removes)
+			return "append";
+		if (!adds_data && (adds_deletes || removes))
+			return "delete";
+		return "overwrite";
 	}
-	rc = rc ? rc : floe_strmap_setf(s, "changed-partition-count", "%lld",
-				    (long long)ap->changed_partitions);
-	rc = rc ? rc : put_total(s, parent, "total-records", ap->added_records);
-	rc = rc ? rc : put_total(s, parent, "total-files-size", ap->added_size);
-	rc = rc ? rc : put_total(s, parent, "total-data-files", ap->added_files);
-	rc = rc ? rc : put_total(s, parent, "total-delete-files", 0);
-	rc = rc ? rc : put_total(s, parent, "total-position-deletes", 0);
-	rc = rc ? rc : put_total(s, parent, "total-equality-deletes", 0);
+	return "overwrite";
+}
+
+static int build_summary(floe_snapshot_op *op, const floe_snapshot *parent,
+			 const removed_totals *r, floe_strmap *s)
+{
+	int rc = floe_strmap_set(s, "operation", operation_name(op, r));
+	int64_t added_deletes = op->added_pos_files + op->added_eq_files + op->added_dvs;
+	int64_t removed_deletes = r->pos_files + r->eq_files + r->dvs;
+	rc = rc ? rc : put_i64(s, "added-data-files", op->added_data_files);
+	rc = rc ? rc : put_i64(s, "deleted-data-files", r->data_files);
+	rc = rc ? rc : put_i64(s, "added-records", op->added_records);
+	rc = rc ? rc : put_i64(s, "deleted-records", r->data_records);
+	rc = rc ? rc : put_i64(s, "added-files-size", op->added_data_size + op->added_delete_size);
+	rc = rc ? rc : put_i64(s, "removed-files-size", r->data_size + r->delete_size);
+	rc = rc ? rc : put_i64(s, "added-delete-files", added_deletes);
+	rc = rc ? rc : put_i64(s, "removed-delete-files", removed_deletes);
+	rc = rc ? rc : put_i64(s, "added-equality-delete-files", op->added_eq_files);
+	rc = rc ? rc : put_i64(s, "removed-equality-delete-files", r->eq_files);
+	rc = rc ? rc : put_i64(s, "added-position-delete-files", op->added_pos_files);
+	rc = rc ? rc : put_i64(s, "removed-position-delete-files", r->pos_files);
+	rc = rc ? rc : put_i64(s, "added-dvs", op->added_dvs);
+	rc = rc ? rc : put_i64(s, "removed-dvs", r->dvs);
+	rc = rc ? rc : put_i64(s, "added-position-deletes", op->added_pos_records);
+	rc = rc ? rc : put_i64(s, "removed-position-deletes", r->pos_records);
+	rc = rc ? rc : put_i64(s, "added-equality-deletes", op->added_eq_records);
+	rc = rc ? rc : put_i64(s, "removed-equality-deletes", r->eq_records);
+	rc = rc ? rc
+		: floe_strmap_setf(s, "changed-partition-count", "%lld",
+				   (long long)op->changed_partitions);
+	rc = rc ? rc : put_total(s, parent, "total-records", op->added_records - r->data_records);
+	rc = rc ? rc
+		: put_total(s, parent, "total-files-size",
+			    op->added_data_size + op->added_delete_size - r->data_size -
+				    r->delete_size);
+	rc = rc ? rc : put_total(s, parent, "total-data-files", op->added_data_files - r->data_files);
+	rc = rc ? rc : put_total(s, parent, "total-delete-files", added_deletes - removed_deletes);
+	rc = rc ? rc
+		: put_total(s, parent, "total-position-deletes",
+			    op->added_pos_records - r->pos_records);
+	rc = rc ? rc
+		: put_total(s, parent, "total-equality-deletes",
+			    op->added_eq_records - r->eq_records);
 	rc = rc ? rc : floe_strmap_set(s, "engine-name", "floe");
 	rc = rc ? rc : floe_strmap_set(s, "engine-version", FLOE_VERSION);
-	for (size_t i = 0; i < ap->extra.len && !rc; i++)
-		rc = floe_strmap_set(s, ap->extra.items[i].key, ap->extra.items[i].value);
+	for (size_t i = 0; i < op->extra.len && !rc; i++)
+		rc = floe_strmap_set(s, op->extra.items[i].key, op->extra.items[i].value);
 	return rc;
 }
 
-/* One attempt against the table's current metadata. *written receives the
+/* ---- one attempt ---------------------------------------------------------------------- */
+
+/* One attempt against the table's current metadata. *list_path receives the
  * manifest list path (to delete on failure). */
-static int attempt(floe_append *ap, int n_attempt, char **list_path, floe_error *err)
+static int attempt(floe_snapshot_op *op, int n_attempt, char **list_path, floe_error *err)
 {
-	floe_table *t = ap->t;
+	floe_table *t = op->t;
 	const floe_metadata *base = floe_table_metadata(t);
 	floe_fileio *io = floe_table_io(t);
-	const floe_snapshot_ref *ref = floe_metadata_ref(base, ap->branch);
+	const floe_snapshot_ref *ref = floe_metadata_ref(base, op->branch);
 	const floe_snapshot *parent = ref ? floe_metadata_snapshot(base, ref->snapshot_id)
 					  : floe_metadata_current_snapshot(base);
 	floe_arena a;
-	floe_manifest_file *old = NULL, *all;
+	floe_manifest_file *old = NULL, *all, *kept;
 	size_t n_old = 0;
 	floe_strmap summary;
 	floe_metadata_builder *b = NULL;
 	floe_metadata *next = NULL;
+	removed_totals removed;
 	char *loc = NULL;
 	int rc;
 	int fv = base->format_version;
 
 	floe_arena_init(&a, 65536);
 	floe_strmap_init(&summary);
+	memset(&removed, 0, sizeof(removed));
 	*list_path = NULL;
+	if (ref && ref->is_tag) {
+		rc = floe_error_set(err, FLOE_EINVAL, "'%s' is a tag, not a branch", op->branch);
+		goto done;
+	}
+	if (!op->validated_start) {
+		if (op->validate_from == -1)
+			op->validate_from = parent ? parent->snapshot_id : FLOE_NO_SNAPSHOT;
+		op->validated_start = true;
+	}
 	if (parent && (rc = floe_table_manifests(&old, &n_old, &a, t, parent, err)))
 		goto done;
-	all = floe_arena_calloc(&a, ap->n_manifests + n_old + 1, sizeof(*all));
-	if (!all) {
+	if ((rc = validate(op, base, parent, err)))
+		goto done;
+	kept = floe_arena_calloc(&a, n_old + 1, sizeof(*kept));
+	all = floe_arena_calloc(&a, op->n_manifests + n_old + 1, sizeof(*all));
+	if (!kept || !all) {
 		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
 		goto done;
 	}
-	/* new manifests first, then the parent's, as Java's fast append does */
-	memcpy(all, ap->manifests, ap->n_manifests * sizeof(*all));
-	if (n_old)
-		memcpy(all + ap->n_manifests, old, n_old * sizeof(*all));
-	for (size_t i = 0; i < ap->n_manifests; i++) {
+	if ((rc = filter_manifests(op, base, old, n_old, kept, &removed, err)))
+		goto done;
+	drop_unused_rewrites(op);
+	if (op->added_data_files + op->added_pos_files + op->added_eq_files + op->added_dvs == 0 &&
+	    removed.data_files + removed.pos_files + removed.eq_files + removed.dvs == 0) {
+		rc = FLOE_OK; /* nothing to do after all */
+		goto done;
+	}
+	/* new manifests first, then the parent's (rewritten or kept) */
+	memcpy(all, op->manifests, op->n_manifests * sizeof(*all));
+	for (size_t i = 0; i < op->n_manifests; i++) {
 		all[i].sequence_number = -1;
-		all[i].min_sequence_number = ap->manifests[i].min_sequence_number;
 		all[i].first_row_id = -1;
+	}
+	size_t n_all = op->n_manifests;
+	for (size_t i = 0; i < n_old; i++) {
+		/* a rewritten manifest stays listed even when all its entries are
+		 * DELETED: they record what this snapshot removed */
+		all[n_all] = kept[i];
+		if (kept[i].added_snapshot_id == op->snapshot_id) {
+			all[n_all].sequence_number = -1;
+			all[n_all].first_row_id = -1;
+		}
+		n_all++;
 	}
 	int64_t seq = fv >= 2 ? base->last_sequence_number + 1 : 0;
 	int64_t first_row_id = fv >= 3 ? base->next_row_id : -1;
 	int64_t next_row_id = first_row_id;
-	char *dir = metadata_dir_of(t);
+	char *dir = floe_metadata_dir(base);
 	if (!dir) {
 		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
 		goto done;
@@ -318,20 +832,19 @@ static int attempt(floe_append *ap, int n_attempt, char **list_path, floe_error 
 		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
 		goto done;
 	}
-	snprintf(*list_path, plen, "%s/snap-%lld-%d-%s.avro", dir, (long long)ap->snapshot_id,
-		 n_attempt, ap->commit_uuid);
+	snprintf(*list_path, plen, "%s/snap-%lld-%d-%s.avro", dir, (long long)op->snapshot_id,
+		 n_attempt, op->commit_uuid);
 	floe_free(dir);
 	floe_output *out;
 	int64_t list_len = 0;
 	if ((rc = floe_io_create(io, *list_path, false, &out, err)))
 		goto done;
-	if ((rc = floe_manifest_list_write(out, fv, ap->snapshot_id,
+	if ((rc = floe_manifest_list_write(out, fv, op->snapshot_id,
 					   parent ? parent->snapshot_id : FLOE_NO_SNAPSHOT, seq,
-					   first_row_id, all, ap->n_manifests + n_old, &next_row_id,
-					   &list_len, err)))
+					   first_row_id, all, n_all, &next_row_id, &list_len, err)))
 		goto done;
 
-	if ((rc = build_summary(ap, parent, &summary))) {
+	if ((rc = build_summary(op, parent, &removed, &summary))) {
 		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -345,7 +858,7 @@ static int attempt(floe_append *ap, int n_attempt, char **list_path, floe_error 
 		kvs[i].value = summary.items[i].value;
 	}
 	floe_snapshot snap = {0};
-	snap.snapshot_id = ap->snapshot_id;
+	snap.snapshot_id = op->snapshot_id;
 	snap.parent_id = parent ? parent->snapshot_id : FLOE_NO_SNAPSHOT;
 	snap.sequence_number = seq;
 	snap.timestamp_ms = floe_now_ms();
@@ -357,15 +870,11 @@ static int attempt(floe_append *ap, int n_attempt, char **list_path, floe_error 
 	snap.schema_id = base->current_schema_id;
 	snap.first_row_id = fv >= 3 ? first_row_id : -1;
 	snap.added_rows = fv >= 3 ? next_row_id - first_row_id : -1;
-	floe_snapshot_ref nref = {ap->branch, ap->snapshot_id, false, -1, -1, -1};
+	floe_snapshot_ref nref = {op->branch, op->snapshot_id, false, -1, -1, -1};
 	if (ref) {
 		nref.min_snapshots_to_keep = ref->min_snapshots_to_keep;
 		nref.max_snapshot_age_ms = ref->max_snapshot_age_ms;
 		nref.max_ref_age_ms = ref->max_ref_age_ms;
-		if (ref->is_tag) {
-			rc = floe_error_set(err, FLOE_EINVAL, "'%s' is a tag, not a branch", ap->branch);
-			goto done;
-		}
 	}
 	if ((rc = floe_metadata_builder_from(&b, base, err)) ||
 	    (rc = floe_mb_add_snapshot(b, &snap, err)) || (rc = floe_mb_set_ref(b, &nref, err)))
@@ -383,9 +892,7 @@ static int attempt(floe_append *ap, int n_attempt, char **list_path, floe_error 
 		goto done;
 	next->metadata_location = floe_arena_strdup(&next->arena, loc);
 	if (!next->metadata_location) {
-		/* committed: keep going with a reload later */
-		floe_free(loc);
-		loc = NULL;
+		/* committed: reload rather than fail */
 		floe_metadata_free(next);
 		next = NULL;
 		rc = floe_table_refresh(t, err);
@@ -417,9 +924,9 @@ static bool outcome_unknown(int rc, const floe_error *err)
 	return rc == FLOE_EIO && !err->retryable;
 }
 
-int floe_append_commit(floe_append *ap, int64_t *snapshot_id, floe_error *err_out)
+int floe_op_commit(floe_snapshot_op *op, int64_t *snapshot_id, floe_error *err_out)
 {
-	floe_table *t = ap->t;
+	floe_table *t = op->t;
 	floe_retry_policy pol;
 	floe_error local, *err = err_out ? err_out : &local;
 	int rc;
@@ -430,34 +937,34 @@ int floe_append_commit(floe_append *ap, int64_t *snapshot_id, floe_error *err_ou
 	if (!floe_table_catalog(t))
 		return floe_error_set(err, FLOE_EUNSUPPORTED,
 				      "this table was opened by path: commit through a catalog");
-	if (ap->added_files == 0)
+	if (floe_op_added(op) == 0 && op->n_removes == 0)
 		return FLOE_OK;
-	if ((rc = count_partitions(ap)))
+	if ((rc = count_partitions(op)))
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
-	if (!ap->manifests_written && (rc = write_manifests(ap, err))) {
-		remove_manifests(ap);
-		return floe_error_prefix(err, "append to %s.%s: ", floe_table_namespace(t),
+	if (!op->manifests_written && (rc = write_new_manifests(op, err))) {
+		remove_written(op);
+		return floe_error_prefix(err, "commit to %s.%s: ", floe_table_namespace(t),
 					 floe_table_name(t));
 	}
 	floe_retry_policy_from(&pol, floe_table_metadata(t));
 	int64_t wait = pol.min_wait_ms;
 	for (int n = 1;; n++) {
 		char *list_path = NULL;
-		rc = attempt(ap, n, &list_path, err);
+		rc = attempt(op, n, &list_path, err);
 		if (rc == FLOE_OK) {
 			floe_free(list_path);
 			break;
 		}
 		bool unknown = outcome_unknown(rc, err);
-		bool retry = rc == FLOE_ECONFLICT || rc == FLOE_ETIMEDOUT;
+		bool retry = (rc == FLOE_ECONFLICT && err->retryable) || rc == FLOE_ETIMEDOUT;
 		if (list_path && !unknown)
 			floe_io_remove_quiet(floe_table_io(t), list_path);
 		floe_free(list_path);
 		int64_t elapsed_ms = (floe_monotonic_ns() - start) / 1000000;
 		if (!retry || n > pol.num_retries || elapsed_ms > pol.total_timeout_ms) {
 			if (!unknown)
-				remove_manifests(ap);
-			return floe_error_prefix(err, "append to %s.%s (attempt %d): ",
+				remove_written(op);
+			return floe_error_prefix(err, "commit to %s.%s (attempt %d): ",
 						 floe_table_namespace(t), floe_table_name(t), n);
 		}
 		FLOE_DEBUG("commit to %s.%s lost a race (attempt %d): %s", floe_table_namespace(t),
@@ -467,11 +974,13 @@ int floe_append_commit(floe_append *ap, int64_t *snapshot_id, floe_error *err_ou
 		wait = wait * 2 > pol.max_wait_ms ? pol.max_wait_ms : wait * 2;
 		floe_error_clear(err);
 		if ((rc = floe_table_refresh(t, err))) {
-			remove_manifests(ap);
+			remove_written(op);
 			return rc;
 		}
 	}
 	if (snapshot_id)
-		*snapshot_id = ap->snapshot_id;
+		*snapshot_id = floe_metadata_snapshot(floe_table_metadata(t), op->snapshot_id)
+				       ? op->snapshot_id
+				       : -1;
 	return FLOE_OK;
 }
