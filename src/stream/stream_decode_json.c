@@ -1,0 +1,707 @@
+/*
+ * stream_decode_json.c — the schema-directed JSON-lines decoder.
+ *
+ * DESIGN: one pass over the record's bytes with the schema as the guide.
+ * Object members are looked up in the struct's field index (the key order
+ * of the previous record is tried first: producers repeat it), values are
+ * parsed by the target column's type and appended in place; strings
+ * without escapes are copied once, from the input into the column. Unknown
+ * members are skipped by a validating skipper. Nothing is allocated per
+ * record except column growth. On a bad value the top-level columns are
+ * truncated to where the record began.
+ *
+ * spec: RFC 8259 (JSON). Strings must be valid UTF-8; \u escapes (with
+ * surrogate pairs) are decoded; raw control characters are rejected.
+ */
+#include <stdio.h>
+
+#include "stream/stream_decode.h"
+
+typedef struct jcur {
+	const char *p, *end, *start;
+} jcur;
+
+/* 1 for bytes that end the fast string scan: '"', '\\', and controls. */
+static const uint8_t str_stop[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+};
+
+void stream_json_dec_init(stream_json_dec *d, const stream_coerce_opts *opts)
+{
+	memset(d, 0, sizeof(*d));
+	if (opts)
+		d->opts = *opts;
+	floe_buf_init(&d->scratch, (size_t)64 << 20);
+}
+
+void stream_json_dec_reset(stream_json_dec *d)
+{
+	floe_buf_reset(&d->scratch);
+}
+
+static inline void skip_ws(jcur *c)
+{
+	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
+		c->p++;
+}
+
+static int syntax(stream_json_dec *d, jcur *c, const char *what)
+{
+	d->err_at = (size_t)(c->p - c->start);
+	if (c->p >= c->end)
+		stream_reason_set(&d->why, "JSON syntax error at byte %zu: %s (end of record)",
+				  d->err_at, what);
+	else
+		stream_reason_set(&d->why, "JSON syntax error at byte %zu: %s", d->err_at, what);
+	return FLOE_EINVAL;
+}
+
+/* Prefix the reason with a field name: "a: why" then "b.a: why". */
+static void prefix_path(stream_json_dec *d, const char *name, size_t n)
+{
+	stream_reason_prefix(&d->why, name, n, d->pathed ? "." : ": ");
+	d->pathed = true;
+}
+
+static int hexdig(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+static bool read_u4(const char *p, const char *end, uint32_t *out)
+{
+	uint32_t v = 0;
+	if (end - p < 4)
+		return false;
+	for (int i = 0; i < 4; i++) {
+		int h = hexdig(p[i]);
+		if (h < 0)
+			return false;
+		v = v << 4 | (uint32_t)h;
+	}
+	*out = v;
+	return true;
+}
+
+/*
+ * Scan a string starting after its opening quote. On return c->p is past
+ * the closing quote; *raw and *raw_n give the raw content; *esc tells whether it
+ * has escapes; *hi whether it has bytes >= 0x80.
+ */
+static int scan_string(stream_json_dec *d, jcur *c, const char **raw, size_t *raw_n, bool *esc,
+		       bool *hi)
+{
+	const char *s = c->p;
+	const uint8_t *p = (const uint8_t *)c->p, *end = (const uint8_t *)c->end;
+	uint8_t acc = 0;
+	*esc = false;
+	for (;;) {
+		while (p < end && !str_stop[*p]) {
+			acc |= *p;
+			p++;
+		}
+		if (p >= end) {
+			c->p = (const char *)p;
+			return syntax(d, c, "unterminated string");
+		}
+		if (*p == '"')
+			break;
+		if (*p == '\\') {
+			*esc = true;
+			if (p + 1 >= end) {
+				c->p = (const char *)p;
+				return syntax(d, c, "unterminated string");
+			}
+			p += 2;
+			continue;
+		}
+		c->p = (const char *)p;
+		return syntax(d, c, "control character in a string");
+	}
+	*raw = s;
+	*raw_n = (size_t)((const char *)p - s);
+	*hi = (acc & 0x80) != 0;
+	c->p = (const char *)p + 1;
+	return FLOE_OK;
+}
+
+/* Decode escapes of raw[0..n) into out (capacity >= n); *out_n gets the
+ * length. */
+static bool unescape(const char *raw, size_t n, uint8_t *out, size_t *out_n)
+{
+	size_t k = 0;
+	const char *p = raw, *end = raw + n;
+	while (p < end) {
+		if (*p != '\\') {
+			out[k++] = (uint8_t)*p++;
+			continue;
+		}
+		p++;
+		char e = *p++;
+		switch (e) {
+		case '"':
+		case '\\':
+		case '/':
+			out[k++] = (uint8_t)e;
+			break;
+		case 'b':
+			out[k++] = '\b';
+			break;
+		case 'f':
+			out[k++] = '\f';
+			break;
+		case 'n':
+			out[k++] = '\n';
+			break;
+		case 'r':
+			out[k++] = '\r';
+			break;
+		case 't':
+			out[k++] = '\t';
+			break;
+		case 'u': {
+			uint32_t cp, lo;
+			if (!read_u4(p, end, &cp))
+				return false;
+			p += 4;
+			if (cp >= 0xD800 && cp <= 0xDBFF) {
+				if (end - p < 6 || p[0] != '\\' || p[1] != 'u' ||
+				    !read_u4(p + 2, end, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+					return false;
+				p += 6;
+				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+			} else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+				return false;
+			}
+			/* \uXXXX is 6 input bytes, at most 3 output bytes; a pair is 12 -> 4 */
+			if (cp < 0x80) {
+				out[k++] = (uint8_t)cp;
+			} else if (cp < 0x800) {
+				out[k++] = (uint8_t)(0xC0 | cp >> 6);
+				out[k++] = (uint8_t)(0x80 | (cp & 0x3F));
+			} else if (cp < 0x10000) {
+				out[k++] = (uint8_t)(0xE0 | cp >> 12);
+				out[k++] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+				out[k++] = (uint8_t)(0x80 | (cp & 0x3F));
+			} else {
+				out[k++] = (uint8_t)(0xF0 | cp >> 18);
+				out[k++] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
+				out[k++] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+				out[k++] = (uint8_t)(0x80 | (cp & 0x3F));
+			}
+			break;
+		}
+		default:
+			return false;
+		}
+	}
+	*out_n = k;
+	return true;
+}
+
+/* A string's content as text: zero-copy, or unescaped into the scratch. */
+static int string_text(stream_json_dec *d, jcur *c, const char *raw, size_t n, bool esc, bool hi,
+		       const char **s, size_t *sn)
+{
+	if (!esc) {
+		if (hi && !stream_utf8_valid((const uint8_t *)raw, n)) {
+			stream_reason_set(&d->why, "string is not valid UTF-8");
+			return FLOE_EINVAL;
+		}
+		*s = raw;
+		*sn = n;
+		return FLOE_OK;
+	}
+	floe_buf_clear(&d->scratch);
+	uint8_t *out = floe_buf_extend(&d->scratch, n + 1);
+	if (!out)
+		return FLOE_ENOMEM;
+	if (!unescape(raw, n, out, sn))
+		return syntax(d, c, "bad escape in a string");
+	if (!stream_utf8_valid(out, *sn)) {
+		stream_reason_set(&d->why, "string is not valid UTF-8");
+		return FLOE_EINVAL;
+	}
+	*s = (const char *)out;
+	return FLOE_OK;
+}
+
+static int skip_value(stream_json_dec *d, jcur *c, int depth);
+
+static int skip_number(stream_json_dec *d, jcur *c)
+{
+	const char *s = c->p;
+	while (c->p < c->end) {
+		char ch = *c->p;
+		if ((ch >= '0' && ch <= '9') || ch == '-' || ch == '+' || ch == '.' || ch == 'e' ||
+		    ch == 'E')
+			c->p++;
+		else
+			break;
+	}
+	double v;
+	if (!stream_parse_f64(s, (size_t)(c->p - s), &v)) {
+		c->p = s;
+		return syntax(d, c, "bad number");
+	}
+	return FLOE_OK;
+}
+
+static int literal(stream_json_dec *d, jcur *c, const char *lit, size_t n)
+{
+	if ((size_t)(c->end - c->p) < n || memcmp(c->p, lit, n) != 0)
+		return syntax(d, c, "unexpected character");
+	c->p += n;
+	return FLOE_OK;
+}
+
+static int skip_value(stream_json_dec *d, jcur *c, int depth)
+{
+	int rc;
+	const char *raw;
+	size_t rn;
+	bool esc, hi;
+	if (depth > STREAM_JSON_MAX_DEPTH)
+		return syntax(d, c, "nesting too deep");
+	skip_ws(c);
+	if (c->p >= c->end)
+		return syntax(d, c, "expected a value");
+	switch (*c->p) {
+	case '"':
+		c->p++;
+		if ((rc = scan_string(d, c, &raw, &rn, &esc, &hi)))
+			return rc;
+		if (hi && !stream_utf8_valid((const uint8_t *)raw, rn)) {
+			stream_reason_set(&d->why, "string is not valid UTF-8");
+			return FLOE_EINVAL;
+		}
+		return FLOE_OK;
+	case '{':
+		c->p++;
+		skip_ws(c);
+		if (c->p < c->end && *c->p == '}') {
+			c->p++;
+			return FLOE_OK;
+		}
+		for (;;) {
+			skip_ws(c);
+			if (c->p >= c->end || *c->p != '"')
+				return syntax(d, c, "expected a member name");
+			c->p++;
+			if ((rc = scan_string(d, c, &raw, &rn, &esc, &hi)))
+				return rc;
+			skip_ws(c);
+			if (c->p >= c->end || *c->p != ':')
+				return syntax(d, c, "expected ':'");
+			c->p++;
+			if ((rc = skip_value(d, c, depth + 1)))
+				return rc;
+			skip_ws(c);
+			if (c->p < c->end && *c->p == ',') {
+				c->p++;
+				continue;
+			}
+			if (c->p < c->end && *c->p == '}') {
+				c->p++;
+				return FLOE_OK;
+			}
+			return syntax(d, c, "expected ',' or '}'");
+		}
+	case '[':
+		c->p++;
+		skip_ws(c);
+		if (c->p < c->end && *c->p == ']') {
+			c->p++;
+			return FLOE_OK;
+		}
+		for (;;) {
+			if ((rc = skip_value(d, c, depth + 1)))
+				return rc;
+			skip_ws(c);
+			if (c->p < c->end && *c->p == ',') {
+				c->p++;
+				continue;
+			}
+			if (c->p < c->end && *c->p == ']') {
+				c->p++;
+				return FLOE_OK;
+			}
+			return syntax(d, c, "expected ',' or ']'");
+		}
+	case 't':
+		return literal(d, c, "true", 4);
+	case 'f':
+		return literal(d, c, "false", 5);
+	case 'n':
+		return literal(d, c, "null", 4);
+	default:
+		if (*c->p == '-' || (*c->p >= '0' && *c->p <= '9'))
+			return skip_number(d, c);
+		return syntax(d, c, "unexpected character");
+	}
+}
+
+static int parse_value(stream_json_dec *d, jcur *c, stream_col *col, int depth);
+
+static int parse_object(stream_json_dec *d, jcur *c, stream_col *col, int depth)
+{
+	/* c->p is at '{'; the struct's row is already open */
+	uint64_t gen = ++d->gen;
+	int rc;
+	const char *raw, *key;
+	size_t rn, kn;
+	bool esc, hi;
+	c->p++;
+	skip_ws(c);
+	if (c->p < c->end && *c->p == '}') {
+		c->p++;
+	} else {
+		for (;;) {
+			skip_ws(c);
+			if (c->p >= c->end || *c->p != '"')
+				return syntax(d, c, "expected a member name");
+			c->p++;
+			if ((rc = scan_string(d, c, &raw, &rn, &esc, &hi)))
+				return rc;
+			key = raw;
+			kn = rn;
+			if (esc || hi) {
+				if ((rc = string_text(d, c, raw, rn, esc, hi, &key, &kn)))
+					return rc;
+			}
+			int idx = stream_col_field(col, key, kn);
+			skip_ws(c);
+			if (c->p >= c->end || *c->p != ':')
+				return syntax(d, c, "expected ':'");
+			c->p++;
+			if (idx < 0) {
+				if ((rc = skip_value(d, c, depth + 1)))
+					return rc;
+			} else {
+				stream_col *kid = &col->kids[idx];
+				if (kid->seen == gen) {
+					stream_reason_set(&d->why, "duplicate member '%.*s'",
+							  (int)(kid->name_len > 64 ? 64 : kid->name_len),
+							  kid->name);
+					return FLOE_EINVAL;
+				}
+				kid->seen = gen;
+				if ((rc = parse_value(d, c, kid, depth + 1))) {
+					if (rc == FLOE_EINVAL)
+						prefix_path(d, kid->name, kid->name_len);
+					return rc;
+				}
+			}
+			skip_ws(c);
+			if (c->p < c->end && *c->p == ',') {
+				c->p++;
+				continue;
+			}
+			if (c->p < c->end && *c->p == '}') {
+				c->p++;
+				break;
+			}
+			return syntax(d, c, "expected ',' or '}'");
+		}
+	}
+	for (size_t i = 0; i < col->n_kids; i++) {
+		stream_col *kid = &col->kids[i];
+		if (kid->seen == gen)
+			continue;
+		if (!kid->nullable) {
+			stream_reason_set(&d->why, "missing required field '%.*s'",
+					  (int)(kid->name_len > 64 ? 64 : kid->name_len), kid->name);
+			return FLOE_EINVAL;
+		}
+		if (stream_col_put_null(kid))
+			return FLOE_ENOMEM;
+	}
+	return FLOE_OK;
+}
+
+static int parse_list(stream_json_dec *d, jcur *c, stream_col *col, int depth)
+{
+	int rc;
+	if (stream_col_list_begin(col))
+		return FLOE_ENOMEM;
+	c->p++;
+	skip_ws(c);
+	if (c->p < c->end && *c->p == ']') {
+		c->p++;
+		return stream_col_list_end(col);
+	}
+	for (;;) {
+		if ((rc = parse_value(d, c, &col->kids[0], depth + 1)))
+			return rc;
+		skip_ws(c);
+		if (c->p < c->end && *c->p == ',') {
+			c->p++;
+			continue;
+		}
+		if (c->p < c->end && *c->p == ']') {
+			c->p++;
+			return stream_col_list_end(col);
+		}
+		return syntax(d, c, "expected ',' or ']'");
+	}
+}
+
+static int parse_map_object(stream_json_dec *d, jcur *c, stream_col *col, int depth)
+{
+	int rc;
+	const char *raw, *key;
+	size_t rn, kn;
+	bool esc, hi;
+	if (stream_col_list_begin(col))
+		return FLOE_ENOMEM;
+	c->p++;
+	skip_ws(c);
+	if (c->p < c->end && *c->p == '}') {
+		c->p++;
+		return stream_col_list_end(col);
+	}
+	for (;;) {
+		skip_ws(c);
+		if (c->p >= c->end || *c->p != '"')
+			return syntax(d, c, "expected a member name");
+		c->p++;
+		if ((rc = scan_string(d, c, &raw, &rn, &esc, &hi)) ||
+		    (rc = string_text(d, c, raw, rn, esc, hi, &key, &kn)))
+			return rc;
+		if ((rc = stream_coerce_text(&col->kids[0], key, kn, &d->opts, &d->why))) {
+			if (rc == FLOE_EINVAL)
+				prefix_path(d, "key", 3);
+			return rc;
+		}
+		skip_ws(c);
+		if (c->p >= c->end || *c->p != ':')
+			return syntax(d, c, "expected ':'");
+		c->p++;
+		if ((rc = parse_value(d, c, &col->kids[1], depth + 1)))
+			return rc;
+		skip_ws(c);
+		if (c->p < c->end && *c->p == ',') {
+			c->p++;
+			continue;
+		}
+		if (c->p < c->end && *c->p == '}') {
+			c->p++;
+			return stream_col_list_end(col);
+		}
+		return syntax(d, c, "expected ',' or '}'");
+	}
+}
+
+/* A map from [[k, v], ...]. */
+static int parse_map_array(stream_json_dec *d, jcur *c, stream_col *col, int depth)
+{
+	int rc;
+	if (stream_col_list_begin(col))
+		return FLOE_ENOMEM;
+	c->p++;
+	skip_ws(c);
+	if (c->p < c->end && *c->p == ']') {
+		c->p++;
+		return stream_col_list_end(col);
+	}
+	for (;;) {
+		skip_ws(c);
+		if (c->p >= c->end || *c->p != '[') {
+			stream_reason_set(&d->why, "a map entry must be a [key, value] pair");
+			return FLOE_EINVAL;
+		}
+		c->p++;
+		if ((rc = parse_value(d, c, &col->kids[0], depth + 2)))
+			return rc;
+		skip_ws(c);
+		if (c->p >= c->end || *c->p != ',')
+			return syntax(d, c, "expected ',' in a [key, value] pair");
+		c->p++;
+		if ((rc = parse_value(d, c, &col->kids[1], depth + 2)))
+			return rc;
+		skip_ws(c);
+		if (c->p >= c->end || *c->p != ']')
+			return syntax(d, c, "expected ']' after a [key, value] pair");
+		c->p++;
+		skip_ws(c);
+		if (c->p < c->end && *c->p == ',') {
+			c->p++;
+			continue;
+		}
+		if (c->p < c->end && *c->p == ']') {
+			c->p++;
+			return stream_col_list_end(col);
+		}
+		return syntax(d, c, "expected ',' or ']'");
+	}
+}
+
+static int put_string(stream_json_dec *d, jcur *c, stream_col *col, const char *raw, size_t n,
+		      bool esc, bool hi)
+{
+	if (!esc) {
+		if (hi && !stream_utf8_valid((const uint8_t *)raw, n)) {
+			stream_reason_set(&d->why, "string is not valid UTF-8");
+			return FLOE_EINVAL;
+		}
+		return stream_col_put_bin(col, raw, n);
+	}
+	uint8_t *out = stream_col_bin_begin(col, n);
+	size_t k;
+	if (!out)
+		return FLOE_ENOMEM;
+	if (!unescape(raw, n, out, &k))
+		return syntax(d, c, "bad escape in a string");
+	if (!stream_utf8_valid(out, k)) {
+		stream_reason_set(&d->why, "string is not valid UTF-8");
+		return FLOE_EINVAL;
+	}
+	stream_col_bin_end(col, k);
+	return FLOE_OK;
+}
+
+static int parse_value(stream_json_dec *d, jcur *c, stream_col *col, int depth)
+{
+	int rc;
+	const char *raw, *s;
+	size_t rn, sn;
+	bool esc, hi;
+	if (depth > STREAM_JSON_MAX_DEPTH)
+		return syntax(d, c, "nesting too deep");
+	skip_ws(c);
+	if (c->p >= c->end)
+		return syntax(d, c, "expected a value");
+	char ch = *c->p;
+	if (ch == '"') {
+		c->p++;
+		if ((rc = scan_string(d, c, &raw, &rn, &esc, &hi)))
+			return rc;
+		if (col->type->id == FLOE_T_STRING)
+			return put_string(d, c, col, raw, rn, esc, hi);
+		if (col->kind == SB_STRUCT || col->kind == SB_LIST || col->kind == SB_MAP) {
+			stream_reason_set(&d->why, "expected %s, found a string",
+					  col->kind == SB_STRUCT ? "an object" :
+					  col->kind == SB_LIST	 ? "an array" :
+								   "an object");
+			return FLOE_EINVAL;
+		}
+		if ((rc = string_text(d, c, raw, rn, esc, hi, &s, &sn)))
+			return rc;
+		return stream_coerce_text(col, s, sn, &d->opts, &d->why);
+	}
+	if (ch == 'n') {
+		if ((rc = literal(d, c, "null", 4)))
+			return rc;
+		if (!col->nullable) {
+			stream_reason_set(&d->why, "null in a required field");
+			return FLOE_EINVAL;
+		}
+		return stream_col_put_null(col) ? FLOE_ENOMEM : FLOE_OK;
+	}
+	if (col->type->id == FLOE_T_STRING && (ch == '{' || ch == '[')) {
+		const char *s0 = c->p;
+		if ((rc = skip_value(d, c, depth)))
+			return rc;
+		return stream_col_put_bin(col, s0, (size_t)(c->p - s0));
+	}
+	switch (ch) {
+	case '{':
+		if (col->kind == SB_STRUCT) {
+			if (stream_col_struct_begin(col))
+				return FLOE_ENOMEM;
+			return parse_object(d, c, col, depth);
+		}
+		if (col->kind == SB_MAP)
+			return parse_map_object(d, c, col, depth);
+		stream_reason_set(&d->why, "an object cannot be a %s",
+				  col->kind == SB_LIST ? "list" : "primitive value");
+		return FLOE_EINVAL;
+	case '[':
+		if (col->kind == SB_LIST)
+			return parse_list(d, c, col, depth);
+		if (col->kind == SB_MAP)
+			return parse_map_array(d, c, col, depth);
+		stream_reason_set(&d->why, "an array cannot be a %s",
+				  col->kind == SB_STRUCT ? "struct" : "primitive value");
+		return FLOE_EINVAL;
+	case 't':
+	case 'f':
+		if ((rc = literal(d, c, ch == 't' ? "true" : "false", ch == 't' ? 4 : 5)))
+			return rc;
+		return stream_coerce_bool(col, ch == 't', &d->why);
+	default:
+		break;
+	}
+	if (ch == '-' || (ch >= '0' && ch <= '9')) {
+		const char *s0 = c->p;
+		while (c->p < c->end) {
+			char x = *c->p;
+			if ((x >= '0' && x <= '9') || x == '-' || x == '+' || x == '.' || x == 'e' ||
+			    x == 'E')
+				c->p++;
+			else
+				break;
+		}
+		if (col->kind == SB_STRUCT || col->kind == SB_LIST || col->kind == SB_MAP) {
+			stream_reason_set(&d->why, "a number cannot be a %s",
+					  col->kind == SB_STRUCT ? "struct" :
+					  col->kind == SB_LIST	 ? "list" :
+								   "map");
+			return FLOE_EINVAL;
+		}
+		return stream_coerce_number(col, s0, (size_t)(c->p - s0), &d->opts, &d->why);
+	}
+	return syntax(d, c, "unexpected character");
+}
+
+int stream_json_decode(stream_json_dec *d, stream_col *root, const char *p, size_t n)
+{
+	jcur c = {p, p + n, p};
+	int64_t rows = root->len;
+	int rc;
+	d->why.msg[0] = 0;
+	d->err_at = 0;
+	skip_ws(&c);
+	if (c.p >= c.end || *c.p != '{') {
+		rc = syntax(d, &c, "a record must be a JSON object");
+		goto fail;
+	}
+	d->pathed = false;
+	if ((rc = stream_col_struct_begin(root)))
+		goto fail;
+	if ((rc = parse_object(d, &c, root, 0)))
+		goto fail;
+	skip_ws(&c);
+	if (c.p != c.end) {
+		rc = syntax(d, &c, "trailing characters after the record");
+		goto fail;
+	}
+	return FLOE_OK;
+fail:
+	stream_col_truncate(root, rows);
+	if (rc == FLOE_ENOMEM)
+		stream_reason_set(&d->why, "out of memory");
+	return rc;
+}
+
+int stream_json_decode_value(stream_json_dec *d, stream_col *col, const char *p, size_t n)
+{
+	jcur c = {p, p + n, p};
+	int rc;
+	d->why.msg[0] = 0;
+	d->pathed = false;
+	if ((rc = parse_value(d, &c, col, 0)))
+		return rc;
+	skip_ws(&c);
+	if (c.p != c.end)
+		return syntax(d, &c, "trailing characters after the value");
+	return FLOE_OK;
+}
