@@ -59,6 +59,15 @@ void floe_op_set_data_sequence_number(floe_snapshot_op *op, int64_t seq);
  * OVERWRITE, DELETE): a new delete file targeting a removed data file fails
  * the commit. -1 = the base the first attempt sees. */
 void floe_op_validate_from(floe_snapshot_op *op, int64_t snapshot_id);
+/*
+ * REPLACE of manifests (rewrite-manifests): the snapshot lists `fresh`
+ * (already written, holding the same live entries as EXISTING) instead of
+ * `old`; every old manifest must still be in the base (else a final
+ * FLOE_ECONFLICT). Cannot be combined with adding or removing files.
+ */
+int floe_op_replace_manifests(floe_snapshot_op *op, const floe_manifest_file *old, size_t n_old,
+			      const floe_manifest_file *fresh, size_t n_fresh,
+			      floe_error *err) FLOE_WUR;
 /* Extra snapshot summary properties (e.g. floe.pipeline-id). */
 int floe_op_set_summary(floe_snapshot_op *op, const char *key, const char *value,
 			floe_error *err) FLOE_WUR;

@@ -70,6 +70,11 @@ struct floe_snapshot_op {
 	size_t n_manifests;
 	bool manifests_written;
 	int n_manifest_files; /* for names: <uuid>-m<N>.avro */
+	/* manifest replacement (rewrite-manifests) */
+	const char **mr_old;
+	size_t n_mr_old;
+	floe_manifest_file *mr_new;
+	size_t n_mr_new;
 	/* rewritten manifests, by base manifest */
 	rewrite *rewrites;
 	size_t n_rewrites, cap_rewrites;
@@ -254,6 +259,41 @@ int floe_op_remove_file(floe_snapshot_op *op, const floe_data_file *f, floe_erro
 	return FLOE_OK;
 }
 
+int floe_op_replace_manifests(floe_snapshot_op *op, const floe_manifest_file *old, size_t n_old,
+			      const floe_manifest_file *fresh, size_t n_fresh, floe_error *err)
+{
+	if (op->kind != FLOE_OP_REPLACE || floe_op_added(op) || op->n_removes || op->n_mr_old)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "replacing manifests is a REPLACE operation of its own");
+	op->mr_old = floe_arena_calloc(&op->arena, n_old + 1, sizeof(char *));
+	op->mr_new = floe_arena_calloc(&op->arena, n_fresh + 1, sizeof(floe_manifest_file));
+	if (!op->mr_old || !op->mr_new)
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n_old; i++)
+		if (!(op->mr_old[i] = floe_arena_strdup(&op->arena, old[i].path)))
+			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n_fresh; i++) {
+		op->mr_new[i] = fresh[i];
+		op->mr_new[i].path = floe_arena_strdup(&op->arena, fresh[i].path);
+		op->mr_new[i].partitions =
+			floe_arena_memdup(&op->arena, fresh[i].partitions,
+					  (fresh[i].n_partitions + 1) * sizeof(floe_field_summary));
+		if (!op->mr_new[i].path || !op->mr_new[i].partitions)
+			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		for (size_t k = 0; k < fresh[i].n_partitions; k++) {
+			floe_field_summary *fs = &op->mr_new[i].partitions[k];
+			if ((fs->has_lower && !(fs->lower = floe_arena_memdup(&op->arena, fs->lower,
+									       fs->lower_len + 1))) ||
+			    (fs->has_upper && !(fs->upper = floe_arena_memdup(&op->arena, fs->upper,
+									       fs->upper_len + 1))))
+				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		}
+	}
+	op->n_mr_old = n_old;
+	op->n_mr_new = n_fresh;
+	return FLOE_OK;
+}
+
 int floe_op_set_summary(floe_snapshot_op *op, const char *key, const char *value, floe_error *err)
 {
 	if (strcmp(key, "operation") == 0)
@@ -376,6 +416,8 @@ static void remove_written(floe_snapshot_op *op)
 		floe_io_remove_quiet(io, op->manifests[i].path);
 	for (size_t i = 0; i < op->n_rewrites; i++)
 		floe_io_remove_quiet(io, op->rewrites[i].written.path);
+	for (size_t i = 0; i < op->n_mr_new; i++)
+		floe_io_remove_quiet(io, op->mr_new[i].path);
 }
 
 /* ---- manifest filtering --------------------------------------------------------- */
@@ -739,6 +781,10 @@ static int build_summary(floe_snapshot_op *op, const floe_snapshot *parent,
 	rc = rc ? rc
 		: put_total(s, parent, "total-equality-deletes",
 			    op->added_eq_records - r->eq_records);
+	if (op->n_mr_old) {
+		rc = rc ? rc : floe_strmap_setf(s, "manifests-created", "%zu", op->n_mr_new);
+		rc = rc ? rc : floe_strmap_setf(s, "manifests-replaced", "%zu", op->n_mr_old);
+	}
 	rc = rc ? rc : floe_strmap_set(s, "engine-name", "floe");
 	rc = rc ? rc : floe_strmap_set(s, "engine-version", FLOE_VERSION);
 	for (size_t i = 0; i < op->extra.len && !rc; i++)
@@ -792,21 +838,63 @@ static int attempt(floe_snapshot_op *op, int n_attempt, char **list_path, floe_e
 		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = filter_manifests(op, base, old, n_old, kept, &removed, err)))
-		goto done;
-	drop_unused_rewrites(op);
-	if (op->added_data_files + op->added_pos_files + op->added_eq_files + op->added_dvs == 0 &&
-	    removed.data_files + removed.pos_files + removed.eq_files + removed.dvs == 0) {
-		rc = FLOE_OK; /* nothing to do after all */
-		goto done;
+	if (op->n_mr_old) {
+		/* rewrite-manifests: the fresh manifests stand for the old ones */
+		size_t nk = 0;
+		for (size_t k = 0; k < op->n_mr_old; k++) {
+			bool present = false;
+			for (size_t i = 0; i < n_old && !present; i++)
+				present = strcmp(old[i].path, op->mr_old[k]) == 0;
+			if (!present) {
+				rc = floe_error_set(err, FLOE_ECONFLICT,
+						    "manifest '%s' was replaced by another commit",
+						    op->mr_old[k]);
+				if (err)
+					err->retryable = false;
+				goto done;
+			}
+		}
+		for (size_t i = 0; i < n_old; i++) {
+			bool replaced = false;
+			for (size_t k = 0; k < op->n_mr_old && !replaced; k++)
+				replaced = strcmp(old[i].path, op->mr_old[k]) == 0;
+			if (!replaced)
+				kept[nk++] = old[i];
+		}
+		n_old = nk;
+	} else {
+		if ((rc = filter_manifests(op, base, old, n_old, kept, &removed, err)))
+			goto done;
+		drop_unused_rewrites(op);
+		if (op->added_data_files + op->added_pos_files + op->added_eq_files + op->added_dvs ==
+			    0 &&
+		    removed.data_files + removed.pos_files + removed.eq_files + removed.dvs == 0) {
+			rc = FLOE_OK; /* nothing to do after all */
+			goto done;
+		}
 	}
 	/* new manifests first, then the parent's (rewritten or kept) */
-	memcpy(all, op->manifests, op->n_manifests * sizeof(*all));
-	for (size_t i = 0; i < op->n_manifests; i++) {
-		all[i].sequence_number = -1;
-		all[i].first_row_id = -1;
+	size_t n_all = 0;
+	if (op->n_mr_new) {
+		all = floe_arena_calloc(&a, op->n_mr_new + n_old + 1, sizeof(*all));
+		if (!all) {
+			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			goto done;
+		}
+		/* rewritten manifests keep their sequence numbers ("replace" adds no
+		 * data); a fresh manifest of EXISTING entries gets the commit's */
+		for (size_t i = 0; i < op->n_mr_new; i++) {
+			all[n_all] = op->mr_new[i];
+			all[n_all].sequence_number = -1;
+			n_all++;
+		}
 	}
-	size_t n_all = op->n_manifests;
+	memcpy(all + n_all, op->manifests, op->n_manifests * sizeof(*all));
+	for (size_t i = 0; i < op->n_manifests; i++) {
+		all[n_all + i].sequence_number = -1;
+		all[n_all + i].first_row_id = -1;
+	}
+	n_all += op->n_manifests;
 	for (size_t i = 0; i < n_old; i++) {
 		/* a rewritten manifest stays listed even when all its entries are
 		 * DELETED: they record what this snapshot removed */
@@ -937,7 +1025,7 @@ int floe_op_commit(floe_snapshot_op *op, int64_t *snapshot_id, floe_error *err_o
 	if (!floe_table_catalog(t))
 		return floe_error_set(err, FLOE_EUNSUPPORTED,
 				      "this table was opened by path: commit through a catalog");
-	if (floe_op_added(op) == 0 && op->n_removes == 0)
+	if (floe_op_added(op) == 0 && op->n_removes == 0 && op->n_mr_old == 0)
 		return FLOE_OK;
 	if ((rc = count_partitions(op)))
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
