@@ -40,8 +40,10 @@ static int put_rle_run(floe_buf *out, uint32_t value, size_t count, unsigned w)
 		int rc = put_uvarint(out, (uint64_t)groups << 1 | 1);                         \
 		if (rc)                                                                       \
 			return rc;                                                            \
-		if (!(dst = floe_buf_extend(out, bytes))) /* zeroed: pads the last group */   \
+		if (!(dst = floe_parquet__extend(out, bytes)))                                \
 			return FLOE_ENOMEM;                                                   \
+		/* the last group is padded with zeros */                                     \
+		memset(dst + floe_bitpack_bytes(n, w), 0, bytes - floe_bitpack_bytes(n, w));  \
 		for (size_t i = 0; i < n; i += 256) {                                         \
 			size_t k = n - i < 256 ? n - i : 256;                                 \
 			for (size_t j = 0; j < k; j++)                                        \

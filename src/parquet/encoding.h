@@ -21,6 +21,22 @@ typedef struct floe_parquet_view {
 	size_t n;
 } floe_parquet_view;
 
+/*
+ * Append n bytes to b without initialising them (the caller writes every
+ * one); NULL when the buffer's cap is reached. floe_buf_extend zeroes, which
+ * the hot paths do not need.
+ */
+static inline uint8_t *floe_parquet__extend(floe_buf *b, size_t n)
+{
+	uint8_t *p;
+	if (floe_buf_reserve(b, n))
+		return NULL;
+	p = b->data + b->len;
+	b->len += n;
+	b->data[b->len] = 0;
+	return p;
+}
+
 /* ---- encoders ----------------------------------------------------------- */
 
 /* RLE/bit-packed hybrid of n values of bit width w (no length prefix). */

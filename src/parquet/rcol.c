@@ -381,7 +381,7 @@ static int conv_views(floe_parquet__rcol *c, const floe_parquet_view *v, size_t 
 		return floe_buf_append(&c->pviews, v, n * sizeof(*v)) ? nomem(c) : FLOE_OK;
 	if (o->kind == FLOE_PQ_OUT_NULL)
 		return FLOE_OK;
-	if (!(dst = floe_buf_extend(&c->pvals, n * (size_t)o->out_width)))
+	if (!(dst = floe_parquet__extend(&c->pvals, n * (size_t)o->out_width)))
 		return nomem(c);
 	if (o->kind == FLOE_PQ_OUT_DECBYTES) {
 		for (size_t i = 0; i < n; i++)
@@ -424,7 +424,7 @@ static int load_dict(floe_parquet__rcol *c, const floe_parquet_page_header *h, c
 		if (cnt > n / 4)
 			return corrupt(c, "dictionary of %zu values in %zu bytes", cnt, n);
 		if (floe_buf_append(&c->dict_store, p, n) ||
-		    !(v = (floe_parquet_view *)floe_buf_extend(&c->dict_views, cnt * sizeof(*v))))
+		    !(v = (floe_parquet_view *)floe_parquet__extend(&c->dict_views, cnt * sizeof(*v))))
 			return nomem(c);
 		if (floe_parquet__plain_get_bytes(c->dict_store.data, n, v, cnt, &used))
 			return corrupt(c, "truncated dictionary");
@@ -442,7 +442,7 @@ static int load_dict(floe_parquet__rcol *c, const floe_parquet_page_header *h, c
 		uint8_t *d;
 		if (cnt > n * 8)
 			return corrupt(c, "truncated dictionary");
-		if (!(d = floe_buf_extend(&c->dict_vals, cnt)))
+		if (!(d = floe_parquet__extend(&c->dict_vals, cnt)))
 			return nomem(c);
 		for (size_t i = 0; i < cnt; i++)
 			d[i] = (p[i >> 3] >> (i & 7)) & 1;
@@ -454,7 +454,7 @@ static int load_dict(floe_parquet__rcol *c, const floe_parquet_page_header *h, c
 		if (c->out.kind == FLOE_PQ_OUT_NULL) {
 			cnt = 0;
 		} else {
-			if (!(d = floe_buf_extend(&c->dict_vals, cnt * (size_t)c->out.out_width)))
+			if (!(d = floe_parquet__extend(&c->dict_vals, cnt * (size_t)c->out.out_width)))
 				return nomem(c);
 			if (conv_fixed(c, p, cnt, d))
 				return FLOE_ECORRUPT;
@@ -472,7 +472,7 @@ static int gather(floe_parquet__rcol *c, const uint32_t *idx, size_t n)
 			return corrupt(c, "dictionary index %u out of %zu entries", idx[i], c->dict_n);
 	if (c->out.kind == FLOE_PQ_OUT_BINARY) {
 		const floe_parquet_view *d = (const floe_parquet_view *)(void *)c->dict_views.data;
-		floe_parquet_view *v = (floe_parquet_view *)floe_buf_extend(&c->pviews, n * sizeof(*v));
+		floe_parquet_view *v = (floe_parquet_view *)floe_parquet__extend(&c->pviews, n * sizeof(*v));
 		if (!v)
 			return nomem(c);
 		for (size_t i = 0; i < n; i++)
@@ -482,7 +482,7 @@ static int gather(floe_parquet__rcol *c, const uint32_t *idx, size_t n)
 	if (c->out.kind == FLOE_PQ_OUT_NULL)
 		return FLOE_OK;
 	size_t w = (size_t)c->out.out_width;
-	uint8_t *dst = floe_buf_extend(&c->pvals, n * w);
+	uint8_t *dst = floe_parquet__extend(&c->pvals, n * w);
 	const uint8_t *d = c->dict_vals.data;
 	if (!dst)
 		return nomem(c);
@@ -521,7 +521,7 @@ static int decode_values(floe_parquet__rcol *c, int enc, const uint8_t *p, size_
 			if (nv > len / 4)
 				return corrupt(c, "%zu values in %zu bytes", nv, len);
 			floe_buf_clear(&c->tmp);
-			if (!(v = (floe_parquet_view *)floe_buf_extend(&c->tmp, nv * sizeof(*v))))
+			if (!(v = (floe_parquet_view *)floe_parquet__extend(&c->tmp, nv * sizeof(*v))))
 				return nomem(c);
 			if (floe_parquet__plain_get_bytes(p, len, v, nv, &used))
 				return corrupt(c, "truncated PLAIN byte array values");
@@ -530,7 +530,7 @@ static int decode_values(floe_parquet__rcol *c, int enc, const uint8_t *p, size_
 		if (phys == FLOE_PARQUET_BOOLEAN) {
 			if ((nv + 7) / 8 > len)
 				return corrupt(c, "truncated PLAIN booleans");
-			if (!(dst = floe_buf_extend(&c->pvals, nv)))
+			if (!(dst = floe_parquet__extend(&c->pvals, nv)))
 				return nomem(c);
 			for (size_t i = 0; i < nv; i++)
 				dst[i] = (p[i >> 3] >> (i & 7)) & 1;
@@ -540,7 +540,7 @@ static int decode_values(floe_parquet__rcol *c, int enc, const uint8_t *p, size_
 			return corrupt(c, "%zu values of %zu bytes in %zu bytes", nv, pw, len);
 		if (c->out.kind == FLOE_PQ_OUT_NULL)
 			return FLOE_OK;
-		if (!(dst = floe_buf_extend(&c->pvals, nv * ow)))
+		if (!(dst = floe_parquet__extend(&c->pvals, nv * ow)))
 			return nomem(c);
 		return conv_fixed(c, p, nv, dst);
 	case FLOE_PARQUET_ENC_PLAIN_DICTIONARY:
@@ -552,7 +552,7 @@ static int decode_values(floe_parquet__rcol *c, int enc, const uint8_t *p, size_
 		if (len < 1 || p[0] > 32)
 			return corrupt(c, "bad dictionary index bit width");
 		floe_buf_clear(&c->tmp);
-		if (!(idx = (uint32_t *)(void *)floe_buf_extend(&c->tmp, nv * 4)))
+		if (!(idx = (uint32_t *)(void *)floe_parquet__extend(&c->tmp, nv * 4)))
 			return nomem(c);
 		floe_parquet__rle_init(&r, p + 1, len - 1, p[0]);
 		if (floe_parquet__rle_get32(&r, idx, nv))
@@ -568,8 +568,8 @@ static int decode_values(floe_parquet__rcol *c, int enc, const uint8_t *p, size_
 		if (len < 4 || (l = floe_load_u32le(p)) > len - 4)
 			return corrupt(c, "bad RLE boolean length");
 		floe_buf_clear(&c->tmp);
-		if (!(bits = (uint32_t *)(void *)floe_buf_extend(&c->tmp, nv * 4)) ||
-		    !(dst = floe_buf_extend(&c->pvals, nv)))
+		if (!(bits = (uint32_t *)(void *)floe_parquet__extend(&c->tmp, nv * 4)) ||
+		    !(dst = floe_parquet__extend(&c->pvals, nv)))
 			return nomem(c);
 		floe_parquet__rle_init(&r, p + 4, l, 1);
 		if (floe_parquet__rle_get32(&r, bits, nv))
@@ -585,7 +585,7 @@ static int decode_values(floe_parquet__rcol *c, int enc, const uint8_t *p, size_
 		if (floe_parquet__delta_count(p, len, &total) || total < nv || total > page_values)
 			return corrupt(c, "DELTA_BINARY_PACKED header declares a bad value count");
 		floe_buf_clear(&c->tmp);
-		if (!floe_buf_extend(&c->tmp, total * pw))
+		if (!floe_parquet__extend(&c->tmp, total * pw))
 			return nomem(c);
 		rc = phys == FLOE_PARQUET_INT32
 			     ? floe_parquet__delta_get32(p, len, (int32_t *)(void *)c->tmp.data, total, &used)
@@ -594,7 +594,7 @@ static int decode_values(floe_parquet__rcol *c, int enc, const uint8_t *p, size_
 			return rc == FLOE_ENOMEM ? nomem(c) : corrupt(c, "malformed DELTA_BINARY_PACKED data");
 		if (c->out.kind == FLOE_PQ_OUT_NULL)
 			return FLOE_OK;
-		if (!(dst = floe_buf_extend(&c->pvals, nv * ow)))
+		if (!(dst = floe_parquet__extend(&c->pvals, nv * ow)))
 			return nomem(c);
 		return conv_fixed(c, c->tmp.data, nv, dst);
 	}
@@ -609,7 +609,7 @@ static int decode_values(floe_parquet__rcol *c, int enc, const uint8_t *p, size_
 			return corrupt(c, "%s declares %zu values, the page has %zu",
 				       floe_parquet_encoding_name(enc), total, nv);
 		floe_buf_clear(&c->vbuf);
-		if (!(v = (floe_parquet_view *)floe_buf_extend(&c->vbuf, nv * sizeof(*v))))
+		if (!(v = (floe_parquet_view *)floe_parquet__extend(&c->vbuf, nv * sizeof(*v))))
 			return nomem(c);
 		if (enc == FLOE_PARQUET_ENC_DELTA_LENGTH_BYTE_ARRAY)
 			rc = floe_parquet__delta_length_get(p, len, v, nv, &c->scratch);
@@ -624,13 +624,13 @@ static int decode_values(floe_parquet__rcol *c, int enc, const uint8_t *p, size_
 		if (phys == FLOE_PARQUET_BOOLEAN || phys == FLOE_PARQUET_BYTE_ARRAY || pw == 0)
 			break;
 		floe_buf_clear(&c->tmp);
-		if (!floe_buf_extend(&c->tmp, nv * pw))
+		if (!floe_parquet__extend(&c->tmp, nv * pw))
 			return nomem(c);
 		if (floe_parquet__bss_get(p, len, (unsigned)pw, c->tmp.data, nv))
 			return corrupt(c, "truncated BYTE_STREAM_SPLIT data");
 		if (c->out.kind == FLOE_PQ_OUT_NULL)
 			return FLOE_OK;
-		if (!(dst = floe_buf_extend(&c->pvals, nv * ow)))
+		if (!(dst = floe_parquet__extend(&c->pvals, nv * ow)))
 			return nomem(c);
 		return conv_fixed(c, c->tmp.data, nv, dst);
 	default: break;
@@ -649,7 +649,7 @@ static int read_levels(floe_parquet__rcol *c, int enc, const uint8_t *p, size_t 
 	unsigned bw = floe_bit_width((uint64_t)max);
 	uint16_t *lv;
 	floe_buf_clear(out);
-	if (!(lv = (uint16_t *)(void *)floe_buf_extend(out, n * 2)))
+	if (!(lv = (uint16_t *)(void *)floe_parquet__extend(out, n * 2)))
 		return nomem(c);
 	if (enc == FLOE_PARQUET_ENC_RLE) {
 		floe_parquet_rle r;
@@ -867,7 +867,7 @@ static int take(floe_parquet__rcol *c, size_t k)
 		return corrupt(c, "fewer values than the levels define");
 	if (c->out.kind == FLOE_PQ_OUT_BINARY) {
 		const floe_parquet_view *v = (const floe_parquet_view *)(void *)c->pviews.data + c->page_vpos;
-		int32_t *lens = (int32_t *)(void *)floe_buf_extend(&c->blens, nv * 4);
+		int32_t *lens = (int32_t *)(void *)floe_parquet__extend(&c->blens, nv * 4);
 		size_t total = 0;
 		if (!lens)
 			return nomem(c);

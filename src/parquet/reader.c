@@ -610,7 +610,7 @@ static int build_leaf(floe_parquet_reader *r, const onode *o, struct ArrowArray 
 		if ((rc = floe_arrow_array_take_buf(a, 1, &vals)))
 			goto oom;
 	} else if (out->kind == FLOE_PQ_OUT_BINARY) {
-		int32_t *off = (int32_t *)(void *)floe_buf_extend(&vals, (slots + 1) * 4);
+		int32_t *off = (int32_t *)(void *)floe_parquet__extend(&vals, (slots + 1) * 4);
 		const int32_t *lens = (const int32_t *)(void *)c->blens.data;
 		int64_t pos = 0;
 		size_t s = 0;
@@ -694,7 +694,7 @@ static int build_group(floe_parquet_reader *r, const onode *o, struct ArrowArray
 	a->length = (int64_t)slots;
 	if (nulls && !(vb = floe_buf_extend(&bits, (slots + 7) / 8)))
 		goto oom;
-	if (listy && !(off = (int32_t *)(void *)floe_buf_extend(&offs, (slots + 1) * 4)))
+	if (listy && !(off = (int32_t *)(void *)floe_parquet__extend(&offs, (slots + 1) * 4)))
 		goto oom;
 	/* pass 2: validity and offsets */
 	{

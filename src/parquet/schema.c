@@ -222,7 +222,7 @@ int floe_parquet_schema_add_list_node(floe_parquet_schema *s, floe_parquet_node 
 				      floe_parquet_node **repeated_out, floe_error *err)
 {
 	floe_parquet_field outer = *list, mid = FLOE_PARQUET_FIELD_INIT;
-	floe_parquet_node *o;
+	floe_parquet_node *o = NULL;
 	int rc;
 	outer.physical = -1;
 	outer.logical = (floe_parquet_logical){FLOE_PARQUET_LT_LIST, 0, 0, 0, false, 0, false, NULL, -1};
@@ -242,7 +242,7 @@ int floe_parquet_schema_add_map_node(floe_parquet_schema *s, floe_parquet_node *
 				     floe_parquet_node **repeated_out, floe_error *err)
 {
 	floe_parquet_field outer = *map, mid = FLOE_PARQUET_FIELD_INIT;
-	floe_parquet_node *o;
+	floe_parquet_node *o = NULL;
 	int rc;
 	outer.physical = -1;
 	outer.logical = (floe_parquet_logical){FLOE_PARQUET_LT_MAP, 0, 0, 0, false, 0, false, NULL, -1};
@@ -262,7 +262,7 @@ int floe_parquet_schema_add_list(floe_parquet_schema *s, floe_parquet_node *pare
 				 floe_parquet_node **list_out, floe_parquet_node **element_out,
 				 floe_error *err)
 {
-	floe_parquet_node *m;
+	floe_parquet_node *m = NULL;
 	int rc = floe_parquet_schema_add_list_node(s, parent, list, list_out, &m, err);
 	return rc ? rc : add_named(s, m, element, "element", element_out, err);
 }
@@ -274,7 +274,7 @@ int floe_parquet_schema_add_map(floe_parquet_schema *s, floe_parquet_node *paren
 				floe_error *err)
 {
 	floe_parquet_field k = *key;
-	floe_parquet_node *m;
+	floe_parquet_node *m = NULL;
 	int rc;
 	k.repetition = FLOE_PARQUET_REQUIRED;
 	if ((rc = floe_parquet_schema_add_map_node(s, parent, map, map_out, &m, err)) ||

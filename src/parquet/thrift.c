@@ -44,7 +44,7 @@ static int get_uvarint(floe_thrift_reader *r, uint64_t *v)
 	uint64_t x = 0;
 	size_t i = r->off;
 	for (unsigned shift = 0; shift < 70; shift += 7) {
-		uint8_t b;
+		uint8_t b = 0;
 		if (i >= r->n)
 			return floe_thrift_corrupt(r, "truncated varint");
 		b = r->p[i++];
@@ -62,7 +62,7 @@ static int get_uvarint(floe_thrift_reader *r, uint64_t *v)
 
 static int get_zigzag(floe_thrift_reader *r, int64_t *v)
 {
-	uint64_t u;
+	uint64_t u = 0;
 	int rc = get_uvarint(r, &u);
 	if (rc)
 		return rc;
@@ -81,7 +81,7 @@ int floe_thrift_struct_begin(floe_thrift_reader *r)
 
 int floe_thrift_next_field(floe_thrift_reader *r, int16_t *fid, int *type)
 {
-	uint8_t b;
+	uint8_t b = 0;
 	int rc = get_u8(r, &b);
 	if (rc)
 		return rc;
@@ -118,8 +118,8 @@ static int skip_elem(floe_thrift_reader *r, int type);
 
 int floe_thrift_list_begin(floe_thrift_reader *r, int *elem_type, size_t *count)
 {
-	uint8_t b;
-	uint64_t n;
+	uint8_t b = 0;
+	uint64_t n = 0;
 	int rc = get_u8(r, &b);
 	if (rc)
 		return rc;
@@ -152,7 +152,7 @@ void floe_thrift_list_end(floe_thrift_reader *r)
 
 static int get_binary(floe_thrift_reader *r, const uint8_t **v, size_t *len)
 {
-	uint64_t n;
+	uint64_t n = 0;
 	int rc = get_uvarint(r, &n);
 	if (rc)
 		return rc;
@@ -206,7 +206,7 @@ static int skip_value(floe_thrift_reader *r, int type, bool in_field)
 		return FLOE_OK;
 	}
 	case FLOE_THRIFT_MAP: {
-		uint64_t cnt;
+		uint64_t cnt = 0;
 		uint8_t kv = 0;
 		if ((rc = get_uvarint(r, &cnt)))
 			return rc;
@@ -275,7 +275,7 @@ static int read_int(floe_thrift_reader *r, int type, int64_t *v, bool *present, 
 {
 	int rc;
 	if (type == FLOE_THRIFT_I8) {
-		uint8_t b;
+		uint8_t b = 0;
 		if ((rc = get_u8(r, &b)))
 			return rc;
 		*v = (int8_t)b;
@@ -366,7 +366,7 @@ int floe_thrift_elem_i64(floe_thrift_reader *r, int64_t *v)
 
 int floe_thrift_elem_bool(floe_thrift_reader *r, bool *v)
 {
-	uint8_t b;
+	uint8_t b = 0;
 	int rc = get_u8(r, &b);
 	if (rc)
 		return rc;

@@ -1,8 +1,8 @@
 /*
  * wcol.c — one leaf column of the writer: levels and values go into the open
  * page; a full page is encoded (RLE levels, PLAIN or dictionary values),
- * compressed and appended, with its header, to the chunk buffer of the
- * current row group; the chunk is written out, dictionary page first, when
+ * compressed and kept, with its header, in the page list of the current
+ * row group's chunk; the chunk is written out, dictionary page first, when
  * the row group is flushed.
  *
  * DESIGN: the dictionary is tried first. It is abandoned for the rest of the
@@ -63,7 +63,6 @@ int floe_parquet__wcol_init(floe_parquet__wcol *c, const floe_parquet_node *leaf
 		return floe_error_set(err, FLOE_EINVAL, "parquet writer: codec %s cannot be written",
 				      floe_parquet_codec_name(opts->codec));
 	floe_buf_init(&c->plain, 0);
-	floe_buf_init(&c->chunk, 0);
 	floe_buf_init(&c->body, 0);
 	floe_buf_init(&c->comp, 0);
 	floe_buf_init(&c->hdr, 0);
@@ -81,13 +80,36 @@ void floe_parquet__wcol_reset(floe_parquet__wcol *c)
 	floe_free(c->rep);
 	floe_free(c->idx);
 	floe_buf_reset(&c->plain);
-	floe_buf_reset(&c->chunk);
+	for (size_t i = 0; i < c->cap_pages; i++) {
+		floe_buf_reset(&c->pages[i].hdr);
+		floe_buf_reset(&c->pages[i].data);
+	}
+	floe_free(c->pages);
 	floe_buf_reset(&c->body);
 	floe_buf_reset(&c->comp);
 	floe_buf_reset(&c->hdr);
 	floe_parquet__dict_reset(&c->dict);
 	floe_parquet__stats_reset(&c->chunk_stats);
 	floe_parquet__stats_reset(&c->file_stats);
+}
+
+void floe_parquet__wcol_trim(floe_parquet__wcol *c)
+{
+	for (size_t i = c->n_pages; i < c->cap_pages; i++) {
+		floe_buf_reset(&c->pages[i].hdr);
+		floe_buf_reset(&c->pages[i].data);
+	}
+	if (c->n_levels == 0) {
+		floe_buf_reset(&c->plain);
+		floe_free(c->def);
+		floe_free(c->rep);
+		floe_free(c->idx);
+		c->def = c->rep = NULL;
+		c->idx = NULL;
+		c->cap_levels = c->cap_idx = 0;
+	}
+	floe_buf_reset(&c->body);
+	floe_buf_reset(&c->comp);
 }
 
 static int nomem(floe_error *err)
@@ -141,12 +163,46 @@ static int page_to_plain(floe_parquet__wcol *c)
 	return FLOE_OK;
 }
 
+static int stats_of(floe_parquet__wcol *c, const void *vals, size_t n)
+{
+	if (c->physical == FLOE_PARQUET_BYTE_ARRAY)
+		return floe_parquet__stats_update_views(&c->chunk_stats, vals, n);
+	return floe_parquet__stats_update_fixed(&c->chunk_stats, vals, n, c->width);
+}
+
+/* Statistics of dictionary entries [from, to): every entry is a value of
+ * the chunk, and a value's entry is added when it is first seen, so the
+ * entries' min/max are the values' (NaN counts need every value: floats
+ * never take this path). */
+static int stats_of_entries(floe_parquet__wcol *c, size_t from, size_t to)
+{
+	const floe_parquet_dict *d = &c->dict;
+	if (from == to)
+		return FLOE_OK;
+	if (d->width)
+		return floe_parquet__stats_update_fixed(&c->chunk_stats,
+							d->values.data + from * (size_t)d->width,
+							to - from, d->width);
+	for (size_t e = from; e < to; e++) {
+		floe_parquet_view v = {d->values.data + d->offsets[e], d->offsets[e + 1] - d->offsets[e]};
+		int rc = floe_parquet__stats_update_views(&c->chunk_stats, &v, 1);
+		if (rc)
+			return rc;
+	}
+	return FLOE_OK;
+}
+
 static int put_values(floe_parquet__wcol *c, const void *vals, size_t n)
 {
-	size_t done = 0;
+	size_t done = 0, before = c->dict.n_entries;
+	int order = c->chunk_stats.order;
+	bool per_value = !c->dict_mode || order == FLOE_PQ_ORD_FLOAT || order == FLOE_PQ_ORD_DOUBLE ||
+			 order == FLOE_PQ_ORD_FLOAT16;
 	int rc;
 	if (n == 0)
 		return FLOE_OK;
+	if (per_value && (rc = stats_of(c, vals, n)))
+		return rc;
 	if (!c->dict_mode)
 		return put_plain(c, vals, n);
 	if (floe_array_grow((void **)&c->idx, &c->cap_idx, sizeof(uint32_t), c->n_idx + n))
@@ -157,7 +213,7 @@ static int put_values(floe_parquet__wcol *c, const void *vals, size_t n)
 	else
 		rc = floe_parquet__dict_put_fixed(&c->dict, vals, n, c->idx + c->n_idx, &done,
 						  (size_t)c->opts->dict_bytes);
-	if (rc)
+	if (rc || (!per_value && (rc = stats_of_entries(c, before, c->dict.n_entries))))
 		return rc;
 	c->n_idx += done;
 	if (done == n)
@@ -166,9 +222,16 @@ static int put_values(floe_parquet__wcol *c, const void *vals, size_t n)
 	c->dict_off = true;
 	if ((rc = page_to_plain(c)))
 		return rc;
-	if (c->physical == FLOE_PARQUET_BYTE_ARRAY)
-		return put_plain(c, (const floe_parquet_view *)vals + done, n - done);
-	return put_plain(c, (const uint8_t *)vals + done * (size_t)c->width, n - done);
+	if (c->physical == FLOE_PARQUET_BYTE_ARRAY) {
+		const floe_parquet_view *rest = (const floe_parquet_view *)vals + done;
+		if (!per_value && (rc = stats_of(c, rest, n - done)))
+			return rc;
+		return put_plain(c, rest, n - done);
+	}
+	const uint8_t *rest = (const uint8_t *)vals + done * (size_t)c->width;
+	if (!per_value && (rc = stats_of(c, rest, n - done)))
+		return rc;
+	return put_plain(c, rest, n - done);
 }
 
 static size_t page_estimate(const floe_parquet__wcol *c)
@@ -184,12 +247,15 @@ static size_t page_estimate(const floe_parquet__wcol *c)
 
 size_t floe_parquet__wcol_estimate(const floe_parquet__wcol *c)
 {
-	return c->chunk.len + page_estimate(c) + (c->n_dict_pages_used || c->dict_mode ? c->dict.plain_size : 0);
+	return c->chunk_bytes + page_estimate(c) + (c->n_dict_pages_used || c->dict_mode ? c->dict.plain_size : 0);
 }
 
 size_t floe_parquet__wcol_memory(const floe_parquet__wcol *c)
 {
-	return c->chunk.cap + c->plain.cap + c->cap_levels * 4 + c->cap_idx * 4 +
+	size_t pages = 0;
+	for (size_t i = 0; i < c->cap_pages; i++)
+		pages += c->pages[i].hdr.cap + c->pages[i].data.cap;
+	return pages + c->plain.cap + c->cap_levels * 4 + c->cap_idx * 4 +
 	       floe_parquet__dict_memory(&c->dict) + c->body.cap + c->comp.cap;
 }
 
@@ -199,22 +265,38 @@ static int compress_into(floe_parquet__wcol *c, const uint8_t *p, size_t n, floe
 	return floe_codec_compress(c->codec, c->opts->level, p, n, out, err);
 }
 
-/* Append a header + payload to the chunk. */
-static int emit_page(floe_parquet__wcol *c, floe_parquet_page_header *h, const uint8_t *payload,
-		     size_t n, floe_error *err)
+/* Keep a finished page: its header, and the payload buffer swapped in. */
+static int emit_page(floe_parquet__wcol *c, floe_parquet_page_header *h, floe_buf *payload,
+		     floe_error *err)
 {
+	floe_parquet__page *pg;
+	floe_buf tmp;
 	int rc;
 	if (c->opts->page_crc) {
 		h->has_crc = true;
-		h->crc = (int32_t)floe_crc32(0, payload, n);
+		h->crc = (int32_t)floe_crc32(0, payload->data, payload->len);
 	}
-	floe_buf_clear(&c->hdr);
-	if ((rc = floe_parquet_page_header_write(&c->hdr, h, err)))
+	if (c->n_pages == c->cap_pages) {
+		size_t cap = c->cap_pages;
+		if (floe_array_grow((void **)&c->pages, &cap, sizeof(*c->pages), c->n_pages + 1))
+			return nomem(err);
+		for (size_t i = c->cap_pages; i < cap; i++) {
+			floe_buf_init(&c->pages[i].hdr, 0);
+			floe_buf_init(&c->pages[i].data, 0);
+		}
+		c->cap_pages = cap;
+	}
+	pg = &c->pages[c->n_pages];
+	floe_buf_clear(&pg->hdr);
+	floe_buf_clear(&pg->data);
+	if ((rc = floe_parquet_page_header_write(&pg->hdr, h, err)))
 		return rc;
-	if (floe_buf_append(&c->chunk, c->hdr.data, c->hdr.len) ||
-	    floe_buf_append(&c->chunk, payload, n))
-		return nomem(err);
-	c->chunk_uncompressed += (int64_t)c->hdr.len + h->uncompressed_page_size;
+	tmp = pg->data;
+	pg->data = *payload;
+	*payload = tmp;
+	c->n_pages++;
+	c->chunk_bytes += pg->hdr.len + pg->data.len;
+	c->chunk_uncompressed += (int64_t)pg->hdr.len + h->uncompressed_page_size;
 	return FLOE_OK;
 }
 
@@ -222,7 +304,7 @@ static int encode_levels(floe_buf *out, const uint16_t *lv, size_t n, int max, b
 {
 	size_t at = out->len;
 	int rc;
-	if (prefix && !floe_buf_extend(out, 4))
+	if (prefix && !floe_parquet__extend(out, 4))
 		return FLOE_ENOMEM;
 	if ((rc = floe_parquet__rle_encode16(out, lv, n, floe_bit_width((uint64_t)max))))
 		return rc;
@@ -268,12 +350,17 @@ static int close_page(floe_parquet__wcol *c, floe_error *err)
 	memset(&h, 0, sizeof(h));
 	floe_buf_clear(&c->body);
 	floe_buf_clear(&c->comp);
+	/* PLAIN values without levels are the page body as they are: no copy */
+	bool direct = !c->dict_mode && c->max_def == 0 && c->max_rep == 0 &&
+		      c->physical != FLOE_PARQUET_BOOLEAN;
+	floe_buf *body = direct ? &c->plain : &c->body;
 	if (!v2) {
-		if ((c->max_rep > 0 && encode_levels(&c->body, c->rep, c->n_levels, c->max_rep, true)) ||
-		    (c->max_def > 0 && encode_levels(&c->body, c->def, c->n_levels, c->max_def, true)) ||
-		    encode_values(c, &c->body))
+		if (!direct &&
+		    ((c->max_rep > 0 && encode_levels(&c->body, c->rep, c->n_levels, c->max_rep, true)) ||
+		     (c->max_def > 0 && encode_levels(&c->body, c->def, c->n_levels, c->max_def, true)) ||
+		     encode_values(c, &c->body)))
 			return nomem(err);
-		body_len = c->body.len;
+		body_len = body->len;
 		if (body_len > INT32_MAX)
 			return floe_error_set(err, FLOE_EINVAL, "parquet writer: page too large");
 		h.type = FLOE_PARQUET_DATA_PAGE;
@@ -285,14 +372,14 @@ static int close_page(floe_parquet__wcol *c, floe_error *err)
 		h.data_page_header.repetition_level_encoding = FLOE_PARQUET_ENC_RLE;
 		if (c->codec == FLOE_CODEC_NONE) {
 			h.compressed_page_size = (int32_t)body_len;
-			rc = emit_page(c, &h, c->body.data, body_len, err);
+			rc = emit_page(c, &h, body, err);
 		} else {
-			if ((rc = compress_into(c, c->body.data, body_len, &c->comp, err)))
+			if ((rc = compress_into(c, body->data, body_len, &c->comp, err)))
 				return rc;
 			if (c->comp.len > INT32_MAX)
 				return floe_error_set(err, FLOE_EINVAL, "parquet writer: page too large");
 			h.compressed_page_size = (int32_t)c->comp.len;
-			rc = emit_page(c, &h, c->comp.data, c->comp.len, err);
+			rc = emit_page(c, &h, &c->comp, err);
 		}
 	} else {
 		size_t rep_len, def_len, lv_len;
@@ -303,10 +390,10 @@ static int close_page(floe_parquet__wcol *c, floe_error *err)
 			return nomem(err);
 		def_len = c->comp.len - rep_len;
 		lv_len = c->comp.len;
-		if (encode_values(c, &c->body))
+		if (!direct && encode_values(c, &c->body))
 			return nomem(err);
-		body_len = c->body.len;
-		if ((rc = compress_into(c, c->body.data, body_len, &c->comp, err)))
+		body_len = body->len;
+		if ((rc = compress_into(c, body->data, body_len, &c->comp, err)))
 			return rc;
 		if (lv_len + body_len > INT32_MAX || c->comp.len > INT32_MAX)
 			return floe_error_set(err, FLOE_EINVAL, "parquet writer: page too large");
@@ -321,7 +408,7 @@ static int close_page(floe_parquet__wcol *c, floe_error *err)
 		h.data_page_header_v2.definition_levels_byte_length = (int32_t)def_len;
 		h.data_page_header_v2.repetition_levels_byte_length = (int32_t)rep_len;
 		h.data_page_header_v2.is_compressed = c->codec != FLOE_CODEC_NONE;
-		rc = emit_page(c, &h, c->comp.data, c->comp.len, err);
+		rc = emit_page(c, &h, &c->comp, err);
 	}
 	if (rc)
 		return rc;
@@ -396,15 +483,10 @@ int floe_parquet__wcol_write(floe_parquet__wcol *c, const uint16_t *def, const u
 			memcpy(c->def + c->n_levels, def + li, k * sizeof(uint16_t));
 		if (c->max_rep > 0)
 			memcpy(c->rep + c->n_levels, rep + li, k * sizeof(uint16_t));
-		if (c->physical == FLOE_PARQUET_BYTE_ARRAY) {
+		if (c->physical == FLOE_PARQUET_BYTE_ARRAY)
 			v = (const floe_parquet_view *)vals + vi;
-			rc = floe_parquet__stats_update_views(&c->chunk_stats, v, nv);
-		} else {
+		else
 			v = (const uint8_t *)vals + vi * (size_t)c->width;
-			rc = floe_parquet__stats_update_fixed(&c->chunk_stats, v, nv, c->width);
-		}
-		if (rc)
-			return nomem(err);
 		if (c->dict_mode)
 			c->page_plain_size += plain_size_of(c, v, nv);
 		if ((rc = put_values(c, v, nv)))
@@ -567,8 +649,12 @@ int floe_parquet__wcol_flush(floe_parquet__wcol *c, floe_output *out, floe_arena
 		dict_uncompressed = (int64_t)(c->hdr.len + c->body.len);
 	}
 	m->data_page_offset = (int64_t)out->pos;
-	if (c->chunk.len && (rc = floe_output_write(out, c->chunk.data, c->chunk.len, err)))
-		return rc;
+	for (size_t i = 0; i < c->n_pages; i++) {
+		floe_parquet__page *pg = &c->pages[i];
+		if ((rc = floe_output_write(out, pg->hdr.data, pg->hdr.len, err)) ||
+		    (pg->data.len && (rc = floe_output_write(out, pg->data.data, pg->data.len, err))))
+			return rc;
+	}
 	cc->file_offset = start;
 	cc->has_meta_data = true;
 	m->type = c->physical;
@@ -600,7 +686,7 @@ int floe_parquet__wcol_flush(floe_parquet__wcol *c, floe_output *out, floe_arena
 	m->path_len = (size_t)c->leaf->depth;
 	m->codec = c->opts->codec;
 	m->num_values = c->chunk_values;
-	m->total_compressed_size = dict_size + (int64_t)c->chunk.len;
+	m->total_compressed_size = dict_size + (int64_t)c->chunk_bytes;
 	m->total_uncompressed_size = dict_uncompressed + c->chunk_uncompressed;
 	m->has_statistics = true;
 	if (footer_stats(c, arena, &m->statistics))
@@ -616,7 +702,8 @@ int floe_parquet__wcol_flush(floe_parquet__wcol *c, floe_output *out, floe_arena
 		return nomem(err);
 
 	/* reset the chunk; a new row group tries the dictionary again */
-	floe_buf_clear(&c->chunk);
+	c->n_pages = 0;
+	c->chunk_bytes = 0;
 	c->chunk_values = c->chunk_nulls = c->chunk_uncompressed = 0;
 	c->n_dict_pages_used = c->n_plain_pages = 0;
 	floe_parquet__stats_clear(&c->chunk_stats);

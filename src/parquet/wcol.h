@@ -61,6 +61,11 @@ size_t floe_parquet__trunc_min(const uint8_t *p, size_t n, size_t cap, bool utf8
  */
 size_t floe_parquet__trunc_max(const uint8_t *p, size_t n, size_t cap, bool utf8, uint8_t *out);
 
+/* A finished page of the current chunk: its header and (compressed) body. */
+typedef struct floe_parquet__page {
+	floe_buf hdr, data;
+} floe_parquet__page;
+
 typedef struct floe_parquet__wcol {
 	const floe_parquet_node *leaf;
 	const floe_parquet_writer_opts *opts;
@@ -81,8 +86,11 @@ typedef struct floe_parquet__wcol {
 	bool dict_off;    /* no dictionary for the rest of this chunk */
 	floe_parquet_dict dict;
 
-	/* the current row group's chunk */
-	floe_buf chunk; /* page headers + compressed pages */
+	/* the current row group's chunk: finished pages (their buffers are
+	 * swapped in, not copied, and reused by the next row group) */
+	floe_parquet__page *pages;
+	size_t n_pages, cap_pages;
+	size_t chunk_bytes; /* headers + bodies buffered */
 	int64_t chunk_values, chunk_nulls, chunk_uncompressed;
 	int n_dict_pages_used; /* data pages encoded with the dictionary */
 	int n_plain_pages;
@@ -120,6 +128,9 @@ size_t floe_parquet__wcol_memory(const floe_parquet__wcol *c);
  */
 int floe_parquet__wcol_flush(floe_parquet__wcol *c, floe_output *out, floe_arena *arena,
 			     floe_parquet_column_chunk *cc, floe_error *err) FLOE_WUR;
+
+/* Free the buffers kept for reuse (after a flush, when memory is tight). */
+void floe_parquet__wcol_trim(floe_parquet__wcol *c);
 
 /* The codec for a Parquet codec id; false when floe cannot handle it. */
 bool floe_parquet__codec_of(int parquet_codec, floe_codec *out);

@@ -325,14 +325,14 @@ static int put_levels(floe_parquet_writer *w, int def, int rep_first, int rep_re
 	if (n == 0)
 		return FLOE_OK;
 	if (leaf->def_level > 0) {
-		uint16_t *d = (uint16_t *)floe_buf_extend(&w->def, n * 2);
+		uint16_t *d = (uint16_t *)(void *)floe_parquet__extend(&w->def, n * 2);
 		if (!d)
 			return FLOE_ENOMEM;
 		for (size_t i = 0; i < n; i++)
 			d[i] = (uint16_t)def;
 	}
 	if (leaf->rep_level > 0) {
-		uint16_t *r = (uint16_t *)floe_buf_extend(&w->rep, n * 2);
+		uint16_t *r = (uint16_t *)(void *)floe_parquet__extend(&w->rep, n * 2);
 		if (!r)
 			return FLOE_ENOMEM;
 		r[0] = (uint16_t)rep_first;
@@ -365,7 +365,7 @@ static int convert(floe_parquet_writer *w, const floe_parquet_node *leaf, const 
 	if (n == 0)
 		return FLOE_OK;
 	if (b->conv == CV_STR32 || b->conv == CV_STR64 || b->conv == CV_DEC_BYTES) {
-		floe_parquet_view *v = (floe_parquet_view *)floe_buf_extend(&w->vals, n * sizeof(*v));
+		floe_parquet_view *v = (floe_parquet_view *)(void *)floe_parquet__extend(&w->vals, n * sizeof(*v));
 		if (!v)
 			return FLOE_ENOMEM;
 		if (b->conv == CV_STR32) {
@@ -418,7 +418,7 @@ static int convert(floe_parquet_writer *w, const floe_parquet_node *leaf, const 
 		if (floe_buf_append(&w->vals, d, w->n_vals * (size_t)c->width))
 			return FLOE_ENOMEM;
 	}
-	dst = floe_buf_extend(&w->vals, n * (size_t)c->width);
+	dst = floe_parquet__extend(&w->vals, n * (size_t)c->width);
 	if (!dst)
 		return FLOE_ENOMEM;
 	switch (b->conv) {
@@ -787,6 +787,11 @@ int floe_parquet_writer_flush_row_group(floe_parquet_writer *w, floe_error *err)
 	rg->has_ordinal = w->n_rgs < 32767;
 	w->n_rgs++;
 	w->rg_rows = 0;
+	/* under a shared budget, give the memory back rather than keep it for
+	 * the next row group */
+	if (w->budget)
+		for (int i = 0; i < w->n_cols; i++)
+			floe_parquet__wcol_trim(&w->cols[i]);
 	return FLOE_OK;
 }
 
