@@ -756,6 +756,22 @@ static size_t rg_estimate(const floe_parquet_writer *w)
 	return total;
 }
 
+int64_t floe_parquet_writer_estimated_size(const floe_parquet_writer *w)
+{
+	return (int64_t)(w->out->pos - w->start_pos) + (int64_t)rg_estimate(w);
+}
+
+/* Tell the budget what this writer holds now. */
+static void budget_report(floe_parquet_writer *w)
+{
+	floe_parquet_budget *b = w->budget;
+	size_t mine = floe_parquet_writer_buffered(w);
+	pthread_mutex_lock(&b->mu);
+	b->used = b->used - w->reported + mine;
+	w->reported = mine;
+	pthread_mutex_unlock(&b->mu);
+}
+
 int floe_parquet_writer_flush_row_group(floe_parquet_writer *w, floe_error *err)
 {
 	floe_parquet_row_group *rg;
@@ -788,10 +804,13 @@ int floe_parquet_writer_flush_row_group(floe_parquet_writer *w, floe_error *err)
 	w->n_rgs++;
 	w->rg_rows = 0;
 	/* under a shared budget, give the memory back rather than keep it for
-	 * the next row group */
-	if (w->budget)
+	 * the next row group, and say so at once: an owner that flushes this
+	 * writer from a budget callback must not see it named again */
+	if (w->budget) {
 		for (int i = 0; i < w->n_cols; i++)
 			floe_parquet__wcol_trim(&w->cols[i]);
+		budget_report(w);
+	}
 	return FLOE_OK;
 }
 
@@ -818,17 +837,9 @@ static int budget_check(floe_parquet_writer *w, floe_error *err)
 		b->fn(b, largest, b->payload);
 		return FLOE_OK;
 	}
-	if (largest == w) {
-		int rc = floe_parquet_writer_flush_row_group(w, err);
-		if (rc)
-			return rc;
-		/* flushed pages are gone; shrink the estimate now */
-		pthread_mutex_lock(&b->mu);
-		mine = floe_parquet_writer_buffered(w);
-		b->used = b->used - w->reported + mine;
-		w->reported = mine;
-		pthread_mutex_unlock(&b->mu);
-	}
+	/* the flush reports the memory it gave back */
+	if (largest == w)
+		return floe_parquet_writer_flush_row_group(w, err);
 	return FLOE_OK;
 }
 
@@ -1053,6 +1064,11 @@ void floe_parquet_budget_free(floe_parquet_budget *b)
 		return;
 	pthread_mutex_destroy(&b->mu);
 	floe_free(b);
+}
+
+uint64_t floe_parquet_budget_limit(const floe_parquet_budget *b)
+{
+	return b->limit;
 }
 
 uint64_t floe_parquet_budget_used(floe_parquet_budget *b)

@@ -130,6 +130,14 @@ int floe_parquet_writer_flush_row_group(floe_parquet_writer *w, floe_error *err)
 size_t floe_parquet_writer_buffered(const floe_parquet_writer *w);
 
 /*
+ * Estimated size of the file if it were closed now, footer aside: bytes
+ * written so far plus the open row group (its compressed pages, open pages
+ * at their encoded size, dictionaries). What rolling at a target file size
+ * compares (Java's ParquetWriter.getDataSize()).
+ */
+int64_t floe_parquet_writer_estimated_size(const floe_parquet_writer *w);
+
+/*
  * Flush the last row group and write the footer. *result (optional) points
  * to results owned by the writer, valid until floe_parquet_writer_free.
  */
@@ -151,6 +159,7 @@ int floe_parquet_budget_new(floe_parquet_budget **out, uint64_t limit,
 			    floe_parquet_budget_fn over_fn, void *payload) FLOE_WUR;
 void floe_parquet_budget_free(floe_parquet_budget *b); /* after its writers */
 uint64_t floe_parquet_budget_used(floe_parquet_budget *b);
+uint64_t floe_parquet_budget_limit(const floe_parquet_budget *b);
 /* The writer buffering the most bytes (NULL when none). */
 floe_parquet_writer *floe_parquet_budget_largest(floe_parquet_budget *b);
 

@@ -677,7 +677,15 @@ static void test_budget(void)
 	T_OK(floe_parquet_writer_write(w1, &a, &s, &err), &err);
 	T_CHECK(over_calls > 0 && over_largest == w1);
 	T_CHECK(floe_parquet_writer_buffered(w1) > 0);
+	T_CHECK(floe_parquet_writer_estimated_size(w1) > 0);
+	T_EQ_INT(floe_parquet_budget_limit(b), 100 << 10);
 	T_OK(floe_parquet_writer_flush_row_group(w1, &err), &err);
+	/* the owner's flush is accounted at once: the budget no longer counts
+	 * the memory it gave back (it named w1 again until w1's next write) */
+	T_EQ_INT(floe_parquet_budget_used(b), floe_parquet_writer_buffered(w1));
+	T_CHECK(floe_parquet_budget_used(b) < (100 << 10));
+	/* estimated size: what is written plus what the row group holds */
+	T_EQ_INT(floe_parquet_writer_estimated_size(w1), (int64_t)f1.len);
 	T_OK(floe_parquet_writer_close(w1, &r, &err), &err);
 	T_EQ_INT(r->record_count, N);
 	floe_parquet_writer_free(w1);
