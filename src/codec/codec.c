@@ -170,9 +170,11 @@ int floe_codec_compress(floe_codec c, int level, const uint8_t *src, size_t n, f
 	}
 	if (bound == 0 && n > 0)
 		return floe_error_set(err, FLOE_EINVAL, "%s: input too large", floe_codec_name(c));
-	dst = floe_buf_extend(out, bound);
-	if (!dst)
+	/* reserve, not extend: zeroing the whole bound would touch (and fault
+	 * in) up to several times the memory the compressed data needs */
+	if (floe_buf_reserve(out, bound))
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	dst = out->data + start;
 
 	switch (c) {
 	case FLOE_CODEC_SNAPPY:
