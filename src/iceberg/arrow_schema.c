@@ -184,6 +184,18 @@ static int pq_leaf(floe_parquet_field *pf, const floe_type *t, floe_error *err)
 	return FLOE_OK;
 }
 
+bool floe_iceberg_type_written(const floe_type *t)
+{
+	if (t->id == FLOE_T_UNKNOWN)
+		return false; /* spec: unknown columns are not written */
+	if (t->id != FLOE_T_STRUCT)
+		return true;
+	for (size_t i = 0; i < t->n_fields; i++)
+		if (floe_iceberg_type_written(t->fields[i].type))
+			return true;
+	return false; /* a Parquet group needs a child */
+}
+
 static int pq_add(floe_parquet_schema *ps, floe_parquet_node *parent, const char *name, int32_t id,
 		  const floe_type *t, bool required, floe_error *err)
 {
@@ -201,7 +213,8 @@ static int pq_add(floe_parquet_schema *ps, floe_parquet_node *parent, const char
 			return rc;
 		for (size_t i = 0; i < t->n_fields; i++) {
 			const floe_field *f = &t->fields[i];
-			if ((rc = pq_add(ps, node, f->name, f->id, f->type, f->required, err)))
+			if (floe_iceberg_type_written(f->type) &&
+			    (rc = pq_add(ps, node, f->name, f->id, f->type, f->required, err)))
 				return rc;
 		}
 		return FLOE_OK;
@@ -223,7 +236,8 @@ static int pq_add(floe_parquet_schema *ps, floe_parquet_node *parent, const char
 		if (t->element->id == FLOE_T_STRUCT) {
 			for (size_t i = 0; i < t->element->n_fields; i++) {
 				const floe_field *f = &t->element->fields[i];
-				if ((rc = pq_add(ps, el_node, f->name, f->id, f->type, f->required,
+				if (floe_iceberg_type_written(f->type) &&
+				    (rc = pq_add(ps, el_node, f->name, f->id, f->type, f->required,
 						 err)))
 					return rc;
 			}
@@ -258,7 +272,8 @@ static int pq_add(floe_parquet_schema *ps, floe_parquet_node *parent, const char
 		if (t->value->id == FLOE_T_STRUCT) {
 			for (size_t i = 0; i < t->value->n_fields; i++) {
 				const floe_field *f = &t->value->fields[i];
-				if ((rc = pq_add(ps, v_node, f->name, f->id, f->type, f->required,
+				if (floe_iceberg_type_written(f->type) &&
+				    (rc = pq_add(ps, v_node, f->name, f->id, f->type, f->required,
 						 err)))
 					return rc;
 			}
@@ -284,7 +299,7 @@ int floe_iceberg_parquet_schema(floe_parquet_schema **out, const floe_schema *s,
 		return rc;
 	for (size_t i = 0; i < s->root->n_fields && !rc; i++) {
 		const floe_field *f = &s->root->fields[i];
-		if (f->type->id == FLOE_T_UNKNOWN)
+		if (!floe_iceberg_type_written(f->type))
 			continue; /* spec: unknown columns are not written */
 		rc = pq_add(ps, NULL, f->name, f->id, f->type, f->required, err);
 	}

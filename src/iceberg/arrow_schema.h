@@ -31,6 +31,11 @@ int floe_iceberg_arrow_field(struct ArrowSchema *out, const char *name, int32_t 
 /* The Arrow format string of a primitive type ("d:10,2", "tsu:UTC", ...). */
 int floe_iceberg_arrow_format(char *out, size_t cap, const floe_type *t);
 
+/* Is a field of this type written to Parquet? Not for unknown (spec), nor
+ * for a struct none of whose fields is written. The Arrow batch still holds
+ * such fields positionally; writers skip them. */
+bool floe_iceberg_type_written(const floe_type *t);
+
 /* Parquet schema for writing (caller frees with floe_parquet_schema_free).
  * FLOE_EUNSUPPORTED for types floe does not write yet (variant, geo). */
 int floe_iceberg_parquet_schema(floe_parquet_schema **out, const floe_schema *s,

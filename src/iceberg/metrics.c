@@ -3,10 +3,13 @@
  */
 #include "iceberg/metrics.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "util/cursor.h"
 #include "util/str.h"
+#include "util/timeutil.h"
 
 int floe_metrics_mode_parse(floe_metrics_mode *out, const char *s, floe_error *err)
 {
@@ -62,6 +65,157 @@ floe_metrics_mode floe_metrics_mode_for(const floe_metadata *m, const floe_schem
 			if (o->fields[i].source_id == field_id)
 				return (floe_metrics_mode){FLOE_METRICS_TRUNCATE, 16};
 	return mode;
+}
+
+/* ---- Parquet statistics as Iceberg values; manifest bounds ------------------------ */
+
+static int64_t scale_time(int64_t v, int from_unit, floe_type_id to)
+{
+	bool to_ns = to == FLOE_T_TIMESTAMP_NS || to == FLOE_T_TIMESTAMPTZ_NS;
+	int64_t from_per_s = from_unit == FLOE_PARQUET_MILLIS ? 1000
+			     : from_unit == FLOE_PARQUET_NANOS ? 1000000000
+							       : 1000000;
+	int64_t to_per_s = to_ns ? 1000000000 : 1000000;
+	if (from_per_s == to_per_s)
+		return v;
+	if (from_per_s < to_per_s)
+		return v * (to_per_s / from_per_s);
+	return floe_floordiv(v, from_per_s / to_per_s);
+}
+
+bool floe_parquet_stat_value(floe_value *out, const floe_parquet_node *leaf, const floe_type *t,
+			     const uint8_t *p, size_t n)
+{
+	memset(out, 0, sizeof(*out));
+	out->type = t->id;
+	switch (leaf->physical) {
+	case FLOE_PARQUET_BOOLEAN:
+		if (n != 1 || t->id != FLOE_T_BOOLEAN)
+			return false;
+		out->v.b = p[0] != 0;
+		return true;
+	case FLOE_PARQUET_INT32: {
+		if (n != 4)
+			return false;
+		int32_t x = (int32_t)floe_load_u32le(p);
+		if (leaf->logical.kind == FLOE_PARQUET_LT_INTEGER && !leaf->logical.is_signed)
+			return false;
+		switch (t->id) {
+		case FLOE_T_INT:
+		case FLOE_T_DATE: out->v.i32 = x; return true;
+		case FLOE_T_LONG: out->v.i64 = x; return true;
+		case FLOE_T_DECIMAL: out->v.dec = x; return true;
+		default: return false;
+		}
+	}
+	case FLOE_PARQUET_INT64: {
+		if (n != 8)
+			return false;
+		int64_t x = (int64_t)floe_load_u64le(p);
+		if (leaf->logical.kind == FLOE_PARQUET_LT_INTEGER && !leaf->logical.is_signed)
+			return false;
+		switch (t->id) {
+		case FLOE_T_LONG: out->v.i64 = x; return true;
+		case FLOE_T_DECIMAL: out->v.dec = x; return true;
+		case FLOE_T_TIME:
+		case FLOE_T_TIMESTAMP:
+		case FLOE_T_TIMESTAMPTZ:
+		case FLOE_T_TIMESTAMP_NS:
+		case FLOE_T_TIMESTAMPTZ_NS: {
+			int unit = leaf->logical.kind == FLOE_PARQUET_LT_TIMESTAMP ||
+					   leaf->logical.kind == FLOE_PARQUET_LT_TIME
+				   ? leaf->logical.unit
+				   : FLOE_PARQUET_MICROS;
+			out->v.i64 = scale_time(x, unit, t->id);
+			return true;
+		}
+		default: return false;
+		}
+	}
+	case FLOE_PARQUET_FLOAT: {
+		if (n != 4)
+			return false;
+		uint32_t b = floe_load_u32le(p);
+		float f;
+		memcpy(&f, &b, 4);
+		if (isnan(f))
+			return false;
+		if (t->id == FLOE_T_FLOAT)
+			out->v.f32 = f;
+		else if (t->id == FLOE_T_DOUBLE)
+			out->v.f64 = f;
+		else
+			return false;
+		return true;
+	}
+	case FLOE_PARQUET_DOUBLE: {
+		if (n != 8 || t->id != FLOE_T_DOUBLE)
+			return false;
+		uint64_t b = floe_load_u64le(p);
+		memcpy(&out->v.f64, &b, 8);
+		return !isnan(out->v.f64);
+	}
+	case FLOE_PARQUET_BYTE_ARRAY:
+	case FLOE_PARQUET_FIXED_LEN_BYTE_ARRAY:
+		if (t->id == FLOE_T_DECIMAL) {
+			if (n == 0 || n > 16)
+				return false;
+			out->v.dec = floe_i128_from_be(p, n);
+			return true;
+		}
+		if (t->id == FLOE_T_UUID && n != 16)
+			return false;
+		if (t->id != FLOE_T_STRING && t->id != FLOE_T_BINARY && t->id != FLOE_T_FIXED &&
+		    t->id != FLOE_T_UUID)
+			return false;
+		out->v.bin.p = p;
+		out->v.bin.n = n;
+		return true;
+	default: return false; /* INT96: no bounds */
+	}
+}
+
+
+int floe_metrics_bound(floe_id_bytes *dst, floe_arena *a, int32_t id, const floe_value *v,
+		       floe_metrics_mode mode, bool upper, bool *written)
+{
+	floe_buf b;
+	uint8_t *p;
+	*written = false;
+	if (mode.kind == FLOE_METRICS_NONE || mode.kind == FLOE_METRICS_COUNTS || v->is_null)
+		return FLOE_OK;
+	if ((v->type == FLOE_T_STRING || v->type == FLOE_T_BINARY) &&
+	    mode.kind == FLOE_METRICS_TRUNCATE) {
+		size_t len;
+		if (upper) {
+			size_t cap = (size_t)mode.length * 4 + 8;
+			p = floe_arena_alloc(a, cap);
+			if (!p)
+				return FLOE_ENOMEM;
+			if (!floe_truncate_upper(v, mode.length, p, cap, &len))
+				return FLOE_OK; /* no upper bound possible */
+		} else {
+			len = floe_truncate_lower(v, mode.length);
+			p = floe_arena_memdup(a, len ? v->v.bin.p : (const uint8_t *)"", len ? len : 1);
+			if (!p)
+				return FLOE_ENOMEM;
+		}
+		*dst = (floe_id_bytes){id, p, len};
+		*written = true;
+		return FLOE_OK;
+	}
+	floe_buf_init(&b, 0);
+	if (floe_value_to_bytes(&b, v)) {
+		floe_buf_reset(&b);
+		return FLOE_OK; /* no single-value form: no bound */
+	}
+	p = floe_arena_memdup(a, b.len ? b.data : (const uint8_t *)"", b.len ? b.len : 1);
+	*dst = (floe_id_bytes){id, p, b.len};
+	floe_buf_reset(&b);
+	if (!p)
+		return FLOE_ENOMEM;
+	*written = true;
+	return FLOE_OK;
 }
 
 /* bytes of the first n code points */

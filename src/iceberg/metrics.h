@@ -11,6 +11,7 @@
 
 #include "iceberg/manifest.h"
 #include "iceberg/metadata.h"
+#include "parquet/schema.h"
 #include "util/stream.h"
 
 typedef enum floe_metrics_mode_kind {
@@ -31,6 +32,27 @@ int floe_metrics_mode_parse(floe_metrics_mode *out, const char *s, floe_error *e
  * 100-column inference limit and the sort-order promotion. */
 floe_metrics_mode floe_metrics_mode_for(const floe_metadata *m, const floe_schema *schema,
 				       int32_t field_id);
+
+/*
+ * A Parquet statistics value — the PLAIN bytes of leaf's physical type, as
+ * in Statistics.min_value/max_value or a writer's column result — as an
+ * Iceberg value of type t: units of times and timestamps converted, decimals
+ * from INT32/INT64/FIXED/BINARY, float widened to double for promoted
+ * columns. String/binary values point into p. false when there is no such
+ * value (NaN, unsigned integer annotations, INT96, a type mismatch).
+ */
+bool floe_parquet_stat_value(floe_value *out, const floe_parquet_node *leaf, const floe_type *t,
+			     const uint8_t *p, size_t n);
+
+/*
+ * The manifest bound of column id: v in the binary single-value form,
+ * strings and binaries truncated per mode (truncate(N): a lower bound is a
+ * prefix, an upper bound a prefix incremented — none when that is
+ * impossible). The bytes are copied into arena a. *written is false when
+ * the column gets no bound. FLOE_ENOMEM.
+ */
+int floe_metrics_bound(floe_id_bytes *dst, floe_arena *a, int32_t id, const floe_value *v,
+		       floe_metrics_mode mode, bool upper, bool *written) FLOE_WUR;
 
 /* Truncated lower bound: the first n code points (strings) or bytes. */
 size_t floe_truncate_lower(const floe_value *v, int32_t n);

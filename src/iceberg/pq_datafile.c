@@ -113,113 +113,6 @@ static const floe_parquet_node *resolve_by_name(const floe_parquet_schema *pq,
 
 /* ---- statistics to values ------------------------------------------------------ */
 
-static int64_t scale_time(int64_t v, int from_unit, floe_type_id to)
-{
-	bool to_ns = to == FLOE_T_TIMESTAMP_NS || to == FLOE_T_TIMESTAMPTZ_NS;
-	int64_t from_per_s = from_unit == FLOE_PARQUET_MILLIS ? 1000
-			     : from_unit == FLOE_PARQUET_NANOS ? 1000000000
-							       : 1000000;
-	int64_t to_per_s = to_ns ? 1000000000 : 1000000;
-	if (from_per_s == to_per_s)
-		return v;
-	if (from_per_s < to_per_s)
-		return v * (to_per_s / from_per_s);
-	return floe_floordiv(v, from_per_s / to_per_s);
-}
-
-/* Decode a statistics value of a leaf into an Iceberg value of type t. */
-static bool stat_value(floe_value *out, const floe_parquet_node *leaf, const floe_type *t,
-		       const uint8_t *p, size_t n)
-{
-	memset(out, 0, sizeof(*out));
-	out->type = t->id;
-	switch (leaf->physical) {
-	case FLOE_PARQUET_BOOLEAN:
-		if (n != 1 || t->id != FLOE_T_BOOLEAN)
-			return false;
-		out->v.b = p[0] != 0;
-		return true;
-	case FLOE_PARQUET_INT32: {
-		if (n != 4)
-			return false;
-		int32_t x = (int32_t)floe_load_u32le(p);
-		if (leaf->logical.kind == FLOE_PARQUET_LT_INTEGER && !leaf->logical.is_signed)
-			return false;
-		switch (t->id) {
-		case FLOE_T_INT:
-		case FLOE_T_DATE: out->v.i32 = x; return true;
-		case FLOE_T_LONG: out->v.i64 = x; return true;
-		case FLOE_T_DECIMAL: out->v.dec = x; return true;
-		default: return false;
-		}
-	}
-	case FLOE_PARQUET_INT64: {
-		if (n != 8)
-			return false;
-		int64_t x = (int64_t)floe_load_u64le(p);
-		if (leaf->logical.kind == FLOE_PARQUET_LT_INTEGER && !leaf->logical.is_signed)
-			return false;
-		switch (t->id) {
-		case FLOE_T_LONG: out->v.i64 = x; return true;
-		case FLOE_T_DECIMAL: out->v.dec = x; return true;
-		case FLOE_T_TIME:
-		case FLOE_T_TIMESTAMP:
-		case FLOE_T_TIMESTAMPTZ:
-		case FLOE_T_TIMESTAMP_NS:
-		case FLOE_T_TIMESTAMPTZ_NS: {
-			int unit = leaf->logical.kind == FLOE_PARQUET_LT_TIMESTAMP ||
-					   leaf->logical.kind == FLOE_PARQUET_LT_TIME
-				   ? leaf->logical.unit
-				   : FLOE_PARQUET_MICROS;
-			out->v.i64 = scale_time(x, unit, t->id);
-			return true;
-		}
-		default: return false;
-		}
-	}
-	case FLOE_PARQUET_FLOAT: {
-		if (n != 4)
-			return false;
-		uint32_t b = floe_load_u32le(p);
-		float f;
-		memcpy(&f, &b, 4);
-		if (isnan(f))
-			return false;
-		if (t->id == FLOE_T_FLOAT)
-			out->v.f32 = f;
-		else if (t->id == FLOE_T_DOUBLE)
-			out->v.f64 = f;
-		else
-			return false;
-		return true;
-	}
-	case FLOE_PARQUET_DOUBLE: {
-		if (n != 8 || t->id != FLOE_T_DOUBLE)
-			return false;
-		uint64_t b = floe_load_u64le(p);
-		memcpy(&out->v.f64, &b, 8);
-		return !isnan(out->v.f64);
-	}
-	case FLOE_PARQUET_BYTE_ARRAY:
-	case FLOE_PARQUET_FIXED_LEN_BYTE_ARRAY:
-		if (t->id == FLOE_T_DECIMAL) {
-			if (n == 0 || n > 16)
-				return false;
-			out->v.dec = floe_i128_from_be(p, n);
-			return true;
-		}
-		if (t->id == FLOE_T_UUID && n != 16)
-			return false;
-		if (t->id != FLOE_T_STRING && t->id != FLOE_T_BINARY && t->id != FLOE_T_FIXED &&
-		    t->id != FLOE_T_UUID)
-			return false;
-		out->v.bin.p = p;
-		out->v.bin.n = n;
-		return true;
-	default: return false; /* INT96: no bounds */
-	}
-}
-
 /* Is the deprecated min/max usable (legacy signed order)? */
 static bool legacy_ok(const floe_parquet_node *leaf)
 {
@@ -264,8 +157,8 @@ static void accumulate(col_acc *c, floe_arena *a, const floe_parquet_column_meta
 		return;
 	}
 	floe_value lo, hi;
-	if (!stat_value(&lo, c->leaf, c->type, mn->p, mn->n) ||
-	    !stat_value(&hi, c->leaf, c->type, mx->p, mx->n)) {
+	if (!floe_parquet_stat_value(&lo, c->leaf, c->type, mn->p, mn->n) ||
+	    !floe_parquet_stat_value(&hi, c->leaf, c->type, mx->p, mx->n)) {
 		c->bounds_ok = false;
 		return;
 	}
@@ -364,46 +257,6 @@ static bool path_value(const char *path, const char *name, char *out, size_t cap
 }
 
 /* ---- the entry --------------------------------------------------------------------- */
-
-static int put_bound(floe_arena *a, floe_id_bytes *dst, int32_t id, const floe_value *v,
-		     floe_metrics_mode mode, bool upper, bool *written)
-{
-	floe_buf b;
-	*written = false;
-	floe_buf_init(&b, 0);
-	if ((v->type == FLOE_T_STRING || v->type == FLOE_T_BINARY) &&
-	    mode.kind == FLOE_METRICS_TRUNCATE) {
-		if (upper) {
-			size_t cap = (size_t)mode.length * 4 + 8, len;
-			uint8_t *tmp = floe_arena_alloc(a, cap);
-			if (!tmp)
-				return FLOE_ENOMEM;
-			if (!floe_truncate_upper(v, mode.length, tmp, cap, &len))
-				return FLOE_OK; /* no upper bound possible */
-			dst->id = id;
-			dst->p = tmp;
-			dst->n = len;
-		} else {
-			dst->id = id;
-			dst->p = v->v.bin.p;
-			dst->n = floe_truncate_lower(v, mode.length);
-		}
-		*written = true;
-		return FLOE_OK;
-	}
-	if (floe_value_to_bytes(&b, v)) {
-		floe_buf_reset(&b);
-		return FLOE_OK; /* no single-value form: no bound */
-	}
-	dst->id = id;
-	dst->n = b.len;
-	dst->p = floe_arena_memdup(a, b.data ? b.data : (const uint8_t *)"", b.len ? b.len : 1);
-	floe_buf_reset(&b);
-	if (!dst->p)
-		return FLOE_ENOMEM;
-	*written = true;
-	return FLOE_OK;
-}
 
 int floe_parquet_data_file(floe_data_file *out, floe_arena *a, floe_input *in, const char *path,
 			   const floe_metadata *m, const floe_partition_spec *spec,
@@ -538,16 +391,15 @@ int floe_parquet_data_file(floe_data_file *out, floe_arena *a, floe_input *in, c
 			continue;
 		bool w;
 		floe_value lo = c->lower, hi = c->upper;
-		if ((rc = floe_value_own(&lo, a)) || (rc = floe_value_own(&hi, a)) ||
-		    (rc = put_bound(a, &out->lower_bounds[out->n_lower_bounds], c->field_id, &lo,
-				    mode, false, &w))) {
+		if ((rc = floe_metrics_bound(&out->lower_bounds[out->n_lower_bounds], a,
+					     c->field_id, &lo, mode, false, &w))) {
 			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
 			goto done;
 		}
 		if (w)
 			out->n_lower_bounds++;
-		if ((rc = put_bound(a, &out->upper_bounds[out->n_upper_bounds], c->field_id, &hi,
-				    mode, true, &w))) {
+		if ((rc = floe_metrics_bound(&out->upper_bounds[out->n_upper_bounds], a,
+					     c->field_id, &hi, mode, true, &w))) {
 			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
 			goto done;
 		}
