@@ -69,6 +69,10 @@ struct floe_catalog {
 	/* Catalogs whose server maintains tables itself (detected or
 	 * configured): floe refuses to run maintenance there. */
 	bool managed_maintenance;
+	/* SQL database holding maintenance locks (flink_maintenance_lock): the
+	 * catalog's own database, or <warehouse>/floe-locks.db for a local
+	 * file-system catalog; NULL when there is none. Owned by the catalog. */
+	char *lock_uri;
 };
 
 /* Dispatchers (the public floe/catalog.h functions with the same names are

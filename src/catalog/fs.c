@@ -540,6 +540,7 @@ static void fs_free(floe_catalog *cat)
 {
 	fs_catalog *c = (fs_catalog *)cat;
 	floe_io_free(cat->io);
+	floe_free(cat->lock_uri);
 	floe_free(c->name);
 	floe_free(c->warehouse);
 	floe_free(c);
@@ -572,6 +573,15 @@ int floe_fs_catalog_open(floe_catalog **out, const floe_fs_catalog_opts *opts, f
 	if (!c->warehouse || !c->name || !c->base.io) {
 		fs_free(&c->base);
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	}
+	const char *local = floe_io_local_path(c->warehouse);
+	if (local) {
+		size_t len = strlen(local) + sizeof("/floe-locks.db");
+		if (!(c->base.lock_uri = floe_malloc(len))) {
+			fs_free(&c->base);
+			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		}
+		snprintf(c->base.lock_uri, len, "%s/floe-locks.db", local);
 	}
 	*out = &c->base;
 	return FLOE_OK;

@@ -602,6 +602,7 @@ static void j_free(floe_catalog *cat)
 	if (c->db)
 		c->db->ops->close(c->db);
 	floe_io_free(cat->io);
+	floe_free(cat->lock_uri);
 	floe_free(c->name);
 	floe_free(c->warehouse);
 	floe_free(c);
@@ -635,26 +636,12 @@ int floe_sql_catalog_open(floe_catalog **out, const floe_sql_catalog_opts *opts,
 	c->base.name = c->name;
 	c->base.kind = "sql";
 	c->base.io = opts->io ? opts->io : floe_io_router_new(floe_io_local_new(), NULL, NULL);
-	if (!c->name || (opts->warehouse && !c->warehouse) || !c->base.io) {
+	c->base.lock_uri = floe_strdup(uri);
+	if (!c->name || (opts->warehouse && !c->warehouse) || !c->base.io || !c->base.lock_uri) {
 		j_free(&c->base);
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
 	}
-	if (strncmp(uri, "postgresql://", 13) == 0 || strncmp(uri, "postgres://", 11) == 0 ||
-	    strncmp(uri, "jdbc:postgresql:", 16) == 0) {
-		rc = floe_sqldb_open_postgres(&c->db, strncmp(uri, "jdbc:", 5) == 0 ? uri + 5 : uri,
-					      err);
-	} else {
-		const char *path = uri;
-		if (strncmp(path, "sqlite:///", 10) == 0)
-			path += 9;
-		else if (strncmp(path, "sqlite://", 9) == 0)
-			path += 9;
-		else if (strncmp(path, "jdbc:sqlite:", 12) == 0)
-			path += 12;
-		else if (strncmp(path, "sqlite:", 7) == 0)
-			path += 7;
-		rc = floe_sqldb_open_sqlite(&c->db, path, opts->busy_timeout_ms, err);
-	}
+	rc = floe_sqldb_open_uri(&c->db, uri, opts->busy_timeout_ms, err);
 	if (!rc)
 		rc = init_schema(c, err);
 	if (rc) {

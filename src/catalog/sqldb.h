@@ -37,6 +37,11 @@ int floe_sqldb_open_sqlite(floe_sqldb **out, const char *path, int busy_timeout_
 /* conninfo: a libpq connection string or postgresql:// URI. */
 int floe_sqldb_open_postgres(floe_sqldb **out, const char *conninfo, floe_error *err) FLOE_WUR;
 
+/* By URI: "postgresql://…", "postgres://…", "jdbc:postgresql:…" (libpq);
+ * "sqlite:///path", "jdbc:sqlite:path", "sqlite:path" or a plain path. */
+int floe_sqldb_open_uri(floe_sqldb **out, const char *uri, int busy_timeout_ms,
+			floe_error *err) FLOE_WUR;
+
 static inline int floe_sql_exec(floe_sqldb *db, const char *sql, const char *const *params,
 				size_t n, floe_sql_row_fn fn, void *payload, long *changes,
 				floe_error *err)

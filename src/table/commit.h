@@ -68,6 +68,12 @@ void floe_op_validate_from(floe_snapshot_op *op, int64_t snapshot_id);
 int floe_op_replace_manifests(floe_snapshot_op *op, const floe_manifest_file *old, size_t n_old,
 			      const floe_manifest_file *fresh, size_t n_fresh,
 			      floe_error *err) FLOE_WUR;
+/* The id the snapshot will have. */
+int64_t floe_op_snapshot_id(const floe_snapshot_op *op);
+/* A new manifest writer at <metadata>/<commit uuid>-m<N>.avro for the
+ * table's current schema and `spec`, headed with this snapshot's id. */
+int floe_op_open_manifest(floe_snapshot_op *op, const floe_partition_spec *spec, int content,
+			  floe_manifest_writer **w, floe_error *err) FLOE_WUR;
 /* Extra snapshot summary properties (e.g. floe.pipeline-id). */
 int floe_op_set_summary(floe_snapshot_op *op, const char *key, const char *value,
 			floe_error *err) FLOE_WUR;

@@ -371,6 +371,17 @@ static int open_manifest(floe_snapshot_op *op, const floe_metadata *m,
 					 op->snapshot_id, manifest_codec(m), err);
 }
 
+int64_t floe_op_snapshot_id(const floe_snapshot_op *op)
+{
+	return op->snapshot_id;
+}
+
+int floe_op_open_manifest(floe_snapshot_op *op, const floe_partition_spec *spec, int content,
+			  floe_manifest_writer **w, floe_error *err)
+{
+	return open_manifest(op, floe_table_metadata(op->t), spec, content, w, err);
+}
+
 static int write_new_manifests(floe_snapshot_op *op, floe_error *err)
 {
 	const floe_metadata *m = floe_table_metadata(op->t);

@@ -201,19 +201,25 @@ int floe_table_walk(floe_table *t, const floe_snapshot *snap, int flags, floe_fi
 		return FLOE_OK;
 	floe_arena_init(&a, 65536);
 	rc = floe_table_manifests(&mfs, &n, &a, t, snap, err);
-	for (size_t i = 0; i < n && !rc; i++) {
-		floe_input *in;
-		bool del = mfs[i].content == FLOE_MANIFEST_DELETES;
-		if ((del && !(flags & FLOE_WALK_DELETES)) || (!del && !(flags & FLOE_WALK_DATA)))
-			continue;
-		if ((rc = floe_io_open_read(t->io, mfs[i].path, &in, err)))
-			break;
-		walk_ctx w = {fn, payload, &mfs[i], (flags & FLOE_WALK_ALL_ENTRIES) != 0};
-		rc = floe_manifest_read(in, t->meta, &mfs[i], floe_table_path_map(t), walk_entry, &w,
-					err);
-		floe_input_close(in);
-	}
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = floe_table_walk_manifest(t, &mfs[i], flags, fn, payload, err);
 	floe_arena_reset(&a);
+	return rc;
+}
+
+int floe_table_walk_manifest(floe_table *t, const floe_manifest_file *mf, int flags,
+			     floe_file_entry_fn fn, void *payload, floe_error *err)
+{
+	floe_input *in;
+	bool del = mf->content == FLOE_MANIFEST_DELETES;
+	int rc;
+	if ((del && !(flags & FLOE_WALK_DELETES)) || (!del && !(flags & FLOE_WALK_DATA)))
+		return FLOE_OK;
+	if ((rc = floe_io_open_read(t->io, mf->path, &in, err)))
+		return rc;
+	walk_ctx w = {fn, payload, mf, (flags & FLOE_WALK_ALL_ENTRIES) != 0};
+	rc = floe_manifest_read(in, t->meta, mf, floe_table_path_map(t), walk_entry, &w, err);
+	floe_input_close(in);
 	return rc;
 }
 

@@ -45,6 +45,11 @@ enum {
 int floe_table_walk(floe_table *t, const floe_snapshot *snap, int flags, floe_file_entry_fn fn,
 		    void *payload, floe_error *err) FLOE_WUR;
 
+/* The entries of one manifest (flags as above; a manifest of the other
+ * content is skipped). */
+int floe_table_walk_manifest(floe_table *t, const floe_manifest_file *mf, int flags,
+			     floe_file_entry_fn fn, void *payload, floe_error *err) FLOE_WUR;
+
 /* Live file counts of a snapshot. */
 typedef struct floe_file_counts {
 	int64_t data_files, position_delete_files, equality_delete_files, dvs;

@@ -1,0 +1,289 @@
+/*
+ * maintain_expire.c — expire snapshots and delete what only they reached.
+ *
+ * DESIGN: the retained set is decided per ref as Java's RemoveSnapshots
+ * does (branch ancestry kept while within min-snapshots-to-keep or newer
+ * than the cutoff; tags keep their snapshot until max-ref-age-ms; snapshots
+ * outside every branch kept when newer than the cutoff), plus floe's rule:
+ * the newest snapshot of each pipeline (floe.pipeline-id) stays, because its
+ * summary holds the pipeline's committed source offsets. After the metadata
+ * commit, file cleanup is reachability-based: candidates are everything the
+ * expired snapshots referenced (manifest lists, manifests, every entry's
+ * file); a candidate is deleted unless a retained snapshot still references
+ * it (manifest list, manifest or a live entry).
+ */
+#include <string.h>
+
+#include "maintain/maintain_int.h"
+#include "util/alloc.h"
+#include "util/log.h"
+#include "util/timeutil.h"
+
+#define DAY_MS INT64_C(86400000)
+
+static bool in_ids(const int64_t *ids, size_t n, int64_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+typedef struct plan {
+	int64_t *keep;
+	size_t n_keep;
+	int64_t *expire;
+	size_t n_expire;
+	const char **drop_refs; /* tags/branches past max-ref-age-ms */
+	size_t n_drop_refs;
+} plan;
+
+static int decide(plan *p, floe_arena *a, const floe_metadata *m, const floe_expire_opts *o)
+{
+	int64_t now = floe_now_ms();
+	int64_t max_age = floe_metadata_property_i64(m, "history.expire.max-snapshot-age-ms", 5 * DAY_MS);
+	int64_t min_keep = o->retain_last >= 0
+				   ? o->retain_last
+				   : floe_metadata_property_i64(m, "history.expire.min-snapshots-to-keep", 1);
+	int64_t cutoff = o->older_than_ms >= 0 ? o->older_than_ms : now - max_age;
+	int64_t max_ref_age = floe_metadata_property_i64(m, "history.expire.max-ref-age-ms", -1);
+	memset(p, 0, sizeof(*p));
+	p->keep = floe_arena_calloc(a, m->n_snapshots + 1, sizeof(int64_t));
+	p->expire = floe_arena_calloc(a, m->n_snapshots + 1, sizeof(int64_t));
+	p->drop_refs = floe_arena_calloc(a, m->n_refs + 1, sizeof(char *));
+	if (!p->keep || !p->expire || !p->drop_refs)
+		return FLOE_ENOMEM;
+	if (min_keep < 1)
+		min_keep = 1;
+	for (size_t r = 0; r < m->n_refs; r++) {
+		const floe_snapshot_ref *ref = &m->refs[r];
+		const floe_snapshot *head = floe_metadata_snapshot(m, ref->snapshot_id);
+		int64_t ref_age = ref->max_ref_age_ms >= 0 ? ref->max_ref_age_ms : max_ref_age;
+		if (!head)
+			continue;
+		if (strcmp(ref->name, "main") != 0 && ref_age >= 0 && head->timestamp_ms < now - ref_age) {
+			p->drop_refs[p->n_drop_refs++] = ref->name;
+			continue;
+		}
+		if (!in_ids(p->keep, p->n_keep, head->snapshot_id))
+			p->keep[p->n_keep++] = head->snapshot_id;
+		if (ref->is_tag)
+			continue;
+		int64_t keep_n = ref->min_snapshots_to_keep >= 0 ? ref->min_snapshots_to_keep : min_keep;
+		int64_t bcut = ref->max_snapshot_age_ms >= 0 ? now - ref->max_snapshot_age_ms : cutoff;
+		int64_t count = 0;
+		for (const floe_snapshot *s = head; s; s = floe_metadata_snapshot(m, s->parent_id)) {
+			if (count >= keep_n && s->timestamp_ms < bcut)
+				break;
+			if (!in_ids(p->keep, p->n_keep, s->snapshot_id))
+				p->keep[p->n_keep++] = s->snapshot_id;
+			count++;
+		}
+	}
+	/* snapshots in no ref's ancestry: kept while newer than the cutoff */
+	for (size_t i = 0; i < m->n_snapshots; i++) {
+		const floe_snapshot *s = &m->snapshots[i];
+		bool in_branch = false;
+		for (size_t r = 0; r < m->n_refs && !in_branch; r++) {
+			if (m->refs[r].is_tag)
+				continue;
+			for (const floe_snapshot *x = floe_metadata_snapshot(m, m->refs[r].snapshot_id);
+			     x && !in_branch; x = floe_metadata_snapshot(m, x->parent_id))
+				in_branch = x->snapshot_id == s->snapshot_id;
+		}
+		if (!in_branch && s->timestamp_ms >= cutoff && !in_ids(p->keep, p->n_keep, s->snapshot_id))
+			p->keep[p->n_keep++] = s->snapshot_id;
+	}
+	/* the newest snapshot of every pipeline keeps its offsets */
+	for (size_t i = 0; i < m->n_snapshots; i++) {
+		const char *pid = floe_snapshot_summary(&m->snapshots[i], "floe.pipeline-id");
+		if (!pid)
+			continue;
+		const floe_snapshot *newest = &m->snapshots[i];
+		for (size_t k = 0; k < m->n_snapshots; k++) {
+			const char *q = floe_snapshot_summary(&m->snapshots[k], "floe.pipeline-id");
+			if (q && strcmp(q, pid) == 0 &&
+			    m->snapshots[k].sequence_number > newest->sequence_number)
+				newest = &m->snapshots[k];
+			else if (q && strcmp(q, pid) == 0 &&
+				 m->snapshots[k].sequence_number == newest->sequence_number &&
+				 m->snapshots[k].timestamp_ms > newest->timestamp_ms)
+				newest = &m->snapshots[k];
+		}
+		if (!in_ids(p->keep, p->n_keep, newest->snapshot_id))
+			p->keep[p->n_keep++] = newest->snapshot_id;
+	}
+	for (size_t i = 0; i < m->n_snapshots; i++)
+		if (!in_ids(p->keep, p->n_keep, m->snapshots[i].snapshot_id))
+			p->expire[p->n_expire++] = m->snapshots[i].snapshot_id;
+	return FLOE_OK;
+}
+
+/* ---- file cleanup ------------------------------------------------------------------ */
+
+static void count_deleted(floe_expire_result *res, uint64_t kind)
+{
+	switch (kind) {
+	case FLOE_REACH_DATA: res->data_files_deleted++; break;
+	case FLOE_REACH_POS_DELETES:
+	case FLOE_REACH_EQ_DELETES: res->delete_files_deleted++; break;
+	case FLOE_REACH_MANIFEST_LIST: res->manifest_lists_deleted++; break;
+	case FLOE_REACH_MANIFEST: res->manifests_deleted++; break;
+	default: res->other_files_deleted++; break;
+	}
+}
+
+/*
+ * Delete the candidates no retained snapshot reaches, in batches: data and
+ * delete files first, then manifests, then manifest lists, so an
+ * interrupted run never leaves a manifest list naming a missing manifest.
+ */
+static void delete_unreached(floe_table *t, const floe_reach *cand, const floe_reach *keep,
+			     size_t batch, floe_expire_result *res)
+{
+	static const uint64_t order[][2] = {{FLOE_REACH_DATA, FLOE_REACH_EQ_DELETES},
+					    {FLOE_REACH_MANIFEST, FLOE_REACH_MANIFEST},
+					    {FLOE_REACH_MANIFEST_LIST, FLOE_REACH_METADATA}};
+	size_t in_batch = 0;
+	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
+		for (size_t i = 0; i < cand->files.cap; i++) {
+			const floe_hmap_slot *s = &cand->files.slots[i];
+			if (!s->key || s->val < order[o][0] || s->val > order[o][1])
+				continue;
+			char *p = floe_strndup(s->key, s->klen);
+			if (!p)
+				continue;
+			if (floe_reach_has(keep, p)) {
+				floe_free(p);
+				continue;
+			}
+			floe_file_info fi;
+			floe_error e;
+			int64_t size = floe_io_stat(floe_table_io(t), p, &fi, NULL) == 0
+					       ? (int64_t)fi.size
+					       : 0;
+			floe_error_clear(&e);
+			if (floe_io_remove(floe_table_io(t), p, &e) == 0) {
+				res->bytes_deleted += size;
+				count_deleted(res, s->val);
+			} else if (e.code != FLOE_ENOTFOUND) {
+				FLOE_WARN("expire: cannot delete '%s': %s", p, e.msg);
+			}
+			floe_free(p);
+			if (++in_batch >= batch) {
+				FLOE_DEBUG("expire: deleted a batch of %zu files", in_batch);
+				in_batch = 0;
+			}
+		}
+	}
+}
+
+static int cleanup(floe_table *t, const floe_metadata *before, const floe_metadata *after,
+		   const plan *p, size_t batch, floe_expire_result *res, floe_error *err)
+{
+	floe_reach keep, cand;
+	int rc = FLOE_OK;
+	floe_reach_init(&keep, true, true);
+	floe_reach_init(&cand, false, false);
+	for (size_t i = 0; i < after->n_snapshots && !rc; i++)
+		rc = floe_reach_snapshot(&keep, t, &after->snapshots[i], err);
+	if (!rc && floe_reach_metadata(&keep, after))
+		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	for (size_t i = 0; i < p->n_expire && !rc; i++) {
+		const floe_snapshot *s = floe_metadata_snapshot(before, p->expire[i]);
+		if (s)
+			rc = floe_reach_snapshot(&cand, t, s, err);
+	}
+	/* statistics files of expired snapshots */
+	for (size_t i = 0; i < before->n_statistics && !rc; i++) {
+		int64_t sid;
+		const char *path;
+		if (floe_json_get_i64(before->statistics[i], "snapshot-id", &sid, NULL, NULL) == 0 &&
+		    in_ids(p->expire, p->n_expire, sid) &&
+		    floe_json_get_str(before->statistics[i], "statistics-path", &path, NULL, NULL) ==
+			    0 &&
+		    floe_reach_add(&cand, path, FLOE_REACH_METADATA))
+			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	}
+	if (!rc)
+		delete_unreached(t, &cand, &keep, batch ? batch : 1000, res);
+	floe_reach_reset(&keep);
+	floe_reach_reset(&cand);
+	return rc;
+}
+
+int floe_expire_snapshots(floe_table *t, const floe_expire_opts *opts, floe_expire_result *res,
+			  floe_error *err)
+{
+	floe_expire_opts dflt = FLOE_EXPIRE_OPTS_INIT;
+	floe_retry_policy pol;
+	const floe_expire_opts *o = opts ? opts : &dflt;
+	int rc;
+	memset(res, 0, sizeof(*res));
+	if (!floe_table_catalog(t))
+		return floe_error_set(err, FLOE_EUNSUPPORTED, "expire needs a table opened by a catalog");
+	floe_retry_policy_from(&pol, floe_table_metadata(t));
+	for (int attempt = 0;; attempt++) {
+		floe_arena a;
+		plan p;
+		const floe_metadata *base = floe_table_metadata(t);
+		floe_metadata_builder *b = NULL;
+		floe_metadata *next = NULL;
+		char *loc = NULL;
+		floe_arena_init(&a, 4096);
+		if (decide(&p, &a, base, o)) {
+			floe_arena_reset(&a);
+			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		}
+		res->snapshots_expired = p.n_expire;
+		if ((p.n_expire == 0 && p.n_drop_refs == 0) || o->dry_run) {
+			floe_arena_reset(&a);
+			return FLOE_OK;
+		}
+		rc = floe_metadata_builder_from(&b, base, err);
+		for (size_t i = 0; i < p.n_drop_refs && !rc; i++)
+			rc = floe_mb_remove_ref(b, p.drop_refs[i], err);
+		if (!rc)
+			rc = floe_mb_remove_snapshots(b, p.expire, p.n_expire, err);
+		if (!rc) {
+			rc = floe_metadata_builder_finish(&next, b, base->metadata_location,
+							  base->last_updated_ms, err);
+			b = NULL;
+		}
+		if (!rc)
+			rc = floe_catalog_commit_table(floe_table_catalog(t), floe_table_namespace(t),
+						       floe_table_name(t), base, next, &loc, err);
+		floe_metadata_builder_free(b);
+		if (!rc) {
+			/* keep the old metadata for the cleanup, install the new one */
+			floe_metadata *before = NULL;
+			floe_buf json;
+			floe_buf_init(&json, 0);
+			if (floe_metadata_write(&json, base, 0) == 0 &&
+			    floe_metadata_parse(&before, (const char *)json.data, json.len, NULL) != 0)
+				before = NULL;
+			floe_buf_reset(&json);
+			next->metadata_location = floe_arena_strdup(&next->arena, loc);
+			floe_free(loc);
+			floe_table__set_metadata(t, next);
+			if (!floe_table_metadata(t)->metadata_location) {
+				floe_metadata_free(before);
+				floe_arena_reset(&a);
+				return floe_table_refresh(t, err);
+			}
+			if (o->clean_files && before)
+				rc = cleanup(t, before, floe_table_metadata(t), &p, o->delete_batch, res,
+					     err);
+			floe_metadata_free(before);
+			floe_arena_reset(&a);
+			return rc ? floe_error_prefix(err, "expire: deleting files: ") : FLOE_OK;
+		}
+		floe_metadata_free(next);
+		floe_arena_reset(&a);
+		if ((rc != FLOE_ECONFLICT && rc != FLOE_ETIMEDOUT) || attempt >= pol.num_retries)
+			return floe_error_prefix(err, "expire snapshots: ");
+		floe_error_clear(err);
+		if ((rc = floe_table_refresh(t, err)))
+			return rc;
+	}
+}
