@@ -1,0 +1,909 @@
+/*
+ * stream_config.c — YAML pipeline configuration (libyaml), validated
+ * against declarative key tables (see stream_config.h).
+ *
+ * Limits for untrusted configs: 1 MiB of text, 64 levels, 100k visited
+ * nodes (aliases are followed, so an alias bomb stops at the visit budget).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <yaml.h>
+
+#include "stream/stream_config.h"
+#include "util/localfile.h"
+#include "util/thread.h"
+
+#define CONFIG_MAX_BYTES ((size_t)1 << 20)
+#define CONFIG_MAX_VISITS 100000
+#define CONFIG_MAX_DEPTH 64
+
+typedef enum ktype {
+	K_STR,
+	K_BOOL,
+	K_INT,
+	K_DURATION,
+	K_SIZE,
+	K_ENUM,
+	K_CHAR,
+	K_STRLIST,
+	K_MAP,    /* a mapping of strings (table properties) */
+	K_PREFIX, /* every key under this prefix, flattened (fields.*, properties.*) */
+	K_SOURCES,
+	K_TABLES,
+} ktype;
+
+typedef struct keydef {
+	const char *key;
+	ktype type;
+	size_t off, off2;
+	const char *const *names; /* enum spellings, NULL-terminated */
+	const int *values;        /* enum values */
+	const char *dflt;
+	const char *doc;
+} keydef;
+
+static const char *const errors_names[] = {"dead-letter", "fail", NULL};
+static const int errors_values[] = {STREAM_ERRORS_DEAD_LETTER, STREAM_ERRORS_FAIL};
+static const char *const type_names[] = {"files", "stdin", "generator", "datagen", "kafka", NULL};
+static const int type_values[] = {STREAM_SRC_FILES, STREAM_SRC_STDIN, STREAM_SRC_GENERATOR,
+				  STREAM_SRC_GENERATOR, STREAM_SRC_KAFKA};
+static const char *const format_names[] = {"json", "jsonl", "csv", NULL};
+static const int format_values[] = {STREAM_FMT_JSONL, STREAM_FMT_JSONL, STREAM_FMT_CSV};
+static const char *const unit_names[] = {"ms", "s", "us", "ns", NULL};
+static const int unit_values[] = {STREAM_EPOCH_MS, STREAM_EPOCH_S, STREAM_EPOCH_US, STREAM_EPOCH_NS};
+static const char *const dist_names[] = {"none", "hash", "range", NULL};
+static const int dist_values[] = {STREAM_DIST_NONE, STREAM_DIST_HASH, STREAM_DIST_RANGE};
+
+#define C(f) offsetof(stream_config, f)
+#define S(f) offsetof(stream_source_cfg, f)
+#define T(f) offsetof(stream_table_cfg, f)
+
+static const keydef pipeline_keys[] = {
+	{"pipeline.name", K_STR, C(pipeline_name), 0, NULL, NULL, "",
+	 "name of the pipeline; also its id unless pipeline.id is set"},
+	{"pipeline.id", K_STR, C(pipeline_id), 0, NULL, NULL, "pipeline.name",
+	 "identifies this pipeline's commits (floe.pipeline-id, flink.job-id): a restart with the "
+	 "same id resumes from the offsets its last commit recorded"},
+	{"execution.checkpointing.interval", K_DURATION, C(checkpoint_interval_ms), 0, NULL, NULL,
+	 "10s", "time between checkpoints: each commits one snapshot per table"},
+	{"execution.checkpointing.min-pause", K_DURATION, C(min_pause_ms), 0, NULL, NULL, "0",
+	 "least time between the end of one checkpoint and the start of the next"},
+	{"parallelism.default", K_INT, C(parallelism), 0, NULL, NULL, "CPU count (max 16)",
+	 "writer tasks (threads), each with one task writer per table"},
+	{"errors", K_ENUM, C(errors), 0, errors_names, errors_values, "dead-letter",
+	 "a record that does not fit: dead-letter (write it to the dead-letter file, go on) or fail "
+	 "(stop; nothing of the checkpoint commits)"},
+	{"dead-letter.path", K_STR, C(dead_letter_path), 0, NULL, NULL, "dead-letter.jsonl",
+	 "JSON-lines file of records that did not fit (record, reason, source, offset, table)"},
+	{"metrics.port", K_INT, C(metrics_port), 0, NULL, NULL, "0 (off)",
+	 "serve Prometheus metrics on this port (GET /metrics)"},
+	{"metrics.bind", K_STR, C(metrics_bind), 0, NULL, NULL, "127.0.0.1",
+	 "address the metrics endpoint listens on"},
+	{"memory.budget", K_SIZE, C(memory_budget), 0, NULL, NULL, "64MiB",
+	 "memory all open data files share; beyond it the largest flushes a row group"},
+	{"pipeline.max-buffered-blocks", K_INT, C(max_buffered_blocks), 0, NULL, NULL,
+	 "2 x parallelism + 2", "blocks read ahead of the writers (each about block-size)"},
+	{"catalog.type", K_STR, C(catalog_type), 0, NULL, NULL, "sql",
+	 "sql or filesystem (without a catalog section: the command's catalog)"},
+	{"catalog.uri", K_STR, C(catalog_uri), 0, NULL, NULL, "",
+	 "sqlite:///path.db or postgresql://user@host/db; a password must come from ${ENV} or "
+	 "catalog.password-file"},
+	{"catalog.name", K_STR, C(catalog_name), 0, NULL, NULL, "default", "catalog_name column"},
+	{"catalog.warehouse", K_STR, C(catalog_warehouse), 0, NULL, NULL, "",
+	 "root of new tables (file:///data/wh)"},
+	{"catalog.password-file", K_STR, C(catalog_password_file), 0, NULL, NULL, "",
+	 "file whose first line is the catalog password"},
+	{"sources", K_SOURCES, 0, 0, NULL, NULL, "", "list of sources (below)"},
+	{"tables", K_TABLES, 0, 0, NULL, NULL, "", "list of tables (below)"},
+	{NULL, K_STR, 0, 0, NULL, NULL, NULL, NULL},
+};
+
+static const keydef source_keys[] = {
+	{"name", K_STR, S(name), 0, NULL, NULL, "(required)", "name tables refer to"},
+	{"type", K_ENUM, S(type), 0, type_names, type_values, "(required)",
+	 "files, stdin, generator (alias datagen) or kafka"},
+	{"format", K_ENUM, S(format), 0, format_names, format_values, "json",
+	 "json (JSON lines) or csv"},
+	{"path", K_STRLIST, S(paths), S(n_paths), NULL, NULL, "(files: required)",
+	 "files or folders (a list or one path); folders are read recursively"},
+	{"pattern", K_STR, S(pattern), 0, NULL, NULL, "every file",
+	 "file-name glob (\"*.jsonl\"); names starting with . or _ are hidden"},
+	{"follow", K_BOOL, S(follow), 0, NULL, NULL, "false",
+	 "keep watching: new files and data appended to known files"},
+	{"monitor-interval", K_DURATION, S(monitor_interval_ms), 0, NULL, NULL, "1s",
+	 "how often follow mode lists the folders again"},
+	{"block-size", K_SIZE, S(block_bytes), 0, NULL, NULL, "1MiB", "bytes read at a time"},
+	{"max-record-size", K_SIZE, S(max_record_bytes), 0, NULL, NULL, "16MiB",
+	 "a longer record goes to the dead letters"},
+	{"epoch-unit", K_ENUM, S(epoch_unit), 0, unit_names, unit_values, "ms",
+	 "unit of numbers read into timestamp columns (s, ms, us, ns)"},
+	{"csv.field-delimiter", K_CHAR, S(csv_delimiter), 0, NULL, NULL, ",", "one character (\\t for tab)"},
+	{"csv.quote-character", K_CHAR, S(csv_quote), 0, NULL, NULL, "\"", "\"\" disables quoting"},
+	{"csv.header", K_BOOL, S(csv_header), 0, NULL, NULL, "true",
+	 "the first line of each file names the columns (else: schema order)"},
+	{"csv.null-literal", K_STR, S(csv_null_literal), 0, NULL, NULL, "\"\"",
+	 "an unquoted field equal to it is null"},
+	{"csv.allow-comments", K_BOOL, S(csv_allow_comments), 0, NULL, NULL, "false",
+	 "skip lines starting with #"},
+	{"rows-per-second", K_INT, S(rows_per_second), 0, NULL, NULL, "10000",
+	 "generator: rate (0 = as fast as possible)"},
+	{"number-of-rows", K_INT, S(number_of_rows), 0, NULL, NULL, "unbounded",
+	 "generator: rows in total, then the source ends"},
+	{"seed", K_INT, S(seed), 0, NULL, NULL, "0", "generator: random seed"},
+	{"schema", K_STR, S(schema), 0, NULL, NULL, "the first table's",
+	 "generator: column list of the rows it makes"},
+	{"fields", K_PREFIX, S(gen_fields), 0, NULL, NULL, "",
+	 "generator: fields.<column>.kind (random|sequence), .min, .max, .max-past, .length, "
+	 ".start, .end, .null-rate, .values"},
+	{"topic", K_STR, S(topic), 0, NULL, NULL, "", "kafka: topic"},
+	{"properties", K_PREFIX, S(kafka_props), 0, NULL, NULL, "",
+	 "kafka: client properties (properties.bootstrap.servers, properties.group.id, ...)"},
+	{NULL, K_STR, 0, 0, NULL, NULL, NULL, NULL},
+};
+
+static const keydef table_keys[] = {
+	{"name", K_STR, T(name), 0, NULL, NULL, "(required)", "namespace.table"},
+	{"source", K_STR, T(source), 0, NULL, NULL, "the only source", "source that feeds it"},
+	{"schema", K_STR, T(schema), 0, NULL, NULL, "",
+	 "columns (\"id long not null, ts timestamptz\") or Iceberg schema JSON: floe creates the "
+	 "table when it does not exist"},
+	{"partition-by", K_STR, T(partition_by), 0, NULL, NULL, "unpartitioned",
+	 "partition spec at creation: \"day(ts), bucket(16, id)\""},
+	{"sort-by", K_STR, T(sort_by), 0, NULL, NULL, "unsorted", "sort order at creation"},
+	{"format-version", K_INT, T(format_version), 0, NULL, NULL, "2", "at creation"},
+	{"location", K_STR, T(location), 0, NULL, NULL, "the catalog's", "at creation"},
+	{"properties", K_MAP, T(properties), 0, NULL, NULL, "",
+	 "Iceberg table properties at creation (write.target-file-size-bytes, "
+	 "write.parquet.compression-codec, write.distribution-mode, ...)"},
+	{"filter", K_STR, T(filter), 0, NULL, NULL, "every row",
+	 "route: only matching rows (\"kind = 'click' and amount > 10\")"},
+	{"distribution-mode", K_ENUM, T(distribution), 0, dist_names, dist_values,
+	 "write.distribution-mode, else none",
+	 "none: tasks share the rows; hash: one task per partition (one file per partition per "
+	 "checkpoint); range: as hash for now"},
+	{NULL, K_STR, 0, 0, NULL, NULL, NULL, NULL},
+};
+
+typedef struct pctx {
+	stream_config *c;
+	yaml_document_t *doc;
+	floe_error *err;
+	long visits;
+} pctx;
+
+static int line_of(const yaml_node_t *n)
+{
+	return n ? (int)n->start_mark.line + 1 : 0;
+}
+
+static int fail_at(pctx *x, const yaml_node_t *n, const char *fmt, ...) FLOE_PRINTF(3, 4);
+static int fail_at(pctx *x, const yaml_node_t *n, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return floe_error_set(x->err, FLOE_EINVAL, "line %d: %s", line_of(n), msg);
+}
+
+static yaml_node_t *node(pctx *x, int id)
+{
+	if (++x->visits > CONFIG_MAX_VISITS)
+		return NULL;
+	return yaml_document_get_node(x->doc, id);
+}
+
+/* Expand ${NAME} from the environment into an arena string. */
+static int expand(pctx *x, const yaml_node_t *n, const char *s, size_t len, const char **out)
+{
+	floe_buf b;
+	int rc = FLOE_OK;
+	floe_buf_init(&b, CONFIG_MAX_BYTES);
+	for (size_t i = 0; i < len && !rc;) {
+		if (s[i] == '$' && i + 1 < len && s[i + 1] == '{') {
+			const char *e = memchr(s + i + 2, '}', len - i - 2);
+			char name[256];
+			size_t nl;
+			if (!e) {
+				rc = fail_at(x, n, "unterminated ${...}");
+				break;
+			}
+			nl = (size_t)(e - (s + i + 2));
+			if (nl == 0 || nl >= sizeof(name)) {
+				rc = fail_at(x, n, "bad ${...} reference");
+				break;
+			}
+			memcpy(name, s + i + 2, nl);
+			name[nl] = 0;
+			const char *v = getenv(name);
+			if (!v) {
+				rc = fail_at(x, n, "environment variable %s is not set", name);
+				break;
+			}
+			if (floe_buf_puts(&b, v))
+				rc = floe_error_set(x->err, FLOE_ENOMEM, "config value too long");
+			i = (size_t)(e - s) + 1;
+		} else {
+			if (floe_buf_putc(&b, s[i]))
+				rc = floe_error_set(x->err, FLOE_ENOMEM, "config value too long");
+			i++;
+		}
+	}
+	if (!rc && !(*out = floe_arena_strndup(&x->c->arena, floe_buf_cstr(&b), b.len)))
+		rc = floe_error_set(x->err, FLOE_ENOMEM, "out of memory");
+	floe_buf_reset(&b);
+	return rc;
+}
+
+static int scalar(pctx *x, const yaml_node_t *n, const char *key, const char **out)
+{
+	if (n->type != YAML_SCALAR_NODE)
+		return fail_at(x, n, "'%s' must be a single value", key);
+	return expand(x, n, (const char *)n->data.scalar.value, n->data.scalar.length, out);
+}
+
+static const keydef *find_key(const keydef *defs, const char *k)
+{
+	for (const keydef *d = defs; d->key; d++)
+		if (!strcmp(d->key, k))
+			return d;
+	return NULL;
+}
+
+static const keydef *find_prefix(const keydef *defs, const char *k)
+{
+	for (const keydef *d = defs; d->key; d++) {
+		size_t n = strlen(d->key);
+		if (d->type == K_PREFIX && !strncmp(d->key, k, n) && k[n] == '.')
+			return d;
+	}
+	return NULL;
+}
+
+static bool is_section(const keydef *defs, const char *k)
+{
+	size_t n = strlen(k);
+	for (const keydef *d = defs; d->key; d++)
+		if (!strncmp(d->key, k, n) && d->key[n] == '.')
+			return true;
+	return false;
+}
+
+static int unknown(pctx *x, const yaml_node_t *n, const keydef *defs, const char *k,
+		   const char *where)
+{
+	const char *best = NULL;
+	size_t bd = (size_t)-1;
+	for (const keydef *d = defs; d->key; d++) {
+		size_t dd = floe_levenshtein(k, d->key);
+		if (dd < bd) {
+			bd = dd;
+			best = d->key;
+		}
+	}
+	if (best)
+		return fail_at(x, n, "unknown key '%s'%s (did you mean '%s'?)", k, where, best);
+	return fail_at(x, n, "unknown key '%s'%s", k, where);
+}
+
+static int parse_sources(pctx *x, yaml_node_t *v);
+static int parse_tables(pctx *x, yaml_node_t *v);
+
+static int assign(pctx *x, const keydef *d, void *base, yaml_node_t *v, const char *full)
+{
+	const char *s;
+	int rc;
+	uint8_t *at = (uint8_t *)base + d->off;
+	switch (d->type) {
+	case K_SOURCES:
+		return parse_sources(x, v);
+	case K_TABLES:
+		return parse_tables(x, v);
+	case K_STRLIST: {
+		const char ***list = (const char ***)(void *)at;
+		size_t *count = (size_t *)(void *)((uint8_t *)base + d->off2);
+		if (v->type == YAML_SCALAR_NODE) {
+			if (!(*list = floe_arena_calloc(&x->c->arena, 1, sizeof(char *))))
+				return floe_error_set(x->err, FLOE_ENOMEM, "out of memory");
+			*count = 1;
+			return scalar(x, v, full, &(*list)[0]);
+		}
+		if (v->type != YAML_SEQUENCE_NODE)
+			return fail_at(x, v, "'%s' must be a value or a list", full);
+		size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+		if (n > 100000)
+			return fail_at(x, v, "'%s' has too many items", full);
+		if (!(*list = floe_arena_calloc(&x->c->arena, n ? n : 1, sizeof(char *))))
+			return floe_error_set(x->err, FLOE_ENOMEM, "out of memory");
+		for (size_t i = 0; i < n; i++) {
+			yaml_node_t *it = node(x, v->data.sequence.items.start[i]);
+			if (!it)
+				return fail_at(x, v, "too many nodes");
+			if ((rc = scalar(x, it, full, &(*list)[i])))
+				return rc;
+		}
+		*count = n;
+		return FLOE_OK;
+	}
+	case K_MAP: {
+		floe_strmap *m = (floe_strmap *)(void *)at;
+		if (v->type != YAML_MAPPING_NODE)
+			return fail_at(x, v, "'%s' must be a mapping of names to values", full);
+		for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
+		     pr++) {
+			yaml_node_t *kn = node(x, pr->key), *vn = node(x, pr->value);
+			const char *k, *val;
+			if (!kn || !vn)
+				return fail_at(x, v, "too many nodes");
+			if ((rc = scalar(x, kn, full, &k)) || (rc = scalar(x, vn, k, &val)))
+				return rc;
+			if (floe_strmap_set(m, k, val))
+				return floe_error_set(x->err, FLOE_ENOMEM, "out of memory");
+		}
+		return FLOE_OK;
+	}
+	default:
+		break;
+	}
+	if ((rc = scalar(x, v, full, &s)))
+		return rc;
+	switch (d->type) {
+	case K_STR:
+		*(const char **)(void *)at = s;
+		return FLOE_OK;
+	case K_BOOL: {
+		bool b;
+		if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on"))
+			b = true;
+		else if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off"))
+			b = false;
+		else
+			return fail_at(x, v, "'%s': '%s' is not true or false", full, s);
+		*(bool *)(void *)at = b;
+		return FLOE_OK;
+	}
+	case K_INT:
+		if (!floe_parse_i64(s, strlen(s), (int64_t *)(void *)at))
+			return fail_at(x, v, "'%s': '%s' is not an integer", full, s);
+		return FLOE_OK;
+	case K_DURATION:
+		if (!floe_parse_duration_ms(s, (int64_t *)(void *)at) || *(int64_t *)(void *)at < 0)
+			return fail_at(x, v, "'%s': '%s' is not a duration (10s, 500ms, 2m)", full, s);
+		return FLOE_OK;
+	case K_SIZE:
+		if (!floe_parse_size(s, (int64_t *)(void *)at) || *(int64_t *)(void *)at <= 0)
+			return fail_at(x, v, "'%s': '%s' is not a size (64MiB, 1GB, 4096)", full, s);
+		return FLOE_OK;
+	case K_ENUM:
+		for (size_t i = 0; d->names[i]; i++) {
+			if (!strcmp(d->names[i], s)) {
+				*(int *)(void *)at = d->values[i];
+				return FLOE_OK;
+			}
+		}
+		{
+			char list[256] = "";
+			size_t k = 0;
+			for (size_t i = 0; d->names[i] && k < sizeof(list) - 32; i++)
+				k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%s", i ? ", " : "",
+						      d->names[i]);
+			return fail_at(x, v, "'%s': '%s' is not one of %s", full, s, list);
+		}
+	case K_CHAR: {
+		char ch;
+		if (!strcmp(s, "\\t") || !strcmp(s, "tab"))
+			ch = '\t';
+		else if (strlen(s) == 1)
+			ch = s[0];
+		else if (!*s)
+			ch = 0;
+		else
+			return fail_at(x, v, "'%s': '%s' is not one character", full, s);
+		*(char *)(void *)at = ch;
+		return FLOE_OK;
+	}
+	default:
+		return fail_at(x, v, "'%s': unexpected value", full);
+	}
+}
+
+/* Every scalar below v, keyed by its dotted path. */
+static int collect_prefix(pctx *x, floe_strmap *sm, yaml_node_t *v, const char *full, int depth)
+{
+	int rc;
+	if (depth > CONFIG_MAX_DEPTH)
+		return fail_at(x, v, "nesting too deep");
+	if (v->type == YAML_SCALAR_NODE) {
+		const char *val;
+		if ((rc = scalar(x, v, full, &val)))
+			return rc;
+		if (floe_strmap_set(sm, full, val))
+			return floe_error_set(x->err, FLOE_ENOMEM, "out of memory");
+		return FLOE_OK;
+	}
+	if (v->type != YAML_MAPPING_NODE)
+		return fail_at(x, v, "'%s' must be a value or a mapping", full);
+	for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
+		yaml_node_t *k2 = node(x, q->key), *v2 = node(x, q->value);
+		char sub[512];
+		if (!k2 || !v2)
+			return fail_at(x, v, "too many nodes (alias loop?)");
+		if (k2->type != YAML_SCALAR_NODE)
+			return fail_at(x, k2, "a key must be a plain value");
+		snprintf(sub, sizeof(sub), "%s.%.*s", full,
+			 (int)(k2->data.scalar.length > 400 ? 400 : k2->data.scalar.length),
+			 (const char *)k2->data.scalar.value);
+		if ((rc = collect_prefix(x, sm, v2, sub, depth + 1)))
+			return rc;
+	}
+	return FLOE_OK;
+}
+
+/* Flatten a mapping into dotted keys and assign them. */
+static int walk_map(pctx *x, const keydef *defs, void *base, yaml_node_t *m, const char *prefix,
+		    const char *where, int depth)
+{
+	int rc;
+	if (depth > CONFIG_MAX_DEPTH)
+		return fail_at(x, m, "nesting too deep");
+	if (m->type != YAML_MAPPING_NODE)
+		return fail_at(x, m, "expected a mapping of keys%s", where);
+	for (yaml_node_pair_t *pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
+		yaml_node_t *kn = node(x, pr->key), *vn = node(x, pr->value);
+		char full[512];
+		if (!kn || !vn)
+			return fail_at(x, m, "too many nodes (alias loop?)");
+		if (kn->type != YAML_SCALAR_NODE)
+			return fail_at(x, kn, "a key must be a plain value");
+		snprintf(full, sizeof(full), "%s%s%.*s", prefix ? prefix : "", prefix ? "." : "",
+			 (int)(kn->data.scalar.length > 400 ? 400 : kn->data.scalar.length),
+			 (const char *)kn->data.scalar.value);
+		const keydef *d = find_key(defs, full);
+		if (d && d->type != K_PREFIX) {
+			if ((rc = assign(x, d, base, vn, full)))
+				return rc;
+			continue;
+		}
+		if (!d)
+			d = find_prefix(defs, full);
+		if (d) { /* K_PREFIX: collect everything below, flattened */
+			floe_strmap *sm = (floe_strmap *)(void *)((uint8_t *)base + d->off);
+			if ((rc = collect_prefix(x, sm, vn, full, depth + 1)))
+				return rc;
+			continue;
+		}
+		if (vn->type == YAML_MAPPING_NODE && is_section(defs, full)) {
+			if ((rc = walk_map(x, defs, base, vn, full, where, depth + 1)))
+				return rc;
+			continue;
+		}
+		return unknown(x, kn, defs, full, where);
+	}
+	return FLOE_OK;
+}
+
+static int parse_sources(pctx *x, yaml_node_t *v)
+{
+	stream_config *c = x->c;
+	int rc;
+	if (v->type != YAML_SEQUENCE_NODE)
+		return fail_at(x, v, "'sources' must be a list");
+	size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	if (n > 1000)
+		return fail_at(x, v, "too many sources");
+	c->sources = floe_arena_calloc(&c->arena, n ? n : 1, sizeof(stream_source_cfg));
+	if (!c->sources)
+		return floe_error_set(x->err, FLOE_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		stream_source_cfg *s = &c->sources[i];
+		yaml_node_t *m = node(x, v->data.sequence.items.start[i]);
+		char where[64];
+		if (!m)
+			return fail_at(x, v, "too many nodes");
+		s->type = -1;
+		s->format = STREAM_FMT_JSONL;
+		s->monitor_interval_ms = 1000;
+		s->block_bytes = (int64_t)1 << 20;
+		s->max_record_bytes = (int64_t)16 << 20;
+		s->csv_delimiter = ',';
+		s->csv_quote = '"';
+		s->csv_header = true;
+		s->rows_per_second = 10000;
+		s->number_of_rows = -1;
+		s->line = line_of(m);
+		floe_strmap_init(&s->gen_fields);
+		floe_strmap_init(&s->kafka_props);
+		c->n_sources = i + 1;
+		snprintf(where, sizeof(where), " in source %zu", i + 1);
+		if ((rc = walk_map(x, source_keys, s, m, NULL, where, 1)))
+			return rc;
+	}
+	return FLOE_OK;
+}
+
+static int parse_tables(pctx *x, yaml_node_t *v)
+{
+	stream_config *c = x->c;
+	int rc;
+	if (v->type != YAML_SEQUENCE_NODE)
+		return fail_at(x, v, "'tables' must be a list");
+	size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	if (n > 1000)
+		return fail_at(x, v, "too many tables");
+	c->tables = floe_arena_calloc(&c->arena, n ? n : 1, sizeof(stream_table_cfg));
+	if (!c->tables)
+		return floe_error_set(x->err, FLOE_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		stream_table_cfg *t = &c->tables[i];
+		yaml_node_t *m = node(x, v->data.sequence.items.start[i]);
+		char where[64];
+		if (!m)
+			return fail_at(x, v, "too many nodes");
+		t->distribution = STREAM_DIST_UNSET;
+		t->line = line_of(m);
+		floe_strmap_init(&t->properties);
+		c->n_tables = i + 1;
+		snprintf(where, sizeof(where), " in table %zu", i + 1);
+		if ((rc = walk_map(x, table_keys, t, m, NULL, where, 1)))
+			return rc;
+	}
+	return FLOE_OK;
+}
+
+/* A password written into the URI is refused: it belongs in the environment. */
+static int check_uri_secret(stream_config *c, const char *raw, floe_error *err)
+{
+	const char *p = strstr(raw, "://");
+	if (!p)
+		return FLOE_OK;
+	p += 3;
+	const char *slash = strchr(p, '/');
+	const char *at = strchr(p, '@');
+	if (!at || (slash && at > slash))
+		return FLOE_OK;
+	const char *colon = memchr(p, ':', (size_t)(at - p));
+	if (colon && strncmp(colon + 1, "${", 2) != 0)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "catalog.uri: a password must not be written in the config "
+				      "file; use ${ENV_VAR} or catalog.password-file");
+	(void)c;
+	return FLOE_OK;
+}
+
+static int apply_password_file(stream_config *c, floe_error *err)
+{
+	floe_input *in = NULL;
+	floe_buf b;
+	int rc;
+	const char *uri = c->catalog_uri;
+	if (!uri)
+		return floe_error_set(err, FLOE_EINVAL, "catalog.password-file needs catalog.uri");
+	floe_buf_init(&b, 65536);
+	if ((rc = floe_input_file_open(&in, c->catalog_password_file, err)) ||
+	    (rc = floe_input_read_all(in, &b, 65536, err))) {
+		floe_input_close(in);
+		floe_buf_reset(&b);
+		return floe_error_prefix(err, "catalog.password-file: ");
+	}
+	floe_input_close(in);
+	size_t n = 0;
+	while (n < b.len && b.data[n] != '\n' && b.data[n] != '\r')
+		n++;
+	const char *p = strstr(uri, "://");
+	const char *at = p ? strchr(p + 3, '@') : NULL;
+	const char *slash = p ? strchr(p + 3, '/') : NULL;
+	if (!p || !at || (slash && at > slash) || memchr(p + 3, ':', (size_t)(at - p - 3))) {
+		floe_buf_reset(&b);
+		return floe_error_set(err, FLOE_EINVAL,
+				      "catalog.password-file: catalog.uri must name a user "
+				      "(postgresql://user@host/db) and no password");
+	}
+	floe_buf enc;
+	floe_buf_init(&enc, 65536);
+	rc = floe_urlencode_path(&enc, (const char *)b.data, n);
+	const char *full = rc ? NULL
+			      : floe_arena_sprintf(&c->arena, "%.*s:%s%s", (int)(at - uri), uri,
+						   floe_buf_cstr(&enc), at);
+	floe_buf_reset(&enc);
+	floe_buf_reset(&b);
+	if (!full)
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	c->catalog_uri = full;
+	return FLOE_OK;
+}
+
+static bool ident_ok(const char *s)
+{
+	return s && *s && strchr(s, '.') && s[0] != '.' && s[strlen(s) - 1] != '.';
+}
+
+static int validate(stream_config *c, floe_error *err)
+{
+	if (!c->n_sources)
+		return floe_error_set(err, FLOE_EINVAL, "no sources: add a 'sources' list");
+	if (!c->n_tables)
+		return floe_error_set(err, FLOE_EINVAL, "no tables: add a 'tables' list");
+	if (!c->pipeline_id)
+		c->pipeline_id = c->pipeline_name;
+	if (!c->pipeline_id || !*c->pipeline_id)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "pipeline.name is required: it identifies the pipeline's "
+				      "commits across restarts");
+	if (c->parallelism < 1 || c->parallelism > 256)
+		return floe_error_set(err, FLOE_EINVAL, "parallelism.default must be 1..256");
+	if (c->metrics_port < 0 || c->metrics_port > 65535)
+		return floe_error_set(err, FLOE_EINVAL, "metrics.port must be 0..65535");
+	if (c->checkpoint_interval_ms < 10)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "execution.checkpointing.interval must be at least 10ms");
+	if (c->max_buffered_blocks < 0 || c->max_buffered_blocks > 4096)
+		return floe_error_set(err, FLOE_EINVAL, "pipeline.max-buffered-blocks must be 0..4096");
+	for (size_t i = 0; i < c->n_sources; i++) {
+		stream_source_cfg *s = &c->sources[i];
+		if (!s->name || !*s->name)
+			return floe_error_set(err, FLOE_EINVAL, "line %d: a source needs a name", s->line);
+		if (s->type < 0)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s' needs a type (files, stdin, "
+					      "generator, kafka)",
+					      s->line, s->name);
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(c->sources[k].name, s->name))
+				return floe_error_set(err, FLOE_EINVAL,
+						      "line %d: two sources are named '%s'", s->line,
+						      s->name);
+		if (s->type == STREAM_SRC_FILES && !s->n_paths)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s' (files) needs a path", s->line,
+					      s->name);
+		if (s->type != STREAM_SRC_FILES && (s->n_paths || s->follow || s->pattern))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': path, pattern and follow are for "
+					      "files sources",
+					      s->line, s->name);
+		if (s->type != STREAM_SRC_GENERATOR && (s->gen_fields.len || s->schema))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': fields.* and schema are for "
+					      "generator sources",
+					      s->line, s->name);
+		if (s->type == STREAM_SRC_GENERATOR && s->format != STREAM_FMT_JSONL)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': a generator has no format",
+					      s->line, s->name);
+		if (s->type == STREAM_SRC_KAFKA && !s->topic)
+			return floe_error_set(err, FLOE_EINVAL, "line %d: source '%s' (kafka) needs a topic",
+					      s->line, s->name);
+		if (s->csv_delimiter == 0 || s->csv_delimiter == '\n' || s->csv_delimiter == s->csv_quote)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': bad csv.field-delimiter", s->line,
+					      s->name);
+		if (s->block_bytes < 4096 || s->block_bytes > ((int64_t)256 << 20))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': block-size must be 4KiB..256MiB",
+					      s->line, s->name);
+		if (s->max_record_bytes > ((int64_t)1 << 30))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': max-record-size is at most 1GiB",
+					      s->line, s->name);
+		if (s->rows_per_second < 0)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': rows-per-second must be >= 0",
+					      s->line, s->name);
+	}
+	for (size_t i = 0; i < c->n_tables; i++) {
+		stream_table_cfg *t = &c->tables[i];
+		if (!ident_ok(t->name))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: a table needs a name like namespace.table",
+					      t->line);
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(c->tables[k].name, t->name))
+				return floe_error_set(err, FLOE_EINVAL,
+						      "line %d: table '%s' is listed twice", t->line,
+						      t->name);
+		if (!t->source) {
+			if (c->n_sources != 1)
+				return floe_error_set(err, FLOE_EINVAL,
+						      "line %d: table '%s' needs a source (there are "
+						      "%zu)",
+						      t->line, t->name, c->n_sources);
+			t->source = c->sources[0].name;
+		}
+		if (!stream_config_source(c, t->source))
+			return floe_error_set(err, FLOE_EINVAL, "line %d: table '%s': no source named '%s'",
+					      t->line, t->name, t->source);
+		if (t->format_version < 0 || t->format_version > 3)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: table '%s': format-version must be 1, 2 or 3",
+					      t->line, t->name);
+	}
+	for (size_t i = 0; i < c->n_sources; i++) {
+		bool used = false;
+		for (size_t k = 0; k < c->n_tables; k++)
+			used = used || !strcmp(c->tables[k].source, c->sources[i].name);
+		if (!used)
+			return floe_error_set(err, FLOE_EINVAL, "line %d: source '%s' feeds no table",
+					      c->sources[i].line, c->sources[i].name);
+	}
+	c->has_catalog = c->catalog_uri || c->catalog_type || c->catalog_warehouse;
+	if (c->catalog_password_file)
+		return apply_password_file(c, err);
+	return FLOE_OK;
+}
+
+const stream_source_cfg *stream_config_source(const stream_config *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_sources; i++)
+		if (!strcmp(c->sources[i].name, name))
+			return &c->sources[i];
+	return NULL;
+}
+
+void stream_config_free(stream_config *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_sources; i++) {
+		floe_strmap_reset(&c->sources[i].gen_fields);
+		floe_strmap_reset(&c->sources[i].kafka_props);
+	}
+	for (size_t i = 0; i < c->n_tables; i++)
+		floe_strmap_reset(&c->tables[i].properties);
+	floe_arena_reset(&c->arena);
+	floe_free(c);
+}
+
+/* The raw text of catalog.uri (before ${} expansion) for the secret check. */
+static const char *raw_uri(pctx *x, yaml_node_t *root, int depth)
+{
+	if (!root || root->type != YAML_MAPPING_NODE || depth > 2)
+		return NULL;
+	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top;
+	     pr++) {
+		yaml_node_t *k = node(x, pr->key), *v = node(x, pr->value);
+		if (!k || !v || k->type != YAML_SCALAR_NODE)
+			continue;
+		const char *ks = (const char *)k->data.scalar.value;
+		if (depth == 0 && !strcmp(ks, "catalog.uri") && v->type == YAML_SCALAR_NODE)
+			return (const char *)v->data.scalar.value;
+		if (depth == 0 && !strcmp(ks, "catalog"))
+			return raw_uri(x, v, 1);
+		if (depth == 1 && !strcmp(ks, "uri") && v->type == YAML_SCALAR_NODE)
+			return (const char *)v->data.scalar.value;
+	}
+	return NULL;
+}
+
+int stream_config_parse_yaml(stream_config **out, const char *text, size_t n, const char *base_dir,
+			     floe_error *err)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	stream_config *c;
+	pctx x;
+	int rc = FLOE_OK;
+	bool have_doc = false;
+	*out = NULL;
+	if (n > CONFIG_MAX_BYTES)
+		return floe_error_set(err, FLOE_EINVAL, "configuration is larger than 1 MiB");
+	c = floe_calloc(1, sizeof(*c));
+	if (!c)
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	floe_arena_init(&c->arena, 16384);
+	c->checkpoint_interval_ms = 10000;
+	c->parallelism = floe_cpu_count() > 16 ? 16 : floe_cpu_count();
+	c->errors = STREAM_ERRORS_DEAD_LETTER;
+	c->metrics_bind = "127.0.0.1";
+	c->memory_budget = (int64_t)64 << 20;
+	if (!yaml_parser_initialize(&parser)) {
+		floe_free(c);
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, n);
+	if (!yaml_parser_load(&parser, &doc)) {
+		rc = floe_error_set(err, FLOE_EINVAL, "line %d column %d: YAML: %s",
+				    (int)parser.problem_mark.line + 1, (int)parser.problem_mark.column + 1,
+				    parser.problem ? parser.problem : "syntax error");
+		goto done;
+	}
+	have_doc = true;
+	x.c = c;
+	x.doc = &doc;
+	x.err = err;
+	x.visits = 0;
+	yaml_node_t *root = yaml_document_get_root_node(&doc);
+	if (!root) {
+		rc = floe_error_set(err, FLOE_EINVAL, "the configuration is empty");
+		goto done;
+	}
+	const char *ru = raw_uri(&x, root, 0);
+	x.visits = 0;
+	if (ru && (rc = check_uri_secret(c, ru, err)))
+		goto done;
+	if ((rc = walk_map(&x, pipeline_keys, c, root, NULL, "", 0)))
+		goto done;
+	if (base_dir && !(c->base_dir = floe_arena_strdup(&c->arena, base_dir))) {
+		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (!c->dead_letter_path)
+		c->dead_letter_path = "dead-letter.jsonl";
+	if (c->dead_letter_path[0] != '/' && c->base_dir) {
+		const char *p = floe_arena_sprintf(&c->arena, "%s/%s", c->base_dir, c->dead_letter_path);
+		if (!p) {
+			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			goto done;
+		}
+		c->dead_letter_path = p;
+	}
+	rc = validate(c, err);
+done:
+	if (have_doc)
+		yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	if (rc) {
+		stream_config_free(c);
+		return rc;
+	}
+	*out = c;
+	return FLOE_OK;
+}
+
+static const char *type_doc(ktype t)
+{
+	switch (t) {
+	case K_STR:
+		return "string";
+	case K_BOOL:
+		return "bool";
+	case K_INT:
+		return "integer";
+	case K_DURATION:
+		return "duration";
+	case K_SIZE:
+		return "size";
+	case K_ENUM:
+		return "enum";
+	case K_CHAR:
+		return "character";
+	case K_STRLIST:
+		return "string or list";
+	case K_MAP:
+		return "mapping";
+	case K_PREFIX:
+		return "keys below";
+	default:
+		return "list";
+	}
+}
+
+static int ref_table(floe_buf *out, const char *title, const keydef *defs)
+{
+	int rc = floe_buf_printf(out, "\n### %s\n\n| key | type | default | meaning |\n|---|---|---|---|\n",
+				 title);
+	for (const keydef *d = defs; d->key && !rc; d++) {
+		rc = floe_buf_printf(out, "| `%s%s` | %s | %s | ", d->key,
+				     d->type == K_PREFIX ? ".*" : "", type_doc(d->type),
+				     d->dflt && *d->dflt ? d->dflt : "");
+		if (!rc && d->type == K_ENUM) {
+			rc = floe_buf_puts(out, "one of ");
+			for (size_t i = 0; d->names[i] && !rc; i++)
+				rc = floe_buf_printf(out, "%s`%s`", i ? ", " : "", d->names[i]);
+			rc = rc ? rc : floe_buf_puts(out, ": ");
+		}
+		rc = rc ? rc : floe_buf_printf(out, "%s |\n", d->doc);
+	}
+	return rc;
+}
+
+int stream_config_reference(floe_buf *out)
+{
+	int rc = ref_table(out, "Pipeline keys", pipeline_keys);
+	rc = rc ? rc : ref_table(out, "Source keys (each item of `sources`)", source_keys);
+	rc = rc ? rc : ref_table(out, "Table keys (each item of `tables`)", table_keys);
+	return rc;
+}

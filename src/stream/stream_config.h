@@ -1,0 +1,122 @@
+/*
+ * stream_config.h — the pipeline configuration: what `floe run
+ * pipeline.yaml` reads and what `floe ingest` builds from its flags.
+ *
+ * DESIGN: one declarative table of keys per section (pipeline, source,
+ * table) drives parsing, validation and the generated reference
+ * (floe run --help-config, docs/configuration.md), as librdkafka's
+ * property table does. Nested YAML maps and dotted keys are the same
+ * thing ("execution: {checkpointing: {interval: 10s}}" is
+ * "execution.checkpointing.interval"). An unknown key is an error naming
+ * the nearest valid one. Names are Flink's and Iceberg's where they have
+ * one. String values may reference the environment as ${NAME}; a password
+ * written into a URI is refused (credentials come from the environment or
+ * a file the config names).
+ *
+ * Thread-safety: a parsed config is immutable and may be shared.
+ */
+#ifndef FLOE_STREAM_CONFIG_H
+#define FLOE_STREAM_CONFIG_H
+
+#include "stream/stream_decode.h"
+#include "stream/stream_source.h"
+#include "util/str.h"
+
+typedef enum stream_src_type {
+	STREAM_SRC_FILES = 0,
+	STREAM_SRC_STDIN,
+	STREAM_SRC_GENERATOR,
+	STREAM_SRC_KAFKA,
+} stream_src_type;
+
+typedef enum stream_dist {
+	STREAM_DIST_NONE = 0,
+	STREAM_DIST_HASH,
+	STREAM_DIST_RANGE,
+	STREAM_DIST_UNSET,
+} stream_dist;
+
+typedef enum stream_errors {
+	STREAM_ERRORS_DEAD_LETTER = 0,
+	STREAM_ERRORS_FAIL,
+} stream_errors;
+
+typedef struct stream_source_cfg {
+	const char *name;
+	int type;   /* stream_src_type */
+	int format; /* stream_format */
+	const char **paths;
+	size_t n_paths;
+	const char *pattern;
+	bool follow;
+	int64_t monitor_interval_ms;
+	int64_t block_bytes, max_record_bytes;
+	int epoch_unit; /* stream_epoch_unit */
+	/* csv */
+	char csv_delimiter, csv_quote;
+	bool csv_header, csv_allow_comments;
+	const char *csv_null_literal;
+	/* generator */
+	int64_t rows_per_second, number_of_rows, seed;
+	const char *schema; /* generator schema (default: the first table's) */
+	floe_strmap gen_fields;
+	/* kafka */
+	const char *bootstrap_servers, *topic, *group_id;
+	floe_strmap kafka_props;
+	int line;
+} stream_source_cfg;
+
+typedef struct stream_table_cfg {
+	const char *name; /* "namespace.table" */
+	const char *source;
+	const char *schema;       /* used when floe creates the table */
+	const char *partition_by; /* "day(ts), bucket(16, id)" */
+	const char *sort_by;
+	int format_version;
+	const char *location;
+	floe_strmap properties; /* Iceberg table properties (create) */
+	const char *filter;     /* route: rows that match go to this table */
+	int distribution;       /* stream_dist; UNSET: write.distribution-mode, else none */
+	int line;
+} stream_table_cfg;
+
+typedef struct stream_config {
+	floe_arena arena; /* every string */
+	const char *pipeline_id;
+	const char *pipeline_name;
+	int64_t checkpoint_interval_ms;
+	int64_t min_pause_ms;
+	int64_t parallelism;
+	int errors; /* stream_errors */
+	const char *dead_letter_path;
+	int64_t metrics_port;
+	const char *metrics_bind;
+	int64_t memory_budget;
+	int64_t max_buffered_blocks;
+	/* catalog (optional: else the command's catalog) */
+	const char *catalog_type, *catalog_uri, *catalog_name, *catalog_warehouse;
+	const char *catalog_password_file;
+	bool has_catalog;
+	stream_source_cfg *sources;
+	size_t n_sources;
+	stream_table_cfg *tables;
+	size_t n_tables;
+	const char *base_dir; /* relative paths resolve against it */
+} stream_config;
+
+/*
+ * Parse YAML text (at most 1 MiB). base_dir: where relative paths in it
+ * point from (NULL: the working directory). FLOE_EINVAL with "line N: ..."
+ * for unknown keys, bad values and missing required ones.
+ */
+int stream_config_parse_yaml(stream_config **out, const char *text, size_t n, const char *base_dir,
+			     floe_error *err) FLOE_WUR;
+void stream_config_free(stream_config *c);
+
+/* The reference of every key as Markdown tables (docs, --help-config). */
+int stream_config_reference(floe_buf *out) FLOE_WUR;
+
+/* Source/table by name (NULL when absent). */
+const stream_source_cfg *stream_config_source(const stream_config *c, const char *name);
+
+#endif

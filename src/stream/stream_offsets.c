@@ -1,0 +1,135 @@
+/*
+ * stream_offsets.c — split positions (the source state a checkpoint records
+ * in the snapshot summary as JSON), and blocks.
+ */
+#include <string.h>
+
+#include "json/json.h"
+#include "stream/stream_source.h"
+
+void stream_offsets_init(stream_offsets *o)
+{
+	memset(o, 0, sizeof(*o));
+	floe_hmap_init(&o->index);
+}
+
+void stream_offsets_reset(stream_offsets *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		floe_free(o->items[i].split);
+	floe_free(o->items);
+	floe_hmap_reset(&o->index);
+	memset(o, 0, sizeof(*o));
+	floe_hmap_init(&o->index);
+}
+
+int stream_offsets_set(stream_offsets *o, const char *split, int64_t pos)
+{
+	uint64_t idx;
+	if (floe_hmap_get_str(&o->index, split, &idx)) {
+		o->items[idx].pos = pos;
+		return FLOE_OK;
+	}
+	if (FLOE_ARRAY_RESERVE(o->items, o->cap, o->n + 1))
+		return FLOE_ENOMEM;
+	char *s = floe_strdup(split);
+	if (!s)
+		return FLOE_ENOMEM;
+	if (floe_hmap_put_str(&o->index, split, o->n)) {
+		floe_free(s);
+		return FLOE_ENOMEM;
+	}
+	o->items[o->n].split = s;
+	o->items[o->n].pos = pos;
+	o->n++;
+	return FLOE_OK;
+}
+
+int64_t stream_offsets_get(const stream_offsets *o, const char *split, int64_t dflt)
+{
+	uint64_t idx;
+	if (!floe_hmap_get_str(&o->index, split, &idx))
+		return dflt;
+	return o->items[idx].pos;
+}
+
+bool stream_offsets_has(const stream_offsets *o, const char *split)
+{
+	return floe_hmap_get_str(&o->index, split, NULL);
+}
+
+int stream_offsets_copy(stream_offsets *dst, const stream_offsets *src)
+{
+	for (size_t i = 0; i < src->n; i++)
+		if (stream_offsets_set(dst, src->items[i].split, src->items[i].pos))
+			return FLOE_ENOMEM;
+	return FLOE_OK;
+}
+
+int stream_offsets_min(stream_offsets *acc, const stream_offsets *o)
+{
+	/* splits o lacks start at 0 for o's table */
+	for (size_t i = 0; i < acc->n; i++)
+		if (!stream_offsets_has(o, acc->items[i].split))
+			acc->items[i].pos = 0;
+	for (size_t i = 0; i < o->n; i++) {
+		uint64_t idx;
+		if (floe_hmap_get_str(&acc->index, o->items[i].split, &idx)) {
+			if (o->items[i].pos < acc->items[idx].pos)
+				acc->items[idx].pos = o->items[i].pos;
+		}
+	}
+	return FLOE_OK;
+}
+
+int stream_offsets_write_json(const stream_offsets *o, floe_buf *out)
+{
+	floe_jw w;
+	floe_jw_init(&w, out, 0);
+	floe_jw_obj_begin(&w);
+	for (size_t i = 0; i < o->n; i++)
+		floe_jw_kv_i64(&w, o->items[i].split, o->items[i].pos);
+	floe_jw_obj_end(&w);
+	return floe_jw_finish(&w);
+}
+
+int stream_offsets_parse_json(stream_offsets *o, const char *p, size_t n, floe_error *err)
+{
+	floe_arena a;
+	floe_json *j = NULL;
+	int rc;
+	floe_arena_init(&a, 16384);
+	if ((rc = floe_json_parse(&j, &a, p, n, NULL, err)))
+		goto done;
+	if (j->type != FLOE_JSON_OBJECT) {
+		rc = floe_error_set(err, FLOE_ECORRUPT, "source offsets must be a JSON object");
+		goto done;
+	}
+	for (floe_json *m = j->child; m; m = m->next) {
+		int64_t v;
+		if (floe_json_as_i64(m, &v) || v < 0) {
+			rc = floe_error_set(err, FLOE_ECORRUPT,
+					    "source offset of '%.*s' is not a non-negative integer",
+					    (int)(m->key_len > 200 ? 200 : m->key_len), m->key);
+			goto done;
+		}
+		char *k = floe_strndup(m->key, m->key_len);
+		if (!k || stream_offsets_set(o, k, v)) {
+			floe_free(k);
+			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			goto done;
+		}
+		floe_free(k);
+	}
+done:
+	floe_arena_reset(&a);
+	return rc;
+}
+
+void stream_block_reset(stream_block *b)
+{
+	if (!b)
+		return;
+	floe_free(b->data);
+	memset(b, 0, sizeof(*b));
+}

@@ -1,0 +1,152 @@
+/*
+ * stream_source.h — sources with replayable offsets, behind one vtable.
+ *
+ * A source is a set of splits (a file, stdin, the generator's row
+ * sequence, a Kafka partition), each with an int64 position (byte offset,
+ * row number, Kafka offset). next() hands out blocks of whole records of
+ * one split with the byte range they cover; the source's position is the
+ * end of the last block handed out. A checkpoint records every split's
+ * position in the table's snapshot summary; a restart seeks there. Nothing
+ * else is kept anywhere: the table is the durable state.
+ *
+ * Sources implemented: files and folders (JSON lines, CSV; follow mode
+ * picks up new files and appended data), stdin (not replayable:
+ * at-least-once when the producer re-sends from the committed byte
+ * count), and the generator (deterministic rows: replayable). Kafka
+ * plugs in here (splits = topic partitions, ack = offset commit).
+ *
+ * Thread-safety: a source is driven by the coordinator thread; ack() is
+ * called from the committer thread and must be safe against next().
+ */
+#ifndef FLOE_STREAM_SOURCE_H
+#define FLOE_STREAM_SOURCE_H
+
+#include "iceberg/types.h"
+#include "util/buf.h"
+#include "util/hmap.h"
+#include "util/str.h"
+
+/* ---- offsets: split name -> position ------------------------------------------- */
+
+typedef struct stream_offset {
+	char *split;
+	int64_t pos;
+} stream_offset;
+
+typedef struct stream_offsets {
+	stream_offset *items; /* insertion order */
+	size_t n, cap;
+	floe_hmap index; /* split -> item index */
+} stream_offsets;
+
+void stream_offsets_init(stream_offsets *o);
+void stream_offsets_reset(stream_offsets *o);
+int stream_offsets_set(stream_offsets *o, const char *split, int64_t pos) FLOE_WUR;
+/* Position of split, or dflt when absent. */
+int64_t stream_offsets_get(const stream_offsets *o, const char *split, int64_t dflt);
+bool stream_offsets_has(const stream_offsets *o, const char *split);
+int stream_offsets_copy(stream_offsets *dst, const stream_offsets *src) FLOE_WUR;
+/* Keep the smaller position of each split (absent counts as 0). */
+int stream_offsets_min(stream_offsets *acc, const stream_offsets *o) FLOE_WUR;
+/* {"split": pos, ...} */
+int stream_offsets_write_json(const stream_offsets *o, floe_buf *out) FLOE_WUR;
+int stream_offsets_parse_json(stream_offsets *o, const char *p, size_t n, floe_error *err) FLOE_WUR;
+
+/* ---- blocks ------------------------------------------------------------------------ */
+
+typedef enum stream_format {
+	STREAM_FMT_JSONL = 0,
+	STREAM_FMT_CSV = 1,
+} stream_format;
+
+typedef struct stream_block {
+	uint8_t *data;          /* whole records (floe_malloc; the block owns it) */
+	size_t len;
+	int32_t split;          /* index of the split in its source */
+	const char *split_name; /* owned by the source, stable while it lives */
+	int64_t start, end;     /* byte range of the split the records cover */
+	const char *header;     /* CSV header line of the split (source-owned) or NULL */
+	size_t header_len;
+	bool oversize;          /* one record longer than the maximum: data is its start */
+} stream_block;
+
+void stream_block_reset(stream_block *b); /* frees data */
+
+/* ---- the vtable ------------------------------------------------------------------------ */
+
+typedef struct stream_source stream_source;
+
+typedef struct stream_source_ops {
+	/* Start every split at its position in pos (absent: the beginning). */
+	int (*seek)(stream_source *s, const stream_offsets *pos, floe_error *err);
+	/*
+	 * Hand out the next block (*got). Nothing now: *got false (follow mode:
+	 * idle; *eof true when the source has ended for good).
+	 */
+	int (*next)(stream_source *s, stream_block *b, bool *got, bool *eof, floe_error *err);
+	/* Positions after the last block handed out (for the checkpoint). */
+	int (*position)(stream_source *s, stream_offsets *out, floe_error *err);
+	/* Wait until data may be there, at most ms (the source may return earlier). */
+	void (*wait)(stream_source *s, int64_t ms);
+	/* After a commit that recorded `committed` (may be NULL). */
+	void (*ack)(stream_source *s, const stream_offsets *committed);
+	void (*free)(stream_source *s);
+} stream_source_ops;
+
+struct stream_source {
+	const stream_source_ops *ops;
+	char *name;
+	stream_format format;
+	bool replayable; /* false: stdin from a pipe */
+};
+
+/* ---- the sources -------------------------------------------------------------------------- */
+
+typedef struct stream_file_opts {
+	const char *const *paths; /* files or folders */
+	size_t n_paths;
+	const char *pattern;      /* fnmatch on the file name (NULL: every file) */
+	bool follow;              /* keep watching for new files and appended data */
+	int64_t monitor_interval_ms;
+	stream_format format;
+	size_t block_bytes;       /* read size (1 MiB) */
+	size_t max_record_bytes;  /* a longer record goes to the dead letters (16 MiB) */
+	char csv_quote;           /* for record boundaries ('"', 0 = none) */
+	bool csv_header;          /* first line of each file names the columns */
+} stream_file_opts;
+
+int stream_source_files_new(stream_source **out, const char *name, const stream_file_opts *o,
+			    floe_error *err) FLOE_WUR;
+
+typedef struct stream_stdin_opts {
+	int fd;                   /* 0 */
+	stream_format format;
+	size_t block_bytes;
+	size_t max_record_bytes;
+	char csv_quote;
+	bool csv_header;
+} stream_stdin_opts;
+
+int stream_source_stdin_new(stream_source **out, const char *name, const stream_stdin_opts *o,
+			    floe_error *err) FLOE_WUR;
+
+/*
+ * The generator (Flink's datagen): JSON lines of rows of `schema`, row i a
+ * pure function of (seed, i, base time), so replays are exact. Options use
+ * Flink's names: rows-per-second, number-of-rows, fields.<name>.kind
+ * (random|sequence), .min, .max, .max-past, .length, .start, .end,
+ * .null-rate, and floe's .values (a comma-separated list to pick from).
+ */
+typedef struct stream_gen_opts {
+	const floe_schema *schema;
+	int64_t rows_per_second;  /* 0 = as fast as possible */
+	int64_t number_of_rows;   /* -1 = unbounded */
+	uint64_t seed;
+	const floe_strmap *fields; /* "fields.<name>.<option>" -> value */
+	size_t block_rows;        /* rows per block (4096) */
+} stream_gen_opts;
+
+int stream_source_gen_new(stream_source **out, const char *name, const stream_gen_opts *o,
+			  floe_error *err) FLOE_WUR;
+
+#endif
