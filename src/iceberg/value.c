@@ -378,6 +378,30 @@ static size_t java_tod(char *out, size_t cap, int64_t nanos_of_day)
 	return (size_t)n;
 }
 
+/*
+ * Java's DateTimeFormatter.ISO_LOCAL_TIME, which DateTimeUtil.microsToIso-
+ * Timestamp[tz] (the human string of timestamps) uses: seconds always, the
+ * fraction with its trailing zeros stripped (appendFraction(NANO, 0, 9)).
+ * LocalTime.toString() (java_tod, used for time values) drops zero seconds.
+ */
+static size_t java_iso_tod(char *out, size_t cap, int64_t nanos_of_day)
+{
+	int64_t sec = nanos_of_day / 1000000000, nano = nanos_of_day % 1000000000;
+	int digits = 9;
+	int n = snprintf(out, cap, "%02d:%02d:%02d", (int)(sec / 3600), (int)(sec / 60 % 60),
+			 (int)(sec % 60));
+	if (n < 0)
+		return 0;
+	if (nano) {
+		while (nano % 10 == 0) {
+			nano /= 10;
+			digits--;
+		}
+		n += snprintf(out + n, cap - (size_t)n, ".%0*d", digits, (int)nano);
+	}
+	return (size_t)n;
+}
+
 static size_t java_datetime(char *out, size_t cap, int64_t v, bool nanos)
 {
 	int64_t per_day = nanos ? INT64_C(86400000000000) : FLOE_US_PER_DAY;
@@ -386,7 +410,7 @@ static size_t java_datetime(char *out, size_t cap, int64_t v, bool nanos)
 	size_t n = floe_format_date(out, cap, days);
 	if (n + 1 < cap)
 		out[n++] = 'T';
-	return n + java_tod(out + n, cap - n, nanos ? rem : rem * 1000);
+	return n + java_iso_tod(out + n, cap - n, nanos ? rem : rem * 1000);
 }
 
 int floe_value_human(floe_buf *out, const floe_value *v, const floe_type *t)

@@ -308,6 +308,19 @@ static void test_human_strings(void)
 	T_EQ_STR(human(FLOE_TR_IDENTITY, 0, P(FLOE_T_TIMESTAMP), &t2), "2017-12-01T18:12:55.038194");
 	floe_value t3 = vl(FLOE_T_TIMESTAMP, INT64_C(1672574401000000));
 	T_EQ_STR(human(FLOE_TR_IDENTITY, 0, P(FLOE_T_TIMESTAMP), &t3), "2023-01-01T12:00:01");
+	/* Java's ISO_LOCAL_DATE_TIME (DateTimeUtil.microsToIsoTimestamp[tz]):
+	 * seconds always, trailing zeros of the fraction stripped; PyIceberg's
+	 * isoformat also always prints seconds */
+	floe_value t4 = vl(FLOE_T_TIMESTAMPTZ, 0);
+	T_EQ_STR(human(FLOE_TR_IDENTITY, 0, P(FLOE_T_TIMESTAMPTZ), &t4), "1970-01-01T00:00:00+00:00");
+	floe_value t5 = vl(FLOE_T_TIMESTAMP, INT64_C(1672574400120000));
+	T_EQ_STR(human(FLOE_TR_IDENTITY, 0, P(FLOE_T_TIMESTAMP), &t5), "2023-01-01T12:00:00.12");
+	floe_value t6 = vl(FLOE_T_TIMESTAMP_NS, INT64_C(-1));
+	T_EQ_STR(human(FLOE_TR_IDENTITY, 0, P(FLOE_T_TIMESTAMP_NS), &t6),
+		 "1969-12-31T23:59:59.999999999");
+	/* time keeps LocalTime.toString(), as Java's humanTime does */
+	floe_value tm0 = vl(FLOE_T_TIME, INT64_C(36720000000));
+	T_EQ_STR(human(FLOE_TR_IDENTITY, 0, P(FLOE_T_TIME), &tm0), "10:12");
 	floe_value tm = vl(FLOE_T_TIME, INT64_C(36775038194));
 	T_EQ_STR(human(FLOE_TR_IDENTITY, 0, P(FLOE_T_TIME), &tm), "10:12:55.038194");
 	floe_value bin = vs(FLOE_T_BINARY, "foo", 3);
