@@ -132,8 +132,9 @@ size_t floe_parquet_writer_buffered(const floe_parquet_writer *w);
 /*
  * Estimated size of the file if it were closed now, footer aside: bytes
  * written so far plus the open row group (its compressed pages, open pages
- * at their encoded size, dictionaries). What rolling at a target file size
- * compares (Java's ParquetWriter.getDataSize()).
+ * and dictionaries at their encoded, not yet compressed, size) — what Java's
+ * rolling compares. Callers that want more precision scale the open part by
+ * what they observe (src/write does).
  */
 int64_t floe_parquet_writer_estimated_size(const floe_parquet_writer *w);
 

@@ -1,0 +1,188 @@
+/*
+ * write_config.c — the write settings of a table (Iceberg's property names
+ * and Java's defaults) and the location of new files, including the
+ * object-storage layout of Java's and PyIceberg's ObjectStoreLocationProvider.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "util/hash.h"
+#include "util/str.h"
+#include "write/write.h"
+
+#define MiB ((int64_t)1 << 20)
+
+/* A non-negative size property: default when absent, FLOE_EINVAL when bad. */
+static int size_prop(int64_t *out, const floe_metadata *m, const char *key, int64_t dflt,
+		     int64_t min, floe_error *err)
+{
+	const char *v = floe_metadata_property(m, key);
+	int64_t x;
+	*out = dflt;
+	if (!v)
+		return FLOE_OK;
+	if (!floe_parse_i64(v, strlen(v), &x) || x < min)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "table property %s = '%s': expected an integer >= %lld", key,
+				      v, (long long)min);
+	*out = x;
+	return FLOE_OK;
+}
+
+static int bool_prop(bool *out, const floe_metadata *m, const char *key, bool dflt,
+		     floe_error *err)
+{
+	const char *v = floe_metadata_property(m, key);
+	*out = dflt;
+	if (!v)
+		return FLOE_OK;
+	if (floe_str_ieq(v, "true") || floe_str_ieq(v, "false")) {
+		*out = floe_str_ieq(v, "true");
+		return FLOE_OK;
+	}
+	return floe_error_set(err, FLOE_EINVAL, "table property %s = '%s': expected true or false",
+			      key, v);
+}
+
+static int codec_prop(int *out, const char *v, floe_error *err)
+{
+	static const struct {
+		const char *name;
+		int codec;
+	} names[] = {
+		{"zstd", FLOE_PARQUET_ZSTD},	       {"snappy", FLOE_PARQUET_SNAPPY},
+		{"gzip", FLOE_PARQUET_GZIP},	       {"brotli", FLOE_PARQUET_BROTLI},
+		/* pyarrow's "lz4" writes LZ4_RAW; the Hadoop-framed LZ4 is deprecated */
+		{"lz4", FLOE_PARQUET_LZ4_RAW},	       {"lz4_raw", FLOE_PARQUET_LZ4_RAW},
+		{"uncompressed", FLOE_PARQUET_UNCOMPRESSED}, {"none", FLOE_PARQUET_UNCOMPRESSED},
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (floe_str_ieq(v, names[i].name)) {
+			*out = names[i].codec;
+			return FLOE_OK;
+		}
+	return floe_error_set(err, FLOE_EINVAL,
+			      "table property write.parquet.compression-codec = '%s': expected "
+			      "zstd, snappy, gzip, brotli, lz4, lz4_raw or uncompressed",
+			      v);
+}
+
+static char *strip_slash(floe_arena *a, const char *s)
+{
+	size_t n = strlen(s);
+	while (n > 1 && s[n - 1] == '/')
+		n--;
+	return floe_arena_strndup(a, s, n);
+}
+
+int floe_write_config_from(floe_write_config *out, floe_arena *a, const floe_metadata *m,
+			   floe_error *err)
+{
+	static const floe_parquet_writer_opts dflt = FLOE_PARQUET_WRITER_OPTS_INIT;
+	const char *v;
+	int64_t level, page_version;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->parquet = dflt;
+	out->format_version = m->format_version;
+	if ((rc = size_prop(&out->target_file_size, m, "write.target-file-size-bytes", 512 * MiB,
+			    1, err)) ||
+	    (rc = size_prop(&out->delete_target_file_size, m, "write.delete.target-file-size-bytes",
+			    64 * MiB, 1, err)) ||
+	    (rc = size_prop(&out->parquet.row_group_bytes, m, "write.parquet.row-group-size-bytes",
+			    128 * MiB, 1, err)) ||
+	    (rc = size_prop(&out->parquet.row_group_rows, m, "write.parquet.row-group-limit", 0, 0,
+			    err)) ||
+	    (rc = size_prop(&out->parquet.page_bytes, m, "write.parquet.page-size-bytes", MiB, 1,
+			    err)) ||
+	    (rc = size_prop(&out->parquet.page_rows, m, "write.parquet.page-row-limit", 20000, 1,
+			    err)) ||
+	    (rc = size_prop(&out->parquet.dict_bytes, m, "write.parquet.dict-size-bytes", 2 * MiB,
+			    0, err)) ||
+	    (rc = size_prop(&level, m, "write.parquet.compression-level", 0, -131072, err)))
+		return rc;
+	if (level > 22)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "table property write.parquet.compression-level = %lld: too high",
+				      (long long)level);
+	out->parquet.level = (int)level;
+	if ((v = floe_metadata_property(m, "write.parquet.compression-codec")) &&
+	    (rc = codec_prop(&out->parquet.codec, v, err)))
+		return rc;
+	page_version = 1;
+	if ((v = floe_metadata_property(m, "write.parquet.page-version"))) {
+		if (floe_str_ieq(v, "v1") || strcmp(v, "1") == 0)
+			page_version = 1;
+		else if (floe_str_ieq(v, "v2") || strcmp(v, "2") == 0)
+			page_version = 2;
+		else
+			return floe_error_set(err, FLOE_EINVAL,
+					      "table property write.parquet.page-version = '%s': "
+					      "expected v1 or v2",
+					      v);
+	}
+	out->parquet.page_version = (int)page_version;
+	if ((rc = bool_prop(&out->object_storage, m, "write.object-storage.enabled", false, err)) ||
+	    (rc = bool_prop(&out->object_storage_partitioned_paths, m,
+			    "write.object-storage.partitioned-paths", true, err)))
+		return rc;
+
+	/* Java LocationProviders: write.data.path, then (object storage only) the
+	 * deprecated write.object-storage.path, then write.folder-storage.path */
+	v = floe_metadata_property(m, "write.data.path");
+	if (!v && out->object_storage)
+		v = floe_metadata_property(m, "write.object-storage.path");
+	if (!v)
+		v = floe_metadata_property(m, "write.folder-storage.path");
+	if (v && *v) {
+		out->data_path = strip_slash(a, v);
+	} else {
+		char *loc;
+		if (!m->location || !*m->location)
+			return floe_error_set(err, FLOE_EINVAL, "the table has no location");
+		loc = strip_slash(a, m->location);
+		out->data_path = loc ? floe_arena_sprintf(a, "%s/data", loc) : NULL;
+	}
+	if (!out->data_path)
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	return FLOE_OK;
+}
+
+int floe_write_location(floe_buf *out, const floe_write_config *cfg, const char *partition_path,
+			const char *name)
+{
+	bool has_part = partition_path && *partition_path;
+	if (!cfg->object_storage) {
+		if (has_part)
+			return floe_buf_printf(out, "%s/%s/%s", cfg->data_path, partition_path, name);
+		return floe_buf_printf(out, "%s/%s", cfg->data_path, name);
+	}
+	/* ObjectStoreLocationProvider: hash the name (with the partition path in
+	 * front when partitioned paths are on), keep the low 20 bits as binary
+	 * digits, split as 4/4/4/8 */
+	floe_buf key;
+	char bits[21], dirs[32];
+	uint32_t h;
+	int rc;
+	floe_buf_init(&key, 0);
+	rc = cfg->object_storage_partitioned_paths && has_part
+		     ? floe_buf_printf(&key, "%s/%s", partition_path, name)
+		     : floe_buf_puts(&key, name);
+	if (rc) {
+		floe_buf_reset(&key);
+		return rc;
+	}
+	h = floe_murmur3_32(key.data, key.len, 0) & 0xfffffu;
+	for (int i = 0; i < 20; i++)
+		bits[i] = (char)('0' + ((h >> (19 - i)) & 1));
+	bits[20] = 0;
+	snprintf(dirs, sizeof(dirs), "%.4s/%.4s/%.4s/%.8s", bits, bits + 4, bits + 8, bits + 12);
+	if (cfg->object_storage_partitioned_paths)
+		rc = floe_buf_printf(out, "%s/%s/%s", cfg->data_path, dirs,
+				     floe_buf_cstr(&key));
+	else
+		rc = floe_buf_printf(out, "%s/%s-%s", cfg->data_path, dirs, name);
+	floe_buf_reset(&key);
+	return rc;
+}
