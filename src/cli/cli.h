@@ -48,6 +48,8 @@ int cli_stdout_write(const char *data, size_t n, void *payload);
 int cmd_namespace(int argc, char **argv);
 int cmd_table(int argc, char **argv);
 int cmd_add_files(int argc, char **argv);
+int cmd_scan(int argc, char **argv);
+int cmd_inspect_table(int argc, char **argv);
 int cmd_snapshots(int argc, char **argv);
 int cmd_files(int argc, char **argv);
 int floe_cli_avro(int argc, char **argv);

@@ -25,6 +25,8 @@ static const char USAGE[] =
 	"  namespace create|list|show|drop ...     manage namespaces\n"
 	"  table create|list|show|drop|rename|set  manage tables\n"
 	"  add-files <table> <parquet files...>    register Parquet files in one append\n"
+	"  scan <table> [--where EXPR] ...         read rows: filters, time travel, incremental\n"
+	"  inspect <table> <metadata-table>        snapshots, files, entries, partitions, ...\n"
 	"  snapshots <table>                       list a table's snapshots\n"
 	"  files <table>                           list the live files of a snapshot\n"
 	"\n"
@@ -148,6 +150,10 @@ int main(int argc, char **argv)
 		return cmd_table(sub_argc, sub_argv);
 	if (!strcmp(cmd, "add-files"))
 		return cmd_add_files(sub_argc, sub_argv);
+	if (!strcmp(cmd, "scan"))
+		return cmd_scan(sub_argc, sub_argv);
+	if (!strcmp(cmd, "inspect"))
+		return cmd_inspect_table(sub_argc, sub_argv);
 	if (!strcmp(cmd, "snapshots"))
 		return cmd_snapshots(sub_argc, sub_argv);
 	if (!strcmp(cmd, "files"))

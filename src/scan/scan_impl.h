@@ -1,0 +1,190 @@
+/*
+ * scan_impl.h — internals of the scan component shared by its files: the
+ * plan (files to read with the deletes that apply to each), columns, and
+ * the state of a running scan. Not for other components: they use
+ * include/floe/scan.h.
+ *
+ * A scan goes: resolve the snapshot and the read schema (scan_plan.c), bind
+ * the filter, plan (manifest lists, manifests in parallel, pruning, delete
+ * matching), then read files one after another (scan_read.c) applying
+ * deletes (scan_deletes.c) and the residual filter, and hand out Arrow
+ * batches of the projected columns; scan_out.c renders them; metadata
+ * tables (scan_inspect.c) are in-memory batches behind the same interface.
+ */
+#ifndef FLOE_SCAN_IMPL_H
+#define FLOE_SCAN_IMPL_H
+
+#include <stdatomic.h>
+
+#include "floe/scan.h"
+#include "iceberg/manifest_scan.h"
+#include "scan/scan_arrow.h"
+#include "scan/scan_expr.h"
+#include "table/table_impl.h"
+#include "util/hmap.h"
+
+/* Reserved field ids of metadata columns (spec: "Reserved Field IDs"). */
+#define FLOE_ID_FILE 2147483646
+#define FLOE_ID_POS 2147483645
+#define FLOE_ID_SPEC_ID 2147483643
+#define FLOE_ID_DELETE_FILE_PATH 2147483546
+#define FLOE_ID_DELETE_POS 2147483545
+#define FLOE_ID_ROW_ID 2147483540
+#define FLOE_ID_LAST_UPDATED_SEQ 2147483539
+
+/* One data or delete file of the plan (arena memory of the scan). */
+typedef struct scan_file scan_file;
+struct scan_file {
+	const char *path;     /* relocated, to open */
+	const char *raw_path; /* as recorded, to match deletes against */
+	const char *format;   /* "PARQUET", "PUFFIN", ... */
+	int content;          /* FLOE_CONTENT_* */
+	int32_t spec_id;
+	const floe_partition_spec *spec;
+	floe_partition partition;
+	int64_t record_count, file_size;
+	int64_t data_seq, file_seq, snapshot_id;
+	int64_t first_row_id; /* -1 */
+	uint32_t job, ord;    /* manifest job and entry position: plan order */
+	/* delete files */
+	int32_t *equality_ids;
+	size_t n_equality_ids;
+	const char *referenced; /* raw referenced_data_file */
+	int64_t content_offset, content_size;
+	bool is_dv;
+	bool used; /* a planned data file uses this delete file */
+	/* position delete files: bounds of file_path (pruning by data path) */
+	const uint8_t *path_lo, *path_hi;
+	size_t path_lo_n, path_hi_n;
+	/* data files, after matching */
+	scan_file **deletes;
+	size_t n_deletes;
+	floe_expr *residual;
+	/* delete files: loaded state (scan_deletes.c) */
+	void *loaded;
+};
+
+/* An output column. */
+typedef enum scan_col_kind {
+	COL_FIELD = 0,
+	COL_FILE,
+	COL_POS,
+	COL_SPEC_ID,
+	COL_ROW_ID,
+	COL_LAST_UPDATED_SEQ,
+} scan_col_kind;
+
+#define SCAN_MAX_DEPTH 32
+
+typedef struct scan_col {
+	scan_col_kind kind;
+	const char *name;
+	int32_t id;
+	const floe_field *field; /* COL_FIELD: the schema field (nested ones too) */
+	const floe_type *type;
+	bool required;
+	int32_t path[SCAN_MAX_DEPTH]; /* struct child indexes below the top-level field */
+	size_t depth;
+	int32_t top_id;
+} scan_col;
+
+/* One batch source: in-memory batches (metadata tables) or the file reader. */
+typedef struct mem_batches {
+	struct ArrowArray *batches;
+	size_t n, next;
+} mem_batches;
+
+typedef struct scan_reader scan_reader; /* scan_read.c */
+typedef struct delete_cache delete_cache; /* scan_deletes.c */
+
+typedef struct scan_stats_int {
+	_Atomic uint64_t manifests, manifests_skipped, entries, data_files, data_files_skipped;
+	_Atomic uint64_t delete_files, delete_files_skipped;
+	uint64_t plan_ns;
+	uint64_t files_read, rows_read, rows_deleted, rows_filtered, rows_out;
+} scan_stats_int;
+
+struct floe_scan {
+	floe_table *t; /* borrowed */
+	const floe_metadata *m;
+	floe_arena a; /* plan, columns, bound expressions */
+	floe_scan_opts o;
+	const floe_snapshot *snap;   /* NULL: no rows */
+	const floe_schema *schema;   /* read schema */
+	floe_expr *filter;           /* bound; TRUE when none */
+	scan_col *cols;
+	size_t n_cols;
+	struct ArrowSchema out_schema; /* of the batches handed out */
+	/* plan */
+	scan_file **files; /* data files in plan order */
+	size_t n_files;
+	scan_file **deletes; /* every delete file of the plan */
+	size_t n_deletes;
+	bool planned;
+	bool incremental;
+	int64_t from_exclusive; /* incremental: the start (exclusive), -1 none */
+	/* reading */
+	size_t next_file;
+	scan_reader *rd;
+	delete_cache *dc;
+	int64_t emitted;
+	bool done;
+	/* metadata tables */
+	mem_batches *mem;
+	scan_stats_int st;
+	floe_path_map map;
+	floe_name_mapping *mapping; /* schema.name-mapping.default, parsed on first use */
+	size_t n_mapping;
+	bool mapping_parsed;
+	floe_arena *warenas; /* planning workers' arenas (the plan lives in them) */
+	size_t n_warenas;
+};
+
+/* scan_plan.c */
+int floe_scan__resolve(floe_scan *s, floe_error *err) FLOE_WUR;
+int floe_scan__columns(floe_scan *s, floe_error *err) FLOE_WUR;
+int floe_scan__plan(floe_scan *s, floe_error *err) FLOE_WUR;
+/* Key of a partition tuple (spec id + values) for hash maps, into b. */
+int floe_scan__partition_key(floe_buf *b, int32_t spec_id, const floe_partition *p) FLOE_WUR;
+
+/* scan_deletes.c */
+typedef struct eq_delete_set eq_delete_set;
+int floe_scan__deletes_init(floe_scan *s, floe_error *err) FLOE_WUR;
+void floe_scan__deletes_free(floe_scan *s);
+/* Sorted deleted positions of data file f (DV, else position delete files);
+ * *pos owned by the caller (floe_free). */
+int floe_scan__positions(floe_scan *s, const scan_file *f, uint64_t **pos, size_t *n,
+			 floe_error *err) FLOE_WUR;
+/* The loaded equality-delete set of delete file d. */
+int floe_scan__eq_set(floe_scan *s, scan_file *d, const eq_delete_set **out,
+		      floe_error *err) FLOE_WUR;
+/* Is row r of the read batch deleted by set q? (cols: read batch children,
+ * top-level ids in read order) */
+bool floe_scan__eq_match(const eq_delete_set *q, const struct ArrowArray *batch,
+			 const int32_t *top_ids, size_t n_top, const floe_schema *schema, int64_t r);
+const int32_t *floe_scan__eq_ids(const eq_delete_set *q, size_t *n);
+
+/* scan_read.c */
+int floe_scan__next(floe_scan *s, struct ArrowArray *out, bool *eof, floe_error *err) FLOE_WUR;
+void floe_scan__reader_free(floe_scan *s);
+/* Read a Parquet file's columns (top-level ids) as table-typed arrays
+ * (used for delete files too). */
+int floe_scan__read_file_columns(floe_scan *s, const scan_file *f, const floe_schema *schema,
+				 const int32_t *ids, size_t n_ids,
+				 int (*fn)(const struct ArrowArray *batch, int64_t first_pos,
+					   void *payload),
+				 void *payload, floe_error *err) FLOE_WUR;
+/* Value of column `id` (top-level or nested in structs) at row r of a read batch. */
+void floe_scan__batch_value(floe_value *out, const struct ArrowArray *batch, const int32_t *top_ids,
+			    size_t n_top, const floe_schema *schema, int32_t id, int64_t r);
+
+/* scan_out.c */
+int floe_scan__render(floe_scan *s, floe_output_format fmt, int64_t limit, floe_write_fn fn,
+		      void *payload, floe_error *err) FLOE_WUR;
+int floe_scan__write_parquet(floe_scan *s, const char *path, floe_error *err) FLOE_WUR;
+
+/* scan_inspect.c */
+int floe_scan__inspect(floe_scan *s, const char *name, int64_t snapshot_id,
+		       floe_error *err) FLOE_WUR;
+
+#endif
