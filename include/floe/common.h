@@ -63,6 +63,12 @@ const char *floe_strerror(int code);
 
 void floe_error_clear(floe_error *err);
 
+/* Durations as options spell them: "10s", "500ms", "2m", "1h", "3d" or a
+ * bare number of milliseconds. */
+bool floe_parse_duration_ms(const char *s, int64_t *ms);
+/* Sizes: "128MB", "1 GiB", "512k" or a bare number of bytes (binary units). */
+bool floe_parse_size(const char *s, int64_t *bytes);
+
 /*
  * Set err to code and a formatted message; returns code so that
  * `return floe_error_set(err, FLOE_EINVAL, "...")` reads naturally.

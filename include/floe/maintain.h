@@ -174,7 +174,8 @@ typedef struct floe_maintain_opts {
 	int64_t lock_stale_ms;     /* a floe holder silent this long is dead (10 min) */
 	bool no_lock;              /* run without the lock (the caller holds it) */
 	floe_maintain_progress_fn progress;
-	void *payload;
+	floe_orphan_fn orphan_fn;  /* sees each orphan (listed in a dry run) */
+	void *payload;             /* of progress and orphan_fn */
 } floe_maintain_opts;
 #define FLOE_MAINTAIN_OPTS_INIT                                                                   \
 	{1,                                                                                       \
@@ -188,6 +189,7 @@ typedef struct floe_maintain_opts {
 	 NULL,                                                                                    \
 	 600000,                                                                                  \
 	 false,                                                                                   \
+	 NULL,                                                                                    \
 	 NULL,                                                                                    \
 	 NULL}
 

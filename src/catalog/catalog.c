@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/str.h"
 
 #define NOT_SUPPORTED(cat, what)                                                              \
 	floe_error_set(err, FLOE_EUNSUPPORTED, "the %s catalog cannot %s", (cat)->kind, what)
@@ -62,11 +63,41 @@ int floe_catalog_load_table(floe_catalog *cat, const char *ns, const char *name,
 	return cat->ops->load_table(cat, ns, name, out, err);
 }
 
+static bool in_log(const floe_metadata *m, const char *path)
+{
+	for (size_t i = 0; i < m->n_metadata_log; i++)
+		if (strcmp(m->metadata_log[i].metadata_file, path) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * write.metadata.delete-after-commit.enabled (Java's default: false): after
+ * a commit, delete the metadata files the new metadata log no longer lists
+ * (its length is write.metadata.previous-versions-max).
+ */
+static void delete_old_metadata(floe_catalog *cat, const floe_metadata *base,
+				const floe_metadata *next, const char *new_location)
+{
+	const char *v = floe_metadata_property(next, "write.metadata.delete-after-commit.enabled");
+	if (!base || !v || !floe_str_ieq(v, "true"))
+		return;
+	for (size_t i = 0; i < base->n_metadata_log + 1; i++) {
+		const char *p = i < base->n_metadata_log ? base->metadata_log[i].metadata_file
+							 : base->metadata_location;
+		if (p && strcmp(p, new_location) != 0 && !in_log(next, p))
+			floe_io_remove_quiet(cat->io, p);
+	}
+}
+
 int floe_catalog_commit_table(floe_catalog *cat, const char *ns, const char *name,
 			      const floe_metadata *base, const floe_metadata *next, char **location,
 			      floe_error *err)
 {
-	return cat->ops->commit_table(cat, ns, name, base, next, location, err);
+	int rc = cat->ops->commit_table(cat, ns, name, base, next, location, err);
+	if (rc == FLOE_OK && location && *location)
+		delete_old_metadata(cat, base, next, *location);
+	return rc;
 }
 
 int floe_catalog__drop_table(floe_catalog *cat, const char *ns, const char *name, floe_error *err)

@@ -52,6 +52,7 @@ int cmd_scan(int argc, char **argv);
 int cmd_inspect_table(int argc, char **argv);
 int cmd_snapshots(int argc, char **argv);
 int cmd_files(int argc, char **argv);
+int cmd_maintain(int argc, char **argv);
 int floe_cli_avro(int argc, char **argv);
 int floe_cli_parquet(int argc, char **argv);
 

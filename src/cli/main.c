@@ -29,6 +29,7 @@ static const char USAGE[] =
 	"  inspect <table> <metadata-table>        snapshots, files, entries, partitions, ...\n"
 	"  snapshots <table>                       list a table's snapshots\n"
 	"  files <table>                           list the live files of a snapshot\n"
+	"  maintain <table>                        compact, expire, delete orphans, rewrite manifests\n"
 	"\n"
 	"File tools:\n"
 	"  avro meta|cat|write <file>              inspect Avro files (manifests)\n"
@@ -158,6 +159,8 @@ int main(int argc, char **argv)
 		return cmd_snapshots(sub_argc, sub_argv);
 	if (!strcmp(cmd, "files"))
 		return cmd_files(sub_argc, sub_argv);
+	if (!strcmp(cmd, "maintain"))
+		return cmd_maintain(sub_argc, sub_argv);
 	if (!strcmp(cmd, "avro"))
 		return floe_cli_avro(sub_argc, sub_argv);
 	if (!strcmp(cmd, "parquet"))

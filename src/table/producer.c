@@ -230,10 +230,15 @@ int floe_op_add_file(floe_snapshot_op *op, const floe_data_file *f, floe_error *
 	return FLOE_OK;
 }
 
-static int remove_key(floe_buf *k, int content, const char *path)
+/* Data and delete files are matched by path; deletion vectors, many of
+ * which share one Puffin file, by path and blob offset. */
+static int remove_key(floe_buf *k, const floe_data_file *f)
 {
 	floe_buf_clear(k);
-	return floe_buf_printf(k, "%d|%s", content == FLOE_CONTENT_DATA ? 0 : 1, path);
+	if (f->content != FLOE_CONTENT_DATA && f->content_offset >= 0 &&
+	    floe_str_ieq(f->file_format, "PUFFIN"))
+		return floe_buf_printf(k, "1|%s#%lld", f->file_path, (long long)f->content_offset);
+	return floe_buf_printf(k, "%d|%s", f->content == FLOE_CONTENT_DATA ? 0 : 1, f->file_path);
 }
 
 int floe_op_remove_file(floe_snapshot_op *op, const floe_data_file *f, floe_error *err)
@@ -244,7 +249,7 @@ int floe_op_remove_file(floe_snapshot_op *op, const floe_data_file *f, floe_erro
 	if (op->kind == FLOE_OP_APPEND)
 		return floe_error_set(err, FLOE_EINVAL, "an append removes nothing");
 	floe_buf_init(&k, 0);
-	if ((rc = remove_key(&k, f->content, f->file_path)) ||
+	if ((rc = remove_key(&k, f)) ||
 	    (rc = floe_hmap_put(&op->remove_keys, k.data, k.len, op->n_removes, &existed))) {
 		floe_buf_reset(&k);
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
@@ -451,7 +456,7 @@ static int match_cb(const floe_manifest_entry *e, void *payload)
 	uint64_t idx;
 	if (e->status == FLOE_ENTRY_DELETED)
 		return 0;
-	if (remove_key(&c->key, e->file.content, e->file.file_path))
+	if (remove_key(&c->key, &e->file))
 		return FLOE_ENOMEM;
 	if (floe_hmap_get(&c->op->remove_keys, c->key.data, c->key.len, &idx)) {
 		c->any = true;
@@ -468,7 +473,7 @@ static int rewrite_cb(const floe_manifest_entry *e, void *payload)
 	int rc;
 	if (e->status == FLOE_ENTRY_DELETED)
 		return 0; /* deleted in an earlier snapshot: dropped */
-	if (remove_key(&c->key, f->content, f->file_path))
+	if (remove_key(&c->key, f))
 		return FLOE_ENOMEM;
 	bool removed = floe_hmap_get(&c->op->remove_keys, c->key.data, c->key.len, &idx);
 	if (removed) {

@@ -15,10 +15,7 @@ bool floe_parse_i64(const char *s, size_t n, int64_t *out);
 bool floe_parse_i32(const char *s, size_t n, int32_t *out);
 bool floe_parse_u64(const char *s, size_t n, uint64_t *out);
 bool floe_parse_double(const char *s, size_t n, double *out);
-/* "10s", "500ms", "2m", "1h", "3d" or a bare number of ms. */
-bool floe_parse_duration_ms(const char *s, int64_t *ms);
-/* "128MB", "1 GiB", "512k" or a bare number of bytes (binary units). */
-bool floe_parse_size(const char *s, int64_t *bytes);
+/* floe_parse_duration_ms and floe_parse_size are public (floe/common.h). */
 
 bool floe_str_eq(const char *a, const char *b);   /* NULL-safe */
 bool floe_str_ieq(const char *a, const char *b);  /* ASCII case-insensitive */

@@ -1,0 +1,333 @@
+/*
+ * cmd_maintain.c — floe maintain <table>: compact, expire snapshots,
+ * delete orphan files, rewrite manifests — in that order, under the
+ * table's maintenance lock — and floe maintain --break-lock.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char usage[] =
+	"usage: floe maintain <namespace.table> [options]\n"
+	"\n"
+	"Runs compact -> expire -> orphans -> manifests (never in another order)\n"
+	"under the table's maintenance lock.\n"
+	"\n"
+	"  --steps LIST               which steps, e.g. expire,orphans (default: all)\n"
+	"  --skip LIST                all steps but these\n"
+	"  --dry-run                  plan and report; change nothing\n"
+	"  --format table|json        the summary's format (default table)\n"
+	"compact:\n"
+	"  --target-file-size SIZE    default write.target-file-size-bytes (512MB)\n"
+	"  --min-file-size SIZE       smaller files are rewritten (75%% of the target)\n"
+	"  --max-file-size SIZE       larger files are split (180%% of the target)\n"
+	"  --min-input-files N        smallest group worth rewriting (5)\n"
+	"  --delete-file-threshold N  files with this many deletes attached are rewritten (1)\n"
+	"  --max-bytes SIZE           read at most this much per run\n"
+	"  --max-commits N            commit group by group, at most N commits\n"
+	"  --sort                     sort rows by the table's sort order\n"
+	"expire:\n"
+	"  --older-than DURATION      expire snapshots older than this (history.expire.max-snapshot-age-ms, 5d)\n"
+	"  --retain-last N            keep at least N snapshots per branch (history.expire.min-snapshots-to-keep, 1)\n"
+	"orphans:\n"
+	"  --orphan-older-than DURATION  only files older than this (3d)\n"
+	"manifests:\n"
+	"  --manifest-target-size SIZE   default commit.manifest.target-size-bytes (8MB)\n"
+	"lock:\n"
+	"  --lock-uri URI             the lock database (default: the catalog's)\n"
+	"  --lock-id ID               default <catalog>.<namespace>.<table>\n"
+	"  --break-lock               remove the table's lock (a dead Java holder) and exit\n";
+
+static bool parse_steps(const char *list, unsigned *out)
+{
+	char buf[256];
+	*out = 0;
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "compact") || !strcmp(tok, "rewrite-data-files"))
+			*out |= FLOE_STEP_COMPACT;
+		else if (!strcmp(tok, "expire") || !strcmp(tok, "expire-snapshots"))
+			*out |= FLOE_STEP_EXPIRE;
+		else if (!strcmp(tok, "orphans") || !strcmp(tok, "delete-orphan-files"))
+			*out |= FLOE_STEP_ORPHANS;
+		else if (!strcmp(tok, "manifests") || !strcmp(tok, "rewrite-manifests"))
+			*out |= FLOE_STEP_REWRITE_MANIFESTS;
+		else
+			return false;
+	}
+	return *out != 0;
+}
+
+typedef struct progress_state {
+	bool tty;
+	bool line_open;
+} progress_state;
+
+static const char *step_name(floe_maintain_step s)
+{
+	switch (s) {
+	case FLOE_STEP_COMPACT: return "compact";
+	case FLOE_STEP_EXPIRE: return "expire";
+	case FLOE_STEP_ORPHANS: return "orphans";
+	case FLOE_STEP_REWRITE_MANIFESTS: return "manifests";
+	default: return "?";
+	}
+}
+
+static void on_progress(floe_maintain_step step, const char *what, int64_t done, int64_t total,
+			void *payload)
+{
+	progress_state *p = payload;
+	if (!p->tty)
+		return;
+	if (total > 0) {
+		int width = 30, fill = (int)(done * width / total);
+		char bar[64];
+		for (int i = 0; i < width; i++)
+			bar[i] = i < fill ? '#' : '.';
+		bar[width] = 0;
+		fprintf(stderr, "\r\033[K%-9s [%s] %3d%% %s", step_name(step), bar,
+			(int)(done * 100 / total), what);
+	} else {
+		fprintf(stderr, "\r\033[K%-9s %s", step_name(step), what);
+	}
+	p->line_open = true;
+	fflush(stderr);
+}
+
+static void human_bytes(char *out, size_t cap, int64_t b)
+{
+	static const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	double v = (double)b;
+	int i = 0;
+	while (v >= 1024 && i < 4) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(out, cap, i ? "%.1f %s" : "%.0f %s", v, u[i]);
+}
+
+static void print_summary(const floe_maintain_result *r, bool dry, cli_format fmt)
+{
+	const floe_compact_result *c = &r->compact;
+	const floe_expire_result *e = &r->expire;
+	const floe_orphan_result *o = &r->orphans;
+	const floe_rewrite_manifests_result *m = &r->manifests;
+	if (fmt == OUT_JSON) {
+		printf("{\"dry_run\":%s,\"duration_ms\":%" PRId64 ",", dry ? "true" : "false",
+		       r->duration_ms);
+		printf("\"compact\":{\"run\":%s,\"groups\":%zu,\"commits\":%zu,"
+		       "\"data_files_rewritten\":%zu,\"data_files_added\":%zu,"
+		       "\"delete_files_removed\":%zu,\"bytes_rewritten\":%" PRId64
+		       ",\"bytes_added\":%" PRId64 ",\"records\":%" PRId64 "},",
+		       (r->steps_run & FLOE_STEP_COMPACT) ? "true" : "false", c->groups, c->commits,
+		       c->data_files_rewritten, c->data_files_added, c->delete_files_removed,
+		       c->bytes_rewritten, c->bytes_added, c->records_rewritten);
+		printf("\"expire\":{\"run\":%s,\"snapshots_expired\":%zu,\"data_files_deleted\":%zu,"
+		       "\"delete_files_deleted\":%zu,\"manifests_deleted\":%zu,"
+		       "\"manifest_lists_deleted\":%zu,\"bytes_deleted\":%" PRId64 "},",
+		       (r->steps_run & FLOE_STEP_EXPIRE) ? "true" : "false", e->snapshots_expired,
+		       e->data_files_deleted, e->delete_files_deleted, e->manifests_deleted,
+		       e->manifest_lists_deleted, e->bytes_deleted);
+		printf("\"orphans\":{\"run\":%s,\"files_scanned\":%zu,\"orphans\":%zu,"
+		       "\"files_deleted\":%zu,\"bytes\":%" PRId64 ",\"too_young\":%zu},",
+		       (r->steps_run & FLOE_STEP_ORPHANS) ? "true" : "false", o->files_scanned,
+		       o->files_found, o->files_deleted, o->bytes, o->files_too_young);
+		printf("\"manifests\":{\"run\":%s,\"before\":%zu,\"after\":%zu,\"entries\":%zu,"
+		       "\"snapshot_id\":%" PRId64 "}}\n",
+		       (r->steps_run & FLOE_STEP_REWRITE_MANIFESTS) ? "true" : "false",
+		       m->manifests_before, m->manifests_after, m->entries, m->snapshot_id);
+		return;
+	}
+	char b1[32], b2[32];
+	const char *would = dry ? " (dry run: nothing changed)" : "";
+	if (r->steps_run & FLOE_STEP_COMPACT) {
+		human_bytes(b1, sizeof(b1), c->bytes_rewritten);
+		human_bytes(b2, sizeof(b2), c->bytes_added);
+		printf("compact:   %zu groups, %zu data files (%s) -> %zu files (%s), %zu delete files "
+		       "removed, %zu commits%s\n",
+		       c->groups, c->data_files_rewritten, b1, c->data_files_added, b2,
+		       c->delete_files_removed, c->commits, c->groups_failed ? " (some groups failed)" : "");
+	}
+	if (r->steps_run & FLOE_STEP_EXPIRE) {
+		human_bytes(b1, sizeof(b1), e->bytes_deleted);
+		printf("expire:    %zu snapshots; deleted %zu data, %zu delete files, %zu manifests, "
+		       "%zu manifest lists (%s)\n",
+		       e->snapshots_expired, e->data_files_deleted, e->delete_files_deleted,
+		       e->manifests_deleted, e->manifest_lists_deleted, b1);
+	}
+	if (r->steps_run & FLOE_STEP_ORPHANS) {
+		human_bytes(b1, sizeof(b1), o->bytes);
+		printf("orphans:   %zu files listed, %zu orphans (%s), %zu deleted, %zu too young to "
+		       "judge\n",
+		       o->files_scanned, o->files_found, b1, o->files_deleted, o->files_too_young);
+	}
+	if (r->steps_run & FLOE_STEP_REWRITE_MANIFESTS)
+		printf("manifests: %zu -> %zu manifests (%zu entries)\n", m->manifests_before,
+		       m->manifests_after, m->entries);
+	printf("done in %.1f s%s\n", (double)r->duration_ms / 1000.0, would);
+}
+
+static int orphan_print(const char *path, uint64_t size, int64_t mtime_ms, void *payload)
+{
+	progress_state *p = payload;
+	(void)size;
+	(void)mtime_ms;
+	if (p->line_open) {
+		fputs("\r\033[K", stderr);
+		p->line_open = false;
+	}
+	printf("orphan: %s\n", path);
+	return 0;
+}
+
+int cmd_maintain(int argc, char **argv)
+{
+	floe_maintain_opts o = FLOE_MAINTAIN_OPTS_INIT;
+	const char *ident = NULL;
+	bool break_lock = false;
+	cli_format fmt = OUT_TABLE;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, v64;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		bool has = v != NULL;
+#define SIZE_OPT(name, field)                                                                 \
+	else if (!strcmp(a, name) && has)                                                     \
+	{                                                                                     \
+		if (!floe_parse_size(v, &v64) || v64 <= 0)                                    \
+			return cli_usage_error("%s: bad size '%s'", name, v);                 \
+		field = v64;                                                                  \
+		i++;                                                                          \
+	}
+#define INT_OPT(name, field)                                                                  \
+	else if (!strcmp(a, name) && has)                                                     \
+	{                                                                                     \
+		char *end;                                                                    \
+		long n_ = strtol(v, &end, 10);                                                \
+		if (*end || n_ < 0)                                                           \
+			return cli_usage_error("%s: bad number '%s'", name, v);               \
+		field = (int)n_;                                                              \
+		i++;                                                                          \
+	}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(a, "--steps") && has) {
+			if (!parse_steps(v, &o.steps))
+				return cli_usage_error("--steps: use compact, expire, orphans, manifests");
+			i++;
+		} else if (!strcmp(a, "--skip") && has) {
+			unsigned skip;
+			if (!parse_steps(v, &skip))
+				return cli_usage_error("--skip: use compact, expire, orphans, manifests");
+			o.steps &= ~skip;
+			i++;
+		} else if (!strcmp(a, "--dry-run")) {
+			o.dry_run = true;
+		} else if (!strcmp(a, "--format") && has) {
+			if (!cli_parse_format(v, &fmt) || fmt == OUT_CSV)
+				return cli_usage_error("--format must be table or json");
+			i++;
+		}
+		SIZE_OPT("--target-file-size", o.compact.target_file_size)
+		SIZE_OPT("--min-file-size", o.compact.min_file_size)
+		SIZE_OPT("--max-file-size", o.compact.max_file_size)
+		SIZE_OPT("--max-bytes", o.compact.max_bytes)
+		SIZE_OPT("--manifest-target-size", o.manifests.target_bytes)
+		INT_OPT("--min-input-files", o.compact.min_input_files)
+		INT_OPT("--delete-file-threshold", o.compact.delete_file_threshold)
+		INT_OPT("--max-commits", o.compact.max_commits)
+		INT_OPT("--retain-last", o.expire.retain_last)
+		else if (!strcmp(a, "--sort")) {
+			o.compact.sort = true;
+		} else if (!strcmp(a, "--older-than") && has) {
+			if (!floe_parse_duration_ms(v, &v64))
+				return cli_usage_error("--older-than: bad duration '%s'", v);
+			o.expire.older_than_ms = now - v64;
+			i++;
+		} else if (!strcmp(a, "--orphan-older-than") && has) {
+			if (!floe_parse_duration_ms(v, &v64))
+				return cli_usage_error("--orphan-older-than: bad duration '%s'", v);
+			o.orphans.older_than_ms = now - v64;
+			i++;
+		} else if (!strcmp(a, "--lock-uri") && has) {
+			o.lock_uri = v;
+			i++;
+		} else if (!strcmp(a, "--lock-id") && has) {
+			o.lock_id = v;
+			i++;
+		} else if (!strcmp(a, "--break-lock")) {
+			break_lock = true;
+		} else if (!ident && a[0] != '-') {
+			ident = a;
+		} else {
+			return cli_usage_error("unknown or incomplete option '%s'\n%s", a, usage);
+		}
+#undef SIZE_OPT
+#undef INT_OPT
+	}
+	if (!ident)
+		return cli_usage_error("%s", usage);
+	if (o.steps == 0)
+		return cli_usage_error("no step left to run");
+
+	floe_catalog *cat = cli_open_catalog();
+	char *ns, *name;
+	floe_table *t = NULL;
+	floe_error err = {0};
+	int rc = 1;
+	if (!cat)
+		return 1;
+	if (!cli_split(ident, &ns, &name)) {
+		floe_catalog_free(cat);
+		return 1;
+	}
+	if (floe_table_load(&t, cat, ns, name, &err)) {
+		rc = cli_fail(&err);
+		goto done;
+	}
+	if (break_lock) {
+		char *uri = NULL, *id = NULL;
+		if (floe_maint_lock_target(t, &uri, &id, &err) ||
+		    floe_maint_lock_break(o.lock_uri ? o.lock_uri : uri, o.lock_id ? o.lock_id : id,
+					  &err)) {
+			rc = cli_fail(&err);
+		} else {
+			printf("removed the maintenance lock of %s\n", o.lock_id ? o.lock_id : id);
+			rc = 0;
+		}
+		floe_free_string(uri);
+		floe_free_string(id);
+		goto done;
+	}
+	progress_state ps = {isatty(2) != 0, false};
+	o.progress = on_progress;
+	o.payload = &ps;
+	if (o.dry_run)
+		o.orphan_fn = orphan_print;
+	floe_maintain_result r;
+	if (floe_maintain(t, &o, &r, &err)) {
+		if (ps.line_open)
+			fputs("\n", stderr);
+		rc = cli_fail(&err);
+		goto done;
+	}
+	if (ps.line_open)
+		fputs("\r\033[K", stderr);
+	print_summary(&r, o.dry_run, fmt);
+	rc = 0;
+done:
+	floe_table_free(t);
+	floe_catalog_free(cat);
+	floe_free_string(ns);
+	floe_free_string(name);
+	return rc;
+}

@@ -1,0 +1,113 @@
+/*
+ * maintain.c — the maintenance run: the steps in their one safe order,
+ * under the table's lock.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "maintain/maintain_int.h"
+#include "util/alloc.h"
+#include "util/log.h"
+#include "util/timeutil.h"
+
+int floe_maint_lock_target(floe_table *t, char **uri, char **lock_id, floe_error *err)
+{
+	floe_catalog *cat = floe_table_catalog(t);
+	*uri = NULL;
+	*lock_id = NULL;
+	if (!cat)
+		return floe_error_set(err, FLOE_EUNSUPPORTED,
+				      "maintenance locks need a table opened through a catalog");
+	size_t n = strlen(cat->name) + strlen(floe_table_namespace(t)) +
+		   strlen(floe_table_name(t)) + 3;
+	if (!(*lock_id = floe_malloc(n)) ||
+	    (cat->lock_uri && !(*uri = floe_strdup(cat->lock_uri)))) {
+		floe_free(*lock_id);
+		*lock_id = NULL;
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	}
+	snprintf(*lock_id, n, "%s.%s.%s", cat->name, floe_table_namespace(t), floe_table_name(t));
+	return FLOE_OK;
+}
+
+static void report(const floe_maintain_opts *o, floe_maintain_step step, const char *what)
+{
+	if (o->progress)
+		o->progress(step, what, 0, 0, o->payload);
+}
+
+int floe_maintain(floe_table *t, const floe_maintain_opts *opts, floe_maintain_result *res,
+		  floe_error *err)
+{
+	floe_maintain_opts dflt = FLOE_MAINTAIN_OPTS_INIT;
+	const floe_maintain_opts *o = opts ? opts : &dflt;
+	floe_maint_lock *lock = NULL;
+	char *uri = NULL, *lock_id = NULL;
+	int64_t start = floe_monotonic_ns();
+	int rc = FLOE_OK;
+	memset(res, 0, sizeof(*res));
+	res->manifests.snapshot_id = -1;
+	if (floe_table_catalog(t) && floe_table_catalog(t)->managed_maintenance)
+		return floe_error_set(err, FLOE_EUNSUPPORTED,
+				      "the catalog maintains %s.%s itself; floe does not run "
+				      "maintenance there",
+				      floe_table_namespace(t), floe_table_name(t));
+	if (!o->no_lock && !o->dry_run) {
+		if ((rc = floe_maint_lock_target(t, &uri, &lock_id, err)))
+			return rc;
+		rc = floe_maint_lock_acquire(&lock, o->lock_uri ? o->lock_uri : uri,
+					     o->lock_id ? o->lock_id : lock_id, o->lock_stale_ms,
+					     err);
+		floe_free(uri);
+		floe_free(lock_id);
+		if (rc)
+			return rc;
+		/* the table may have changed while we waited for nobody */
+		if ((rc = floe_table_refresh(t, err)))
+			goto done;
+	}
+	if (o->steps & FLOE_STEP_COMPACT) {
+		floe_compact_opts c = o->compact;
+		c.dry_run = c.dry_run || o->dry_run;
+		report(o, FLOE_STEP_COMPACT, "rewriting data files");
+		if ((rc = floe_compact__run(t, &c, o->progress, o->payload, &res->compact, err)))
+			goto done;
+		res->steps_run |= FLOE_STEP_COMPACT;
+		if (lock && (rc = floe_maint_lock_check(lock, err)))
+			goto done;
+	}
+	if (o->steps & FLOE_STEP_EXPIRE) {
+		floe_expire_opts e = o->expire;
+		e.dry_run = e.dry_run || o->dry_run;
+		report(o, FLOE_STEP_EXPIRE, "expiring snapshots");
+		if ((rc = floe_expire_snapshots(t, &e, &res->expire, err)))
+			goto done;
+		res->steps_run |= FLOE_STEP_EXPIRE;
+		if (lock && (rc = floe_maint_lock_check(lock, err)))
+			goto done;
+	}
+	if (o->steps & FLOE_STEP_ORPHANS) {
+		floe_orphan_opts r = o->orphans;
+		r.dry_run = r.dry_run || o->dry_run;
+		report(o, FLOE_STEP_ORPHANS, "deleting orphan files");
+		if ((rc = floe_delete_orphan_files(t, &r, o->orphan_fn, o->payload, &res->orphans, err)))
+			goto done;
+		res->steps_run |= FLOE_STEP_ORPHANS;
+		if (lock && (rc = floe_maint_lock_check(lock, err)))
+			goto done;
+	}
+	if (o->steps & FLOE_STEP_REWRITE_MANIFESTS) {
+		floe_rewrite_manifests_opts m = o->manifests;
+		m.dry_run = m.dry_run || o->dry_run;
+		report(o, FLOE_STEP_REWRITE_MANIFESTS, "rewriting manifests");
+		if ((rc = floe_rewrite_manifests(t, &m, &res->manifests, err)))
+			goto done;
+		res->steps_run |= FLOE_STEP_REWRITE_MANIFESTS;
+	}
+done:
+	floe_maint_lock_release(lock);
+	res->duration_ms = (floe_monotonic_ns() - start) / 1000000;
+	return rc ? floe_error_prefix(err, "maintain %s.%s: ", floe_table_namespace(t),
+				      floe_table_name(t))
+		  : FLOE_OK;
+}

@@ -1,0 +1,520 @@
+/*
+ * maintain_compact.c — rewrite data files: bin-pack small files and files
+ * with deletes attached, partition by partition, into files near the
+ * target size.
+ *
+ * DESIGN: one scan of the current snapshot S plans every live data file
+ * with the delete files that apply to it (the scan's delete matching is
+ * the one the reads use, so what compaction applies is what readers
+ * would). Candidates are grouped by (spec, partition); a group is
+ * rewritten when it has enough files, enough bytes, a file to split, or
+ * deletes to apply. Each group is read through the same scan narrowed to
+ * its files (deletes applied) and written by a task writer in the table's
+ * current schema and default spec. Commits are REPLACE snapshots whose new
+ * files keep S's sequence number as their data sequence number, so an
+ * equality delete a streaming writer commits meanwhile (sequence number
+ * above S's) still applies to the rewritten rows; the producer validates
+ * from S that no position delete or DV committed meanwhile targets a
+ * replaced file — such a group is given up (its new files deleted) and
+ * the rest goes on. A delete file is removed with the last data file it
+ * applies to (it cannot apply to rows written after S: their sequence
+ * numbers are higher). With max_commits > 0 groups are committed as they
+ * finish, in at most that many commits (partial progress).
+ *
+ * Limits: v3 tables keep row lineage only if the writer can carry
+ * _row_id/_last_updated_sequence_number (see floe_compact's checks).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrow/arrow_build.h"
+#include "maintain/maintain_int.h"
+#include "scan/scan_select.h"
+#include "util/alloc.h"
+#include "util/hmap.h"
+#include "util/log.h"
+#include "util/rand.h"
+#include "write/write.h"
+
+typedef struct cgroup {
+	scan_file **files;
+	size_t n, cap;
+	int64_t bytes;
+	bool has_deletes, has_large;
+	char *key; /* partition key bytes (for a stable order) */
+	size_t key_len;
+	/* after writing */
+	floe_data_file *out;
+	size_t n_out;
+	bool written;
+} cgroup;
+
+typedef struct compactor {
+	floe_table *t;  /* commits go through it */
+	floe_table *rt; /* a handle of its own for reading: commits replace t's metadata */
+	const floe_metadata *m;
+	const floe_compact_opts *o;
+	floe_compact_result *res;
+	floe_maintain_progress_fn progress;
+	void *payload;
+	floe_scan *scan;
+	int64_t base_id, base_seq; /* the snapshot S the run started from */
+	floe_write_config cfg;
+	int64_t target, min_size, max_size;
+	floe_arena a;
+	cgroup *groups;
+	size_t n_groups;
+	/* delete file -> number of live data files it applies to */
+	floe_imap refs;
+	floe_imap removed_deletes; /* delete files already removed by a commit */
+	char run_id[37];
+	int64_t bytes_total, bytes_done;
+} compactor;
+
+/* ---- planning ---------------------------------------------------------------------- */
+
+static bool is_candidate(const compactor *c, const scan_file *f)
+{
+	int threshold = c->o->delete_file_threshold;
+	if (f->file_size < c->min_size || f->file_size > c->max_size)
+		return true;
+	return threshold > 0 && (int64_t)f->n_deletes >= threshold;
+}
+
+static int cmp_groups(const void *pa, const void *pb)
+{
+	const cgroup *a = pa, *b = pb;
+	size_t n = a->key_len < b->key_len ? a->key_len : b->key_len;
+	int r = memcmp(a->key, b->key, n);
+	if (r)
+		return r;
+	return a->key_len < b->key_len ? -1 : a->key_len > b->key_len;
+}
+
+static int cmp_files(const void *pa, const void *pb)
+{
+	const scan_file *a = *(scan_file *const *)pa, *b = *(scan_file *const *)pb;
+	return strcmp(a->raw_path, b->raw_path);
+}
+
+static int add_group(compactor *c, size_t *cap, const cgroup *g)
+{
+	if (FLOE_ARRAY_RESERVE(c->groups, *cap, c->n_groups + 1))
+		return FLOE_ENOMEM;
+	c->groups[c->n_groups++] = *g;
+	return FLOE_OK;
+}
+
+/* A partition's candidates: worth rewriting? Then split by max_group_bytes. */
+static int finish_partition(compactor *c, size_t *cap, cgroup *p)
+{
+	const floe_compact_opts *o = c->o;
+	bool worth = p->has_deletes || p->has_large ||
+		     (p->n >= (size_t)(o->min_input_files > 1 ? o->min_input_files : 2)) ||
+		     (p->n > 1 && p->bytes > c->target);
+	if (!worth) {
+		floe_free(p->files);
+		return FLOE_OK;
+	}
+	qsort(p->files, p->n, sizeof(*p->files), cmp_files);
+	int64_t max_group = o->max_group_bytes > 0 ? o->max_group_bytes : INT64_MAX;
+	cgroup g = {0};
+	int rc = FLOE_OK;
+	for (size_t i = 0; i < p->n && !rc; i++) {
+		scan_file *f = p->files[i];
+		if (g.n && g.bytes + f->file_size > max_group) {
+			rc = add_group(c, cap, &g);
+			memset(&g, 0, sizeof(g));
+		}
+		if (!rc && FLOE_ARRAY_RESERVE(g.files, g.cap, g.n + 1))
+			rc = FLOE_ENOMEM;
+		if (rc)
+			break;
+		g.files[g.n++] = f;
+		g.bytes += f->file_size;
+		g.has_deletes |= f->n_deletes > 0;
+		g.has_large |= f->file_size > c->max_size;
+		g.key = p->key;
+		g.key_len = p->key_len;
+	}
+	if (!rc && g.n)
+		rc = add_group(c, cap, &g);
+	else
+		floe_free(g.files);
+	floe_free(p->files);
+	return rc;
+}
+
+static int plan(compactor *c, floe_error *err)
+{
+	scan_file *const *files;
+	size_t n, cap = 0;
+	floe_hmap parts;
+	floe_buf key;
+	cgroup *pv = NULL;
+	size_t n_pv = 0, cap_pv = 0;
+	int rc = FLOE_OK;
+	floe_scan__plan_files(c->scan, &files, &n);
+	floe_hmap_init(&parts);
+	floe_buf_init(&key, 0);
+	for (size_t i = 0; i < n && !rc; i++) {
+		scan_file *f = files[i];
+		/* every delete file's reference count (for dropping it later) */
+		for (size_t k = 0; k < f->n_deletes && !rc; k++) {
+			uint64_t cnt = 0;
+			floe_imap_get(&c->refs, (int64_t)(uintptr_t)f->deletes[k], &cnt);
+			if (floe_imap_put(&c->refs, (int64_t)(uintptr_t)f->deletes[k], cnt + 1))
+				rc = FLOE_ENOMEM;
+		}
+		if (rc || !is_candidate(c, f))
+			continue;
+		uint64_t *slot;
+		bool existed;
+		if ((rc = floe_scan__partition_key(&key, f->spec_id, &f->partition)) ||
+		    (rc = floe_hmap_upsert(&parts, key.data, key.len, &slot, &existed)))
+			break;
+		if (!existed) {
+			if (FLOE_ARRAY_RESERVE(pv, cap_pv, n_pv + 1)) {
+				rc = FLOE_ENOMEM;
+				break;
+			}
+			memset(&pv[n_pv], 0, sizeof(*pv));
+			pv[n_pv].key = floe_arena_memdup(&c->a, key.data, key.len + 1);
+			pv[n_pv].key_len = key.len;
+			if (!pv[n_pv].key) {
+				rc = FLOE_ENOMEM;
+				break;
+			}
+			*slot = n_pv++;
+		}
+		cgroup *p = &pv[*slot];
+		if (FLOE_ARRAY_RESERVE(p->files, p->cap, p->n + 1)) {
+			rc = FLOE_ENOMEM;
+			break;
+		}
+		p->files[p->n++] = f;
+		p->bytes += f->file_size;
+		p->has_deletes |= f->n_deletes > 0;
+		p->has_large |= f->file_size > c->max_size;
+	}
+	for (size_t i = 0; i < n_pv; i++) {
+		if (!rc)
+			rc = finish_partition(c, &cap, &pv[i]);
+		else
+			floe_free(pv[i].files);
+	}
+	floe_free(pv);
+	floe_hmap_reset(&parts);
+	floe_buf_reset(&key);
+	if (rc)
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	qsort(c->groups, c->n_groups, sizeof(*c->groups), cmp_groups);
+	/* the per-run cap on bytes read */
+	if (c->o->max_bytes > 0) {
+		int64_t sum = 0;
+		size_t keep = 0;
+		for (; keep < c->n_groups; keep++) {
+			if (sum + c->groups[keep].bytes > c->o->max_bytes)
+				break;
+			sum += c->groups[keep].bytes;
+		}
+		for (size_t i = keep; i < c->n_groups; i++)
+			floe_free(c->groups[i].files);
+		c->n_groups = keep;
+	}
+	for (size_t i = 0; i < c->n_groups; i++)
+		c->bytes_total += c->groups[i].bytes;
+	return FLOE_OK;
+}
+
+/* ---- rewriting a group --------------------------------------------------------------- */
+
+static void progress(compactor *c, const char *what)
+{
+	if (c->progress)
+		c->progress(FLOE_STEP_COMPACT, what, c->bytes_done, c->bytes_total, c->payload);
+}
+
+static int write_group(compactor *c, cgroup *g, size_t gi, floe_error *err)
+{
+	floe_task_writer *tw = NULL;
+	floe_task_writer_opts two = FLOE_TASK_WRITER_OPTS_INIT;
+	struct ArrowSchema schema = {0};
+	int rc;
+	two.partition_id = (int)gi;
+	two.task_id = 0;
+	two.operation_id = c->run_id;
+	two.target_file_size = c->target;
+	if ((rc = floe_scan__select(c->scan, g->files, g->n, err)) ||
+	    (rc = floe_scan_arrow_schema(c->scan, &schema, err)) ||
+	    (rc = floe_task_writer_new(&tw, floe_table_io(c->rt), c->m, &c->cfg, &two, err)))
+		goto done;
+	for (;;) {
+		struct ArrowArray batch;
+		bool eof;
+		if ((rc = floe_scan_next(c->scan, &batch, &eof, err)))
+			goto done;
+		if (eof)
+			break;
+		rc = floe_task_writer_write(tw, &batch, &schema, err);
+		c->res->records_rewritten += batch.length;
+		floe_arrow_array_release(&batch);
+		if (rc)
+			goto done;
+	}
+	rc = floe_task_writer_complete(tw, &g->out, &g->n_out, &c->a, err);
+	if (!rc) {
+		floe_task_writer_free(tw);
+		tw = NULL;
+		g->written = true;
+	}
+done:
+	floe_task_writer_abort(tw);
+	floe_arrow_schema_release(&schema);
+	return rc;
+}
+
+/* Delete the files a group wrote (never committed). */
+static void drop_output(compactor *c, cgroup *g)
+{
+	for (size_t i = 0; i < g->n_out; i++)
+		floe_io_remove_quiet(floe_table_io(c->t), g->out[i].file_path);
+	floe_free(g->out);
+	g->out = NULL;
+	g->n_out = 0;
+	g->written = false;
+}
+
+static void file_of(floe_data_file *f, const scan_file *s)
+{
+	floe_data_file_init(f);
+	f->content = s->content;
+	f->file_path = s->raw_path;
+	f->file_format = s->format;
+	f->spec_id = s->spec_id;
+	f->partition = s->partition;
+	f->record_count = s->record_count;
+	f->file_size_in_bytes = s->file_size;
+	f->referenced_data_file = s->referenced;
+	f->content_offset = s->content_offset;
+	f->content_size_in_bytes = s->content_size;
+}
+
+/* Commit groups [from, to) in one REPLACE snapshot. */
+static int commit_groups(compactor *c, size_t from, size_t to, floe_error *err)
+{
+	floe_snapshot_op *op = NULL;
+	floe_imap dec; /* delete file -> references dropped by this commit */
+	scan_file **gone = NULL;
+	size_t n_gone = 0, cap_gone = 0, n_added = 0, n_removed = 0, n_del_removed = 0;
+	int64_t bytes_in = 0, bytes_out = 0;
+	int rc;
+	floe_imap_init(&dec);
+	if ((rc = floe_op_new(&op, c->t, FLOE_OP_REPLACE, NULL, err)))
+		goto done;
+	for (size_t gi = from; gi < to && !rc; gi++) {
+		cgroup *g = &c->groups[gi];
+		if (!g->written)
+			continue;
+		for (size_t i = 0; i < g->n && !rc; i++) {
+			floe_data_file f;
+			file_of(&f, g->files[i]);
+			rc = floe_op_remove_file(op, &f, err);
+			n_removed++;
+			bytes_in += g->files[i]->file_size;
+			for (size_t k = 0; k < g->files[i]->n_deletes && !rc; k++) {
+				int64_t key = (int64_t)(uintptr_t)g->files[i]->deletes[k];
+				uint64_t cnt = 0;
+				floe_imap_get(&dec, key, &cnt);
+				if (floe_imap_put(&dec, key, cnt + 1))
+					rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				else if (cnt == 0 &&
+					 (FLOE_ARRAY_RESERVE(gone, cap_gone, n_gone + 1) ||
+					  !(gone[n_gone++] = g->files[i]->deletes[k])))
+					rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			}
+		}
+		for (size_t i = 0; i < g->n_out && !rc; i++) {
+			rc = floe_op_add_file(op, &g->out[i], err);
+			n_added++;
+			bytes_out += g->out[i].file_size_in_bytes;
+		}
+	}
+	/* delete files whose every target is gone after this commit */
+	for (size_t i = 0; i < n_gone && !rc; i++) {
+		int64_t key = (int64_t)(uintptr_t)gone[i];
+		uint64_t total = 0, dropped = 0, already = 0;
+		floe_imap_get(&c->refs, key, &total);
+		floe_imap_get(&dec, key, &dropped);
+		if (floe_imap_get(&c->removed_deletes, key, &already) || dropped < total)
+			continue;
+		floe_data_file f;
+		file_of(&f, gone[i]);
+		rc = floe_op_remove_file(op, &f, err);
+		n_del_removed++;
+	}
+	if (rc)
+		goto done;
+	if (n_removed == 0)
+		goto done;
+	floe_op_set_data_sequence_number(op, c->base_seq);
+	floe_op_validate_from(op, c->base_id);
+	rc = floe_op_commit(op, NULL, err);
+	if (!rc) {
+		c->res->commits++;
+		c->res->data_files_rewritten += n_removed;
+		c->res->data_files_added += n_added;
+		c->res->delete_files_removed += n_del_removed;
+		c->res->bytes_rewritten += bytes_in;
+		c->res->bytes_added += bytes_out;
+		c->res->groups_committed += to - from;
+		/* references now gone for good */
+		for (size_t i = 0; i < n_gone; i++) {
+			int64_t key = (int64_t)(uintptr_t)gone[i];
+			uint64_t total = 0, dropped = 0;
+			floe_imap_get(&c->refs, key, &total);
+			floe_imap_get(&dec, key, &dropped);
+			if (floe_imap_put(&c->refs, key, total - dropped) ||
+			    (total == dropped && floe_imap_put(&c->removed_deletes, key, 1)))
+				FLOE_WARN("compact: out of memory tracking delete files");
+		}
+	}
+done:
+	floe_op_free(op);
+	floe_imap_reset(&dec);
+	floe_free(gone);
+	return rc;
+}
+
+/*
+ * Commit groups [from, to). *committed says whether they landed; a lost
+ * validation (a delete committed meanwhile targets a replaced file) gives
+ * the groups up and is not an error.
+ */
+static int commit_or_give_up(compactor *c, size_t from, size_t to, bool *committed,
+			     floe_error *err)
+{
+	int rc = commit_groups(c, from, to, err);
+	*committed = rc == FLOE_OK;
+	if (rc == FLOE_ECONFLICT) {
+		FLOE_WARN("compact: giving up %zu group(s): %s", to - from, err->msg);
+		c->res->groups_failed += to - from;
+		floe_error_clear(err);
+		rc = FLOE_OK;
+	}
+	return rc;
+}
+
+int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
+		      floe_maintain_progress_fn progress_fn, void *payload, floe_compact_result *res,
+		      floe_error *err)
+{
+	floe_compact_opts dflt = FLOE_COMPACT_OPTS_INIT;
+	const floe_compact_opts *o = opts ? opts : &dflt;
+	floe_scan_opts so = FLOE_SCAN_OPTS_INIT;
+	compactor c;
+	int rc;
+	memset(res, 0, sizeof(*res));
+	memset(&c, 0, sizeof(c));
+	c.t = t;
+	c.o = o;
+	c.res = res;
+	c.progress = progress_fn;
+	c.payload = payload;
+	floe_arena_init(&c.a, 65536);
+	floe_imap_init(&c.refs);
+	floe_imap_init(&c.removed_deletes);
+	floe_uuid_v4_str(c.run_id);
+	if (!floe_table_catalog(t)) {
+		rc = floe_error_set(err, FLOE_EUNSUPPORTED,
+				    "compaction needs a table opened through a catalog");
+		goto done;
+	}
+	if ((rc = floe_table_load(&c.rt, floe_table_catalog(t), floe_table_namespace(t),
+				  floe_table_name(t), err)))
+		goto done;
+	c.m = floe_table_metadata(c.rt);
+	const floe_snapshot *base = floe_metadata_current_snapshot(c.m);
+	if (!base) {
+		rc = FLOE_OK;
+		goto done;
+	}
+	c.base_id = base->snapshot_id;
+	c.base_seq = base->sequence_number;
+	if ((rc = floe_write_config_from(&c.cfg, &c.a, c.m, err)))
+		goto done;
+	c.target = o->target_file_size > 0 ? o->target_file_size : c.cfg.target_file_size;
+	c.min_size = o->min_file_size >= 0 ? o->min_file_size : c.target / 4 * 3;
+	c.max_size = o->max_file_size > 0 ? o->max_file_size : c.target / 10 * 18;
+	if (c.max_size < c.target)
+		c.max_size = c.target;
+	if ((rc = floe_scan_open(&c.scan, c.rt, &so, err)))
+		goto done;
+	if (floe_scan_snapshot_id(c.scan) != c.base_id) {
+		rc = floe_error_set(err, FLOE_ECONFLICT, "the table changed while planning");
+		goto done;
+	}
+	if ((rc = plan(&c, err)))
+		goto done;
+	res->groups = c.n_groups;
+	if (o->dry_run) {
+		for (size_t i = 0; i < c.n_groups; i++) {
+			res->data_files_rewritten += c.groups[i].n;
+			res->bytes_rewritten += c.groups[i].bytes;
+		}
+		goto done;
+	}
+	size_t per_commit = c.n_groups;
+	if (o->max_commits > 0)
+		per_commit = (c.n_groups + (size_t)o->max_commits - 1) / (size_t)o->max_commits;
+	if (per_commit == 0)
+		per_commit = 1;
+	size_t from = 0;
+	for (size_t gi = 0; gi < c.n_groups; gi++) {
+		char what[96];
+		snprintf(what, sizeof(what), "group %zu/%zu (%zu files)", gi + 1, c.n_groups,
+			 c.groups[gi].n);
+		progress(&c, what);
+		if ((rc = write_group(&c, &c.groups[gi], gi, err))) {
+			floe_error_prefix(err, "compacting %zu files: ", c.groups[gi].n);
+			break;
+		}
+		c.bytes_done += c.groups[gi].bytes;
+		bool last = gi + 1 == c.n_groups;
+		if (last || gi + 1 - from >= per_commit) {
+			bool committed;
+			rc = commit_or_give_up(&c, from, gi + 1, &committed, err);
+			if (rc == FLOE_EIO && !err->retryable)
+				goto done; /* outcome unknown: the files may be referenced */
+			if (!committed)
+				for (size_t k = from; k <= gi; k++)
+					drop_output(&c, &c.groups[k]);
+			from = gi + 1;
+			if (rc)
+				break;
+		}
+	}
+	if (rc)
+		for (size_t k = from; k < c.n_groups; k++)
+			drop_output(&c, &c.groups[k]);
+	progress(&c, "done");
+done:
+	for (size_t i = 0; i < c.n_groups; i++) {
+		floe_free(c.groups[i].files);
+		floe_free(c.groups[i].out);
+	}
+	floe_free(c.groups);
+	floe_scan_free(c.scan);
+	floe_table_free(c.rt);
+	floe_imap_reset(&c.refs);
+	floe_imap_reset(&c.removed_deletes);
+	floe_arena_reset(&c.a);
+	return rc ? floe_error_prefix(err, "compact: ") : FLOE_OK;
+}
+
+int floe_compact(floe_table *t, const floe_compact_opts *opts, floe_compact_result *res,
+		 floe_error *err)
+{
+	return floe_compact__run(t, opts, NULL, NULL, res, err);
+}
