@@ -29,13 +29,21 @@
 #include <string.h>
 
 #include "arrow/arrow_build.h"
+#include "arrow/arrow_concat.h"
+#include "arrow/arrow_take.h"
 #include "maintain/maintain_int.h"
 #include "scan/scan_select.h"
 #include "util/alloc.h"
 #include "util/hmap.h"
 #include "util/log.h"
 #include "util/rand.h"
+#include "scan/scan_arrow.h"
 #include "write/write.h"
+
+/* Rows per batch handed to the writer after sorting. */
+#define SORTED_BATCH_ROWS 65536
+/* A sorted group is held in memory: at most this much input per group. */
+#define SORT_GROUP_BYTES (INT64_C(256) << 20)
 
 typedef struct cgroup {
 	scan_file **files;
@@ -68,6 +76,7 @@ typedef struct compactor {
 	/* delete file -> number of live data files it applies to */
 	floe_imap refs;
 	floe_imap removed_deletes; /* delete files already removed by a commit */
+	const floe_sort_order *order; /* sorting: the table's default order; NULL = none */
 	char run_id[37];
 	int64_t bytes_total, bytes_done;
 } compactor;
@@ -119,6 +128,8 @@ static int finish_partition(compactor *c, size_t *cap, cgroup *p)
 	}
 	qsort(p->files, p->n, sizeof(*p->files), cmp_files);
 	int64_t max_group = o->max_group_bytes > 0 ? o->max_group_bytes : INT64_MAX;
+	if (c->order && max_group > SORT_GROUP_BYTES)
+		max_group = SORT_GROUP_BYTES; /* sorted in memory */
 	cgroup g = {0};
 	int rc = FLOE_OK;
 	for (size_t i = 0; i < p->n && !rc; i++) {
@@ -228,6 +239,127 @@ static int plan(compactor *c, floe_error *err)
 	return FLOE_OK;
 }
 
+/* ---- sorting ------------------------------------------------------------------------ */
+
+typedef struct sort_ctx {
+	const floe_sort_order *order;
+	const floe_value *keys; /* n_rows x n_fields */
+	size_t n_fields;
+} sort_ctx;
+
+static _Thread_local const sort_ctx *tl_sort;
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const sort_ctx *sc = tl_sort;
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	for (size_t k = 0; k < sc->n_fields; k++) {
+		const floe_sort_field *sf = &sc->order->fields[k];
+		const floe_value *x = &sc->keys[(size_t)a * sc->n_fields + k];
+		const floe_value *y = &sc->keys[(size_t)b * sc->n_fields + k];
+		int r;
+		if (x->is_null || y->is_null) {
+			if (x->is_null == y->is_null)
+				continue;
+			/* nulls first/last regardless of direction */
+			return x->is_null ? (sf->nulls_first ? -1 : 1) : (sf->nulls_first ? 1 : -1);
+		}
+		r = floe_value_compare(x, y);
+		if (r)
+			return sf->descending ? -r : r;
+	}
+	return a < b ? -1 : a > b; /* stable */
+}
+
+/* The value of field `id` (top level or inside structs) at row r. */
+static void field_value(floe_value *out, const struct ArrowArray *batch, const floe_schema *schema,
+			int32_t id, int64_t r)
+{
+	int32_t chain[32];
+	size_t depth = 0;
+	const floe_schema_entry *e = floe_schema_find(schema, id);
+	const floe_type *leaf = e ? e->type : NULL;
+	*out = floe_value_null(leaf ? leaf->id : FLOE_T_LONG);
+	while (e && depth < 32) {
+		chain[depth++] = e->id;
+		if (e->parent_id == 0)
+			break;
+		e = floe_schema_find(schema, e->parent_id);
+	}
+	if (!e || !leaf)
+		return;
+	const struct ArrowArray *a = batch;
+	const floe_type *t = schema->root;
+	int64_t row = r;
+	for (size_t d = depth; d-- > 0;) {
+		size_t idx = SIZE_MAX;
+		for (size_t i = 0; i < t->n_fields; i++)
+			if (t->fields[i].id == chain[d])
+				idx = i;
+		if (idx == SIZE_MAX || t->id != FLOE_T_STRUCT)
+			return;
+		if (a != batch && !floe_sa_valid(a, row))
+			return; /* a null struct: its fields are null */
+		row += a->offset; /* spec: a struct's offset applies to its children */
+		a = a->children[idx];
+		t = t->fields[idx].type;
+	}
+	if (!floe_sa_valid(a, row))
+		return;
+	floe_sa_value(out, a, t, row);
+}
+
+/* Sort the rows of `all` by the order and hand them to the writer. */
+static int write_sorted(compactor *c, floe_task_writer *tw, const struct ArrowArray *all,
+			const struct ArrowSchema *schema, floe_error *err)
+{
+	const floe_schema *sch = floe_metadata_current_schema(c->m);
+	size_t nf = c->order->n_fields;
+	int64_t n = all->length;
+	floe_value *keys = floe_calloc((size_t)n * nf + 1, sizeof(*keys));
+	int64_t *perm = floe_calloc((size_t)n + 1, sizeof(*perm));
+	int rc = FLOE_OK;
+	if (!keys || !perm) {
+		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory sorting %lld rows", (long long)n);
+		goto done;
+	}
+	for (size_t k = 0; k < nf && !rc; k++) {
+		const floe_sort_field *sf = &c->order->fields[k];
+		const floe_schema_entry *e = floe_schema_find(sch, sf->source_id);
+		if (!e) {
+			rc = floe_error_set(err, FLOE_EINVAL, "sort order names unknown field %d",
+					    (int)sf->source_id);
+			break;
+		}
+		for (int64_t r = 0; r < n && !rc; r++) {
+			floe_value v;
+			field_value(&v, all, sch, sf->source_id, r);
+			rc = floe_transform_apply(&keys[(size_t)r * nf + k], &sf->transform, e->type, &v,
+						  err);
+		}
+	}
+	if (rc)
+		goto done;
+	for (int64_t r = 0; r < n; r++)
+		perm[r] = r;
+	sort_ctx sc = {c->order, keys, nf};
+	tl_sort = &sc;
+	qsort(perm, (size_t)n, sizeof(*perm), cmp_rows);
+	tl_sort = NULL;
+	for (int64_t at = 0; at < n && !rc; at += SORTED_BATCH_ROWS) {
+		int64_t k = n - at < SORTED_BATCH_ROWS ? n - at : SORTED_BATCH_ROWS;
+		struct ArrowArray part;
+		if ((rc = floe_arrow_take(&part, schema, all, perm + at, k, err)))
+			break;
+		rc = floe_task_writer_write(tw, &part, schema, err);
+		floe_arrow_array_release(&part);
+	}
+done:
+	floe_free(keys);
+	floe_free(perm);
+	return rc;
+}
+
 /* ---- rewriting a group --------------------------------------------------------------- */
 
 static void progress(compactor *c, const char *what)
@@ -241,6 +373,8 @@ static int write_group(compactor *c, cgroup *g, size_t gi, floe_error *err)
 	floe_task_writer *tw = NULL;
 	floe_task_writer_opts two = FLOE_TASK_WRITER_OPTS_INIT;
 	struct ArrowSchema schema = {0};
+	struct ArrowArray *held = NULL; /* sorting: the group's batches */
+	size_t n_held = 0, cap_held = 0;
 	int rc;
 	two.partition_id = (int)gi;
 	two.task_id = 0;
@@ -257,9 +391,39 @@ static int write_group(compactor *c, cgroup *g, size_t gi, floe_error *err)
 			goto done;
 		if (eof)
 			break;
-		rc = floe_task_writer_write(tw, &batch, &schema, err);
 		c->res->records_rewritten += batch.length;
+		if (c->order) {
+			if (FLOE_ARRAY_RESERVE(held, cap_held, n_held + 1)) {
+				floe_arrow_array_release(&batch);
+				rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				goto done;
+			}
+			floe_arrow_array_move(&held[n_held++], &batch);
+			continue;
+		}
+		rc = floe_task_writer_write(tw, &batch, &schema, err);
 		floe_arrow_array_release(&batch);
+		if (rc)
+			goto done;
+	}
+	if (c->order && n_held) {
+		struct ArrowArray all;
+		const struct ArrowArray **parts = floe_calloc(n_held, sizeof(*parts));
+		if (!parts) {
+			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			goto done;
+		}
+		for (size_t i = 0; i < n_held; i++)
+			parts[i] = &held[i];
+		rc = floe_arrow_concat(&all, &schema, parts, n_held, err);
+		floe_free(parts);
+		for (size_t i = 0; i < n_held; i++)
+			floe_arrow_array_release(&held[i]);
+		n_held = 0;
+		if (rc)
+			goto done;
+		rc = write_sorted(c, tw, &all, &schema, err);
+		floe_arrow_array_release(&all);
 		if (rc)
 			goto done;
 	}
@@ -268,8 +432,15 @@ static int write_group(compactor *c, cgroup *g, size_t gi, floe_error *err)
 		floe_task_writer_free(tw);
 		tw = NULL;
 		g->written = true;
+		for (size_t i = 0; c->order && i < g->n_out; i++) {
+			g->out[i].has_sort_order_id = true;
+			g->out[i].sort_order_id = c->order->order_id;
+		}
 	}
 done:
+	for (size_t i = 0; i < n_held; i++)
+		floe_arrow_array_release(&held[i]);
+	floe_free(held);
 	floe_task_writer_abort(tw);
 	floe_arrow_schema_release(&schema);
 	return rc;
@@ -435,6 +606,16 @@ int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
 				  floe_table_name(t), err)))
 		goto done;
 	c.m = floe_table_metadata(c.rt);
+	if (o->sort) {
+		c.order = floe_metadata_sort_order(c.m, c.m->default_sort_order_id);
+		if (!c.order || c.order->n_fields == 0) {
+			rc = floe_error_set(err, FLOE_EINVAL,
+					    "--sort: the table has no sort order (set one with "
+					    "floe table create --sort, or ALTER TABLE ... WRITE "
+					    "ORDERED BY)");
+			goto done;
+		}
+	}
 	const floe_snapshot *base = floe_metadata_current_snapshot(c.m);
 	if (!base) {
 		rc = FLOE_OK;

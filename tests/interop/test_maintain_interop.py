@@ -250,3 +250,27 @@ def test_two_maintainers_never_run_at_once(floe, tmp_path):
     # whatever interleaving happened, the rows are all there once
     assert pyiceberg_ids(floe, "lock") == list(range(4000))
     assert db.execute("SELECT count(*) FROM flink_maintenance_lock").fetchone()[0] == 0
+
+
+def test_sort_strategy_orders_rows_in_each_file(floe, tmp_path):
+    floe.run("namespace", "create", "db")
+    floe.run("table", "create", "db.sorted", "--schema", "id long not null, cat string, v double",
+             "--partition", "identity(cat)", "--sort", "v desc nulls last, id")
+    load_small_files(floe, tmp_path, "sorted", n_rows=7000, per_checkpoint=700)
+    r = maintain(floe, "sorted", "--steps", "compact", "--sort", "--target-file-size", "1MB")
+    assert r["compact"]["data_files_rewritten"] == 70
+    import pyarrow.parquet as pq
+
+    files = live_files(floe, "sorted")
+    assert len(files) == 7
+    for f in files:
+        v = pq.read_table(local(f["file_path"])).column("v").to_pylist()
+        assert v == sorted(v, reverse=True)
+    t = floe.pyiceberg_catalog().load_table("db.sorted")
+    orders = t.inspect.files().column("sort_order_id").to_pylist()
+    assert set(orders) == {t.sort_order().order_id}
+    assert pyiceberg_ids(floe, "sorted") == list(range(7000))
+    # a table without a sort order refuses --sort with a clear message
+    make_table(floe, "unsorted")
+    p = maintain(floe, "unsorted", "--steps", "compact", "--sort", check=False)
+    assert p.returncode == 1 and "no sort order" in p.stderr
