@@ -1,8 +1,8 @@
 /*
  * write_task.c — the data task writer: a batch's rows are grouped by
- * partition (write_part.c), each group is gathered into its own batch
- * (arrow_take) unless it is the whole batch, and handed to the rolling file
- * of its partition (write_roll.c).
+ * partition (write_part.c), the batch is gathered in group order
+ * (arrow_take) unless it holds one partition, and each group's slice is
+ * handed to the rolling file of its partition (write_roll.c).
  */
 #include <string.h>
 
@@ -113,23 +113,26 @@ static int write_batch(floe_task_writer *tw, const struct ArrowArray *batch,
 		return floe_write__fanout_route(tw->fo, &tw->nulls, batch, bs, err);
 	if ((rc = floe_write__partition(tw->part, &g, batch, bs, err)))
 		return rc;
-	for (size_t i = 0; i < g.n; i++) {
-		floe_partition p = {(floe_value *)&g.values[i * g.n_fields], g.n_fields};
-		int64_t n = g.start[i + 1] - g.start[i];
-		if (g.n == 1) {
-			/* one partition: the batch as it is, nothing copied */
-			rc = floe_write__fanout_route(tw->fo, &p, batch, bs, err);
-		} else {
-			struct ArrowArray sub;
-			if ((rc = floe_arrow_take(&sub, bs, batch, &g.rows[g.start[i]], n, err)))
-				return rc;
-			rc = floe_write__fanout_route(tw->fo, &p, &sub, bs, err);
-			floe_arrow_array_release(&sub);
-		}
-		if (rc)
-			return rc;
+	if (g.n == 1) {
+		/* one partition: the batch as it is, nothing copied */
+		floe_partition p = {(floe_value *)g.values, g.n_fields};
+		return floe_write__fanout_route(tw->fo, &p, batch, bs, err);
 	}
-	return FLOE_OK;
+	/* DESIGN: one take of the whole batch in group order (the partitioner's
+	 * layout), then a zero-copy slice per group: the same bytes copied as a
+	 * take per group, with one allocation per buffer instead of one per
+	 * buffer and group */
+	struct ArrowArray sorted;
+	if ((rc = floe_arrow_take(&sorted, bs, batch, g.rows, batch->length, err)))
+		return rc;
+	for (size_t i = 0; i < g.n && !rc; i++) {
+		floe_partition p = {(floe_value *)&g.values[i * g.n_fields], g.n_fields};
+		struct ArrowArray slice;
+		floe_arrow_slice_view(&slice, &sorted, g.start[i], g.start[i + 1] - g.start[i]);
+		rc = floe_write__fanout_route(tw->fo, &p, &slice, bs, err);
+	}
+	floe_arrow_array_release(&sorted);
+	return rc;
 }
 
 int floe_task_writer_write(floe_task_writer *tw, const struct ArrowArray *batch,
