@@ -21,8 +21,11 @@
  * numbers are higher). With max_commits > 0 groups are committed as they
  * finish, in at most that many commits (partial progress).
  *
- * Limits: v3 tables keep row lineage only if the writer can carry
- * _row_id/_last_updated_sequence_number (see floe_compact's checks).
+ * Row lineage (v3): rewritten rows keep their _row_id and
+ * _last_updated_sequence_number (spec: "Row Lineage"): the scan projects
+ * both (inherited values materialised) and the writer gets a write-only
+ * copy of the metadata whose schema ends with the two reserved fields, so
+ * the new files carry them as columns with their reserved ids.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +64,8 @@ typedef struct cgroup {
 typedef struct compactor {
 	floe_table *t;  /* commits go through it */
 	floe_table *rt; /* a handle of its own for reading: commits replace t's metadata */
-	const floe_metadata *m;
+	const floe_metadata *m;  /* of rt */
+	floe_metadata *wm;       /* v3: the write metadata with the lineage fields; else NULL */
 	const floe_compact_opts *o;
 	floe_compact_result *res;
 	floe_maintain_progress_fn progress;
@@ -382,7 +386,8 @@ static int write_group(compactor *c, cgroup *g, size_t gi, floe_error *err)
 	two.target_file_size = c->target;
 	if ((rc = floe_scan__select(c->scan, g->files, g->n, err)) ||
 	    (rc = floe_scan_arrow_schema(c->scan, &schema, err)) ||
-	    (rc = floe_task_writer_new(&tw, floe_table_io(c->rt), c->m, &c->cfg, &two, err)))
+	    (rc = floe_task_writer_new(&tw, floe_table_io(c->rt), c->wm ? c->wm : c->m, &c->cfg,
+				       &two, err)))
 		goto done;
 	for (;;) {
 		struct ArrowArray batch;
@@ -577,6 +582,64 @@ static int commit_or_give_up(compactor *c, size_t from, size_t to, bool *committ
 	return rc;
 }
 
+#define ID_ROW_ID 2147483540
+#define ID_LAST_UPDATED_SEQ 2147483539
+
+/* The write metadata of a v3 table: its schema plus the lineage fields. */
+static int lineage_metadata(floe_metadata **out, const floe_metadata *m, floe_arena *a,
+			    floe_error *err)
+{
+	const floe_schema *s = floe_metadata_current_schema(m);
+	floe_type *root = floe_arena_calloc(a, 1, sizeof(*root));
+	floe_field *fs = root ? floe_arena_calloc(a, s->root->n_fields + 2, sizeof(*fs)) : NULL;
+	floe_schema *ls;
+	floe_metadata_builder *b = NULL;
+	int32_t id;
+	int rc;
+	if (!fs)
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	*root = *s->root;
+	memcpy(fs, s->root->fields, s->root->n_fields * sizeof(*fs));
+	fs[s->root->n_fields] = (floe_field){ID_ROW_ID, "_row_id", false,
+					     floe_type_primitive(FLOE_T_LONG), NULL, NULL, NULL};
+	fs[s->root->n_fields + 1] = (floe_field){ID_LAST_UPDATED_SEQ,
+						 "_last_updated_sequence_number",
+						 false,
+						 floe_type_primitive(FLOE_T_LONG),
+						 NULL,
+						 NULL,
+						 NULL};
+	root->fields = fs;
+	root->n_fields = s->root->n_fields + 2;
+	if ((rc = floe_schema_make(&ls, a, s->schema_id, root, s->identifier_field_ids,
+				   s->n_identifier_field_ids, err)) ||
+	    (rc = floe_metadata_builder_from(&b, m, err)) ||
+	    (rc = floe_mb_add_schema(b, ls, &id, err)) ||
+	    (rc = floe_mb_set_current_schema(b, id, err))) {
+		floe_metadata_builder_free(b);
+		return rc;
+	}
+	return floe_metadata_builder_finish(out, b, NULL, m->last_updated_ms, err);
+}
+
+/* Scan options: every column of the current schema, plus lineage for v3. */
+static int scan_columns(compactor *c, floe_scan_opts *so, floe_error *err)
+{
+	const floe_schema *s = floe_metadata_current_schema(c->m);
+	if (!c->wm)
+		return FLOE_OK; /* all columns */
+	const char **cols = floe_arena_calloc(&c->a, s->root->n_fields + 2, sizeof(*cols));
+	if (!cols)
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	for (size_t i = 0; i < s->root->n_fields; i++)
+		cols[i] = s->root->fields[i].name;
+	cols[s->root->n_fields] = "_row_id";
+	cols[s->root->n_fields + 1] = "_last_updated_sequence_number";
+	so->columns = cols;
+	so->n_columns = s->root->n_fields + 2;
+	return FLOE_OK;
+}
+
 int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
 		      floe_maintain_progress_fn progress_fn, void *payload, floe_compact_result *res,
 		      floe_error *err)
@@ -623,7 +686,10 @@ int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
 	}
 	c.base_id = base->snapshot_id;
 	c.base_seq = base->sequence_number;
-	if ((rc = floe_write_config_from(&c.cfg, &c.a, c.m, err)))
+	if (c.m->format_version >= 3 && (rc = lineage_metadata(&c.wm, c.m, &c.a, err)))
+		goto done;
+	if ((rc = floe_write_config_from(&c.cfg, &c.a, c.m, err)) ||
+	    (rc = scan_columns(&c, &so, err)))
 		goto done;
 	c.target = o->target_file_size > 0 ? o->target_file_size : c.cfg.target_file_size;
 	c.min_size = o->min_file_size >= 0 ? o->min_file_size : c.target / 4 * 3;
@@ -688,6 +754,7 @@ done:
 	floe_free(c.groups);
 	floe_scan_free(c.scan);
 	floe_table_free(c.rt);
+	floe_metadata_free(c.wm);
 	floe_imap_reset(&c.refs);
 	floe_imap_reset(&c.removed_deletes);
 	floe_arena_reset(&c.a);

@@ -274,3 +274,82 @@ def test_sort_strategy_orders_rows_in_each_file(floe, tmp_path):
     make_table(floe, "unsorted")
     p = maintain(floe, "unsorted", "--steps", "compact", "--sort", check=False)
     assert p.returncode == 1 and "no sort order" in p.stderr
+
+
+def floe_ids(floe, name, *args):
+    out = floe.run("scan", f"db.{name}", "--columns", "id", "--format", "json", *args).stdout
+    return sorted(json.loads(line)["id"] for line in out.splitlines() if line.strip())
+
+
+def test_compaction_applies_and_drops_deletion_vectors(floe, tmp_path, java_peer):
+    """Java writes deletion vectors (one Puffin file for several data files);
+    compaction applies them and drops the ones whose targets were rewritten,
+    keeping the one whose file stayed."""
+    import pyarrow.parquet as pq
+
+    make_table(floe, "dv", partition="identity(cat)", fv=3)
+    load_small_files(floe, tmp_path, "dv", n_rows=7000, per_checkpoint=700)
+    files = live_files(floe, "dv")
+    by_part = {}
+    for f in files:
+        by_part.setdefault(f["partition"], []).append(f)
+    part_a, part_b = sorted(by_part)[:2]
+    deleted = set()
+    specs = []
+    # two files of partition a and one of partition b lose rows
+    for f in by_part[part_a][:2] + by_part[part_b][:1]:
+        ids = pq.read_table(local(f["file_path"])).column("id").to_pylist()
+        pos = [0, 3, len(ids) - 1]
+        deleted |= {ids[p] for p in pos}
+        specs.append(f"{f['file_path']}=" + ",".join(map(str, pos)))
+    java_peer("dv", floe.warehouse / "catalog.db", f"file://{floe.warehouse}", "db.dv", *specs)
+    expected = sorted(set(range(7000)) - deleted)
+    deletes = [r for r in floe.json_rows("files", "db.dv") if r["content"] != "DATA"]
+    assert len(deletes) == 3 and len({d["file_path"] for d in deletes}) == 1  # one Puffin file
+    assert floe_ids(floe, "dv") == expected
+
+    # compact partition a only (the byte cap stops after the first group)
+    group_a = sum(f["file_size_in_bytes"] for f in by_part[part_a])
+    r = maintain(floe, "dv", "--steps", "compact", "--target-file-size", "1MB",
+                 "--max-bytes", str(group_a))
+    assert r["compact"]["groups"] == 1
+    assert r["compact"]["delete_files_removed"] == 2
+    deletes = [r for r in floe.json_rows("files", "db.dv") if r["content"] != "DATA"]
+    assert len(deletes) == 1 and deletes[0]["partition"] == part_b
+    assert floe_ids(floe, "dv") == expected
+
+    # the rest: no deletion vector is left, every row is there once
+    r = maintain(floe, "dv", "--steps", "compact", "--target-file-size", "1MB")
+    assert r["compact"]["delete_files_removed"] == 1
+    assert [r for r in floe.json_rows("files", "db.dv") if r["content"] != "DATA"] == []
+    assert floe_ids(floe, "dv") == expected
+    assert pyiceberg_ids(floe, "dv") == expected
+    # Java sees the same live files
+    out = [json.loads(x) for x in java_peer("read", floe.warehouse / "catalog.db",
+                                            f"file://{floe.warehouse}").splitlines()]
+    t = next(x for x in out if x["table"] == "db.dv")
+    assert t["rows"] == len(expected)
+
+
+def test_v3_compaction_keeps_row_lineage(floe, tmp_path):
+    make_table(floe, "lin", fv=3)
+    load_small_files(floe, tmp_path, "lin", n_rows=3000, per_checkpoint=300)
+
+    def lineage():
+        out = floe.run("scan", "db.lin", "--columns", "id,_row_id,_last_updated_sequence_number",
+                       "--format", "json").stdout
+        rows = [json.loads(x) for x in out.splitlines() if x.strip()]
+        return {r["id"]: (r["_row_id"], r["_last_updated_sequence_number"]) for r in rows}
+
+    before = lineage()
+    assert len(before) == 3000 and len({v[0] for v in before.values()}) == 3000
+    maintain(floe, "lin", "--steps", "compact", "--target-file-size", "1MB")
+    assert len(live_files(floe, "lin")) == 4
+    assert lineage() == before
+    import pyarrow.parquet as pq
+
+    f = live_files(floe, "lin")[0]
+    schema = pq.read_schema(local(f["file_path"]))
+    ids = {schema.field(n).metadata[b"PARQUET:field_id"] for n in ("_row_id", "_last_updated_sequence_number")}
+    assert ids == {b"2147483540", b"2147483539"}
+    assert pyiceberg_ids(floe, "lin") == list(range(3000))

@@ -9,6 +9,11 @@ import java.util.Map;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.deletes.BaseDVFileWriter;
+import org.apache.iceberg.io.DeleteWriteResult;
+import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
@@ -29,6 +34,8 @@ import org.apache.iceberg.util.JsonUtil;
  * Java's JdbcCatalog on floe's catalog file.
  *   read  <catalog.db> <warehouse>             JSON lines: one per table (schema, spec, snapshots, files)
  *   write <catalog.db> <warehouse> <ns.table> <path:records:kind>...   create + one append
+ *   dv    <catalog.db> <warehouse> <ns.table> <data file path>=<pos,pos,...>...
+ *         deletion vectors (one Puffin file) for live data files, committed as a row delta
  */
 public class Peer {
   static JdbcCatalog open(String db, String warehouse) {
@@ -46,6 +53,8 @@ public class Peer {
     JdbcCatalog cat = open(args[1], args[2]);
     if (args[0].equals("read")) {
       read(cat);
+    } else if (args[0].equals("dv")) {
+      dv(cat, args);
     } else {
       write(cat, args);
     }
@@ -89,6 +98,37 @@ public class Peer {
         System.out.println(json.replace("\"rows\":0", "\"rows\":" + rows));
       }
     }
+  }
+
+  static void dv(JdbcCatalog cat, String[] args) throws IOException {
+    Table t = cat.loadTable(TableIdentifier.parse(args[3]));
+    Map<String, DataFile> live = new HashMap<>();
+    try (CloseableIterable<FileScanTask> tasks = t.newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        live.put(task.file().location(), task.file());
+      }
+    }
+    OutputFileFactory files = OutputFileFactory.builderFor(t, 1, 1).format(FileFormat.PUFFIN).build();
+    BaseDVFileWriter writer = new BaseDVFileWriter(files, path -> null);
+    for (int i = 4; i < args.length; i++) {
+      int eq = args[i].lastIndexOf('=');
+      String path = args[i].substring(0, eq);
+      DataFile f = live.get(path);
+      if (f == null) {
+        throw new IllegalArgumentException("not a live data file: " + path);
+      }
+      for (String pos : args[i].substring(eq + 1).split(",")) {
+        writer.delete(f.location(), Long.parseLong(pos), t.specs().get(f.specId()), f.partition());
+      }
+    }
+    writer.close();
+    DeleteWriteResult result = writer.result();
+    RowDelta delta = t.newRowDelta();
+    for (DeleteFile d : result.deleteFiles()) {
+      delta.addDeletes(d);
+    }
+    delta.commit();
+    System.out.println(t.currentSnapshot().snapshotId());
   }
 
   static void write(JdbcCatalog cat, String[] args) throws IOException {
