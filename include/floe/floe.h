@@ -7,6 +7,7 @@
 #include "floe/arrow.h"
 #include "floe/catalog.h"
 #include "floe/common.h"
+#include "floe/pipeline.h"
 #include "floe/maintain.h"
 #include "floe/table.h"
 

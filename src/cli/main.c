@@ -31,6 +31,10 @@ static const char USAGE[] =
 	"  files <table>                           list the live files of a snapshot\n"
 	"  maintain <table>                        compact, expire, delete orphans, rewrite manifests\n"
 	"\n"
+	"Streaming ingest:\n"
+	"  ingest <table> <files or folders...>    load JSON lines or CSV (--follow: keep going)\n"
+	"  run <pipeline.yaml>                     run a streaming pipeline\n"
+	"\n"
 	"File tools:\n"
 	"  avro meta|cat|write <file>              inspect Avro files (manifests)\n"
 	"  parquet meta|schema|cat|rewrite <file>  inspect and rewrite Parquet files\n"
@@ -161,6 +165,10 @@ int main(int argc, char **argv)
 		return cmd_files(sub_argc, sub_argv);
 	if (!strcmp(cmd, "maintain"))
 		return cmd_maintain(sub_argc, sub_argv);
+	if (!strcmp(cmd, "ingest"))
+		return cmd_ingest(sub_argc, sub_argv);
+	if (!strcmp(cmd, "run"))
+		return cmd_run(sub_argc, sub_argv);
 	if (!strcmp(cmd, "avro"))
 		return floe_cli_avro(sub_argc, sub_argv);
 	if (!strcmp(cmd, "parquet"))

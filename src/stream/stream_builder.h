@@ -146,7 +146,7 @@ static inline uint8_t *stream_col_bin_begin(stream_col *c, size_t n)
 {
 	if (stream_col_reserve(c))
 		return NULL;
-	if (c->data_cap - c->data_len < n && stream_col__grow_data(c, n))
+	if ((c->data_cap - c->data_len < n || !c->data) && stream_col__grow_data(c, n))
 		return NULL;
 	return c->data + c->data_len;
 }

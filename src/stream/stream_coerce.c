@@ -193,6 +193,56 @@ bool stream_parse_decimal(const char *s, size_t n, int32_t precision, int32_t sc
 		neg = s[0] == '-';
 		i++;
 	}
+	{
+		/* fast path: plain "123.45" with at most 18 digits and no more
+		 * fraction digits than the scale */
+		uint64_t u = 0;
+		size_t k = i, digits = 0, frac = 0;
+		bool dot = false;
+		for (; k < n; k++) {
+			unsigned dg = (unsigned)(s[k] - '0');
+			if (dg <= 9) {
+				u = u * 10 + dg;
+				digits++;
+				frac += dot;
+			} else if (s[k] == '.' && !dot) {
+				dot = true;
+			} else {
+				break;
+			}
+		}
+		if (k == n && digits > 0 && digits <= 18 && frac <= (size_t)scale &&
+		    !(dot && frac == 0 && digits == 0)) {
+			static const uint64_t p10[19] = {1ULL,
+							 10ULL,
+							 100ULL,
+							 1000ULL,
+							 10000ULL,
+							 100000ULL,
+							 1000000ULL,
+							 10000000ULL,
+							 100000000ULL,
+							 1000000000ULL,
+							 10000000000ULL,
+							 100000000000ULL,
+							 1000000000000ULL,
+							 10000000000000ULL,
+							 100000000000000ULL,
+							 1000000000000000ULL,
+							 10000000000000000ULL,
+							 100000000000000000ULL,
+							 1000000000000000000ULL};
+			size_t up = (size_t)scale - frac;
+			if (digits + up <= 18) {
+				uint64_t v = u * p10[up];
+				if (precision >= 19 || v < p10[precision]) {
+					*out = neg ? -(floe_i128)v : (floe_i128)v;
+					return true;
+				}
+				return false;
+			}
+		}
+	}
 	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
 		any = true;
 		if (sig < 38) {
@@ -441,6 +491,27 @@ static int put_epoch(stream_col *c, const char *s, size_t n, const stream_coerce
 	return bad(why, c, s, n, NULL);
 }
 
+static const int8_t hexv[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+	['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+	['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* The canonical 8-4-4-4-12 form, case-insensitive (hexv holds digit + 1). */
+static bool uuid_parse_fast(const char *s, size_t n, uint8_t out[16])
+{
+	static const uint8_t pos[16] = {0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34};
+	int bad = 0;
+	if (n != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-')
+		return false;
+	for (int i = 0; i < 16; i++) {
+		int hi = hexv[(uint8_t)s[pos[i]]], lo = hexv[(uint8_t)s[pos[i] + 1]];
+		bad |= !hi | !lo;
+		out[i] = (uint8_t)(((unsigned)(hi - 1) & 0xFu) << 4 | ((unsigned)(lo - 1) & 0xFu));
+	}
+	return !bad;
+}
+
 static int b64val(char ch)
 {
 	if (ch >= 'A' && ch <= 'Z')
@@ -588,7 +659,7 @@ int stream_coerce_text(stream_col *c, const char *s, size_t n, const stream_coer
 		return stream_col_put_bin(c, s, n);
 	case FLOE_T_UUID: {
 		uint8_t u[16];
-		if (!floe_uuid_parse(s, n, u))
+		if (!uuid_parse_fast(s, n, u))
 			return bad(why, c, s, n, "a UUID");
 		return stream_col_put_fixed(c, u);
 	}

@@ -82,10 +82,10 @@ static const keydef pipeline_keys[] = {
 	 "serve Prometheus metrics on this port (GET /metrics)"},
 	{"metrics.bind", K_STR, C(metrics_bind), 0, NULL, NULL, "127.0.0.1",
 	 "address the metrics endpoint listens on"},
-	{"memory.budget", K_SIZE, C(memory_budget), 0, NULL, NULL, "64MiB",
+	{"memory.budget", K_SIZE, C(memory_budget), 0, NULL, NULL, "48MiB",
 	 "memory all open data files share; beyond it the largest flushes a row group"},
 	{"pipeline.max-buffered-blocks", K_INT, C(max_buffered_blocks), 0, NULL, NULL,
-	 "2 x parallelism + 2", "blocks read ahead of the writers (each about block-size)"},
+	 "parallelism + 2", "blocks read ahead of the writers (each about block-size)"},
 	{"catalog.type", K_STR, C(catalog_type), 0, NULL, NULL, "sql",
 	 "sql or filesystem (without a catalog section: the command's catalog)"},
 	{"catalog.uri", K_STR, C(catalog_uri), 0, NULL, NULL, "",
@@ -492,6 +492,8 @@ static int parse_sources(pctx *x, yaml_node_t *v)
 	int rc;
 	if (v->type != YAML_SEQUENCE_NODE)
 		return fail_at(x, v, "'sources' must be a list");
+	if (c->sources)
+		return fail_at(x, v, "'sources' is given twice");
 	size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
 	if (n > 1000)
 		return fail_at(x, v, "too many sources");
@@ -531,6 +533,8 @@ static int parse_tables(pctx *x, yaml_node_t *v)
 	int rc;
 	if (v->type != YAML_SEQUENCE_NODE)
 		return fail_at(x, v, "'tables' must be a list");
+	if (c->tables)
+		return fail_at(x, v, "'tables' is given twice");
 	size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
 	if (n > 1000)
 		return fail_at(x, v, "too many tables");
@@ -798,7 +802,7 @@ int stream_config_parse_yaml(stream_config **out, const char *text, size_t n, co
 	c->parallelism = floe_cpu_count() > 16 ? 16 : floe_cpu_count();
 	c->errors = STREAM_ERRORS_DEAD_LETTER;
 	c->metrics_bind = "127.0.0.1";
-	c->memory_budget = (int64_t)64 << 20;
+	c->memory_budget = (int64_t)48 << 20;
 	if (!yaml_parser_initialize(&parser)) {
 		floe_free(c);
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");

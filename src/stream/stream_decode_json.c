@@ -14,6 +14,9 @@
  * surrogate pairs) are decoded; raw control characters are rejected.
  */
 #include <stdio.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "stream/stream_decode.h"
 
@@ -104,6 +107,46 @@ static int scan_string(stream_json_dec *d, jcur *c, const char **raw, size_t *ra
 	uint8_t acc = 0;
 	*esc = false;
 	for (;;) {
+#if defined(__SSE2__)
+		/* 16 bytes at a time: stop at '"', '\\' or a control character */
+		{
+			const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+			const __m128i ctl = _mm_set1_epi8(0x1F);
+			int hib = 0;
+			while (end - p >= 16) {
+				__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+				__m128i m = _mm_or_si128(
+					_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bs)),
+					_mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
+				int mask = _mm_movemask_epi8(m);
+				if (mask) {
+					int k = __builtin_ctz((unsigned)mask);
+					hib |= _mm_movemask_epi8(v) & ((1 << k) - 1);
+					p += k;
+					break;
+				}
+				hib |= _mm_movemask_epi8(v);
+				p += 16;
+			}
+			if (hib)
+				acc |= 0x80;
+		}
+#else
+		/* 8 bytes at a time while none is '"', '\\' or a control */
+		while (end - p >= 8) {
+			uint64_t w, q, b, c;
+			memcpy(&w, p, 8);
+			q = w ^ UINT64_C(0x2222222222222222);
+			b = w ^ UINT64_C(0x5C5C5C5C5C5C5C5C);
+			q = (q - UINT64_C(0x0101010101010101)) & ~q;
+			b = (b - UINT64_C(0x0101010101010101)) & ~b;
+			c = (w - UINT64_C(0x2020202020202020)) & ~w;
+			if ((q | b | c) & UINT64_C(0x8080808080808080))
+				break;
+			acc |= (uint8_t)(((w & UINT64_C(0x8080808080808080)) != 0) << 7);
+			p += 8;
+		}
+#endif
 		while (p < end && !str_stop[*p]) {
 			acc |= *p;
 			p++;
@@ -369,15 +412,29 @@ static int parse_object(stream_json_dec *d, jcur *c, stream_col *col, int depth)
 			if (c->p >= c->end || *c->p != '"')
 				return syntax(d, c, "expected a member name");
 			c->p++;
-			if ((rc = scan_string(d, c, &raw, &rn, &esc, &hi)))
-				return rc;
-			key = raw;
-			kn = rn;
-			if (esc || hi) {
-				if ((rc = string_text(d, c, raw, rn, esc, hi, &key, &kn)))
-					return rc;
+			int idx = -1;
+			/* producers repeat their key order: try the expected field's
+			 * name in place before scanning */
+			if (col->next_hint < col->n_kids) {
+				const stream_col *k = &col->kids[col->next_hint];
+				if ((size_t)(c->end - c->p) > k->name_len && c->p[k->name_len] == '"' &&
+				    memcmp(c->p, k->name, k->name_len) == 0) {
+					idx = (int)col->next_hint;
+					col->next_hint++;
+					c->p += k->name_len + 1;
+				}
 			}
-			int idx = stream_col_field(col, key, kn);
+			if (idx < 0) {
+				if ((rc = scan_string(d, c, &raw, &rn, &esc, &hi)))
+					return rc;
+				key = raw;
+				kn = rn;
+				if (esc || hi) {
+					if ((rc = string_text(d, c, raw, rn, esc, hi, &key, &kn)))
+						return rc;
+				}
+				idx = stream_col_field(col, key, kn);
+			}
 			skip_ws(c);
 			if (c->p >= c->end || *c->p != ':')
 				return syntax(d, c, "expected ':'");

@@ -23,6 +23,9 @@ struct fnode {
 	int path[8];
 	int depth;
 	stream_col lits; /* literal values (one row each) */
+	bool numeric;    /* string field, number literals: compare as numbers */
+	double nums[64];
+	int n_nums;
 };
 
 struct stream_filter {
@@ -34,6 +37,9 @@ typedef struct fparser {
 	const floe_type *root;
 	floe_error *err;
 	int nodes;
+	bool collect; /* record unknown top-level names instead of failing */
+	char **names;
+	size_t n_names, cap_names;
 } fparser;
 
 static void node_free(fnode *n)
@@ -135,6 +141,21 @@ static int parse_field(fparser *ps, fnode *n, const floe_type **type)
 			if (strlen(t->fields[i].name) == len &&
 			    !strncasecmp(t->fields[i].name, start, len))
 				idx = (int)i;
+		if (idx < 0 && ps->collect && n->depth == 0) {
+			bool dup = false;
+			for (size_t i = 0; i < ps->n_names; i++)
+				dup = dup || (strlen(ps->names[i]) == len && !strncmp(ps->names[i], start, len));
+			if (!dup) {
+				if (FLOE_ARRAY_RESERVE(ps->names, ps->cap_names, ps->n_names + 1) ||
+				    !(ps->names[ps->n_names] = floe_strndup(start, len)))
+					return floe_error_set(ps->err, FLOE_ENOMEM, "out of memory");
+				ps->n_names++;
+			}
+			while (*ps->p == '.' || is_ident(*ps->p, false))
+				ps->p++;
+			*type = floe_type_primitive(FLOE_T_STRING);
+			return FLOE_OK;
+		}
 		if (idx < 0) {
 			ps->p = start;
 			return fail(ps, "no such field");
@@ -187,6 +208,13 @@ static int parse_literal(fparser *ps, fnode *n)
 		if (k == 0 || k >= sizeof(buf))
 			return fail(ps, "expected a literal");
 		memcpy(buf, start, k);
+		double num;
+		if (n->lits.type->id == FLOE_T_STRING && stream_parse_f64(buf, k, &num)) {
+			if (n->n_nums >= 64)
+				return fail(ps, "at most 64 numbers in a list");
+			n->numeric = true;
+			n->nums[n->n_nums++] = num;
+		}
 	}
 	int rc = stream_coerce_text(&n->lits, buf, k, NULL, &why);
 	if (rc == FLOE_ENOMEM)
@@ -223,8 +251,11 @@ static int parse_factor(fparser *ps, fnode **out, int depth)
 		if ((rc = parse_expr(ps, out, depth + 1)))
 			return rc;
 		ws(ps);
-		if (*ps->p != ')')
+		if (*ps->p != ')') {
+			node_free(*out);
+			*out = NULL;
 			return fail(ps, "expected ')'");
+		}
 		ps->p++;
 		return FLOE_OK;
 	}
@@ -338,7 +369,7 @@ static int parse_expr(fparser *ps, fnode **out, int depth)
 int stream_filter_compile(stream_filter **out, const char *text, const floe_type *root,
 			  floe_error *err)
 {
-	fparser ps = {text, text, root, err, 0};
+	fparser ps = {text, text, root, err, 0, false, NULL, 0, 0};
 	stream_filter *f;
 	int rc;
 	*out = NULL;
@@ -395,6 +426,33 @@ static bool eval(const fnode *n, const stream_col *root, int64_t r)
 		return false;
 	floe_value v, lit;
 	stream_col_value(c, r, &v);
+	if (n->numeric) {
+		double x;
+		int cmp;
+		if (!stream_parse_f64((const char *)v.v.bin.p, v.v.bin.n, &x))
+			return false;
+		if (n->kind == F_IN) {
+			bool hit = false;
+			for (int i = 0; i < n->n_nums && !hit; i++)
+				hit = x == n->nums[i];
+			return hit != n->negate;
+		}
+		cmp = x < n->nums[0] ? -1 : x > n->nums[0] ? 1 : 0;
+		switch (n->op) {
+		case OP_EQ:
+			return cmp == 0;
+		case OP_NE:
+			return cmp != 0;
+		case OP_LT:
+			return cmp < 0;
+		case OP_LE:
+			return cmp <= 0;
+		case OP_GT:
+			return cmp > 0;
+		default:
+			return cmp >= 0;
+		}
+	}
 	if (n->kind == F_IN) {
 		bool hit = false;
 		for (int64_t i = 0; i < n->lits.len && !hit; i++) {
@@ -419,6 +477,29 @@ static bool eval(const fnode *n, const stream_col *root, int64_t r)
 	default:
 		return cmp >= 0;
 	}
+}
+
+int stream_filter_unknown_fields(char ***names, size_t *n, const char *text, const floe_type *root,
+				 floe_error *err)
+{
+	fparser ps = {text, text, root, err, 0, true, NULL, 0, 0};
+	fnode *tree = NULL;
+	int rc;
+	*names = NULL;
+	*n = 0;
+	if (!text || strlen(text) > 65536)
+		return floe_error_set(err, FLOE_EINVAL, "filter: empty or longer than 64 KiB");
+	rc = parse_expr(&ps, &tree, 0);
+	node_free(tree);
+	if (rc) {
+		for (size_t i = 0; i < ps.n_names; i++)
+			floe_free(ps.names[i]);
+		floe_free(ps.names);
+		return rc;
+	}
+	*names = ps.names;
+	*n = ps.n_names;
+	return FLOE_OK;
 }
 
 bool stream_filter_match(const stream_filter *f, const stream_col *root, int64_t r)

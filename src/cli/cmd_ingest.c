@@ -1,0 +1,389 @@
+/*
+ * cmd_ingest.c — floe ingest <table> <files or folders...>: a one-shot or
+ * streaming load, written as the equivalent pipeline YAML (see
+ * --print-config) and run like floe run runs it.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char INGEST_USAGE[] =
+	"usage: floe ingest <namespace.table> <files or folders...|-> [options]\n"
+	"       floe ingest <namespace.table> --generator [options]\n"
+	"\n"
+	"Loads JSON lines or CSV into a table with exactly-once checkpoint commits.\n"
+	"Running the same command again resumes where the last commit stopped (the\n"
+	"pipeline id, ingest-<table> unless --pipeline-id, names the commits).\n"
+	"\n"
+	"Input:\n"
+	"  --format json|csv               record format (default json: JSON lines)\n"
+	"  --follow                        keep watching for new files and appended data\n"
+	"  --pattern GLOB                  only files whose name matches (\"*.jsonl\")\n"
+	"  --csv-delimiter C  --no-header  --null-literal S\n"
+	"  --epoch-unit s|ms|us|ns         numbers in timestamp columns (default ms)\n"
+	"  --block-size SIZE               bytes read at a time (default 1MiB)\n"
+	"  -                               read standard input\n"
+	"  --generator                     generate rows (Flink's datagen) instead:\n"
+	"    --rows-per-second N  --number-of-rows N  --seed N\n"
+	"    --field COL.OPTION=VALUE      kind=random|sequence, min, max, max-past,\n"
+	"                                  length, start, end, null-rate, values\n"
+	"Table (created when missing and --create-schema is given):\n"
+	"  --create-schema COLUMNS         \"id long not null, ts timestamptz, ...\"\n"
+	"  --partition-by EXPR  --sort-by EXPR  --format-version N\n"
+	"  --property KEY=VALUE            table property at creation (repeatable)\n"
+	"  --filter EXPR                   only rows that match (\"kind = 'click'\")\n"
+	"Checkpoints and writers:\n"
+	"  --checkpoint-interval D         default 10s\n"
+	"  --min-pause D                   least time between checkpoints (default 0)\n"
+	"  --parallelism N                 writer tasks (default: CPU count)\n"
+	"  --distribution none|hash|range  hash: one writer per partition\n"
+	"  --memory-budget SIZE            shared by open files (default 48MiB)\n"
+	"  --pipeline-id ID\n"
+	"Errors and observability:\n"
+	"  --errors dead-letter|fail       default dead-letter\n"
+	"  --dead-letter PATH              default dead-letter.jsonl\n"
+	"  --metrics-port N                Prometheus metrics on this port\n"
+	"  --quiet                         no progress line or summary\n"
+	"  --print-config                  print the pipeline YAML instead of running it\n";
+
+/* The YAML text, grown with floe_realloc (the CLI allocates through floe). */
+typedef struct sbuf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+} sbuf;
+
+static void sb_put(sbuf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+		char *np = floe_realloc(b->p, cap);
+		if (!np) {
+			b->oom = true;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+static void fprintf_sb(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fprintf_sb(sbuf *b, const char *fmt, ...)
+{
+	char tmp[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(tmp)) {
+		b->oom = true;
+		return;
+	}
+	sb_put(b, tmp, (size_t)n);
+}
+
+static void fputc_sb(char c, sbuf *b)
+{
+	sb_put(b, &c, 1);
+}
+
+/* A YAML double-quoted scalar. */
+static void q(sbuf *f, const char *s)
+{
+	fputc_sb('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf_sb(f, "\\%c", c);
+		else if (c == '\n')
+			fprintf_sb(f, "\\n");
+		else if (c == '\t')
+			fprintf_sb(f, "\\t");
+		else if (c < 0x20)
+			fprintf_sb(f, "\\x%02x", c);
+		else
+			fputc_sb((char)c, f);
+	}
+	fputc_sb('"', f);
+}
+
+typedef struct kv_list {
+	const char *items[256];
+	size_t n;
+} kv_list;
+
+int cmd_ingest(int argc, char **argv)
+{
+	const char *table = NULL;
+	const char *paths[1024];
+	size_t n_paths = 0;
+	kv_list props = {.n = 0}, fields = {.n = 0};
+	const char *format = NULL, *pattern = NULL, *schema = NULL, *partition = NULL, *sort = NULL;
+	const char *fv = NULL, *filter = NULL, *interval = "10s", *pause = NULL, *par = NULL;
+	const char *dist = NULL, *budget = NULL, *pid = NULL, *errors = NULL, *dlq = NULL;
+	const char *mport = NULL, *delim = NULL, *nulls = NULL, *unit = NULL;
+	const char *rps = NULL, *nrows = NULL, *seed = NULL, *block = NULL;
+	bool follow = false, gen = false, no_header = false, print = false, quiet = false;
+	bool use_stdin = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define OPT(name, var)                                                                        \
+	if (!strcmp(a, name)) {                                                               \
+		if (!v)                                                                       \
+			return cli_usage_error("%s needs a value", name);                     \
+		var = v;                                                                      \
+		i++;                                                                          \
+		continue;                                                                     \
+	}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(INGEST_USAGE, stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--follow")) {
+			follow = true;
+			continue;
+		}
+		if (!strcmp(a, "--generator")) {
+			gen = true;
+			continue;
+		}
+		if (!strcmp(a, "--no-header")) {
+			no_header = true;
+			continue;
+		}
+		if (!strcmp(a, "--print-config")) {
+			print = true;
+			continue;
+		}
+		if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+			quiet = true;
+			continue;
+		}
+		OPT("--format", format)
+		OPT("--pattern", pattern)
+		OPT("--create-schema", schema)
+		OPT("--partition-by", partition)
+		OPT("--sort-by", sort)
+		OPT("--format-version", fv)
+		OPT("--filter", filter)
+		OPT("--checkpoint-interval", interval)
+		OPT("--min-pause", pause)
+		OPT("--parallelism", par)
+		OPT("--distribution", dist)
+		OPT("--memory-budget", budget)
+		OPT("--pipeline-id", pid)
+		OPT("--errors", errors)
+		OPT("--dead-letter", dlq)
+		OPT("--metrics-port", mport)
+		OPT("--csv-delimiter", delim)
+		OPT("--null-literal", nulls)
+		OPT("--epoch-unit", unit)
+		OPT("--rows-per-second", rps)
+		OPT("--number-of-rows", nrows)
+		OPT("--seed", seed)
+		OPT("--block-size", block)
+#undef OPT
+		if (!strcmp(a, "--property") || !strcmp(a, "--field")) {
+			kv_list *l = a[2] == 'p' ? &props : &fields;
+			if (!v || !strchr(v, '=') || l->n == 256)
+				return cli_usage_error("%s needs KEY=VALUE", a);
+			l->items[l->n++] = v;
+			i++;
+			continue;
+		}
+		if (!strcmp(a, "-")) {
+			use_stdin = true;
+			continue;
+		}
+		if (a[0] == '-')
+			return cli_usage_error("unknown option '%s' (see floe ingest --help)", a);
+		if (!table) {
+			table = a;
+		} else if (n_paths < sizeof(paths) / sizeof(paths[0])) {
+			paths[n_paths++] = a;
+		} else {
+			return cli_usage_error("too many paths");
+		}
+	}
+	if (!table)
+		return cli_usage_error("usage: floe ingest <namespace.table> <files or folders...> "
+				       "(see floe ingest --help)");
+	if (!gen && !use_stdin && !n_paths)
+		return cli_usage_error("no input: give files or folders, '-' for stdin, or --generator");
+	if ((gen && (use_stdin || n_paths)) || (use_stdin && n_paths))
+		return cli_usage_error("give one input: files, '-' or --generator");
+
+	sbuf sb = {NULL, 0, 0, false}, *f = &sb;
+	fprintf_sb(f, "pipeline:\n  name: ");
+	if (pid) {
+		q(f, pid);
+	} else {
+		char id[512];
+		snprintf(id, sizeof(id), "ingest-%s", table);
+		q(f, id);
+	}
+	fprintf_sb(f, "\nexecution.checkpointing.interval: ");
+	q(f, interval);
+	if (pause) {
+		fprintf_sb(f, "\nexecution.checkpointing.min-pause: ");
+		q(f, pause);
+	}
+	if (par) {
+		fprintf_sb(f, "\nparallelism.default: ");
+		q(f, par);
+	}
+	if (errors) {
+		fprintf_sb(f, "\nerrors: ");
+		q(f, errors);
+	}
+	if (dlq) {
+		fprintf_sb(f, "\ndead-letter.path: ");
+		q(f, dlq);
+	}
+	if (mport) {
+		fprintf_sb(f, "\nmetrics.port: ");
+		q(f, mport);
+	}
+	if (budget) {
+		fprintf_sb(f, "\nmemory.budget: ");
+		q(f, budget);
+	}
+	fprintf_sb(f, "\nsources:\n  - name: input\n    type: %s\n",
+		gen ? "generator" : use_stdin ? "stdin" : "files");
+	if (format) {
+		fprintf_sb(f, "    format: ");
+		q(f, format);
+		fputc_sb('\n', f);
+	}
+	if (n_paths) {
+		fprintf_sb(f, "    path:\n");
+		for (size_t i = 0; i < n_paths; i++) {
+			fprintf_sb(f, "      - ");
+			q(f, paths[i]);
+			fputc_sb('\n', f);
+		}
+	}
+	if (follow)
+		fprintf_sb(f, "    follow: true\n");
+	if (pattern) {
+		fprintf_sb(f, "    pattern: ");
+		q(f, pattern);
+		fputc_sb('\n', f);
+	}
+	if (delim) {
+		fprintf_sb(f, "    csv.field-delimiter: ");
+		q(f, delim);
+		fputc_sb('\n', f);
+	}
+	if (no_header)
+		fprintf_sb(f, "    csv.header: false\n");
+	if (nulls) {
+		fprintf_sb(f, "    csv.null-literal: ");
+		q(f, nulls);
+		fputc_sb('\n', f);
+	}
+	if (block) {
+		fprintf_sb(f, "    block-size: ");
+		q(f, block);
+		fputc_sb('\n', f);
+	}
+	if (unit) {
+		fprintf_sb(f, "    epoch-unit: ");
+		q(f, unit);
+		fputc_sb('\n', f);
+	}
+	if (rps) {
+		fprintf_sb(f, "    rows-per-second: ");
+		q(f, rps);
+		fputc_sb('\n', f);
+	}
+	if (nrows) {
+		fprintf_sb(f, "    number-of-rows: ");
+		q(f, nrows);
+		fputc_sb('\n', f);
+	}
+	if (seed) {
+		fprintf_sb(f, "    seed: ");
+		q(f, seed);
+		fputc_sb('\n', f);
+	}
+	for (size_t i = 0; i < fields.n; i++) {
+		const char *eq = strchr(fields.items[i], '=');
+		char key[512];
+		snprintf(key, sizeof(key), "fields.%.*s", (int)(eq - fields.items[i]), fields.items[i]);
+		fprintf_sb(f, "    ");
+		q(f, key);
+		fprintf_sb(f, ": ");
+		q(f, eq + 1);
+		fputc_sb('\n', f);
+	}
+	fprintf_sb(f, "tables:\n  - name: ");
+	q(f, table);
+	fputc_sb('\n', f);
+	if (schema) {
+		fprintf_sb(f, "    schema: ");
+		q(f, schema);
+		fputc_sb('\n', f);
+	}
+	if (partition) {
+		fprintf_sb(f, "    partition-by: ");
+		q(f, partition);
+		fputc_sb('\n', f);
+	}
+	if (sort) {
+		fprintf_sb(f, "    sort-by: ");
+		q(f, sort);
+		fputc_sb('\n', f);
+	}
+	if (fv) {
+		fprintf_sb(f, "    format-version: ");
+		q(f, fv);
+		fputc_sb('\n', f);
+	}
+	if (filter) {
+		fprintf_sb(f, "    filter: ");
+		q(f, filter);
+		fputc_sb('\n', f);
+	}
+	if (dist) {
+		fprintf_sb(f, "    distribution-mode: ");
+		q(f, dist);
+		fputc_sb('\n', f);
+	}
+	if (props.n) {
+		fprintf_sb(f, "    properties:\n");
+		for (size_t i = 0; i < props.n; i++) {
+			const char *eq = strchr(props.items[i], '=');
+			char key[512];
+			snprintf(key, sizeof(key), "%.*s", (int)(eq - props.items[i]), props.items[i]);
+			fprintf_sb(f, "      ");
+			q(f, key);
+			fprintf_sb(f, ": ");
+			q(f, eq + 1);
+			fputc_sb('\n', f);
+		}
+	}
+	if (sb.oom || !sb.p) {
+		floe_free(sb.p);
+		fprintf(stderr, "floe: out of memory\n");
+		return 1;
+	}
+	int rc;
+	if (print) {
+		fwrite(sb.p, 1, sb.len, stdout);
+		rc = 0;
+	} else {
+		rc = cli_run_pipeline(sb.p, sb.len, NULL, quiet);
+	}
+	floe_free(sb.p);
+	return rc;
+}

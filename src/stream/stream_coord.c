@@ -1,0 +1,993 @@
+/*
+ * stream_coord.c — the checkpoint coordinator and the committer.
+ *
+ * The coordinator (the thread that calls floe_pipeline_run) reads the
+ * sources and admits their blocks to the tasks; every checkpoint interval
+ * (and never sooner than min-pause after the last one) it stops reading,
+ * waits until every admitted block is in a task writer, records each
+ * source's position, asks every task to close its files, and hands files
+ * and positions to the committer. The committer commits one fast-append
+ * snapshot per table with the pipeline id, checkpoint id and that table's
+ * source positions in its summary; a table with no files is not committed
+ * (empty checkpoints commit nothing).
+ *
+ * spec: ../shared/design.md section 3 (checkpoint and commit). Restart:
+ * each table's current snapshot's ancestry is walked for the newest
+ * snapshot with this pipeline id; its positions say which records the table
+ * holds. A source starts at the smallest position over the tables it feeds,
+ * and each table skips what it holds, so every table resumes exactly where
+ * it stopped.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "arrow/arrow_build.h"
+#include "iceberg/arrow_schema.h"
+#include "stream/stream_runtime.h"
+#include "table/commit.h"
+#include "util/log.h"
+#include "util/rand.h"
+#include "util/timeutil.h"
+
+static int64_t now_ms(void)
+{
+	return floe_monotonic_ns() / 1000000;
+}
+
+/* ---- metrics ----------------------------------------------------------------------- */
+
+static int64_t elapsed_since_commit(void *payload)
+{
+	rt_table *tb = payload;
+	int64_t last = atomic_load(&tb->last_commit_ms);
+	return last ? (floe_now_ms() - last) / 1000 : 0;
+}
+
+static int setup_metrics(floe_pipeline *p, floe_error *err)
+{
+	static const int64_t size_buckets[] = {
+		(int64_t)1 << 16, (int64_t)1 << 20,   (int64_t)4 << 20,	  (int64_t)16 << 20,
+		(int64_t)64 << 20, (int64_t)128 << 20, (int64_t)256 << 20, (int64_t)512 << 20,
+		(int64_t)1 << 30};
+	int rc = floe_metrics_new(&p->metrics);
+	if (rc)
+		return floe_error_set(err, rc, "out of memory");
+	const char *pl[] = {"pipeline", p->pipeline_id};
+	rc = floe_metrics_add(&p->m_ckpts, p->metrics, FLOE_METRIC_COUNTER, "floe_checkpoints",
+			      "checkpoints completed by this run", pl, 1, NULL, 0);
+	rc = rc ? rc
+		: floe_metrics_add(&p->m_ckpt_id, p->metrics, FLOE_METRIC_GAUGE,
+				   "floe_lastCheckpointId", "id of the last completed checkpoint", pl,
+				   1, NULL, 0);
+	for (size_t i = 0; i < p->n_sources && !rc; i++) {
+		rt_source *s = &p->sources[i];
+		const char *l[] = {"pipeline", p->pipeline_id, "source", s->cfg->name};
+		rc = floe_metrics_add(&s->m_in, p->metrics, FLOE_METRIC_COUNTER, "floe_numRecordsIn",
+				      "records read from the source", l, 2, NULL, 0);
+		rc = rc ? rc
+			: floe_metrics_add(&s->m_bytes, p->metrics, FLOE_METRIC_COUNTER,
+					   "floe_numBytesIn", "bytes read from the source", l, 2,
+					   NULL, 0);
+		rc = rc ? rc
+			: floe_metrics_add(&s->m_dead, p->metrics, FLOE_METRIC_COUNTER,
+					   "floe_numRecordsDeadLettered",
+					   "records that did not fit and went to the dead-letter file",
+					   l, 2, NULL, 0);
+	}
+	for (size_t i = 0; i < p->n_tables && !rc; i++) {
+		rt_table *t = &p->tables[i];
+		const char *l[] = {"pipeline", p->pipeline_id, "table", t->ident};
+		rc = floe_metrics_add_fn(&t->m_elapsed, p->metrics,
+					 "floe_elapsedSecondsSinceLastSuccessfulCommit",
+					 "seconds since the last successful commit", l, 2,
+					 elapsed_since_commit, t);
+		rc = rc ? rc
+			: floe_metrics_add(&t->m_commit_ms, p->metrics, FLOE_METRIC_GAUGE,
+					   "floe_lastCommitDurationMs",
+					   "duration of the last commit (ms)", l, 2, NULL, 0);
+		rc = rc ? rc
+			: floe_metrics_add(&t->m_flush_ms, p->metrics, FLOE_METRIC_GAUGE,
+					   "floe_lastFlushDurationMs",
+					   "time the tasks took to close their files at the last "
+					   "checkpoint (ms)",
+					   l, 2, NULL, 0);
+		rc = rc ? rc
+			: floe_metrics_add(&t->m_files, p->metrics, FLOE_METRIC_COUNTER,
+					   "floe_committedDataFilesCount", "data files committed", l,
+					   2, NULL, 0);
+		rc = rc ? rc
+			: floe_metrics_add(&t->m_records, p->metrics, FLOE_METRIC_COUNTER,
+					   "floe_committedDataFilesRecordCount",
+					   "records in committed data files", l, 2, NULL, 0);
+		rc = rc ? rc
+			: floe_metrics_add(&t->m_bytes, p->metrics, FLOE_METRIC_COUNTER,
+					   "floe_committedDataFilesByteCount",
+					   "bytes of committed data files", l, 2, NULL, 0);
+		rc = rc ? rc
+			: floe_metrics_add(&t->m_hist, p->metrics, FLOE_METRIC_HISTOGRAM,
+					   "floe_dataFilesSizeHistogram",
+					   "sizes of committed data files (bytes)", l, 2, size_buckets,
+					   sizeof(size_buckets) / sizeof(size_buckets[0]));
+		rc = rc ? rc
+			: floe_metrics_add(&t->m_out, p->metrics, FLOE_METRIC_COUNTER,
+					   "floe_numRecordsOut", "records committed to the table", l, 2,
+					   NULL, 0);
+		rc = rc ? rc
+			: floe_metrics_add(&t->m_dead, p->metrics, FLOE_METRIC_COUNTER,
+					   "floe_numRecordsDeadLettered_table",
+					   "records dead-lettered for this table", l, 2, NULL, 0);
+	}
+	if (rc)
+		return floe_error_set(err, rc, "metrics: cannot register");
+	if (p->cfg->metrics_port > 0) {
+		if ((rc = floe_metrics_http_start(&p->http, p->metrics, p->cfg->metrics_bind,
+						  (int)p->cfg->metrics_port, &p->http_port, err)))
+			return rc;
+	}
+	return FLOE_OK;
+}
+
+/* ---- opening ------------------------------------------------------------------------ */
+
+static bool find_path(const floe_type *t, int32_t id, int *path, int *depth)
+{
+	if (t->id != FLOE_T_STRUCT || *depth >= 8)
+		return false;
+	for (size_t i = 0; i < t->n_fields; i++) {
+		path[*depth] = (int)i;
+		if (t->fields[i].id == id) {
+			(*depth)++;
+			return true;
+		}
+		(*depth)++;
+		if (find_path(t->fields[i].type, id, path, depth))
+			return true;
+		(*depth)--;
+	}
+	return false;
+}
+
+/* The committed state of this pipeline in table t (newest first). */
+static int restore_table(floe_pipeline *p, rt_table *t, floe_error *err)
+{
+	const floe_metadata *m = floe_table_metadata(t->commit_t);
+	const floe_snapshot *s = floe_metadata_branch_head(m, NULL);
+	int guard = 0;
+	while (s && guard++ < 1000000) {
+		const char *id = floe_snapshot_summary(s, "floe.pipeline-id");
+		if (id && !strcmp(id, p->pipeline_id)) {
+			const char *offs = floe_snapshot_summary(s, "floe.source-offsets");
+			const char *ck = floe_snapshot_summary(s, "floe.checkpoint-id");
+			int rc;
+			if (!offs)
+				return floe_error_set(err, FLOE_ECORRUPT,
+						      "table %s: snapshot %lld of pipeline '%s' has no "
+						      "floe.source-offsets",
+						      t->ident, (long long)s->snapshot_id, p->pipeline_id);
+			if ((rc = stream_offsets_parse_json(&t->skip, offs, strlen(offs), err)))
+				return floe_error_prefix(err, "table %s: snapshot %lld: ", t->ident,
+							 (long long)s->snapshot_id);
+			if (ck && !floe_parse_i64(ck, strlen(ck), &t->last_ckpt))
+				t->last_ckpt = 0;
+			t->skipping = true;
+			FLOE_INFO("table %s: pipeline '%s' resumes after checkpoint %lld (snapshot %lld)",
+				  t->ident, p->pipeline_id, (long long)t->last_ckpt,
+				  (long long)s->snapshot_id);
+			return FLOE_OK;
+		}
+		s = s->parent_id >= 0 ? floe_metadata_snapshot(m, s->parent_id) : NULL;
+	}
+	return FLOE_OK;
+}
+
+static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc, floe_error *err)
+{
+	int rc;
+	t->cfg = tc;
+	floe_arena_init(&t->warena, 4096);
+	stream_offsets_init(&t->skip);
+	if ((rc = floe_catalog_split_ident(tc->name, NULL, &t->ns, &t->name, err)))
+		return floe_error_prefix(err, "table '%s': ", tc->name);
+	if (!(t->ident = floe_strdup(tc->name)))
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	rc = floe_table_load(&t->commit_t, p->cat, t->ns, t->name, err);
+	if (rc == FLOE_ENOTFOUND && tc->schema) {
+		floe_error_clear(err);
+		rc = floe_catalog_create_namespace(p->cat, t->ns, NULL, 0, err);
+		if (rc == FLOE_EEXISTS) {
+			floe_error_clear(err);
+			rc = FLOE_OK;
+		}
+		floe_prop *props = NULL;
+		size_t np = tc->properties.len;
+		if (!rc && np && !(props = floe_calloc(np, sizeof(*props))))
+			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		for (size_t i = 0; !rc && i < np; i++) {
+			props[i].key = tc->properties.items[i].key;
+			props[i].value = tc->properties.items[i].value;
+		}
+		if (!rc) {
+			floe_table_create_opts co = FLOE_TABLE_CREATE_OPTS_INIT;
+			co.schema = tc->schema;
+			co.partition_by = tc->partition_by;
+			co.sort_by = tc->sort_by;
+			co.properties = props;
+			co.n_properties = np;
+			co.format_version = tc->format_version;
+			co.location = tc->location;
+			rc = floe_table_create(&t->commit_t, p->cat, t->ns, t->name, &co, err);
+			if (rc == FLOE_EEXISTS) { /* created meanwhile by another run */
+				floe_error_clear(err);
+				rc = floe_table_load(&t->commit_t, p->cat, t->ns, t->name, err);
+			} else if (!rc) {
+				FLOE_INFO("created table %s", t->ident);
+			}
+		}
+		floe_free(props);
+	} else if (rc == FLOE_ENOTFOUND) {
+		floe_error_clear(err);
+		return floe_error_set(err, FLOE_ENOTFOUND,
+				      "table %s does not exist (give its schema to create it)",
+				      t->ident);
+	}
+	if (rc)
+		return floe_error_prefix(err, "table %s: ", t->ident);
+	if ((rc = floe_table_load(&t->write_t, p->cat, t->ns, t->name, err)))
+		return floe_error_prefix(err, "table %s: ", t->ident);
+	t->meta = floe_table_metadata(t->write_t);
+	t->schema = floe_metadata_current_schema(t->meta);
+	t->spec = floe_metadata_default_spec(t->meta);
+	if (!t->schema || !t->spec)
+		return floe_error_set(err, FLOE_ECORRUPT, "table %s: no current schema or spec",
+				      t->ident);
+	if ((rc = floe_iceberg_arrow_schema(&t->aschema, t->schema, err)) ||
+	    (rc = floe_write_config_from(&t->wcfg, &t->warena, t->meta, err)))
+		return floe_error_prefix(err, "table %s: ", t->ident);
+	t->decode_type = t->schema->root;
+	if (tc->filter) {
+		/* fields the filter tests but the table lacks are decoded as extra
+		 * string columns that are never written */
+		char **names = NULL;
+		size_t n_names = 0;
+		if ((rc = stream_filter_unknown_fields(&names, &n_names, tc->filter, t->schema->root,
+						       err)))
+			return floe_error_prefix(err, "table %s: ", t->ident);
+		if (n_names) {
+			const floe_type *root = t->schema->root;
+			floe_type *ext = floe_arena_calloc(&t->warena, 1, sizeof(*ext));
+			floe_field *fs = floe_arena_calloc(&t->warena, root->n_fields + n_names,
+							   sizeof(*fs));
+			if (!ext || !fs)
+				rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			for (size_t i = 0; !rc && i < n_names; i++) {
+				floe_field *f = &fs[root->n_fields + i];
+				f->id = INT32_MAX - (int32_t)i;
+				f->type = floe_type_primitive(FLOE_T_STRING);
+				if (!(f->name = floe_arena_strdup(&t->warena, names[i])))
+					rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			}
+			if (!rc) {
+				*ext = *root;
+				memcpy(fs, root->fields, root->n_fields * sizeof(*fs));
+				ext->fields = fs;
+				ext->n_fields = root->n_fields + n_names;
+				t->decode_type = ext;
+				t->n_extra = n_names;
+			}
+		}
+		for (size_t i = 0; i < n_names; i++)
+			floe_free(names[i]);
+		floe_free(names);
+		if (rc)
+			return rc;
+		if ((rc = stream_filter_compile(&t->filter, tc->filter, t->decode_type, err)))
+			return floe_error_prefix(err, "table %s: ", t->ident);
+	}
+	t->dist = tc->distribution;
+	if (t->dist == STREAM_DIST_UNSET) {
+		const char *dm = floe_metadata_property(t->meta, "write.distribution-mode");
+		t->dist = dm && (!strcmp(dm, "hash") || !strcmp(dm, "range")) ? STREAM_DIST_HASH
+									    : STREAM_DIST_NONE;
+	}
+	if (t->dist == STREAM_DIST_RANGE) {
+		FLOE_INFO("table %s: range distribution is not implemented yet; using hash",
+			  t->ident);
+		t->dist = STREAM_DIST_HASH;
+	}
+	if (t->dist == STREAM_DIST_HASH && t->spec->n_fields) {
+		t->pplan = floe_calloc(t->spec->n_fields, sizeof(rt_pfield));
+		if (!t->pplan)
+			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		for (size_t i = 0; i < t->spec->n_fields; i++) {
+			const floe_partition_field *pf = &t->spec->fields[i];
+			const floe_schema_entry *e = floe_schema_find(t->schema, pf->source_id);
+			rt_pfield *f = &t->pplan[t->n_pplan];
+			if (!e || !find_path(t->schema->root, pf->source_id, f->path, &f->depth))
+				continue; /* void or dropped source: every row is the same there */
+			f->src_type = e->type;
+			f->pf = pf;
+			t->n_pplan++;
+		}
+	}
+	return restore_table(p, t, err);
+}
+
+static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *sc,
+		       floe_arena *a, floe_error *err)
+{
+	int rc;
+	s->cfg = sc;
+	switch (sc->type) {
+	case STREAM_SRC_FILES: {
+		stream_file_opts fo = {0};
+		char **abs = floe_arena_calloc(a, sc->n_paths ? sc->n_paths : 1, sizeof(char *));
+		if (!abs)
+			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		for (size_t i = 0; i < sc->n_paths; i++) {
+			const char *path = sc->paths[i];
+			if (path[0] != '/' && p->cfg->base_dir)
+				abs[i] = floe_arena_sprintf(a, "%s/%s", p->cfg->base_dir, path);
+			else
+				abs[i] = floe_arena_strdup(a, path);
+			if (!abs[i])
+				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		}
+		fo.paths = (const char *const *)abs;
+		fo.n_paths = sc->n_paths;
+		fo.pattern = sc->pattern;
+		fo.follow = sc->follow;
+		fo.monitor_interval_ms = sc->monitor_interval_ms;
+		fo.format = (stream_format)sc->format;
+		fo.block_bytes = (size_t)sc->block_bytes;
+		fo.max_record_bytes = (size_t)sc->max_record_bytes;
+		fo.csv_quote = sc->csv_quote;
+		fo.csv_header = sc->csv_header;
+		rc = stream_source_files_new(&s->src, sc->name, &fo, err);
+		break;
+	}
+	case STREAM_SRC_STDIN: {
+		stream_stdin_opts so = {0, (stream_format)sc->format, (size_t)sc->block_bytes,
+					(size_t)sc->max_record_bytes, sc->csv_quote, sc->csv_header};
+		rc = stream_source_stdin_new(&s->src, sc->name, &so, err);
+		break;
+	}
+	case STREAM_SRC_GENERATOR: {
+		stream_gen_opts go = {0};
+		floe_schema *gs = NULL;
+		if (sc->schema) {
+			if ((rc = floe_schema_parse_compact(&gs, a, sc->schema, err)))
+				return floe_error_prefix(err, "source '%s': schema: ", sc->name);
+			go.schema = gs;
+		} else if (s->n_tables) {
+			go.schema = p->tables[s->tables[0]].schema;
+		} else {
+			return floe_error_set(err, FLOE_EINVAL, "source '%s' feeds no table", sc->name);
+		}
+		go.rows_per_second = sc->rows_per_second;
+		go.number_of_rows = sc->number_of_rows;
+		go.seed = (uint64_t)sc->seed;
+		go.fields = &sc->gen_fields;
+		rc = stream_source_gen_new(&s->src, sc->name, &go, err);
+		break;
+	}
+	default:
+		return floe_error_set(err, FLOE_EUNSUPPORTED,
+				      "source '%s': the kafka source is not built into this floe yet",
+				      sc->name);
+	}
+	return rc;
+}
+
+/* Where each source starts: the smallest committed position over its tables. */
+static int seek_sources(floe_pipeline *p, floe_error *err)
+{
+	for (size_t i = 0; i < p->n_sources; i++) {
+		rt_source *s = &p->sources[i];
+		stream_offsets start, params;
+		int rc = FLOE_OK;
+		stream_offsets_init(&start);
+		stream_offsets_init(&params);
+		for (size_t k = 0; k < s->n_tables && !rc; k++) {
+			const stream_offsets *o = &p->tables[s->tables[k]].skip;
+			for (size_t j = 0; j < o->n && !rc; j++)
+				if (o->items[j].split[0] == STREAM_PARAM_PREFIX)
+					rc = stream_offsets_set(&params, o->items[j].split + 1,
+								o->items[j].pos);
+			if (!rc)
+				rc = k == 0 ? stream_offsets_copy(&start, o) : stream_offsets_min(&start, o);
+		}
+		for (size_t j = 0; j < params.n && !rc; j++)
+			rc = stream_offsets_set(&start, params.items[j].split, params.items[j].pos);
+		if (rc)
+			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		else
+			rc = s->src->ops->seek(s->src, &start, err);
+		stream_offsets_reset(&start);
+		stream_offsets_reset(&params);
+		if (rc)
+			return floe_error_prefix(err, "source '%s': ", s->cfg->name);
+	}
+	return FLOE_OK;
+}
+
+int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *cat,
+			 const stream_sink_ops *sink, const floe_pipeline_opts *opts,
+			 floe_error *err)
+{
+	floe_pipeline *p;
+	int rc;
+	*out = NULL;
+	p = floe_calloc(1, sizeof(*p));
+	if (!p) {
+		stream_config_free(cfg);
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	}
+	p->cfg = cfg;
+	p->cat = cat;
+	p->sink = sink ? sink : &stream_sink_task_writers;
+	p->dlq_fd = -1;
+	p->start_ns = floe_monotonic_ns();
+	if (opts)
+		p->opts = *opts;
+	if (!p->opts.progress_interval_ms)
+		p->opts.progress_interval_ms = 500;
+	floe_uuid_v4_str(p->op_id);
+	if (floe_mutex_init(&p->lock) || floe_cond_init(&p->hub_cv) || floe_cond_init(&p->commit_cv) ||
+	    floe_mutex_init(&p->dlq_lock)) {
+		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		goto fail;
+	}
+	p->pipeline_id = floe_strdup(cfg->pipeline_id);
+	p->dlq_path = floe_strdup(cfg->dead_letter_path);
+	if (!p->pipeline_id || !p->dlq_path) {
+		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (cfg->has_catalog) {
+		floe_catalog_config cc = FLOE_CATALOG_CONFIG_INIT;
+		cc.type = cfg->catalog_type;
+		cc.uri = cfg->catalog_uri;
+		cc.name = cfg->catalog_name;
+		cc.warehouse = cfg->catalog_warehouse;
+		if ((rc = floe_catalog_open(&p->cat, &cc, err)))
+			goto fail;
+		p->own_cat = true;
+	}
+	if (!p->cat) {
+		rc = floe_error_set(err, FLOE_EINVAL, "no catalog");
+		goto fail;
+	}
+	p->n_tasks = (int)cfg->parallelism;
+	p->max_units = cfg->max_buffered_blocks > 0 ? cfg->max_buffered_blocks : p->n_tasks + 2;
+	p->raw_cap = (size_t)p->max_units + 1;
+	p->raw = floe_calloc(p->raw_cap, sizeof(raw_item));
+	p->tables = floe_calloc(cfg->n_tables ? cfg->n_tables : 1, sizeof(rt_table));
+	p->sources = floe_calloc(cfg->n_sources ? cfg->n_sources : 1, sizeof(rt_source));
+	p->tasks = floe_calloc((size_t)p->n_tasks, sizeof(rt_task));
+	if (!p->raw || !p->tables || !p->sources || !p->tasks) {
+		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		goto fail;
+	}
+	p->n_sources = cfg->n_sources;
+	for (size_t i = 0; i < cfg->n_tables; i++) {
+		rt_table *t = &p->tables[i];
+		p->n_tables = i + 1;
+		if ((rc = open_table(p, t, &cfg->tables[i], err)))
+			goto fail;
+		for (size_t k = 0; k < cfg->n_sources; k++)
+			if (!strcmp(cfg->sources[k].name, cfg->tables[i].source))
+				t->src = k;
+		if (t->last_ckpt >= p->next_ckpt)
+			p->next_ckpt = t->last_ckpt;
+		p->io = floe_table_io(t->write_t);
+	}
+	p->next_ckpt++;
+	p->run_id = p->next_ckpt;
+	for (size_t k = 0; k < cfg->n_sources; k++) {
+		rt_source *s = &p->sources[k];
+		s->tables = floe_calloc(cfg->n_tables ? cfg->n_tables : 1, sizeof(size_t));
+		if (!s->tables) {
+			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			goto fail;
+		}
+		for (size_t i = 0; i < p->n_tables; i++)
+			if (p->tables[i].src == k)
+				s->tables[s->n_tables++] = i;
+		if ((rc = open_source(p, s, &cfg->sources[k], &cfg->arena, err)))
+			goto fail;
+	}
+	if ((rc = seek_sources(p, err)))
+		goto fail;
+	if ((rc = floe_parquet_budget_new(&p->budget, (uint64_t)cfg->memory_budget, NULL, NULL))) {
+		rc = floe_error_set(err, rc, "out of memory");
+		goto fail;
+	}
+	if ((rc = setup_metrics(p, err)))
+		goto fail;
+	for (int i = 0; i < p->n_tasks; i++)
+		if ((rc = stream_task_init(&p->tasks[i], p, i, err)))
+			goto fail;
+	*out = p;
+	return FLOE_OK;
+fail:
+	floe_pipeline_free(p);
+	return rc;
+}
+
+/* ---- the committer -------------------------------------------------------------------- */
+
+static void ckpt_free(ckpt_item *c, size_t n_tables, size_t n_sources)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_arenas; i++)
+		floe_arena_free(c->arenas[i]);
+	floe_free(c->arenas);
+	for (size_t i = 0; c->files && i < n_tables; i++)
+		floe_free(c->files[i]);
+	floe_free(c->files);
+	floe_free(c->n_files);
+	for (size_t i = 0; c->offsets && i < n_tables; i++)
+		floe_free(c->offsets[i]);
+	floe_free(c->offsets);
+	for (size_t i = 0; c->positions && i < n_sources; i++)
+		stream_offsets_reset(&c->positions[i]);
+	floe_free(c->positions);
+	floe_free(c);
+}
+
+static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, floe_error *err)
+{
+	floe_append *ap = NULL;
+	char num[32];
+	int64_t snap = -1, t0 = now_ms(), records = 0, bytes = 0;
+	int rc;
+	size_t n = c->n_files[ti];
+	if (n == 0)
+		return FLOE_OK; /* empty checkpoint: nothing to commit */
+	FLOE_DEBUG("checkpoint %lld: committing %zu files to %s", (long long)c->id, n, t->ident);
+	if ((rc = floe_append_new(&ap, t->commit_t, NULL, err)))
+		goto done;
+	for (size_t i = 0; i < n && !rc; i++) {
+		rc = floe_append_add_file(ap, &c->files[ti][i], err);
+		records += c->files[ti][i].record_count;
+		bytes += c->files[ti][i].file_size_in_bytes;
+	}
+	snprintf(num, sizeof(num), "%lld", (long long)c->id);
+	rc = rc ? rc : floe_append_set_summary(ap, "floe.pipeline-id", p->pipeline_id, err);
+	rc = rc ? rc : floe_append_set_summary(ap, "floe.checkpoint-id", num, err);
+	rc = rc ? rc : floe_append_set_summary(ap, "floe.source", p->sources[t->src].cfg->name, err);
+	rc = rc ? rc : floe_append_set_summary(ap, "floe.source-offsets", c->offsets[ti], err);
+	rc = rc ? rc : floe_append_set_summary(ap, "flink.job-id", p->pipeline_id, err);
+	rc = rc ? rc : floe_append_set_summary(ap, "flink.max-committed-checkpoint-id", num, err);
+	rc = rc ? rc : floe_append_commit(ap, &snap, err);
+	if (rc)
+		goto done;
+	int64_t dt = now_ms() - t0;
+	atomic_store(&t->last_commit_ms, floe_now_ms());
+	floe_metric_set(t->m_commit_ms, dt);
+	floe_metric_set(t->m_flush_ms, c->flush_ms);
+	floe_metric_add(t->m_files, (int64_t)n);
+	floe_metric_add(t->m_records, records);
+	floe_metric_add(t->m_bytes, bytes);
+	floe_metric_add(t->m_out, records);
+	for (size_t i = 0; i < n; i++)
+		floe_metric_observe(t->m_hist, c->files[ti][i].file_size_in_bytes);
+	atomic_fetch_add(&p->records_out, records);
+	atomic_fetch_add(&p->files_committed, (int64_t)n);
+	FLOE_INFO("table %s: checkpoint %lld committed as snapshot %lld (%zu files, %lld records, "
+		  "%lld ms)",
+		  t->ident, (long long)c->id, (long long)snap, n, (long long)records, (long long)dt);
+done:
+	floe_append_free(ap);
+	if (rc)
+		floe_error_prefix(err, "checkpoint %lld: table %s: ", (long long)c->id, t->ident);
+	return rc;
+}
+
+static void *committer_main(void *arg)
+{
+	floe_pipeline *p = arg;
+	floe_error err;
+	floe_error_clear(&err);
+	floe_mutex_lock(&p->lock);
+	for (;;) {
+		while (!p->pending && !p->committer_exit && !atomic_load(&p->cancel))
+			floe_cond_wait(&p->commit_cv, &p->lock);
+		if (atomic_load(&p->cancel) || (!p->pending && p->committer_exit))
+			break;
+		ckpt_item *c = p->pending;
+		floe_mutex_unlock(&p->lock);
+		int rc = FLOE_OK;
+		for (size_t i = 0; i < p->n_tables && !rc; i++)
+			rc = commit_table(p, &p->tables[i], c, i, &err);
+		if (!rc) {
+			for (size_t i = 0; i < p->n_sources; i++)
+				if (p->sources[i].src->ops->ack)
+					p->sources[i].src->ops->ack(p->sources[i].src, &c->positions[i]);
+			atomic_fetch_add(&p->checkpoints, 1);
+			atomic_store(&p->last_ckpt_id, c->id);
+			floe_metric_add(p->m_ckpts, 1);
+			floe_metric_set(p->m_ckpt_id, c->id);
+		}
+		floe_mutex_lock(&p->lock);
+		p->pending = NULL;
+		ckpt_free(c, p->n_tables, p->n_sources);
+		if (rc)
+			stream_fail_locked(p, &err);
+		floe_cond_broadcast(&p->commit_cv);
+		floe_cond_broadcast(&p->hub_cv);
+	}
+	floe_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* ---- the coordinator --------------------------------------------------------------------- */
+
+/* Take a checkpoint: drain, close files, hand to the committer. */
+static int checkpoint(floe_pipeline *p, floe_error *err)
+{
+	ckpt_item *c = floe_calloc(1, sizeof(*c));
+	int rc = FLOE_OK;
+	int64_t t0;
+	if (!c)
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	c->files = floe_calloc(p->n_tables ? p->n_tables : 1, sizeof(floe_data_file *));
+	c->n_files = floe_calloc(p->n_tables ? p->n_tables : 1, sizeof(size_t));
+	c->offsets = floe_calloc(p->n_tables ? p->n_tables : 1, sizeof(char *));
+	c->positions = floe_calloc(p->n_sources ? p->n_sources : 1, sizeof(stream_offsets));
+	c->arenas = floe_calloc((size_t)p->n_tasks, sizeof(floe_arena *));
+	if (!c->files || !c->n_files || !c->offsets || !c->positions || !c->arenas) {
+		ckpt_free(c, p->n_tables, p->n_sources);
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < p->n_sources; i++)
+		stream_offsets_init(&c->positions[i]);
+	/* the barrier: every admitted block is in a writer */
+	floe_mutex_lock(&p->lock);
+	while ((p->units > 0 || p->raw_len > 0) && !atomic_load(&p->cancel))
+		floe_cond_wait(&p->hub_cv, &p->lock);
+	floe_mutex_unlock(&p->lock);
+	if (atomic_load(&p->cancel)) {
+		ckpt_free(c, p->n_tables, p->n_sources);
+		return FLOE_ECANCELED;
+	}
+	for (size_t i = 0; i < p->n_sources && !rc; i++)
+		rc = p->sources[i].src->ops->position(p->sources[i].src, &c->positions[i], err);
+	for (size_t i = 0; i < p->n_tables && !rc; i++) {
+		floe_buf b;
+		floe_buf_init(&b, (size_t)64 << 20);
+		rc = stream_offsets_write_json(&c->positions[p->tables[i].src], &b);
+		/* source parameters are recorded with their '@' */
+		if (!rc && !(c->offsets[i] = floe_buf_detach(&b, NULL)))
+			rc = FLOE_ENOMEM;
+		floe_buf_reset(&b);
+		if (rc)
+			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	}
+	if (rc) {
+		ckpt_free(c, p->n_tables, p->n_sources);
+		return rc;
+	}
+	/* close the files */
+	t0 = now_ms();
+	floe_mutex_lock(&p->lock);
+	for (int i = 0; i < p->n_tasks; i++) {
+		p->tasks[i].ckpt_req = true;
+		p->tasks[i].ckpt_done = false;
+		floe_cond_signal(&p->tasks[i].cv);
+	}
+	for (;;) {
+		bool all = true;
+		for (int i = 0; i < p->n_tasks; i++)
+			all = all && p->tasks[i].ckpt_done;
+		if (all || atomic_load(&p->cancel))
+			break;
+		floe_cond_wait(&p->hub_cv, &p->lock);
+	}
+	floe_mutex_unlock(&p->lock);
+	if (atomic_load(&p->cancel)) {
+		ckpt_free(c, p->n_tables, p->n_sources);
+		return FLOE_ECANCELED;
+	}
+	c->flush_ms = now_ms() - t0;
+	/* the tasks are idle now: collect their files */
+	for (int k = 0; k < p->n_tasks; k++) {
+		rt_task *t = &p->tasks[k];
+		c->arenas[c->n_arenas++] = t->ckpt_arena;
+		t->ckpt_arena = NULL;
+		for (size_t i = 0; i < p->n_tables; i++) {
+			size_t n = t->ckpt_n[i];
+			if (!n)
+				continue;
+			floe_data_file *f = floe_realloc(c->files[i], (c->n_files[i] + n) * sizeof(*f));
+			if (!f) {
+				ckpt_free(c, p->n_tables, p->n_sources);
+				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			}
+			memcpy(f + c->n_files[i], t->ckpt_files[i], n * sizeof(*f));
+			c->files[i] = f;
+			c->n_files[i] += n;
+			t->ckpt_n[i] = 0;
+		}
+	}
+	/* dead letters of this checkpoint are on disk before its commit */
+	floe_buf none;
+	floe_buf_init(&none, 0);
+	if ((rc = stream_dlq_flush(p, &none, true, err))) {
+		ckpt_free(c, p->n_tables, p->n_sources);
+		return rc;
+	}
+	c->id = p->next_ckpt++;
+	size_t total = 0;
+	for (size_t i = 0; i < p->n_tables; i++)
+		total += c->n_files[i];
+	FLOE_DEBUG("checkpoint %lld: %zu files, tasks closed them in %lld ms", (long long)c->id, total,
+		   (long long)c->flush_ms);
+	/* hand over (one commit in flight: wait for the previous one) */
+	floe_mutex_lock(&p->lock);
+	while (p->pending && !atomic_load(&p->cancel))
+		floe_cond_wait(&p->commit_cv, &p->lock);
+	if (atomic_load(&p->cancel)) {
+		floe_mutex_unlock(&p->lock);
+		ckpt_free(c, p->n_tables, p->n_sources);
+		return FLOE_ECANCELED;
+	}
+	if (total == 0) {
+		/* empty checkpoint: nothing to commit */
+		floe_mutex_unlock(&p->lock);
+		ckpt_free(c, p->n_tables, p->n_sources);
+		return FLOE_OK;
+	}
+	p->pending = c;
+	floe_cond_broadcast(&p->commit_cv);
+	floe_mutex_unlock(&p->lock);
+	return FLOE_OK;
+}
+
+static void progress(floe_pipeline *p)
+{
+	floe_pipeline_stats st;
+	if (!p->opts.progress)
+		return;
+	floe_pipeline_get_stats(p, &st);
+	p->opts.progress(&st, p->opts.progress_payload);
+}
+
+static int start_threads(floe_pipeline *p, floe_error *err)
+{
+	char name[16];
+	for (int i = 0; i < p->n_tasks; i++) {
+		snprintf(name, sizeof(name), "floe-task-%d", i % 1000);
+		if (floe_thread_start(&p->tasks[i].th, name, stream_task_main, &p->tasks[i]))
+			return floe_error_set(err, FLOE_ENOMEM, "cannot start a writer thread");
+	}
+	if (floe_thread_start(&p->committer, "floe-commit", committer_main, p))
+		return floe_error_set(err, FLOE_ENOMEM, "cannot start the committer thread");
+	p->threads_started = true;
+	return FLOE_OK;
+}
+
+static void stop_threads(floe_pipeline *p)
+{
+	floe_mutex_lock(&p->lock);
+	p->shutdown = true;
+	p->committer_exit = true;
+	for (int i = 0; i < p->n_tasks; i++)
+		floe_cond_broadcast(&p->tasks[i].cv);
+	floe_cond_broadcast(&p->commit_cv);
+	floe_mutex_unlock(&p->lock);
+	floe_thread_join(&p->committer);
+	for (int i = 0; i < p->n_tasks; i++)
+		floe_thread_join(&p->tasks[i].th);
+	p->threads_started = false;
+}
+
+/* Admit a block (waits while the tasks are full). */
+static int admit(floe_pipeline *p, stream_block *b, size_t src)
+{
+	floe_mutex_lock(&p->lock);
+	while (p->units >= p->max_units && !atomic_load(&p->cancel))
+		floe_cond_wait(&p->hub_cv, &p->lock);
+	if (atomic_load(&p->cancel)) {
+		floe_mutex_unlock(&p->lock);
+		stream_block_reset(b);
+		return FLOE_ECANCELED;
+	}
+	raw_item *it = &p->raw[(p->raw_head + p->raw_len) % p->raw_cap];
+	it->b = *b;
+	it->src = src;
+	memset(b, 0, sizeof(*b));
+	p->raw_len++;
+	p->units++;
+	/* any idle task may take it */
+	for (int i = 0; i < p->n_tasks; i++)
+		floe_cond_signal(&p->tasks[i].cv);
+	floe_mutex_unlock(&p->lock);
+	return FLOE_OK;
+}
+
+int floe_pipeline_run(floe_pipeline *p, floe_error *err)
+{
+	int rc = FLOE_OK;
+	int64_t interval = p->cfg->checkpoint_interval_ms, pause = p->cfg->min_pause_ms;
+	int64_t last_start = now_ms(), last_end = last_start, last_progress = 0;
+	floe_error local;
+	floe_error_clear(&local);
+	if (p->threads_started)
+		return floe_error_set(err, FLOE_EINVAL, "the pipeline is already running");
+	if ((rc = start_threads(p, &local))) {
+		stream_fail(p, &local);
+		goto done;
+	}
+	for (;;) {
+		int64_t now = now_ms();
+		bool all_eof = true;
+		for (size_t i = 0; i < p->n_sources; i++)
+			all_eof = all_eof && p->sources[i].eof;
+		bool stop = atomic_load(&p->stop_req) || all_eof;
+		if (atomic_load(&p->cancel))
+			break;
+		if (stop || (now - last_start >= interval && now - last_end >= pause)) {
+			last_start = now;
+			rc = checkpoint(p, &local);
+			last_end = now_ms();
+			if (rc) {
+				if (rc != FLOE_ECANCELED)
+					stream_fail(p, &local);
+				break;
+			}
+			if (stop)
+				break;
+		}
+		if (p->opts.progress && now - last_progress >= p->opts.progress_interval_ms) {
+			last_progress = now;
+			progress(p);
+		}
+		/* read: one block from each source that has data */
+		bool any = false;
+		for (size_t i = 0; i < p->n_sources; i++) {
+			rt_source *s = &p->sources[i];
+			stream_block b;
+			bool got = false, eof = false;
+			if (s->eof)
+				continue;
+			memset(&b, 0, sizeof(b));
+			if ((rc = s->src->ops->next(s->src, &b, &got, &eof, &local))) {
+				floe_error_prefix(&local, "source '%s': ", s->cfg->name);
+				stream_fail(p, &local);
+				break;
+			}
+			s->eof = eof;
+			if (got) {
+				any = true;
+				if ((rc = admit(p, &b, i)))
+					break;
+			}
+		}
+		if (rc)
+			break;
+		if (!any) {
+			bool eof_now = true;
+			for (size_t i = 0; i < p->n_sources; i++)
+				eof_now = eof_now && p->sources[i].eof;
+			if (eof_now)
+				continue; /* the final checkpoint comes next */
+			int64_t due = interval - (now_ms() - last_start);
+			int64_t wait = due < 100 ? (due < 1 ? 1 : due) : 100;
+			if (atomic_load(&p->stop_req))
+				wait = 1;
+			for (size_t i = 0; i < p->n_sources; i++)
+				if (!p->sources[i].eof) {
+					p->sources[i].src->ops->wait(p->sources[i].src, wait);
+					break;
+				}
+		}
+	}
+done:
+	if (p->threads_started) {
+		/* let the last commit finish (unless cancelled), then stop */
+		floe_mutex_lock(&p->lock);
+		while (p->pending && !atomic_load(&p->cancel))
+			floe_cond_wait(&p->commit_cv, &p->lock);
+		floe_mutex_unlock(&p->lock);
+		stop_threads(p);
+	}
+	progress(p);
+	floe_mutex_lock(&p->lock);
+	bool failed = p->failed;
+	floe_error first = p->first_err;
+	floe_mutex_unlock(&p->lock);
+	if (failed) {
+		if (err)
+			*err = first;
+		return first.code ? first.code : FLOE_EIO;
+	}
+	if (atomic_load(&p->cancel))
+		return floe_error_set(err, FLOE_ECANCELED, "pipeline cancelled");
+	return FLOE_OK;
+}
+
+void floe_pipeline_stop(floe_pipeline *p)
+{
+	if (p)
+		atomic_store(&p->stop_req, true);
+}
+
+void floe_pipeline_cancel(floe_pipeline *p)
+{
+	if (p)
+		atomic_store(&p->cancel, true);
+}
+
+void floe_pipeline_get_stats(const floe_pipeline *p, floe_pipeline_stats *out)
+{
+	floe_pipeline *q = (floe_pipeline *)p;
+	memset(out, 0, sizeof(*out));
+	out->records_in = atomic_load(&q->records_in);
+	out->records_written = atomic_load(&q->rows_written);
+	out->records_committed = atomic_load(&q->records_out);
+	out->records_dead = atomic_load(&q->dead);
+	out->bytes_in = atomic_load(&q->bytes_in);
+	out->checkpoints = atomic_load(&q->checkpoints);
+	out->last_checkpoint_id = atomic_load(&q->last_ckpt_id);
+	out->files_committed = atomic_load(&q->files_committed);
+	out->elapsed_ms = (floe_monotonic_ns() - q->start_ns) / 1000000;
+	out->metrics_port = q->http_port;
+}
+
+void floe_pipeline_free(floe_pipeline *p)
+{
+	if (!p)
+		return;
+	if (p->threads_started) {
+		atomic_store(&p->cancel, true);
+		stop_threads(p);
+	}
+	floe_metrics_http_stop(p->http);
+	bool clean = !atomic_load(&p->cancel) && !p->failed;
+	for (int i = 0; p->tasks && i < p->n_tasks; i++)
+		stream_task_reset(&p->tasks[i], !clean);
+	floe_free(p->tasks);
+	for (size_t i = 0; p->raw && i < p->raw_len; i++)
+		stream_block_reset(&p->raw[(p->raw_head + i) % p->raw_cap].b);
+	floe_free(p->raw);
+	ckpt_free(p->pending, p->n_tables, p->n_sources);
+	for (size_t i = 0; p->sources && i < p->n_sources; i++) {
+		if (p->sources[i].src)
+			p->sources[i].src->ops->free(p->sources[i].src);
+		floe_free(p->sources[i].tables);
+	}
+	floe_free(p->sources);
+	for (size_t i = 0; p->tables && i < p->n_tables; i++) {
+		rt_table *t = &p->tables[i];
+		floe_arrow_schema_release(&t->aschema);
+		stream_filter_free(t->filter);
+		stream_offsets_reset(&t->skip);
+		floe_free(t->pplan);
+		floe_table_free(t->write_t);
+		floe_table_free(t->commit_t);
+		floe_arena_reset(&t->warena);
+		floe_free(t->ns);
+		floe_free(t->name);
+		floe_free(t->ident);
+	}
+	floe_free(p->tables);
+	floe_parquet_budget_free(p->budget);
+	floe_metrics_free(p->metrics);
+	if (p->dlq_fd >= 0)
+		close(p->dlq_fd);
+	floe_free(p->dlq_path);
+	floe_free(p->pipeline_id);
+	if (p->own_cat)
+		floe_catalog_free(p->cat);
+	stream_config_free(p->cfg);
+	floe_mutex_destroy(&p->dlq_lock);
+	floe_cond_destroy(&p->commit_cv);
+	floe_cond_destroy(&p->hub_cv);
+	floe_mutex_destroy(&p->lock);
+	floe_free(p);
+}

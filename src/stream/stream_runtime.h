@@ -1,0 +1,218 @@
+/*
+ * stream_runtime.h — the streaming runtime's internals, shared by the
+ * coordinator (stream_coord.c), the writer tasks (stream_task.c) and the
+ * public API (stream_api.c).
+ *
+ * DESIGN (threads and messages):
+ *
+ *   coordinator ──raw blocks──► shared queue ──► task ×N ──parts──► task inboxes
+ *   (reads the sources,                          decode, route,   (HASH: rows of a
+ *    triggers checkpoints)                       write files       partition to one task)
+ *        │ barrier: wait until drained, ask every task to complete()
+ *        └──checkpoint (files + offsets)──► committer ──► catalog (one snapshot per table)
+ *
+ * One mutex (the hub) guards every queue and counter; each thread waits on
+ * its own condition variable. Work is counted in units: a raw block is one
+ * unit until a task has decoded it; every part it hands to another task is
+ * one more; a unit ends when its rows are in a file. The coordinator admits
+ * a block only while units < max_units, which bounds memory and every inbox
+ * (an inbox never holds more than max_units + N*N parts), so a push never
+ * blocks and tasks cannot deadlock on each other. A checkpoint barrier is
+ * "units == 0": every block read before it is in a task writer, none after.
+ * Errors travel as the hub's first error plus the cancel flag, which every
+ * loop and wait checks.
+ */
+#ifndef FLOE_STREAM_RUNTIME_H
+#define FLOE_STREAM_RUNTIME_H
+
+#include <stdatomic.h>
+
+#include "floe/pipeline.h"
+#include "obs/obs_metrics.h"
+#include "parquet/writer.h"
+#include "stream/stream_config.h"
+#include "stream/stream_decode.h"
+#include "stream/stream_filter.h"
+#include "stream/stream_source.h"
+#include "table/table_impl.h"
+#include "util/thread.h"
+#include "write/write.h"
+
+/* How tasks write files: the task writers of src/write, or a test double. */
+typedef struct stream_sink_ops {
+	int (*open)(void **out, floe_fileio *io, const floe_metadata *m, const floe_write_config *cfg,
+		    const floe_task_writer_opts *o, floe_error *err);
+	int (*write)(void *w, const struct ArrowArray *batch, const struct ArrowSchema *schema,
+		     floe_error *err);
+	/* Close the open files; append their entries (strings in a) to files/n. */
+	int (*complete)(void *w, floe_data_file **files, size_t *n, floe_arena *a, floe_error *err);
+	void (*abort)(void *w);
+	void (*free)(void *w);
+} stream_sink_ops;
+
+extern const stream_sink_ops stream_sink_task_writers;
+
+/* Split names starting with '@' are source parameters (the generator's base
+ * time), not positions: merged by taking any table's value, never skipped. */
+#define STREAM_PARAM_PREFIX '@'
+
+typedef struct rt_pfield {
+	int path[8];
+	int depth;
+	const floe_type *src_type;
+	const floe_partition_field *pf;
+} rt_pfield;
+
+typedef struct rt_table {
+	const stream_table_cfg *cfg;
+	char *ns, *name, *ident;
+	floe_table *commit_t; /* the committer's handle (refreshed by commits) */
+	floe_table *write_t;  /* frozen metadata the tasks write with */
+	const floe_metadata *meta;
+	const floe_schema *schema;
+	const floe_partition_spec *spec;
+	struct ArrowSchema aschema;
+	floe_write_config wcfg;
+	floe_arena warena;
+	stream_filter *filter;
+	const floe_type *decode_type; /* the schema's root, plus the filter's extra fields */
+	size_t n_extra;               /* extra (string) fields at the end, not written */
+	int dist; /* stream_dist */
+	size_t src;
+	stream_offsets skip; /* committed positions: records before them are in the table */
+	bool skipping;
+	int64_t last_ckpt; /* last committed checkpoint id (0: none) */
+	rt_pfield *pplan;
+	size_t n_pplan;
+	/* metrics */
+	floe_metric *m_files, *m_records, *m_bytes, *m_commit_ms, *m_flush_ms, *m_hist;
+	floe_metric *m_elapsed, *m_out, *m_dead;
+	_Atomic int64_t last_commit_ms; /* wall clock of the last successful commit */
+} rt_table;
+
+typedef struct rt_source {
+	const stream_source_cfg *cfg;
+	stream_source *src;
+	size_t *tables;
+	size_t n_tables;
+	bool eof;
+	floe_metric *m_in, *m_dead, *m_bytes;
+} rt_source;
+
+typedef struct raw_item {
+	stream_block b;
+	size_t src;
+} raw_item;
+
+typedef struct part_item {
+	size_t table;
+	struct ArrowArray batch;
+} part_item;
+
+typedef struct rt_task {
+	floe_pipeline *p;
+	int idx;
+	floe_thread th;
+	floe_cond cv;
+	part_item *inbox; /* ring */
+	size_t in_head, in_len, in_cap;
+	bool ckpt_req, ckpt_done;
+	floe_arena *ckpt_arena;     /* the finished files' strings, handed to the checkpoint */
+	floe_data_file **ckpt_files; /* per table (growable arrays) */
+	size_t *ckpt_n;
+	/* the task's own state (no lock needed) */
+	void **sinks;            /* per table */
+	stream_col *roots;       /* per table */
+	stream_col *parts;       /* HASH: per table x N */
+	stream_csv_dec *csv;     /* per table */
+	const char **csv_header; /* per table: header the decoder is set for */
+	stream_json_dec json;
+	uint32_t *dest;
+	size_t dest_cap;
+	floe_buf dlq;
+	int64_t rows_written;
+} rt_task;
+
+typedef struct ckpt_item {
+	int64_t id;
+	floe_arena **arenas; /* one per task */
+	size_t n_arenas;
+	floe_data_file **files; /* per table */
+	size_t *n_files;
+	char **offsets;      /* per table: its source's positions (JSON) */
+	stream_offsets *positions; /* per source (for ack) */
+	int64_t flush_ms;
+} ckpt_item;
+
+struct floe_pipeline {
+	stream_config *cfg;
+	floe_catalog *cat;
+	bool own_cat;
+	char *pipeline_id;
+	rt_table *tables;
+	size_t n_tables;
+	rt_source *sources;
+	size_t n_sources;
+	rt_task *tasks;
+	int n_tasks;
+	const stream_sink_ops *sink;
+	floe_parquet_budget *budget;
+	char op_id[37];
+	floe_fileio *io;
+
+	/* the hub */
+	floe_mutex lock;
+	floe_cond hub_cv;
+	raw_item *raw; /* ring */
+	size_t raw_head, raw_len, raw_cap;
+	int64_t units, max_units;
+	bool shutdown;
+
+	/* the committer */
+	floe_thread committer;
+	floe_cond commit_cv;
+	ckpt_item *pending;
+	bool committer_exit;
+	bool threads_started;
+
+	/* state */
+	atomic_bool stop_req;
+	atomic_bool cancel;
+	bool failed;
+	floe_error first_err;
+	int64_t next_ckpt;
+	int64_t run_id; /* first checkpoint id of this run (file names) */
+
+	/* dead letters */
+	floe_mutex dlq_lock;
+	int dlq_fd;
+	char *dlq_path;
+
+	/* metrics and progress */
+	floe_metrics *metrics;
+	floe_metrics_http *http;
+	int http_port;
+	floe_metric *m_ckpts, *m_ckpt_id;
+	atomic_llong records_in, records_out, dead, bytes_in, files_committed, checkpoints,
+		last_ckpt_id, rows_written;
+	int64_t start_ns;
+	floe_pipeline_opts opts;
+};
+
+/* stream_coord.c: open a pipeline over a parsed config (owned from here on,
+ * also on failure) with a sink (NULL: task writers). */
+int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *cat,
+			 const stream_sink_ops *sink, const floe_pipeline_opts *opts,
+			 floe_error *err) FLOE_WUR;
+
+/* stream_task.c */
+void *stream_task_main(void *arg);
+int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err) FLOE_WUR;
+void stream_task_reset(rt_task *t, bool abort);
+/* Record a failure (first one wins) and cancel everything. Hub lock held. */
+void stream_fail_locked(floe_pipeline *p, const floe_error *err);
+void stream_fail(floe_pipeline *p, const floe_error *err);
+/* Flush a task's dead-letter lines to the file (fsync when sync). */
+int stream_dlq_flush(floe_pipeline *p, floe_buf *lines, bool sync, floe_error *err) FLOE_WUR;
+
+#endif

@@ -1,0 +1,556 @@
+/*
+ * stream_task.c — the writer tasks: decode raw blocks into batches per
+ * table (routing filters, restart skips, dead letters), distribute them
+ * (NONE: the decoding task writes them; HASH: rows go to the task that owns
+ * their partition), and write them with one task writer per table.
+ *
+ * See stream_runtime.h for the threads, the hub and the unit accounting.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "arrow/arrow_build.h"
+#include "json/json.h"
+#include "stream/stream_runtime.h"
+#include "util/hash.h"
+#include "util/log.h"
+#include "util/timeutil.h"
+
+/* A batch is cut when its columns hold this many bytes. */
+#define BATCH_BYTES ((size_t)8 << 20)
+/* Dead-letter lines are written out beyond this. */
+#define DLQ_FLUSH_BYTES ((size_t)64 << 10)
+
+void stream_fail_locked(floe_pipeline *p, const floe_error *err)
+{
+	if (!p->failed) {
+		p->failed = true;
+		p->first_err = *err;
+		if (!p->first_err.code)
+			p->first_err.code = FLOE_EIO;
+	}
+	atomic_store(&p->cancel, true);
+	floe_cond_broadcast(&p->hub_cv);
+	floe_cond_broadcast(&p->commit_cv);
+	for (int i = 0; i < p->n_tasks; i++)
+		floe_cond_broadcast(&p->tasks[i].cv);
+}
+
+void stream_fail(floe_pipeline *p, const floe_error *err)
+{
+	floe_mutex_lock(&p->lock);
+	stream_fail_locked(p, err);
+	floe_mutex_unlock(&p->lock);
+}
+
+int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
+{
+	size_t nt = p->n_tables ? p->n_tables : 1;
+	int rc;
+	memset(t, 0, sizeof(*t));
+	t->p = p;
+	t->idx = idx;
+	if (floe_cond_init(&t->cv))
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	t->sinks = floe_calloc(nt, sizeof(void *));
+	t->roots = floe_calloc(nt, sizeof(stream_col));
+	t->csv = floe_calloc(nt, sizeof(stream_csv_dec));
+	t->csv_header = floe_calloc(nt, sizeof(char *));
+	t->ckpt_files = floe_calloc(nt, sizeof(floe_data_file *));
+	t->ckpt_n = floe_calloc(nt, sizeof(size_t));
+	t->in_cap = (size_t)p->max_units + (size_t)p->n_tasks * (size_t)p->n_tasks + 4;
+	t->inbox = floe_calloc(t->in_cap, sizeof(part_item));
+	if (!t->sinks || !t->roots || !t->csv || !t->csv_header || !t->ckpt_files || !t->ckpt_n ||
+	    !t->inbox)
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	floe_buf_init(&t->dlq, (size_t)256 << 20);
+	stream_json_dec_init(&t->json, NULL);
+	bool hash = false;
+	for (size_t i = 0; i < p->n_tables; i++) {
+		rt_table *tb = &p->tables[i];
+		const stream_source_cfg *sc = p->sources[tb->src].cfg;
+		stream_csv_opts co = {sc->csv_delimiter, sc->csv_quote, sc->csv_header,
+				      sc->csv_null_literal, sc->csv_allow_comments};
+		stream_coerce_opts xo = {(stream_epoch_unit)sc->epoch_unit};
+		if ((rc = stream_col_init(&t->roots[i], tb->decode_type, NULL, 0, false, err)))
+			return rc;
+		stream_csv_dec_init(&t->csv[i], &co, &xo);
+		hash = hash || tb->dist == STREAM_DIST_HASH;
+	}
+	if (hash && p->n_tasks > 1) {
+		t->parts = floe_calloc(nt * (size_t)p->n_tasks, sizeof(stream_col));
+		if (!t->parts)
+			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		for (size_t i = 0; i < p->n_tables; i++) {
+			if (p->tables[i].dist != STREAM_DIST_HASH)
+				continue;
+			for (int k = 0; k < p->n_tasks; k++)
+				if ((rc = stream_col_init(&t->parts[i * (size_t)p->n_tasks + (size_t)k],
+							  p->tables[i].decode_type, NULL, 0, false, err)))
+					return rc;
+		}
+	}
+	return FLOE_OK;
+}
+
+void stream_task_reset(rt_task *t, bool abort)
+{
+	floe_pipeline *p = t->p;
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_tables; i++) {
+		if (t->sinks && t->sinks[i]) {
+			if (abort)
+				p->sink->abort(t->sinks[i]);
+			else
+				p->sink->free(t->sinks[i]);
+		}
+		if (t->roots)
+			stream_col_reset(&t->roots[i]);
+		if (t->csv)
+			stream_csv_dec_reset(&t->csv[i]);
+		if (t->ckpt_files)
+			floe_free(t->ckpt_files[i]);
+		for (int k = 0; t->parts && k < p->n_tasks; k++)
+			stream_col_reset(&t->parts[i * (size_t)p->n_tasks + (size_t)k]);
+	}
+	for (size_t i = 0; t->inbox && i < t->in_len; i++)
+		floe_arrow_array_release(&t->inbox[(t->in_head + i) % t->in_cap].batch);
+	floe_free(t->inbox);
+	floe_free(t->sinks);
+	floe_free(t->roots);
+	floe_free(t->csv);
+	floe_free(t->csv_header);
+	floe_free(t->ckpt_files);
+	floe_free(t->ckpt_n);
+	floe_free(t->parts);
+	floe_free(t->dest);
+	floe_arena_free(t->ckpt_arena);
+	floe_buf_reset(&t->dlq);
+	stream_json_dec_reset(&t->json);
+	floe_cond_destroy(&t->cv);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- dead letters ------------------------------------------------------------------- */
+
+int stream_dlq_flush(floe_pipeline *p, floe_buf *lines, bool sync, floe_error *err)
+{
+	int rc = FLOE_OK;
+	if (!lines->len && !sync)
+		return FLOE_OK;
+	floe_mutex_lock(&p->dlq_lock);
+	if (p->dlq_fd < 0 && lines->len) {
+		p->dlq_fd = open(p->dlq_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (p->dlq_fd < 0)
+			rc = floe_error_set(err, FLOE_EIO, "dead-letter file '%s': %s", p->dlq_path,
+					    strerror(errno));
+	}
+	size_t off = 0;
+	while (!rc && off < lines->len) {
+		ssize_t w = write(p->dlq_fd, lines->data + off, lines->len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			rc = floe_error_set(err, FLOE_EIO, "dead-letter file '%s': %s", p->dlq_path,
+					    strerror(errno));
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (!rc && sync && p->dlq_fd >= 0 && fsync(p->dlq_fd) != 0)
+		rc = floe_error_set(err, FLOE_EIO, "dead-letter file '%s': fsync: %s", p->dlq_path,
+				    strerror(errno));
+	floe_mutex_unlock(&p->dlq_lock);
+	floe_buf_clear(lines);
+	return rc;
+}
+
+static int dead_letter(rt_task *t, rt_table *tb, const stream_block *b, const char *rec, size_t n,
+		       int64_t off, const char *reason, floe_error *err)
+{
+	floe_pipeline *p = t->p;
+	rt_source *s = &p->sources[tb->src];
+	char when[48];
+	size_t k = floe_format_timestamp_us(when, sizeof(when) - 1, floe_now_us(), 3);
+	when[k++] = 'Z';
+	when[k] = 0;
+	floe_metric_add(s->m_dead, 1);
+	floe_metric_add(tb->m_dead, 1);
+	atomic_fetch_add(&p->dead, 1);
+	if (p->cfg->errors == STREAM_ERRORS_FAIL)
+		return floe_error_set(err, FLOE_ECORRUPT,
+				      "table %s: record at offset %lld of '%s' does not fit: %s "
+				      "(errors: fail)",
+				      tb->ident, (long long)off, b->split_name ? b->split_name : "?",
+				      reason);
+	while (n && (rec[n - 1] == '\n' || rec[n - 1] == '\r'))
+		n--;
+	floe_jw w;
+	floe_jw_init(&w, &t->dlq, 0);
+	floe_jw_obj_begin(&w);
+	floe_jw_kv_str(&w, "time", when);
+	floe_jw_kv_str(&w, "pipeline", p->pipeline_id);
+	floe_jw_kv_str(&w, "source", s->cfg->name);
+	floe_jw_kv_str(&w, "split", b->split_name ? b->split_name : "");
+	floe_jw_kv_i64(&w, "offset", off);
+	floe_jw_kv_str(&w, "table", tb->ident);
+	floe_jw_kv_str(&w, "reason", reason);
+	if (stream_utf8_valid((const uint8_t *)rec, n)) {
+		floe_jw_key(&w, "record");
+		floe_jw_strn(&w, rec, n);
+	} else {
+		floe_buf b64;
+		floe_buf_init(&b64, 0);
+		if (floe_base64_encode(&b64, (const uint8_t *)rec, n)) {
+			floe_buf_reset(&b64);
+			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		}
+		floe_jw_kv_str(&w, "record_base64", floe_buf_cstr(&b64));
+		floe_buf_reset(&b64);
+	}
+	floe_jw_obj_end(&w);
+	if (floe_jw_finish(&w) || floe_buf_putc(&t->dlq, '\n'))
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	if (t->dlq.len >= DLQ_FLUSH_BYTES)
+		return stream_dlq_flush(p, &t->dlq, false, err);
+	return FLOE_OK;
+}
+
+/* ---- writing ------------------------------------------------------------------------- */
+
+static int write_batch(rt_task *t, size_t ti, struct ArrowArray *batch, floe_error *err)
+{
+	floe_pipeline *p = t->p;
+	rt_table *tb = &p->tables[ti];
+	int rc;
+	if (!t->sinks[ti]) {
+		floe_task_writer_opts o = FLOE_TASK_WRITER_OPTS_INIT;
+		o.partition_id = t->idx;
+		o.task_id = p->run_id;
+		o.operation_id = p->op_id;
+		o.budget = p->budget;
+		if ((rc = p->sink->open(&t->sinks[ti], floe_table_io(tb->write_t), tb->meta, &tb->wcfg,
+					&o, err)))
+			return floe_error_prefix(err, "table %s: ", tb->ident);
+	}
+	if ((rc = p->sink->write(t->sinks[ti], batch, &tb->aschema, err)))
+		return floe_error_prefix(err, "table %s: ", tb->ident);
+	t->rows_written += batch->length;
+	atomic_fetch_add(&p->rows_written, batch->length);
+	return FLOE_OK;
+}
+
+/* Push a part to another task's inbox (never blocks: see the unit bound). */
+static int push_part(rt_task *t, int dest, size_t ti, struct ArrowArray *batch, floe_error *err)
+{
+	floe_pipeline *p = t->p;
+	rt_task *d = &p->tasks[dest];
+	floe_mutex_lock(&p->lock);
+	if (d->in_len >= d->in_cap) {
+		floe_mutex_unlock(&p->lock);
+		floe_arrow_array_release(batch);
+		return floe_error_set(err, FLOE_EINVAL, "internal: task inbox overflow");
+	}
+	part_item *it = &d->inbox[(d->in_head + d->in_len) % d->in_cap];
+	it->table = ti;
+	floe_arrow_array_move(&it->batch, batch);
+	d->in_len++;
+	p->units++;
+	floe_cond_signal(&d->cv);
+	floe_mutex_unlock(&p->lock);
+	return FLOE_OK;
+}
+
+static const stream_col *pcol(const stream_col *root, const rt_pfield *f, int64_t r, bool *null)
+{
+	const stream_col *c = root;
+	*null = false;
+	for (int i = 0; i < f->depth; i++) {
+		c = &c->kids[f->path[i]];
+		if (stream_col_is_null(c, r)) {
+			*null = true;
+			break;
+		}
+	}
+	return c;
+}
+
+/* The task that owns row r's partition. */
+static uint32_t row_dest(const rt_table *tb, const stream_col *root, int64_t r, int n)
+{
+	uint64_t h = 0x12345;
+	for (size_t i = 0; i < tb->n_pplan; i++) {
+		const rt_pfield *f = &tb->pplan[i];
+		bool null;
+		const stream_col *c = pcol(root, f, r, &null);
+		floe_value v, out;
+		if (null) {
+			v = floe_value_null(f->src_type->id);
+		} else {
+			stream_col_value(c, r, &v);
+		}
+		if (floe_transform_apply(&out, &f->pf->transform, f->src_type, &v, NULL))
+			out = v;
+		h = floe_hash_u64(h ^ floe_value_hash(&out)) + i;
+	}
+	return (uint32_t)(floe_hash_u64(h) % (uint64_t)n);
+}
+
+/* Finish a builder into a batch of the table's fields (a filter's extra
+ * columns are dropped). */
+static int finish_batch(const rt_table *tb, stream_col *c, struct ArrowArray *batch,
+			floe_error *err)
+{
+	int rc = stream_col_finish(c, batch);
+	if (rc)
+		return floe_error_set(err, rc, "out of memory");
+	if (tb->n_extra) {
+		int64_t keep = batch->n_children - (int64_t)tb->n_extra;
+		for (int64_t i = keep; i < batch->n_children; i++)
+			floe_arrow_array_release(batch->children[i]);
+		batch->n_children = keep;
+	}
+	return FLOE_OK;
+}
+
+/* Hand the rows decoded for table ti to the writers. */
+static int emit(rt_task *t, size_t ti, floe_error *err)
+{
+	floe_pipeline *p = t->p;
+	rt_table *tb = &p->tables[ti];
+	stream_col *root = &t->roots[ti];
+	struct ArrowArray batch;
+	int rc;
+	if (root->len == 0)
+		return FLOE_OK;
+	if (tb->dist != STREAM_DIST_HASH || p->n_tasks < 2) {
+		if ((rc = finish_batch(tb, root, &batch, err)))
+			return rc;
+		rc = write_batch(t, ti, &batch, err);
+		floe_arrow_array_release(&batch);
+		return rc;
+	}
+	/* HASH: split by the partition's owner */
+	int n = p->n_tasks;
+	stream_col *parts = &t->parts[ti * (size_t)n];
+	for (int64_t r = 0; r < root->len; r++) {
+		uint32_t d = row_dest(tb, root, r, n);
+		if (stream_col_copy_row(&parts[d], root, r))
+			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	}
+	stream_col_truncate(root, 0);
+	for (int d = 0; d < n; d++) {
+		if (parts[d].len == 0)
+			continue;
+		if ((rc = finish_batch(tb, &parts[d], &batch, err)))
+			return rc;
+		if (d == t->idx) {
+			rc = write_batch(t, ti, &batch, err);
+			floe_arrow_array_release(&batch);
+		} else {
+			rc = push_part(t, d, ti, &batch, err);
+		}
+		if (rc)
+			return rc;
+	}
+	return FLOE_OK;
+}
+
+static bool blank(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r' && p[i] != '\n')
+			return false;
+	return true;
+}
+
+/* Decode one block for one table. */
+static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool count,
+			    int64_t *records, floe_error *err)
+{
+	floe_pipeline *p = t->p;
+	rt_table *tb = &p->tables[ti];
+	const stream_source_cfg *sc = p->sources[tb->src].cfg;
+	stream_col *root = &t->roots[ti];
+	bool csv = sc->format == STREAM_FMT_CSV && sc->type != STREAM_SRC_GENERATOR;
+	bool rows_pos = sc->type == STREAM_SRC_GENERATOR;
+	int64_t skip = 0;
+	int rc;
+	if (tb->skipping && b->split_name) {
+		skip = stream_offsets_get(&tb->skip, b->split_name, 0);
+		if (skip >= b->end)
+			return FLOE_OK; /* committed already */
+	}
+	if (csv) {
+		stream_csv_dec *cd = &t->csv[ti];
+		if (sc->csv_header && b->header && t->csv_header[ti] != b->header) {
+			if ((rc = stream_csv_set_header(cd, root, b->header, b->header_len))) {
+				if (rc == FLOE_ENOMEM)
+					return floe_error_set(err, rc, "out of memory");
+				return floe_error_set(err, FLOE_EINVAL, "table %s: '%s': CSV header: %s",
+						      tb->ident, b->split_name, cd->why.msg);
+			}
+			t->csv_header[ti] = b->header;
+		} else if (!sc->csv_header && !cd->have_map) {
+			if (stream_csv_set_positional(cd, root))
+				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		}
+	}
+	const char *data = (const char *)b->data, *end = data + b->len, *rec = data;
+	int64_t ordinal = 0;
+	while (rec < end) {
+		size_t n;
+		if (csv) {
+			bool complete;
+			n = stream_csv_record_len(rec, (size_t)(end - rec), sc->csv_quote, &complete);
+		} else {
+			const char *nl = memchr(rec, '\n', (size_t)(end - rec));
+			n = nl ? (size_t)(nl - rec) + 1 : (size_t)(end - rec);
+		}
+		const char *cur = rec;
+		rec += n;
+		int64_t off = rows_pos ? b->start + ordinal : b->start + (int64_t)(cur - data);
+		if (blank(cur, n) || (csv && sc->csv_allow_comments && cur[0] == '#'))
+			continue;
+		ordinal++;
+		if (count)
+			(*records)++;
+		if (off < skip)
+			continue;
+		if (csv)
+			rc = stream_csv_decode(&t->csv[ti], root, cur, n);
+		else
+			rc = stream_json_decode(&t->json, root, cur, n);
+		if (rc == FLOE_EINVAL) {
+			const char *why = csv ? t->csv[ti].why.msg : t->json.why.msg;
+			if ((rc = dead_letter(t, tb, b, cur, n, off, why, err)))
+				return rc;
+			continue;
+		}
+		if (rc)
+			return floe_error_set(err, rc, "table %s: out of memory decoding", tb->ident);
+		if (tb->filter && !stream_filter_match(tb->filter, root, root->len - 1)) {
+			stream_col_truncate(root, root->len - 1);
+			continue;
+		}
+		if ((root->len & 255) == 0 && stream_col_bytes(root) >= BATCH_BYTES &&
+		    (rc = emit(t, ti, err)))
+			return rc;
+	}
+	return emit(t, ti, err);
+}
+
+static int process_block(rt_task *t, raw_item *it, floe_error *err)
+{
+	floe_pipeline *p = t->p;
+	rt_source *s = &p->sources[it->src];
+	int64_t records = 0;
+	int rc;
+	if (it->b.oversize) {
+		char why[128];
+		snprintf(why, sizeof(why), "record longer than max-record-bytes (%lld)",
+			 (long long)s->cfg->max_record_bytes);
+		for (size_t k = 0; k < s->n_tables; k++) {
+			rt_table *tb = &p->tables[s->tables[k]];
+			if (tb->skipping && it->b.start < stream_offsets_get(&tb->skip, it->b.split_name, 0))
+				continue;
+			if ((rc = dead_letter(t, tb, &it->b, (const char *)it->b.data, it->b.len,
+					      it->b.start, why, err)))
+				return rc;
+		}
+		records = 1;
+	} else {
+		for (size_t k = 0; k < s->n_tables; k++)
+			if ((rc = decode_for_table(t, s->tables[k], &it->b, k == 0, &records, err)))
+				return rc;
+	}
+	floe_metric_add(s->m_in, records);
+	floe_metric_add(s->m_bytes, (int64_t)it->b.len);
+	atomic_fetch_add(&p->records_in, records);
+	atomic_fetch_add(&p->bytes_in, (int64_t)it->b.len);
+	return FLOE_OK;
+}
+
+/* Close every open file of the task (the checkpoint barrier). */
+static int complete_all(rt_task *t, floe_error *err)
+{
+	floe_pipeline *p = t->p;
+	int rc;
+	if (!t->ckpt_arena && !(t->ckpt_arena = floe_arena_new(65536)))
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	for (size_t i = 0; i < p->n_tables; i++) {
+		t->ckpt_n[i] = 0;
+		if (!t->sinks[i])
+			continue;
+		floe_data_file *files = t->ckpt_files[i];
+		size_t n = 0;
+		rc = p->sink->complete(t->sinks[i], &files, &n, t->ckpt_arena, err);
+		t->ckpt_files[i] = files;
+		t->ckpt_n[i] = n;
+		if (rc)
+			return floe_error_prefix(err, "table %s: ", p->tables[i].ident);
+	}
+	return stream_dlq_flush(p, &t->dlq, false, err);
+}
+
+void *stream_task_main(void *arg)
+{
+	rt_task *t = arg;
+	floe_pipeline *p = t->p;
+	floe_error err;
+	int rc;
+	floe_error_clear(&err);
+	floe_mutex_lock(&p->lock);
+	for (;;) {
+		if (atomic_load(&p->cancel))
+			break;
+		if (t->in_len) {
+			part_item it = t->inbox[t->in_head];
+			t->in_head = (t->in_head + 1) % t->in_cap;
+			t->in_len--;
+			floe_mutex_unlock(&p->lock);
+			rc = write_batch(t, it.table, &it.batch, &err);
+			floe_arrow_array_release(&it.batch);
+			floe_mutex_lock(&p->lock);
+			p->units--;
+			if (rc)
+				stream_fail_locked(p, &err);
+			if (p->units == 0)
+				floe_cond_broadcast(&p->hub_cv);
+			continue;
+		}
+		if (p->raw_len) {
+			raw_item it = p->raw[p->raw_head];
+			p->raw_head = (p->raw_head + 1) % p->raw_cap;
+			p->raw_len--;
+			floe_mutex_unlock(&p->lock);
+			rc = process_block(t, &it, &err);
+			stream_block_reset(&it.b);
+			floe_mutex_lock(&p->lock);
+			p->units--;
+			if (rc)
+				stream_fail_locked(p, &err);
+			floe_cond_broadcast(&p->hub_cv);
+			continue;
+		}
+		if (t->ckpt_req) {
+			t->ckpt_req = false;
+			floe_mutex_unlock(&p->lock);
+			rc = complete_all(t, &err);
+			floe_mutex_lock(&p->lock);
+			t->ckpt_done = true;
+			if (rc)
+				stream_fail_locked(p, &err);
+			floe_cond_broadcast(&p->hub_cv);
+			continue;
+		}
+		if (p->shutdown)
+			break;
+		floe_cond_wait(&t->cv, &p->lock);
+	}
+	floe_mutex_unlock(&p->lock);
+	return NULL;
+}

@@ -1,0 +1,453 @@
+/*
+ * test_stream_runtime.c — the streaming runtime end to end on a SQLite
+ * catalog with a fake file sink (the rows are counted, the "files" are
+ * manifest entries only): checkpoints commit one snapshot per table with
+ * the pipeline's summary keys, empty checkpoints commit nothing, a failed
+ * run resumes exactly where its last commit stopped, one source feeds two
+ * tables through filters with their own offsets, dead letters, the
+ * generator, HASH distribution sends each key to one task, and the
+ * configuration's errors. Also the test the TSan preset runs
+ * (ctest --preset tsan).
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "harness.h"
+#include "stream/stream_runtime.h"
+#include "table/table_impl.h"
+#include "util/rand.h"
+
+/* ---- a fake sink -------------------------------------------------------------------------- */
+
+typedef struct fake_writer {
+	int64_t rows;     /* since the last complete */
+	int64_t first_key;
+	bool partitioned;
+	int64_t batches;
+	int task;
+	uint64_t keys[64]; /* first column values seen (HASH check) */
+	size_t n_keys;
+} fake_writer;
+
+static atomic_llong g_rows_written;
+static atomic_int g_fail_after = -1; /* fail the n-th write (0 = off) */
+static atomic_int g_writes;
+/* HASH check: key -> task that wrote it in the current checkpoint */
+static atomic_int g_key_task[1024];
+
+static int fake_open(void **out, floe_fileio *io, const floe_metadata *m, const floe_write_config *cfg,
+		     const floe_task_writer_opts *o, floe_error *err)
+{
+	fake_writer *w = calloc(1, sizeof(*w));
+	(void)io;
+	(void)cfg;
+	(void)err;
+	w->task = o->partition_id;
+	w->partitioned = floe_metadata_default_spec(m)->n_fields > 0;
+	*out = w;
+	return 0;
+}
+
+static int fake_write(void *p, const struct ArrowArray *batch, const struct ArrowSchema *schema,
+		      floe_error *err)
+{
+	fake_writer *w = p;
+	int n = atomic_fetch_add(&g_writes, 1) + 1;
+	int fa = atomic_load(&g_fail_after);
+	(void)schema;
+	if (fa > 0 && n >= fa)
+		return floe_error_set(err, FLOE_EIO, "injected write failure");
+	/* first column: a long key; record which task wrote it */
+	const struct ArrowArray *c0 = batch->children[0];
+	const int64_t *v = c0->buffers[1];
+	if (w->rows == 0 && batch->length)
+		w->first_key = v[c0->offset];
+	for (int64_t i = 0; i < batch->length; i++) {
+		int64_t k = v[i + c0->offset];
+		if (k >= 0 && k < 1024) {
+			int expected = -1;
+			if (!atomic_compare_exchange_strong(&g_key_task[k], &expected, w->task) &&
+			    expected != w->task)
+				atomic_store(&g_key_task[k], -2); /* two tasks: HASH broken */
+		}
+	}
+	w->rows += batch->length;
+	w->batches++;
+	atomic_fetch_add(&g_rows_written, batch->length);
+	return 0;
+}
+
+static int fake_complete(void *p, floe_data_file **files, size_t *n, floe_arena *a,
+			 floe_error *err)
+{
+	fake_writer *w = p;
+	char uuid[37];
+	(void)err;
+	if (w->rows == 0)
+		return 0;
+	floe_data_file *f = floe_realloc(*files, (*n + 1) * sizeof(**files));
+	if (!f)
+		return FLOE_ENOMEM;
+	*files = f;
+	floe_data_file *d = &f[*n];
+	floe_data_file_init(d);
+	floe_uuid_v4_str(uuid);
+	d->content = FLOE_CONTENT_DATA;
+	d->file_path = floe_arena_sprintf(a, "file:///nonexistent/%s.parquet", uuid);
+	d->file_format = "PARQUET";
+	d->spec_id = 0;
+	if (w->partitioned) {
+		d->partition.values = floe_arena_calloc(a, 1, sizeof(floe_value));
+		d->partition.n = 1;
+		d->partition.values[0].type = FLOE_T_LONG;
+		d->partition.values[0].v.i64 = w->first_key;
+	}
+	d->record_count = w->rows;
+	d->file_size_in_bytes = 100 + w->rows;
+	(*n)++;
+	w->rows = 0;
+	return 0;
+}
+
+static void fake_free(void *p)
+{
+	free(p);
+}
+
+static const stream_sink_ops fake_sink = {fake_open, fake_write, fake_complete, fake_free,
+					  fake_free};
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "wb");
+	fputs(text, f);
+	fclose(f);
+}
+
+static floe_catalog *catalog(const char *dir)
+{
+	floe_catalog *cat = NULL;
+	floe_error err = {0};
+	T_OK(floe_catalog_open_default(&cat, dir, &err), &err);
+	return cat;
+}
+
+static int run_yaml(floe_catalog *cat, const char *yaml, const char *base, floe_error *err)
+{
+	stream_config *cfg = NULL;
+	floe_pipeline *p = NULL;
+	floe_pipeline_opts o = FLOE_PIPELINE_OPTS_INIT;
+	int rc;
+	o.base_dir = base;
+	if ((rc = stream_config_parse_yaml(&cfg, yaml, strlen(yaml), base, err)))
+		return rc;
+	if ((rc = stream_pipeline_open(&p, cfg, cat, &fake_sink, &o, err)))
+		return rc;
+	rc = floe_pipeline_run(p, err);
+	floe_pipeline_free(p);
+	return rc;
+}
+
+typedef struct snap_sum {
+	int64_t snapshots, records;
+	char last_offsets[4096];
+	char last_ckpt[32];
+	char pipeline[64];
+} snap_sum;
+
+static int sum_cb(const floe_snapshot_info *s, void *payload)
+{
+	snap_sum *x = payload;
+	x->snapshots++;
+	for (size_t i = 0; i < s->n_summary; i++) {
+		const floe_prop *kv = &s->summary[i];
+		if (!strcmp(kv->key, "added-records"))
+			x->records += strtoll(kv->value, NULL, 10);
+		else if (!strcmp(kv->key, "floe.source-offsets"))
+			snprintf(x->last_offsets, sizeof(x->last_offsets), "%s", kv->value);
+		else if (!strcmp(kv->key, "flink.max-committed-checkpoint-id"))
+			snprintf(x->last_ckpt, sizeof(x->last_ckpt), "%s", kv->value);
+		else if (!strcmp(kv->key, "flink.job-id"))
+			snprintf(x->pipeline, sizeof(x->pipeline), "%s", kv->value);
+	}
+	return 0;
+}
+
+static snap_sum table_sum(floe_catalog *cat, const char *ns, const char *name)
+{
+	snap_sum x;
+	floe_table *t = NULL;
+	floe_error err = {0};
+	memset(&x, 0, sizeof(x));
+	T_OK(floe_table_load(&t, cat, ns, name, &err), &err);
+	if (t)
+		T_OK(floe_table_snapshots(t, sum_cb, &x, &err), &err);
+	floe_table_free(t);
+	return x;
+}
+
+/* n JSON lines, ids from first; every bad_every-th line malformed */
+static void make_jsonl(const char *path, int first, int n, int bad_every)
+{
+	FILE *f = fopen(path, "wb");
+	for (int i = first; i < first + n; i++) {
+		if (bad_every && i % bad_every == 0)
+			fprintf(f, "{\"id\": \"not a number %d\", \"kind\": \"x\"}\n", i);
+		else
+			fprintf(f, "{\"id\": %d, \"kind\": \"%s\", \"v\": %d.5}\n", i,
+				i % 3 == 0 ? "click" : "view", i);
+	}
+	fclose(f);
+}
+
+/* ---- tests -------------------------------------------------------------------------------- */
+
+static void test_files_checkpoints_and_dead_letters(void)
+{
+	const char *dir = t_tmpdir();
+	char in[512], yaml[4096], path[600];
+	floe_error err = {0};
+	snprintf(in, sizeof(in), "%s/in", dir);
+	mkdir(in, 0755);
+	for (int f = 0; f < 4; f++) {
+		snprintf(path, sizeof(path), "%s/part-%d.jsonl", in, f);
+		make_jsonl(path, f * 10000, 10000, 997);
+	}
+	snprintf(path, sizeof(path), "%s/.hidden.jsonl", in);
+	write_file(path, "{\"id\": -1}\n");
+	floe_catalog *cat = catalog(dir);
+	snprintf(yaml, sizeof(yaml),
+		 "pipeline.name: p1\n"
+		 "execution.checkpointing.interval: 50ms\n"
+		 "parallelism.default: 3\n"
+		 "dead-letter.path: dlq.jsonl\n"
+		 "sources:\n"
+		 "  - {name: in, type: files, path: in, block-size: 8KiB}\n"
+		 "tables:\n"
+		 "  - name: db.events\n"
+		 "    schema: \"id long not null, kind string, v double\"\n");
+	T_OK(run_yaml(cat, yaml, dir, &err), &err);
+	snap_sum s = table_sum(cat, "db", "events");
+	/* 40000 lines, ids divisible by 997 are malformed: 41 of them */
+	int bad = 0;
+	for (int i = 0; i < 40000; i++)
+		bad += i % 997 == 0;
+	T_EQ_INT(s.records, 40000 - bad);
+	T_CHECK(s.snapshots >= 1);
+	T_EQ_STR(s.pipeline, "p1");
+	T_CHECK(strstr(s.last_offsets, "part-3.jsonl") != NULL);
+	/* the dead-letter file has every malformed record with its reason */
+	snprintf(path, sizeof(path), "%s/dlq.jsonl", dir);
+	size_t len = 0;
+	char *dl = (char *)t_read_file(path, &len);
+	T_CHECK(dl != NULL);
+	int lines = 0;
+	for (size_t i = 0; dl && i < len; i++)
+		lines += dl[i] == '\n';
+	T_EQ_INT(lines, bad);
+	T_CHECK(dl && strstr(dl, "\"reason\":\"id: 'not a number 997' is not a long\"") != NULL);
+	T_CHECK(dl && strstr(dl, "\"table\":\"db.events\"") != NULL);
+	free(dl);
+	/* running again reads nothing new and commits nothing */
+	int64_t before = s.snapshots;
+	T_OK(run_yaml(cat, yaml, dir, &err), &err);
+	s = table_sum(cat, "db", "events");
+	T_EQ_INT(s.snapshots, before);
+	T_EQ_INT(s.records, 40000 - bad);
+	/* appended data and a new file are picked up by the next run */
+	snprintf(path, sizeof(path), "%s/part-0.jsonl", in);
+	FILE *f = fopen(path, "ab");
+	fputs("{\"id\": 123456, \"kind\": \"late\"}\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/sub", in);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/sub/more.jsonl", in);
+	make_jsonl(path, 50000, 100, 0);
+	T_OK(run_yaml(cat, yaml, dir, &err), &err);
+	s = table_sum(cat, "db", "events");
+	T_EQ_INT(s.records, 40000 - bad + 101);
+	floe_catalog_free(cat);
+}
+
+static void test_resume_after_failure(void)
+{
+	const char *dir = t_tmpdir();
+	char in[512], yaml[2048];
+	floe_error err = {0};
+	snprintf(in, sizeof(in), "%s/data.jsonl", dir);
+	make_jsonl(in, 0, 60000, 0);
+	floe_catalog *cat = catalog(dir);
+	snprintf(yaml, sizeof(yaml),
+		 "pipeline: {name: resume}\n"
+		 "execution: {checkpointing: {interval: 20ms}}\n"
+		 "parallelism.default: 2\n"
+		 "sources: [{name: s, type: files, path: data.jsonl, block-size: 4KiB}]\n"
+		 "tables: [{name: db.r, schema: \"id long, kind string, v double\"}]\n");
+	/* runs that fail part-way (a writer error) and resume, until one ends */
+	int runs = 0, rc;
+	do {
+		atomic_store(&g_writes, 0);
+		atomic_store(&g_fail_after, runs < 6 ? 40 + runs * 7 : 0);
+		floe_error_clear(&err);
+		rc = run_yaml(cat, yaml, dir, &err);
+		runs++;
+	} while (rc != 0 && runs < 20);
+	atomic_store(&g_fail_after, 0);
+	T_EQ_INT(rc, 0);
+	T_CHECK(runs > 1);
+	snap_sum s = table_sum(cat, "db", "r");
+	T_EQ_INT(s.records, 60000); /* none lost, none twice */
+	floe_catalog_free(cat);
+}
+
+static void test_two_tables_one_source(void)
+{
+	const char *dir = t_tmpdir();
+	char in[512], yaml[2048];
+	floe_error err = {0};
+	snprintf(in, sizeof(in), "%s/data.jsonl", dir);
+	make_jsonl(in, 0, 30000, 0);
+	floe_catalog *cat = catalog(dir);
+	snprintf(yaml, sizeof(yaml),
+		 "pipeline.name: split\n"
+		 "execution.checkpointing.interval: 30ms\n"
+		 "sources: [{name: s, type: files, path: data.jsonl, block-size: 4KiB}]\n"
+		 "tables:\n"
+		 "  - {name: db.clicks, schema: \"id long, kind string\", filter: \"kind = 'click'\"}\n"
+		 "  - {name: db.others, schema: \"id long, kind string, v double\",\n"
+		 "     filter: \"not kind in ('click') and id >= 0\"}\n");
+	/* the first run fails part-way: the tables' offsets may differ */
+	atomic_store(&g_writes, 0);
+	atomic_store(&g_fail_after, 25);
+	(void)run_yaml(cat, yaml, dir, &err);
+	atomic_store(&g_fail_after, 0);
+	floe_error_clear(&err);
+	T_OK(run_yaml(cat, yaml, dir, &err), &err);
+	snap_sum c = table_sum(cat, "db", "clicks"), o = table_sum(cat, "db", "others");
+	T_EQ_INT(c.records, 10000);
+	T_EQ_INT(o.records, 20000);
+	floe_catalog_free(cat);
+}
+
+static void test_generator_and_hash(void)
+{
+	const char *dir = t_tmpdir();
+	floe_error err = {0};
+	floe_catalog *cat = catalog(dir);
+	for (int i = 0; i < 1024; i++)
+		atomic_store(&g_key_task[i], -1);
+	const char *yaml = "pipeline.name: gen\n"
+			   "execution.checkpointing.interval: 1h\n"
+			   "parallelism.default: 4\n"
+			   "sources:\n"
+			   "  - name: g\n"
+			   "    type: generator\n"
+			   "    rows-per-second: 0\n"
+			   "    number-of-rows: 20000\n"
+			   "    fields: {k: {kind: random, min: 0, max: 99}, ts: {max-past: 3d},\n"
+			   "             s: {length: 5}, tag: {values: 'a, b, c'}}\n"
+			   "tables:\n"
+			   "  - name: db.gen\n"
+			   "    schema: \"k long not null, ts timestamptz, s string, tag string, "
+			   "n struct<x: int, l: list<double>>\"\n"
+			   "    partition-by: \"identity(k)\"\n"
+			   "    distribution-mode: hash\n";
+	T_OK(run_yaml(cat, yaml, dir, &err), &err);
+	snap_sum s = table_sum(cat, "db", "gen");
+	T_EQ_INT(s.records, 20000);
+	T_EQ_INT(s.snapshots, 1); /* one checkpoint at the end */
+	int tasks_used[4] = {0};
+	for (int k = 0; k < 100; k++) {
+		int t = atomic_load(&g_key_task[k]);
+		T_CHECK(t >= 0); /* each key written by exactly one task */
+		if (t >= 0 && t < 4)
+			tasks_used[t] = 1;
+	}
+	T_CHECK(tasks_used[0] + tasks_used[1] + tasks_used[2] + tasks_used[3] >= 3);
+	T_CHECK(strstr(s.last_offsets, "\"rows\":20000") != NULL);
+	T_CHECK(strstr(s.last_offsets, "@base-time-ms") != NULL);
+	floe_catalog_free(cat);
+}
+
+static void test_config_errors(void)
+{
+	static const struct {
+		const char *yaml, *want;
+	} cases[] = {
+		{"pipeline.name: x\nexecution.checkpointing.intervall: 10s\nsources: []\ntables: []\n",
+		 "did you mean 'execution.checkpointing.interval'"},
+		{"pipeline:\n  nmae: x\n", "unknown key 'pipeline.nmae'"},
+		{"pipeline.name: x\nsources: [{name: a, type: files, paht: x}]\ntables: [{name: d.t}]\n",
+		 "did you mean 'path'"},
+		{"pipeline.name: x\nsources: [{name: a, type: filez, path: x}]\ntables: [{name: d.t}]\n",
+		 "is not one of files"},
+		{"pipeline.name: x\nsources: [{name: a, type: files, path: x}]\ntables: [{name: t}]\n",
+		 "namespace.table"},
+		{"pipeline.name: x\nsources: [{name: a, type: files, path: x}]\n"
+		 "tables: [{name: d.t, source: b}]\n",
+		 "no source named 'b'"},
+		{"sources: [{name: a, type: files, path: x}]\ntables: [{name: d.t}]\n",
+		 "pipeline.name is required"},
+		{"pipeline.name: x\ncatalog.uri: postgresql://u:secret@h/db\n"
+		 "sources: [{name: a, type: stdin}]\ntables: [{name: d.t}]\n",
+		 "password must not be written"},
+		{"pipeline.name: x\nexecution.checkpointing.interval: soon\n", "is not a duration"},
+		{"pipeline.name: [1, 2\n", "YAML"},
+		{"pipeline.name: x\nsources: [{name: a, type: files, path: x, fields: {a.kind: b}}]\n"
+		 "tables: [{name: d.t}]\n",
+		 "for generator sources"},
+		{"pipeline.name: ${FLOE_TEST_UNSET_VARIABLE}\n", "FLOE_TEST_UNSET_VARIABLE is not set"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		stream_config *c = NULL;
+		floe_error err = {0};
+		int rc = stream_config_parse_yaml(&c, cases[i].yaml, strlen(cases[i].yaml), NULL, &err);
+		T_EQ_INT(rc, FLOE_EINVAL);
+		if (!strstr(err.msg, cases[i].want))
+			t_fail(__FILE__, __LINE__, "case %zu: '%s' lacks '%s'", i, err.msg, cases[i].want);
+		stream_config_free(c);
+	}
+	/* env expansion, nested and dotted keys, lists */
+	setenv("FLOE_TEST_PW", "pw", 1);
+	const char *ok = "pipeline: {name: ok, id: the-id}\n"
+			 "catalog.uri: \"postgresql://u:${FLOE_TEST_PW}@h/db\"\n"
+			 "memory.budget: 32MiB\n"
+			 "sources:\n"
+			 "  - name: a\n    type: files\n    path: [x, y]\n    format: csv\n"
+			 "    csv: {field-delimiter: \"\\t\", header: false}\n"
+			 "tables:\n  - name: d.t\n    properties: {write.target-file-size-bytes: 1000}\n";
+	stream_config *c = NULL;
+	floe_error err = {0};
+	T_OK(stream_config_parse_yaml(&c, ok, strlen(ok), NULL, &err), &err);
+	if (c) {
+		T_EQ_STR(c->pipeline_id, "the-id");
+		T_EQ_STR(c->catalog_uri, "postgresql://u:pw@h/db");
+		T_EQ_INT(c->memory_budget, 32 << 20);
+		T_EQ_INT(c->sources[0].n_paths, 2);
+		T_EQ_INT(c->sources[0].csv_delimiter, '\t');
+		T_CHECK(!c->sources[0].csv_header);
+		T_EQ_STR(floe_strmap_get(&c->tables[0].properties, "write.target-file-size-bytes"),
+			 "1000");
+		T_EQ_STR(c->tables[0].source, "a");
+	}
+	stream_config_free(c);
+	floe_buf ref;
+	floe_buf_init(&ref, 0);
+	T_EQ_INT(stream_config_reference(&ref), 0);
+	T_CHECK(strstr(floe_buf_cstr(&ref), "`execution.checkpointing.interval`") != NULL);
+	floe_buf_reset(&ref);
+}
+
+int main(void)
+{
+	T_RUN(test_config_errors);
+	T_RUN(test_files_checkpoints_and_dead_letters);
+	T_RUN(test_resume_after_failure);
+	T_RUN(test_two_tables_one_source);
+	T_RUN(test_generator_and_hash);
+	return t_finish();
+}
