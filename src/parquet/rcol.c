@@ -865,7 +865,10 @@ static int take(floe_parquet__rcol *c, size_t k)
 		return nomem(c);
 	if (nv > c->page_nvals - c->page_vpos)
 		return corrupt(c, "fewer values than the levels define");
-	if (c->out.kind == FLOE_PQ_OUT_BINARY) {
+	if (nv == 0) {
+		/* no values: nothing to copy (and no pointer arithmetic on an
+		 * empty buffer's NULL) */
+	} else if (c->out.kind == FLOE_PQ_OUT_BINARY) {
 		const floe_parquet_view *v = (const floe_parquet_view *)(void *)c->pviews.data + c->page_vpos;
 		int32_t *lens = (int32_t *)(void *)floe_parquet__extend(&c->blens, nv * 4);
 		size_t total = 0;

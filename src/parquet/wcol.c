@@ -483,7 +483,9 @@ int floe_parquet__wcol_write(floe_parquet__wcol *c, const uint16_t *def, const u
 			memcpy(c->def + c->n_levels, def + li, k * sizeof(uint16_t));
 		if (c->max_rep > 0)
 			memcpy(c->rep + c->n_levels, rep + li, k * sizeof(uint16_t));
-		if (c->physical == FLOE_PARQUET_BYTE_ARRAY)
+		if (nv == 0)
+			v = vals; /* may be NULL: no arithmetic on it */
+		else if (c->physical == FLOE_PARQUET_BYTE_ARRAY)
 			v = (const floe_parquet_view *)vals + vi;
 		else
 			v = (const uint8_t *)vals + vi * (size_t)c->width;
