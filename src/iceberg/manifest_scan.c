@@ -88,11 +88,35 @@ static const struct {
 	{145, "content_size_in_bytes", S_CONTENT_SIZE},
 };
 
+/* A value's decode recipe, compiled from its schema once per manifest:
+ * ["null", T] unions resolved to a null-branch index, T to a kind. */
+enum { VK_OTHER = 0, VK_NULL, VK_BOOL, VK_VARINT, VK_F4, VK_F8, VK_BYTES, VK_FIXED };
+
+typedef struct vk {
+	uint8_t kind;
+	int8_t nb, vb;    /* union: null branch and value branch; -1 = not a union */
+	uint8_t type;     /* Avro type of the value */
+	uint32_t size;    /* fixed */
+	const floe_avro_schema *s;    /* the value's schema (logical types) */
+	const floe_avro_schema *orig; /* as written (for the generic path) */
+} vk;
+
+/* A metric map (Java's array of {key, value} records), compiled. */
+typedef struct mapk {
+	bool ok;      /* the shape Iceberg writes; else the generic path */
+	vk outer;     /* the array, maybe in a union */
+	int8_t inb, ivb; /* item union null/value branch, -1 = none */
+	uint8_t key_first;
+	vk key, val;
+} mapk;
+
 typedef struct step {
 	uint8_t slot;
 	int32_t spec_pos; /* partition steps: index in the spec, -1 = skip */
 	const floe_avro_schema *schema;
 	const char *name;
+	vk k;
+	mapk m;
 } step;
 
 #define MAX_STEPS 64
@@ -164,6 +188,20 @@ static inline bool rd_long(floe_cursor *c, int64_t *v)
 	return true;
 }
 
+/* step over a varint (at most 10 bytes) */
+static inline bool skip_varint(floe_cursor *c)
+{
+	const uint8_t *p = c->p + c->off;
+	size_t left = c->n - c->off, i = 0;
+	while (i < left && i < 10) {
+		if (!(p[i++] & 0x80)) {
+			c->off += i;
+			return true;
+		}
+	}
+	return false;
+}
+
 static inline bool rd_bytes(floe_cursor *c, const uint8_t **p, size_t *n)
 {
 	size_t save = c->off;
@@ -214,7 +252,11 @@ static int read_val(mscan *ms, floe_cursor *c, const floe_avro_schema *s, sval *
 	float f;
 	double d;
 	uint8_t b;
-	memset(v, 0, sizeof(*v));
+	v->null = false;
+	v->l = 0;
+	v->d = 0;
+	v->p = NULL;
+	v->n = 0;
 	if ((rc = resolve_union(ms, c, &s)))
 		return rc;
 	v->s = s;
@@ -266,6 +308,111 @@ static int read_val(mscan *ms, floe_cursor *c, const floe_avro_schema *s, sval *
 			return rc;
 		v->null = true;
 		return FLOE_OK;
+	}
+}
+
+static vk compile_vk(const floe_avro_schema *s)
+{
+	vk k;
+	memset(&k, 0, sizeof(k));
+	k.nb = k.vb = -1;
+	k.orig = s;
+	const floe_avro_schema *v = s;
+	if (s && s->type == FLOE_AVRO_UNION) {
+		if (s->n_branches == 2 && (s->branches[0]->type == FLOE_AVRO_NULL) !=
+					      (s->branches[1]->type == FLOE_AVRO_NULL)) {
+			k.nb = s->branches[0]->type == FLOE_AVRO_NULL ? 0 : 1;
+			k.vb = (int8_t)(1 - k.nb);
+			v = s->branches[k.vb];
+		} else {
+			return k; /* VK_OTHER */
+		}
+	}
+	if (!v)
+		return k;
+	k.s = v;
+	k.type = (uint8_t)v->type;
+	switch (v->type) {
+	case FLOE_AVRO_NULL: k.kind = VK_NULL; break;
+	case FLOE_AVRO_BOOLEAN: k.kind = VK_BOOL; break;
+	case FLOE_AVRO_INT:
+	case FLOE_AVRO_LONG:
+	case FLOE_AVRO_ENUM: k.kind = VK_VARINT; break;
+	case FLOE_AVRO_FLOAT: k.kind = VK_F4; break;
+	case FLOE_AVRO_DOUBLE: k.kind = VK_F8; break;
+	case FLOE_AVRO_BYTES:
+	case FLOE_AVRO_STRING: k.kind = VK_BYTES; break;
+	case FLOE_AVRO_FIXED:
+		k.kind = VK_FIXED;
+		k.size = (uint32_t)v->size;
+		break;
+	default: k.kind = VK_OTHER; break;
+	}
+	return k;
+}
+
+/* read one value by its compiled recipe (the generic reader for anything else) */
+static inline int rd_fast(mscan *ms, floe_cursor *c, const vk *k, sval *v)
+{
+	if (k->kind == VK_OTHER)
+		return read_val(ms, c, k->orig, v);
+	v->null = false;
+	v->s = k->s;
+	v->t = (floe_avro_type)k->type;
+	if (k->nb >= 0) {
+		int64_t b;
+		if (!rd_long(c, &b))
+			return corrupt(ms, c, "bad union branch");
+		if (b == k->nb) {
+			v->null = true;
+			v->t = FLOE_AVRO_NULL;
+			return FLOE_OK;
+		}
+		if (b != k->vb)
+			return corrupt(ms, c, "bad union branch");
+	}
+	switch (k->kind) {
+	case VK_VARINT:
+		if (!rd_long(c, &v->l))
+			return corrupt(ms, c, "bad varint");
+		if (k->type == FLOE_AVRO_INT && (v->l < INT32_MIN || v->l > INT32_MAX))
+			return corrupt(ms, c, "int out of range");
+		return FLOE_OK;
+	case VK_BYTES:
+		if (!rd_bytes(c, &v->p, &v->n))
+			return corrupt(ms, c, "bad length or truncated string/bytes");
+		return FLOE_OK;
+	case VK_NULL: v->null = true; return FLOE_OK;
+	case VK_BOOL: {
+		uint8_t b;
+		if (!floe_cursor_u8(c, &b) || b > 1)
+			return corrupt(ms, c, "bad boolean");
+		v->l = b;
+		return FLOE_OK;
+	}
+	case VK_F4: {
+		float f;
+		if (c->n - c->off < 4)
+			return corrupt(ms, c, "truncated float");
+		memcpy(&f, c->p + c->off, 4);
+		c->off += 4;
+		v->d = f;
+		return FLOE_OK;
+	}
+	case VK_F8:
+		if (c->n - c->off < 8)
+			return corrupt(ms, c, "truncated double");
+		memcpy(&v->d, c->p + c->off, 8);
+		c->off += 8;
+		return FLOE_OK;
+	case VK_FIXED:
+		if (c->n - c->off < k->size)
+			return corrupt(ms, c, "truncated fixed");
+		v->p = c->p + c->off;
+		v->n = k->size;
+		c->off += k->size;
+		return FLOE_OK;
+	default: return read_val(ms, c, k->orig, v);
 	}
 }
 
@@ -373,6 +520,128 @@ static int read_metric_map(mscan *ms, floe_cursor *c, const floe_avro_schema *s,
 	return FLOE_OK;
 }
 
+static mapk compile_map(const floe_avro_schema *s)
+{
+	mapk m;
+	memset(&m, 0, sizeof(m));
+	m.outer = compile_vk(s);
+	const floe_avro_schema *arr = m.outer.s;
+	if (!arr || arr->type != FLOE_AVRO_ARRAY || !arr->items)
+		return m;
+	const floe_avro_schema *items = arr->items;
+	m.inb = m.ivb = -1;
+	if (items->type == FLOE_AVRO_UNION) {
+		if (items->n_branches != 2 || (items->branches[0]->type == FLOE_AVRO_NULL) ==
+						      (items->branches[1]->type == FLOE_AVRO_NULL))
+			return m;
+		m.inb = items->branches[0]->type == FLOE_AVRO_NULL ? 0 : 1;
+		m.ivb = (int8_t)(1 - m.inb);
+		items = items->branches[m.ivb];
+	}
+	if (items->type != FLOE_AVRO_RECORD || items->n_fields != 2)
+		return m;
+	size_t ki = items->fields[1].name && !strcmp(items->fields[1].name, "key") ? 1 : 0;
+	m.key_first = ki == 0;
+	m.key = compile_vk(items->fields[ki].type);
+	m.val = compile_vk(items->fields[1 - ki].type);
+	m.ok = m.key.kind == VK_VARINT && m.key.nb < 0 &&
+	       (m.val.kind == VK_VARINT || m.val.kind == VK_BYTES || m.val.kind == VK_FIXED);
+	return m;
+}
+
+/* a metric map by its compiled recipe; keep = store the wanted entries */
+static int read_metric_map_fast(mscan *ms, floe_cursor *c, const mapk *mk, bool keep, longs *l,
+				byteses *b)
+{
+	int rc;
+	if (mk->outer.nb >= 0) {
+		int64_t br;
+		if (!rd_long(c, &br))
+			return corrupt(ms, c, "bad union branch");
+		if (br == mk->outer.nb)
+			return FLOE_OK;
+		if (br != mk->outer.vb)
+			return corrupt(ms, c, "bad union branch");
+	}
+	for (;;) {
+		int64_t count, bytes;
+		if (!rd_long(c, &count))
+			return corrupt(ms, c, "bad array block count");
+		if (count == 0)
+			break;
+		if (count < 0) {
+			if (count == INT64_MIN || !rd_long(c, &bytes) || bytes < 0 ||
+			    (uint64_t)bytes > c->n - c->off)
+				return corrupt(ms, c, "bad array block size");
+			count = -count;
+			if (!keep) {
+				c->off += (size_t)bytes;
+				continue;
+			}
+		}
+		if ((uint64_t)count > c->n - c->off)
+			return corrupt(ms, c, "array block count exceeds the bytes left");
+		if (!keep && mk->inb < 0 && mk->val.nb < 0 && mk->val.kind != VK_FIXED) {
+			/* not wanted: step over varints and byte strings without decoding */
+			bool bytes_val = mk->val.kind == VK_BYTES;
+			for (int64_t i = 0; i < count; i++) {
+				for (int f = 0; f < 2; f++) {
+					bool is_key = (f == 0) == (mk->key_first != 0);
+					if (is_key || !bytes_val) {
+						if (!skip_varint(c))
+							return corrupt(ms, c, "bad varint");
+					} else {
+						const uint8_t *p;
+						size_t n;
+						if (!rd_bytes(c, &p, &n))
+							return corrupt(ms, c, "bad length or truncated bytes");
+					}
+				}
+			}
+			continue;
+		}
+		for (int64_t i = 0; i < count; i++) {
+			int64_t key = 0;
+			sval v;
+			if (mk->inb >= 0) {
+				int64_t br;
+				if (!rd_long(c, &br) || (br != mk->inb && br != mk->ivb))
+					return corrupt(ms, c, "bad union branch");
+				if (br == mk->inb)
+					continue;
+			}
+			if (mk->key_first) {
+				if (!rd_long(c, &key))
+					return corrupt(ms, c, "bad map key");
+				if ((rc = rd_fast(ms, c, &mk->val, &v)))
+					return rc;
+			} else {
+				if ((rc = rd_fast(ms, c, &mk->val, &v)))
+					return rc;
+				if (!rd_long(c, &key))
+					return corrupt(ms, c, "bad map key");
+			}
+			if (!keep || v.null || !wanted(ms, (int32_t)key))
+				continue;
+			if (l && mk->val.kind == VK_VARINT) {
+				if (l->n == l->cap &&
+				    (rc = grow((void **)&l->v, &l->cap, sizeof(*l->v), l->n + 1, ms)))
+					return rc;
+				l->v[l->n].id = (int32_t)key;
+				l->v[l->n++].value = v.l;
+			} else if (b && mk->val.kind != VK_VARINT) {
+				if (b->n == b->cap &&
+				    (rc = grow((void **)&b->v, &b->cap, sizeof(*b->v), b->n + 1, ms)))
+					return rc;
+				b->v[b->n].id = (int32_t)key;
+				b->v[b->n].p = v.p;
+				b->v[b->n++].n = v.n;
+			}
+		}
+	}
+	return FLOE_OK;
+}
+
 /* array<int|long> into *out (or skipped) */
 static int read_long_array(mscan *ms, floe_cursor *c, const floe_avro_schema *s, bool keep,
 			   void **out, size_t *n, size_t *cap, size_t elem)
@@ -399,6 +668,13 @@ static int read_long_array(mscan *ms, floe_cursor *c, const floe_avro_schema *s,
 		}
 		if ((uint64_t)count > c->n - c->off)
 			return corrupt(ms, c, "array block count exceeds the bytes left");
+		if (!keep && s->items && (s->items->type == FLOE_AVRO_LONG ||
+					  s->items->type == FLOE_AVRO_INT)) {
+			for (int64_t i = 0; i < count; i++)
+				if (!skip_varint(c))
+					return corrupt(ms, c, "bad varint");
+			continue;
+		}
 		for (int64_t i = 0; i < count; i++) {
 			sval v;
 			if ((rc = read_val(ms, c, s->items, &v)))
@@ -504,7 +780,7 @@ static int read_partition(mscan *ms, floe_cursor *c, const floe_avro_schema *s)
 	for (size_t i = 0; i < ms->n_part; i++) {
 		const step *st = &ms->part[i];
 		sval v;
-		if ((rc = read_val(ms, c, st->schema, &v)))
+		if ((rc = rd_fast(ms, c, &st->k, &v)))
 			return rc;
 		if (st->spec_pos >= 0)
 			to_value(&ms->pvals[st->spec_pos], ms->ptypes[st->spec_pos], &v);
@@ -517,6 +793,8 @@ static int read_partition(mscan *ms, floe_cursor *c, const floe_avro_schema *s)
 static const char *format_name(const uint8_t *p, size_t n, floe_buf *scratch)
 {
 	static const char *const known[] = {"PARQUET", "AVRO", "ORC", "PUFFIN"};
+	if (n == 7 && !memcmp(p, "PARQUET", 7))
+		return known[0];
 	for (size_t i = 0; i < 4; i++)
 		if (strlen(known[i]) == n && strncasecmp((const char *)p, known[i], n) == 0)
 			return known[i];
@@ -559,36 +837,28 @@ static int read_data_file(mscan *ms, floe_cursor *c, const floe_avro_schema *s)
 			ms->has[S_PARTITION] = true;
 			continue;
 		case S_COLUMN_SIZES:
-			ms->cs.n = 0;
-			if ((rc = read_metric_map(ms, c, st->schema, metrics && ms->o->column_sizes, &ms->cs,
-						  NULL)))
-				return rc;
-			continue;
 		case S_VALUE_COUNTS:
-			ms->vc.n = 0;
-			if ((rc = read_metric_map(ms, c, st->schema, metrics, &ms->vc, NULL)))
-				return rc;
-			continue;
 		case S_NULL_COUNTS:
-			ms->nc.n = 0;
-			if ((rc = read_metric_map(ms, c, st->schema, metrics, &ms->nc, NULL)))
-				return rc;
-			continue;
 		case S_NAN_COUNTS:
-			ms->nanc.n = 0;
-			if ((rc = read_metric_map(ms, c, st->schema, metrics, &ms->nanc, NULL)))
-				return rc;
-			continue;
 		case S_LOWER:
-			ms->lo.n = 0;
-			if ((rc = read_metric_map(ms, c, st->schema, metrics, NULL, &ms->lo)))
+		case S_UPPER: {
+			longs *l = st->slot == S_COLUMN_SIZES	? &ms->cs
+				   : st->slot == S_VALUE_COUNTS ? &ms->vc
+				   : st->slot == S_NULL_COUNTS	? &ms->nc
+				   : st->slot == S_NAN_COUNTS	? &ms->nanc
+								: NULL;
+			byteses *bb = st->slot == S_LOWER ? &ms->lo : st->slot == S_UPPER ? &ms->up : NULL;
+			bool keep = metrics && (st->slot != S_COLUMN_SIZES || ms->o->column_sizes);
+			if (l)
+				l->n = 0;
+			if (bb)
+				bb->n = 0;
+			rc = st->m.ok ? read_metric_map_fast(ms, c, &st->m, keep, l, bb)
+				      : read_metric_map(ms, c, st->schema, keep, l, bb);
+			if (rc)
 				return rc;
 			continue;
-		case S_UPPER:
-			ms->up.n = 0;
-			if ((rc = read_metric_map(ms, c, st->schema, metrics, NULL, &ms->up)))
-				return rc;
-			continue;
+		}
 		case S_SPLIT_OFFSETS:
 			if ((rc = read_long_array(ms, c, st->schema, ms->o->split_offsets, (void **)&ms->so,
 						  &ms->n_so, &ms->cap_so, sizeof(int64_t))))
@@ -600,12 +870,16 @@ static int read_data_file(mscan *ms, floe_cursor *c, const floe_avro_schema *s)
 				return rc;
 			continue;
 		case S_NONE:
-			if ((rc = floe_avro_skip(c, st->schema, ms->err)))
+			if (st->k.kind != VK_OTHER)
+				rc = rd_fast(ms, c, &st->k, &v);
+			else
+				rc = floe_avro_skip(c, st->schema, ms->err);
+			if (rc)
 				return rc;
 			continue;
 		default: break;
 		}
-		if ((rc = read_val(ms, c, st->schema, &v)))
+		if ((rc = rd_fast(ms, c, &st->k, &v)))
 			return rc;
 		if (v.null)
 			continue;
@@ -672,11 +946,15 @@ static int read_entry(mscan *ms, floe_cursor *c, bool *deliver)
 			continue;
 		}
 		if (st->slot == S_NONE) {
-			if ((rc = floe_avro_skip(c, st->schema, ms->err)))
+			if (st->k.kind != VK_OTHER)
+				rc = rd_fast(ms, c, &st->k, &v);
+			else
+				rc = floe_avro_skip(c, st->schema, ms->err);
+			if (rc)
 				return rc;
 			continue;
 		}
-		if ((rc = read_val(ms, c, st->schema, &v)))
+		if ((rc = rd_fast(ms, c, &st->k, &v)))
 			return rc;
 		if (!is_int_like(&v))
 			continue;
@@ -778,6 +1056,7 @@ static int compile(mscan *ms, const floe_avro_schema *root, floe_error *err)
 		st->schema = fl->type;
 		st->name = fl->name;
 		st->slot = S_NONE;
+		st->k = compile_vk(fl->type);
 		for (size_t k = 0; k < sizeof(ENTRY_FIELDS) / sizeof(ENTRY_FIELDS[0]); k++)
 			if (ids ? fl->field_id == ENTRY_FIELDS[k].id
 				: (fl->name && !strcmp(fl->name, ENTRY_FIELDS[k].name)))
@@ -799,6 +1078,8 @@ static int compile(mscan *ms, const floe_avro_schema *root, floe_error *err)
 		st->schema = fl->type;
 		st->name = fl->name;
 		st->slot = S_NONE;
+		st->k = compile_vk(fl->type);
+		st->m = compile_map(fl->type);
 		for (size_t k = 0; k < sizeof(FILE_FIELDS) / sizeof(FILE_FIELDS[0]); k++)
 			if (fids ? fl->field_id == FILE_FIELDS[k].id
 				 : (fl->name && !strcmp(fl->name, FILE_FIELDS[k].name)))
@@ -823,6 +1104,7 @@ static int compile(mscan *ms, const floe_avro_schema *root, floe_error *err)
 		st->schema = fl->type;
 		st->name = fl->name;
 		st->spec_pos = -1;
+		st->k = compile_vk(fl->type);
 		if (!ms->spec) {
 			st->spec_pos = (int32_t)i;
 			continue;

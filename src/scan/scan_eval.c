@@ -596,13 +596,15 @@ static floe_expr *residual_rec(floe_arena *a, const floe_expr *e, const floe_par
 {
 	switch (e->kind) {
 	case FLOE_EX_TRUE:
-	case FLOE_EX_FALSE: return floe_expr_const(a, e->kind == FLOE_EX_TRUE);
+	case FLOE_EX_FALSE: return (floe_expr *)e;
 	case FLOE_EX_AND:
-		return floe_expr_and(a, residual_rec(a, e->left, spec, p, depth + 1),
-				     residual_rec(a, e->right, spec, p, depth + 1));
-	case FLOE_EX_OR:
-		return floe_expr_or(a, residual_rec(a, e->left, spec, p, depth + 1),
-				    residual_rec(a, e->right, spec, p, depth + 1));
+	case FLOE_EX_OR: {
+		floe_expr *l = residual_rec(a, e->left, spec, p, depth + 1);
+		floe_expr *r = residual_rec(a, e->right, spec, p, depth + 1);
+		if (l == e->left && r == e->right)
+			return (floe_expr *)e; /* unchanged: no allocation per file */
+		return e->kind == FLOE_EX_AND ? floe_expr_and(a, l, r) : floe_expr_or(a, l, r);
+	}
 	case FLOE_EX_NOT:
 	case FLOE_EX_PRED: break;
 	}

@@ -346,12 +346,18 @@ static int keep(worker *w, const floe_manifest_entry *e)
 {
 	const floe_data_file *f = &e->file;
 	floe_arena *a = w->arena;
-	scan_file *sf = floe_arena_calloc(a, 1, sizeof(*sf));
-	if (!sf)
+	/* one block: the file, its partition values, its path */
+	size_t plen = strlen(f->file_path), np = f->partition.n ? f->partition.n : 1;
+	size_t vals = (sizeof(scan_file) + 15) / 16 * 16;
+	size_t total = vals + np * sizeof(floe_value) + plen + 1;
+	uint8_t *blk = floe_arena_alloc(a, total);
+	if (!blk)
 		return FLOE_ENOMEM;
-	sf->raw_path = floe_arena_strdup(a, f->file_path);
-	if (!sf->raw_path)
-		return FLOE_ENOMEM;
+	scan_file *sf = (scan_file *)blk;
+	memset(sf, 0, sizeof(*sf));
+	char *raw = (char *)blk + vals + np * sizeof(floe_value);
+	memcpy(raw, f->file_path, plen + 1);
+	sf->raw_path = raw;
 	sf->path = floe_path_map_apply(&w->s->map, a, sf->raw_path);
 	sf->format = f->file_format;
 	if (strcmp(sf->format, "PARQUET") && strcmp(sf->format, "PUFFIN") && strcmp(sf->format, "AVRO") &&
@@ -371,10 +377,9 @@ static int keep(worker *w, const floe_manifest_entry *e)
 	sf->content_offset = f->content_offset;
 	sf->content_size = f->content_size_in_bytes;
 	sf->partition.n = f->partition.n;
-	sf->partition.values = floe_arena_memdup(a, f->partition.values,
-						 (f->partition.n ? f->partition.n : 1) * sizeof(floe_value));
-	if (!sf->partition.values)
-		return FLOE_ENOMEM;
+	sf->partition.values = (floe_value *)(blk + vals);
+	if (f->partition.n)
+		memcpy(sf->partition.values, f->partition.values, f->partition.n * sizeof(floe_value));
 	for (size_t i = 0; i < f->partition.n; i++)
 		if (floe_value_own(&sf->partition.values[i], a))
 			return FLOE_ENOMEM;
@@ -580,7 +585,13 @@ static int run_jobs(floe_scan *s, job *jobs, size_t n_jobs, scan_file ***out, si
 	floe_free(ws);
 	if (rc)
 		return rc;
-	qsort(all, total, sizeof(*all), cmp_file);
+	/* each worker took jobs in increasing order, so its results are sorted
+	 * runs: sort only when the runs interleave */
+	for (size_t i = 1; i < total; i++)
+		if (cmp_file(&all[i - 1], &all[i]) > 0) {
+			qsort(all, total, sizeof(*all), cmp_file);
+			break;
+		}
 	*out = all;
 	*n_out = total;
 	return FLOE_OK;
@@ -940,6 +951,10 @@ int floe_scan__plan(floe_scan *s, floe_error *err)
 	/* residuals: identity partition predicates are decided by the tuple */
 	for (size_t i = 0; i < s->n_files; i++) {
 		scan_file *f = s->files[i];
+		if (floe_expr_is_true(s->filter)) {
+			f->residual = s->filter;
+			continue;
+		}
 		f->residual = floe_expr_residual(&s->a, s->filter, f->spec, &f->partition);
 		if (!f->residual) {
 			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
