@@ -9,10 +9,15 @@
  * configuration's errors. Also the test the TSan preset runs
  * (ctest --preset tsan).
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "stream/stream_runtime.h"
@@ -136,7 +141,52 @@ static floe_catalog *catalog(const char *dir)
 	return cat;
 }
 
+static int run_yaml_sink(floe_catalog *cat, const char *yaml, const char *base,
+			 const stream_sink_ops *sink, floe_error *err);
+
 static int run_yaml(floe_catalog *cat, const char *yaml, const char *base, floe_error *err)
+{
+	return run_yaml_sink(cat, yaml, base, &fake_sink, err);
+}
+
+/* A GET of /metrics while the pipeline runs (from another thread). */
+typedef struct scraper {
+	int port;
+	atomic_bool stop;
+	int scrapes;
+	char last[8192];
+} scraper;
+
+static void *scrape_main(void *arg)
+{
+	scraper *sc = arg;
+	while (!atomic_load(&sc->stop)) {
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		struct sockaddr_in a = {0};
+		a.sin_family = AF_INET;
+		a.sin_port = htons((uint16_t)sc->port);
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
+			const char req[] = "GET /metrics HTTP/1.0\r\n\r\n";
+			size_t got = 0;
+			ssize_t r;
+			if (write(fd, req, sizeof(req) - 1) > 0) {
+				while (got < sizeof(sc->last) - 1 &&
+				       (r = read(fd, sc->last + got, sizeof(sc->last) - 1 - got)) > 0)
+					got += (size_t)r;
+				sc->last[got] = 0;
+				sc->scrapes++;
+			}
+		}
+		if (fd >= 0)
+			close(fd);
+		usleep(5000);
+	}
+	return NULL;
+}
+
+static int run_yaml_sink(floe_catalog *cat, const char *yaml, const char *base,
+			 const stream_sink_ops *sink, floe_error *err)
 {
 	stream_config *cfg = NULL;
 	floe_pipeline *p = NULL;
@@ -145,7 +195,7 @@ static int run_yaml(floe_catalog *cat, const char *yaml, const char *base, floe_
 	o.base_dir = base;
 	if ((rc = stream_config_parse_yaml(&cfg, yaml, strlen(yaml), base, err)))
 		return rc;
-	if ((rc = stream_pipeline_open(&p, cfg, cat, &fake_sink, &o, err)))
+	if ((rc = stream_pipeline_open(&p, cfg, cat, sink, &o, err)))
 		return rc;
 	rc = floe_pipeline_run(p, err);
 	floe_pipeline_free(p);
@@ -442,6 +492,51 @@ static void test_config_errors(void)
 	floe_buf_reset(&ref);
 }
 
+/* The real task writers (Parquet files, the shared budget) on three threads,
+ * HASH and NONE tables fed by one generator, metrics scraped meanwhile: the
+ * test the TSan preset runs for data races. */
+static void test_real_writers_and_metrics(void)
+{
+	const char *dir = t_tmpdir();
+	char yaml[2048];
+	floe_error err = {0};
+	floe_catalog *cat = catalog(dir);
+	scraper sc;
+	pthread_t th;
+	memset(&sc, 0, sizeof(sc));
+	sc.port = 20000 + (int)(floe_random_u64() % 30000);
+	snprintf(yaml, sizeof(yaml),
+		 "pipeline.name: real\n"
+		 "execution.checkpointing.interval: 30ms\n"
+		 "parallelism.default: 3\n"
+		 "memory.budget: 4MiB\n"
+		 "metrics.port: %d\n"
+		 "sources:\n"
+		 "  - {name: g, type: generator, rows-per-second: 0, number-of-rows: 30000,\n"
+		 "     fields: {k: {min: 0, max: 9}, ts: {max-past: 2d}, tag: {values: 'a, b'}}}\n"
+		 "tables:\n"
+		 "  - name: db.h\n"
+		 "    schema: \"k long not null, ts timestamptz, tag string, v double\"\n"
+		 "    partition-by: \"k, day(ts)\"\n"
+		 "    distribution-mode: hash\n"
+		 "  - name: db.n\n"
+		 "    schema: \"k long not null, tag string\"\n"
+		 "    partition-by: \"tag\"\n"
+		 "    filter: \"k < 5\"\n",
+		 sc.port);
+	pthread_create(&th, NULL, scrape_main, &sc);
+	T_OK(run_yaml_sink(cat, yaml, dir, NULL, &err), &err);
+	atomic_store(&sc.stop, true);
+	pthread_join(th, NULL);
+	snap_sum h = table_sum(cat, "db", "h"), n = table_sum(cat, "db", "n");
+	T_EQ_INT(h.records, 30000);
+	T_CHECK(n.records > 10000 && n.records < 20000);
+	T_CHECK(h.snapshots >= 1);
+	T_CHECK(sc.scrapes > 0);
+	T_CHECK(sc.scrapes == 0 || strstr(sc.last, "floe_numRecordsIn") != NULL);
+	floe_catalog_free(cat);
+}
+
 int main(void)
 {
 	T_RUN(test_config_errors);
@@ -449,5 +544,6 @@ int main(void)
 	T_RUN(test_resume_after_failure);
 	T_RUN(test_two_tables_one_source);
 	T_RUN(test_generator_and_hash);
+	T_RUN(test_real_writers_and_metrics);
 	return t_finish();
 }
