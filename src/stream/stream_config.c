@@ -136,7 +136,7 @@ static const keydef source_keys[] = {
 	{"schema", K_STR, S(schema), 0, NULL, NULL, "the first table's",
 	 "generator: column list of the rows it makes"},
 	{"fields", K_PREFIX, S(gen_fields), 0, NULL, NULL, "",
-	 "generator: fields.<column>.kind (random|sequence), .min, .max, .max-past, .length, "
+	 "generator: fields.<column>.kind (random or sequence), .min, .max, .max-past, .length, "
 	 ".start, .end, .null-rate, .values"},
 	{"topic", K_STR, S(topic), 0, NULL, NULL, "", "kafka: topic"},
 	{"properties", K_PREFIX, S(kafka_props), 0, NULL, NULL, "",
