@@ -130,7 +130,8 @@ static int finish_partition(compactor *c, size_t *cap, cgroup *p)
 		floe_free(p->files);
 		return FLOE_OK;
 	}
-	qsort(p->files, p->n, sizeof(*p->files), cmp_files);
+	if (p->n > 1)
+		qsort(p->files, p->n, sizeof(*p->files), cmp_files);
 	int64_t max_group = o->max_group_bytes > 0 ? o->max_group_bytes : INT64_MAX;
 	if (c->order && max_group > SORT_GROUP_BYTES)
 		max_group = SORT_GROUP_BYTES; /* sorted in memory */
@@ -224,7 +225,8 @@ static int plan(compactor *c, floe_error *err)
 	floe_buf_reset(&key);
 	if (rc)
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
-	qsort(c->groups, c->n_groups, sizeof(*c->groups), cmp_groups);
+	if (c->n_groups > 1)
+		qsort(c->groups, c->n_groups, sizeof(*c->groups), cmp_groups);
 	/* the per-run cap on bytes read */
 	if (c->o->max_bytes > 0) {
 		int64_t sum = 0;
@@ -348,7 +350,8 @@ static int write_sorted(compactor *c, floe_task_writer *tw, const struct ArrowAr
 		perm[r] = r;
 	sort_ctx sc = {c->order, keys, nf};
 	tl_sort = &sc;
-	qsort(perm, (size_t)n, sizeof(*perm), cmp_rows);
+	if (n > 1)
+		qsort(perm, (size_t)n, sizeof(*perm), cmp_rows);
 	tl_sort = NULL;
 	for (int64_t at = 0; at < n && !rc; at += SORTED_BATCH_ROWS) {
 		int64_t k = n - at < SORTED_BATCH_ROWS ? n - at : SORTED_BATCH_ROWS;

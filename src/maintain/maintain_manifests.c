@@ -91,7 +91,8 @@ static int write_group(floe_snapshot_op *op, const floe_metadata *m, const group
 	if (!spec)
 		return floe_error_set(err, FLOE_ECORRUPT, "manifest names unknown partition spec %d",
 				      (int)g->spec_id);
-	qsort(v, n, sizeof(*v), cmp_entries);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_entries);
 	for (size_t i = 0; i < n && !rc; i++) {
 		if (!w && (rc = floe_op_open_manifest(op, spec, content, &w, err)))
 			break;
