@@ -115,10 +115,12 @@ int floe_parquet_writer_set_kv(floe_parquet_writer *w, const char *key, const ch
 /*
  * Write a batch: a struct array ("+s") whose children map positionally to
  * the schema's top-level fields. The batch stays owned by the caller (it is
- * not released). FLOE_EINVAL when its types do not fit the schema or a null
- * appears in a required field (nothing of that batch is written then only
- * if the error is found before encoding starts: a writer that returned an
- * error must be freed, its output aborted). FLOE_EIO from the output.
+ * not released; it may be reused once this returns).
+ * Errors: FLOE_EINVAL when the batch's types do not fit the schema (found
+ * before anything is encoded: the writer stays usable) or when a null
+ * appears in a required field (found while encoding: the writer is then
+ * failed); FLOE_EIO from the output; FLOE_ENOMEM. After a failure, free the
+ * writer and abort the output.
  */
 int floe_parquet_writer_write(floe_parquet_writer *w, const struct ArrowArray *batch,
 			      const struct ArrowSchema *batch_schema, floe_error *err) FLOE_WUR;
