@@ -111,6 +111,10 @@ bool floe_eval_value(const floe_expr *p, const floe_value *v)
 	case FLOE_OP_NOT_IN: return !value_is_nan(v) ? !in_set(p, v) : true;
 	case FLOE_OP_STARTS_WITH: return has_prefix(v, &p->values[0]);
 	case FLOE_OP_NOT_STARTS_WITH: return !has_prefix(v, &p->values[0]);
+	case FLOE_OP_LIKE:
+	case FLOE_OP_NOT_LIKE:
+		return floe_like_match(v->v.bin.p, v->v.bin.n, p->values[0].v.bin.p,
+				       p->values[0].v.bin.n) == (p->op == FLOE_OP_LIKE);
 	default: return p->n_values ? compare_op(p->op, v, &p->values[0]) : false;
 	}
 }
@@ -299,6 +303,28 @@ static floe_expr *project_one(projector *pj, const floe_expr *p, size_t pos)
 	return proj_pred(pj, p, pos, op, &r, 1);
 }
 
+/* LIKE 'ab%c': rows that match start with "ab" — prune as that STARTS WITH */
+static const floe_expr *like_as_prefix(floe_arena *a, const floe_expr *e)
+{
+	if (e->kind != FLOE_EX_PRED || (e->op != FLOE_OP_LIKE && e->op != FLOE_OP_NOT_LIKE))
+		return e;
+	if (e->op == FLOE_OP_NOT_LIKE)
+		return NULL;
+	uint8_t *buf = floe_arena_alloc(a, e->values[0].v.bin.n + 1);
+	if (!buf)
+		return NULL;
+	size_t n = floe_like_prefix(e->values[0].v.bin.p, e->values[0].v.bin.n, buf);
+	if (n == 0)
+		return NULL;
+	floe_value v = e->values[0];
+	v.v.bin.p = buf;
+	v.v.bin.n = n;
+	floe_expr *x = floe_expr_bound_pred(a, FLOE_OP_STARTS_WITH, e->field_id, e->type, &v, 1);
+	if (x)
+		x->in_repeated = e->in_repeated;
+	return x;
+}
+
 static floe_expr *project_rec(projector *pj, const floe_expr *e, int depth)
 {
 	if (depth > FLOE_EXPR_MAX_DEPTH * 2)
@@ -315,6 +341,8 @@ static floe_expr *project_rec(projector *pj, const floe_expr *e, int depth)
 	case FLOE_EX_NOT: return floe_expr_const(pj->a, true);
 	case FLOE_EX_PRED: break;
 	}
+	if (!(e = like_as_prefix(pj->a, e)))
+		return floe_expr_const(pj->a, true);
 	floe_expr *acc = floe_expr_const(pj->a, true);
 	for (size_t i = 0; i < pj->spec->n_fields && acc; i++) {
 		const floe_partition_field *f = &pj->spec->fields[i];
@@ -575,7 +603,26 @@ static bool eval_metrics(const floe_expr *e, const floe_file_metrics *m, int dep
 	case FLOE_EX_AND: return eval_metrics(e->left, m, depth + 1) && eval_metrics(e->right, m, depth + 1);
 	case FLOE_EX_OR: return eval_metrics(e->left, m, depth + 1) || eval_metrics(e->right, m, depth + 1);
 	case FLOE_EX_NOT: return true;
-	case FLOE_EX_PRED: return metrics_might(e, m);
+	case FLOE_EX_PRED:
+		if (e->op == FLOE_OP_LIKE || e->op == FLOE_OP_NOT_LIKE) {
+			/* the prefix bound lives only for this call: a small stack copy */
+			uint8_t buf[256];
+			size_t pn = e->values[0].v.bin.n;
+			if (e->op == FLOE_OP_NOT_LIKE || pn > sizeof(buf))
+				return true;
+			size_t n = floe_like_prefix(e->values[0].v.bin.p, pn, buf);
+			if (n == 0)
+				return true;
+			floe_expr x = *e;
+			floe_value v = e->values[0];
+			v.v.bin.p = buf;
+			v.v.bin.n = n;
+			x.op = FLOE_OP_STARTS_WITH;
+			x.values = &v;
+			x.n_values = 1;
+			return metrics_might(&x, m);
+		}
+		return metrics_might(e, m);
 	}
 	return true;
 }

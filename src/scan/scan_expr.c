@@ -125,6 +125,8 @@ static floe_expr_op negate_op(floe_expr_op op)
 	case FLOE_OP_NOT_IN: return FLOE_OP_IN;
 	case FLOE_OP_STARTS_WITH: return FLOE_OP_NOT_STARTS_WITH;
 	case FLOE_OP_NOT_STARTS_WITH: return FLOE_OP_STARTS_WITH;
+	case FLOE_OP_LIKE: return FLOE_OP_NOT_LIKE;
+	case FLOE_OP_NOT_LIKE: return FLOE_OP_LIKE;
 	}
 	return op;
 }
@@ -401,7 +403,7 @@ static int expect(parser *ps, tok_kind k, const char *what)
 static const char *const RESERVED[] = {"and", "or",      "not",	  "in",	 "is",	    "null",
 				       "nan", "true",    "false",   "between", "like", "starts",
 				       "with", "date",    "timestamp", "timestamptz", "time", "cast",
-				       NULL};
+				       "distinct", NULL};
 
 static bool reserved(const tok *t)
 {
@@ -608,7 +610,7 @@ static floe_expr *make_pred(parser *ps, floe_expr_op op, const char *col, size_t
 	return e;
 }
 
-/* LIKE 'pattern': a prefix pattern becomes STARTS WITH, a plain one = */
+/* LIKE 'pattern': a prefix pattern becomes STARTS WITH, a plain one =, others LIKE */
 static floe_expr *like_pred(parser *ps, const char *col, size_t at, bool negate)
 {
 	floe_literal l;
@@ -621,30 +623,89 @@ static floe_expr *like_pred(parser *ps, const char *col, size_t at, bool negate)
 		return NULL;
 	}
 	size_t n = l.len;
-	bool prefix = n > 0 && l.text[n - 1] == '%';
-	size_t body = prefix ? n - 1 : n;
-	for (size_t i = 0; i < body; i++) {
-		if (l.text[i] == '%' || l.text[i] == '_') {
-			if (!ps->rc)
-				ps->rc = floe_error_set(ps->err, FLOE_EUNSUPPORTED,
-							"expression: at %zu: LIKE pattern '%s' is not "
-							"supported (only 'prefix%%' or no wildcard)",
-							pat_at + 1, l.text);
-			return NULL;
+	/* the literal prefix, and whether anything but a trailing '%' is a wildcard */
+	bool inner = false, trailing = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = l.text[i];
+		if (c == '\\') {
+			i++;
+			continue;
 		}
+		if (c == '%' && i + 1 == n)
+			trailing = true;
+		else if (c == '%' || c == '_')
+			inner = true;
 	}
-	char *t = floe_arena_strndup(ps->a, l.text, body);
-	if (!t) {
+	if (inner)
+		return make_pred(ps, negate ? FLOE_OP_NOT_LIKE : FLOE_OP_LIKE, col, at, &l, 1);
+	uint8_t *plain = floe_arena_alloc(ps->a, n + 1);
+	if (!plain) {
 		ps->rc = floe_error_set(ps->err, FLOE_ENOMEM, "out of memory");
 		return NULL;
 	}
-	l.text = t;
+	size_t body = floe_like_prefix((const uint8_t *)l.text, n, plain);
+	plain[body] = 0;
+	l.text = (const char *)plain;
 	l.len = body;
-	floe_expr_op op = prefix ? FLOE_OP_STARTS_WITH : FLOE_OP_EQ;
-	if (prefix && body == 0) /* LIKE '%': every non-null value; NOT LIKE '%': none */
+	if (trailing && body == 0) /* LIKE '%': every non-null value; NOT LIKE '%': none */
 		return negate ? floe_expr_const(ps->a, false)
 			      : make_pred(ps, FLOE_OP_NOT_NULL, col, at, NULL, 0);
+	floe_expr_op op = trailing ? FLOE_OP_STARTS_WITH : FLOE_OP_EQ;
 	return make_pred(ps, negate ? negate_op(op) : op, col, at, &l, 1);
+}
+
+size_t floe_like_prefix(const uint8_t *pat, size_t pn, uint8_t *out)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < pn; i++) {
+		if (pat[i] == '%' || pat[i] == '_')
+			break;
+		if (pat[i] == '\\' && i + 1 < pn)
+			i++;
+		out[o++] = pat[i];
+	}
+	return o;
+}
+
+static size_t utf8_len(uint8_t c)
+{
+	return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+}
+
+bool floe_like_match(const uint8_t *s, size_t n, const uint8_t *pat, size_t pn)
+{
+	size_t si = 0, pi = 0, star_p = (size_t)-1, star_s = 0;
+	while (si < n) {
+		if (pi < pn && pat[pi] == '%') {
+			star_p = ++pi;
+			star_s = si;
+			continue;
+		}
+		if (pi < pn && pat[pi] == '_') {
+			si += utf8_len(s[si]);
+			pi++;
+			continue;
+		}
+		if (pi < pn) {
+			size_t q = pi;
+			if (pat[q] == '\\' && q + 1 < pn)
+				q++;
+			if (pat[q] == s[si]) {
+				si++;
+				pi = q + 1;
+				continue;
+			}
+		}
+		if (star_p == (size_t)-1)
+			return false;
+		/* backtrack: the last '%' takes one more character */
+		star_s += utf8_len(s[star_s]);
+		si = star_s;
+		pi = star_p;
+	}
+	while (pi < pn && pat[pi] == '%')
+		pi++;
+	return pi == pn;
 }
 
 static floe_expr *parse_in_list(parser *ps, const char *col, size_t at, bool negate)
@@ -705,12 +766,28 @@ static floe_expr *parse_col_pred(parser *ps, const char *col, size_t at)
 	}
 	if (accept_kw(ps, "is")) {
 		bool is_not = accept_kw(ps, "not");
+		if (accept_kw(ps, "distinct")) {
+			/* x IS DISTINCT FROM v: x != v, with NULL a value like any other */
+			if (expect_kw(ps, "from") || parse_literal(ps, &l[0], &ok))
+				return NULL;
+			if (!ok) {
+				perr(ps, ps->t.at, "expected a literal after DISTINCT FROM");
+				return NULL;
+			}
+			if (l[0].kind == FLOE_LIT_NULL)
+				return make_pred(ps, is_not ? FLOE_OP_IS_NULL : FLOE_OP_NOT_NULL, col, at, NULL,
+						 0);
+			floe_expr *cmp = make_pred(ps, is_not ? FLOE_OP_EQ : FLOE_OP_NOT_EQ, col, at, l, 1);
+			if (is_not || !cmp)
+				return cmp;
+			return floe_expr_or(ps->a, cmp, make_pred(ps, FLOE_OP_IS_NULL, col, at, NULL, 0));
+		}
 		if (accept_kw(ps, "null"))
 			return make_pred(ps, is_not ? FLOE_OP_NOT_NULL : FLOE_OP_IS_NULL, col, at, NULL,
 					 0);
 		if (accept_kw(ps, "nan"))
 			return make_pred(ps, is_not ? FLOE_OP_NOT_NAN : FLOE_OP_IS_NAN, col, at, NULL, 0);
-		perr(ps, ps->t.at, "expected NULL or NAN after IS%s", is_not ? " NOT" : "");
+		perr(ps, ps->t.at, "expected NULL, NAN or DISTINCT FROM after IS%s", is_not ? " NOT" : "");
 		return NULL;
 	}
 	if (accept_kw(ps, "not"))
@@ -1390,11 +1467,16 @@ static int bind_pred(binder *b, const floe_expr *u, floe_expr **out)
 		return FLOE_OK;
 	case FLOE_OP_STARTS_WITH:
 	case FLOE_OP_NOT_STARTS_WITH:
+	case FLOE_OP_LIKE:
+	case FLOE_OP_NOT_LIKE:
 		if (se->type->id != FLOE_T_STRING)
 			return floe_error_set(b->err, FLOE_EINVAL,
-					      "expression: at %zu: STARTS WITH needs a string column, "
-					      "'%s' is not one",
-					      u->at + 1, u->name);
+					      "expression: at %zu: %s needs a string column, '%s' is not "
+					      "one",
+					      u->at + 1,
+					      u->op == FLOE_OP_LIKE || u->op == FLOE_OP_NOT_LIKE ? "LIKE"
+												  : "STARTS WITH",
+					      u->name);
 		break;
 	default: break;
 	}
@@ -1550,6 +1632,8 @@ static const char *op_text(floe_expr_op op)
 	case FLOE_OP_NOT_IN: return "NOT IN";
 	case FLOE_OP_STARTS_WITH: return "STARTS WITH";
 	case FLOE_OP_NOT_STARTS_WITH: return "NOT STARTS WITH";
+	case FLOE_OP_LIKE: return "LIKE";
+	case FLOE_OP_NOT_LIKE: return "NOT LIKE";
 	}
 	return "?";
 }

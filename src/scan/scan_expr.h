@@ -62,6 +62,11 @@ typedef enum floe_expr_op {
 	FLOE_OP_NOT_IN,
 	FLOE_OP_STARTS_WITH,
 	FLOE_OP_NOT_STARTS_WITH,
+	/* SQL LIKE with wildcards inside the pattern ('%' any text, '_' one
+	 * character, '\' escapes): decided per row; pruning uses the literal
+	 * prefix before the first wildcard as STARTS WITH */
+	FLOE_OP_LIKE,
+	FLOE_OP_NOT_LIKE,
 } floe_expr_op;
 
 typedef enum floe_lit_kind {
@@ -120,15 +125,16 @@ floe_expr *floe_expr_bound_pred(floe_arena *a, floe_expr_op op, int32_t field_id
  * Parse SQL filter text:
  *   expr := expr OR expr | expr AND expr | NOT expr | ( expr ) | TRUE | FALSE | pred
  *   pred := col op lit | lit op col | col [NOT] IN (lit, ...) | col IS [NOT] NULL
- *         | col IS [NOT] NAN | col [NOT] BETWEEN lit AND lit | col [NOT] LIKE 'abc%'
+ *         | col IS [NOT] NAN | col [NOT] BETWEEN lit AND lit | col [NOT] LIKE 'pattern'
+ *         | col IS [NOT] DISTINCT FROM lit
  *         | col [NOT] STARTS WITH 'abc' | starts_with(col, 'abc') | is_nan(col)
  *   op   := = == != <> < <= > >=
  *   col  := name(.name)* | "quoted" | `quoted`
  *   lit  := number | 'string' ('' escapes a quote) | TRUE | FALSE | NULL
  *         | DATE 'x' | TIME 'x' | TIMESTAMP 'x' | TIMESTAMPTZ 'x' | X'hex'
  *         | CAST(lit AS type) | -number
- * LIKE takes a prefix pattern ('abc%', no other wildcard: STARTS WITH) or a
- * pattern without wildcards (=); other patterns are FLOE_EUNSUPPORTED.
+ * LIKE 'abc%' becomes STARTS WITH, a pattern without wildcards =, any other
+ * pattern LIKE. x IS [NOT] DISTINCT FROM lit compares with NULL as a value.
  * Keywords are case-insensitive. FLOE_EINVAL names the offset of the error.
  */
 int floe_expr_parse(floe_expr **out, floe_arena *a, const char *text, size_t n,
@@ -226,5 +232,11 @@ floe_expr *floe_expr_residual(floe_arena *a, const floe_expr *bound,
 
 /* Evaluate a bound predicate on one value (NULL value: is_null set). */
 bool floe_eval_value(const floe_expr *pred, const floe_value *v);
+
+/* SQL LIKE: '%' any text, '_' one UTF-8 character, '\\' escapes the next one. */
+bool floe_like_match(const uint8_t *s, size_t n, const uint8_t *pat, size_t pn);
+/* The literal prefix of a LIKE pattern (before the first unescaped wildcard),
+ * unescaped into out (cap >= pn); its length. */
+size_t floe_like_prefix(const uint8_t *pat, size_t pn, uint8_t *out);
 
 #endif

@@ -62,6 +62,13 @@ static void test_parse_and_bind(void)
 	T_EQ_STR(bound("s LIKE 'abc'"), "s = 'abc'");
 	T_EQ_STR(bound("s NOT LIKE 'ab%'"), "s NOT STARTS WITH 'ab'");
 	T_EQ_STR(bound("starts_with(s, 'x')"), "s STARTS WITH 'x'");
+	T_EQ_STR(bound("s LIKE 'a_c%'"), "s LIKE 'a_c%'");
+	T_EQ_STR(bound("NOT s LIKE '%x'"), "s NOT LIKE '%x'");
+	T_EQ_STR(bound("s LIKE 'a\\%b%'"), "s STARTS WITH 'a%b'");
+	T_EQ_STR(bound("s IS DISTINCT FROM 'a'"), "s != 'a' OR s IS NULL");
+	T_EQ_STR(bound("s IS NOT DISTINCT FROM 'a'"), "s = 'a'");
+	T_EQ_STR(bound("s IS NOT DISTINCT FROM NULL"), "s IS NULL");
+	T_EQ_STR(bound("NOT (s IS DISTINCT FROM 'a')"), "s = 'a' AND s IS NOT NULL");
 	T_EQ_STR(bound("g IS NAN OR f IS NOT NAN"), "g IS NAN OR f IS NOT NAN");
 	T_EQ_STR(bound("st.x = 1"), "st.x = 1");
 	T_EQ_STR(bound("s = 'it''s'"), "s = 'it''s'");
@@ -128,7 +135,6 @@ static void test_errors(void)
 		{"i STARTS WITH 'a'", "needs a string column"},
 		{"st = 1", "not a primitive column"},
 		{"i = j", "comparisons between columns"},
-		{"s LIKE 'a_c'", "not supported"},
 		{"i = 1 @", "unexpected character"},
 	};
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
@@ -221,6 +227,9 @@ static void test_projection(void)
 	T_EQ_STR(projected("i = 1 OR s = 'x'", SPEC("p", "identity", 2)), "TRUE");
 	T_EQ_STR(projected("i = 1 AND s = 'x'", SPEC("p", "identity", 2)), "p = 1");
 	T_EQ_STR(projected("i IS NULL", SPEC("p", "bucket[4]", 2)), "p IS NULL");
+	T_EQ_STR(projected("s LIKE 'abcd_x%'", SPEC("p", "truncate[3]", 3)), "p STARTS WITH 'abc'");
+	T_EQ_STR(projected("s LIKE '_x'", SPEC("p", "identity", 3)), "TRUE");
+	T_EQ_STR(projected("s NOT LIKE 'a_'", SPEC("p", "identity", 3)), "TRUE");
 }
 
 /* ---- evaluators ------------------------------------------------------------------ */
@@ -361,6 +370,28 @@ static void test_values(void)
 	T_CHECK(!floe_eval_value(compile("s NOT IN ('a', 'b', 'c')"), &s));
 	T_CHECK(floe_eval_value(compile("s >= 'a'"), &s));
 	T_CHECK(!floe_eval_value(compile("s STARTS WITH 'bb'"), &s));
+	/* LIKE: '%' any text, '_' one character (UTF-8), '\\' escapes */
+	static const struct {
+		const char *s, *pat;
+		bool want;
+	} like[] = {
+		{"click", "c____", true}, {"click", "_lick", true}, {"click", "%lick", true},
+		{"click", "c%k", true},	  {"click", "c%x", false},  {"clic", "c____", false},
+		{"Alex", "Al_%", true},	  {"Al", "Al_%", false},    {"日本語", "_本_", true},
+		{"a%b", "a\\%b", true}, {"axb", "a\\%b", false}, {"", "%", true},
+		{"abcabc", "%abc", true}, {"aab", "%ab", true},	    {"ab", "a%b%", true},
+	};
+	for (size_t k = 0; k < sizeof(like) / sizeof(like[0]); k++) {
+		bool got = floe_like_match((const uint8_t *)like[k].s, strlen(like[k].s),
+					   (const uint8_t *)like[k].pat, strlen(like[k].pat));
+		if (got != like[k].want)
+			t_fail(__FILE__, __LINE__, "'%s' LIKE '%s': %d", like[k].s, like[k].pat, got);
+		t_checks++;
+	}
+	s.v.bin.p = (const uint8_t *)"click";
+	s.v.bin.n = 5;
+	T_CHECK(floe_eval_value(compile("s LIKE '_lick'"), &s));
+	T_CHECK(!floe_eval_value(compile("s NOT LIKE '_lick'"), &s));
 }
 
 int main(void)
