@@ -388,3 +388,30 @@ def test_inspect_formats_and_errors(floe):
     assert csv.splitlines()[0].startswith("content,file_path,file_format,spec_id,partition")
     p = floe.run("inspect", "db.fmt", "nope", check=False)
     assert p.returncode != 0 and "no metadata table 'nope'" in p.stderr and "partitions" in p.stderr
+
+
+def test_parquet_and_csv_output(floe, tmp_path):
+    import pyarrow.parquet as pq
+
+    tbl, _ = build_table(floe, "outp", SPECS["bucket"])
+    schema = tbl.schema()
+    out = tmp_path / "rows.parquet"
+    floe.run("scan", "db.outp", "--where", "id > 3", "--format", "parquet", "--output", out)
+    got = pq.read_table(out)
+    # field ids are kept, columns in schema order, the filter applied
+    ids = [int(f.metadata[b"PARQUET:field_id"]) for f in got.schema]
+    assert ids == [f.field_id for f in schema.fields]
+    want = [r for r in py_rows(tbl) if r["id"] > 3]
+    assert canon_rows(got.to_pylist(), schema) == canon_rows(want, schema)
+    # CSV: a header, then one line per row; NULL is empty
+    csv = floe.run("scan", "db.outp", "--columns", "id,s", "--where", "id IN (16, 17)").stdout.splitlines()
+    assert csv[0] == "id,s"
+    assert sorted(csv[1:]) == [f"16,{next(r['s'] for r in want if r['id'] == 16)}", "17,"]
+    # --limit and --count
+    assert len(floe_rows(floe, "db.outp", "--limit", "3")) == 3
+    assert floe.run("scan", "db.outp", "--count", "--where", "id > 3").stdout.strip() == str(len(want))
+    # errors: a bad filter names the place, an unknown column suggests one
+    p = floe.run("scan", "db.outp", "--where", "id >", check=False)
+    assert p.returncode != 0 and "expression: at 5" in p.stderr
+    p = floe.run("scan", "db.outp", "--where", "idd = 1", check=False)
+    assert p.returncode != 0 and "did you mean 'id'" in p.stderr
