@@ -219,70 +219,22 @@ static int pq_add(floe_parquet_schema *ps, floe_parquet_node *parent, const char
 		}
 		return FLOE_OK;
 	case FLOE_T_LIST: {
-		floe_parquet_field el = FLOE_PARQUET_FIELD_INIT;
-		floe_parquet_node *el_node;
+		/* 3-level: the element (a leaf, a struct, or another list or
+		 * map) goes under the repeated "list" group */
+		floe_parquet_node *rep;
 		pf.physical = -1;
-		el.name = "element";
-		el.repetition = t->element_required ? FLOE_PARQUET_REQUIRED : FLOE_PARQUET_OPTIONAL;
-		el.has_field_id = true;
-		el.field_id = t->element_id;
-		if (floe_type_is_nested(t->element)) {
-			el.physical = -1;
-		} else if ((rc = pq_leaf(&el, t->element, err))) {
+		if ((rc = floe_parquet_schema_add_list_node(ps, parent, &pf, NULL, &rep, err)))
 			return rc;
-		}
-		if ((rc = floe_parquet_schema_add_list(ps, parent, &pf, &el, NULL, &el_node, err)))
-			return rc;
-		if (t->element->id == FLOE_T_STRUCT) {
-			for (size_t i = 0; i < t->element->n_fields; i++) {
-				const floe_field *f = &t->element->fields[i];
-				if (floe_iceberg_type_written(f->type) &&
-				    (rc = pq_add(ps, el_node, f->name, f->id, f->type, f->required,
-						 err)))
-					return rc;
-			}
-		} else if (floe_type_is_nested(t->element)) {
-			return floe_error_set(err, FLOE_EUNSUPPORTED,
-					      "column '%s': lists of lists or maps are not written yet",
-					      name);
-		}
-		return FLOE_OK;
+		return pq_add(ps, rep, "element", t->element_id, t->element, t->element_required,
+			      err);
 	}
 	case FLOE_T_MAP: {
-		floe_parquet_field k = FLOE_PARQUET_FIELD_INIT, v = FLOE_PARQUET_FIELD_INIT;
-		floe_parquet_node *v_node;
+		floe_parquet_node *kv;
 		pf.physical = -1;
-		k.name = "key";
-		k.repetition = FLOE_PARQUET_REQUIRED;
-		k.has_field_id = true;
-		k.field_id = t->key_id;
-		v.name = "value";
-		v.repetition = t->value_required ? FLOE_PARQUET_REQUIRED : FLOE_PARQUET_OPTIONAL;
-		v.has_field_id = true;
-		v.field_id = t->value_id;
-		if ((rc = pq_leaf(&k, t->key, err)))
+		if ((rc = floe_parquet_schema_add_map_node(ps, parent, &pf, NULL, &kv, err)) ||
+		    (rc = pq_add(ps, kv, "key", t->key_id, t->key, true, err)))
 			return rc;
-		if (floe_type_is_nested(t->value))
-			v.physical = -1;
-		else if ((rc = pq_leaf(&v, t->value, err)))
-			return rc;
-		if ((rc = floe_parquet_schema_add_map(ps, parent, &pf, &k, &v, NULL, NULL, &v_node,
-						      err)))
-			return rc;
-		if (t->value->id == FLOE_T_STRUCT) {
-			for (size_t i = 0; i < t->value->n_fields; i++) {
-				const floe_field *f = &t->value->fields[i];
-				if (floe_iceberg_type_written(f->type) &&
-				    (rc = pq_add(ps, v_node, f->name, f->id, f->type, f->required,
-						 err)))
-					return rc;
-			}
-		} else if (floe_type_is_nested(t->value)) {
-			return floe_error_set(err, FLOE_EUNSUPPORTED,
-					      "column '%s': maps of lists or maps are not written yet",
-					      name);
-		}
-		return FLOE_OK;
+		return pq_add(ps, kv, "value", t->value_id, t->value, t->value_required, err);
 	}
 	default:
 		if ((rc = pq_leaf(&pf, t, err)))

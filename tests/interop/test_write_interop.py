@@ -515,3 +515,37 @@ def test_object_storage_layout(floe, tmp_path):
         assert f.file_path == provider.new_data_location(Path(f.file_path).name, key)
         assert "/data/" in f.file_path and f"/kind={key.to_path()[5:]}/" in f.file_path
     assert tbl.scan().to_arrow().num_rows == len(rows)
+
+
+NESTED = ("id long not null, ll list<list<int>>, lm list<map<string, int>>, "
+          "ml map<string, list<long>>, lsl list<struct<a: list<string>, b: int>>, "
+          "lll list<list<list<double>>>")
+NESTED_COLUMNS = ["id", "ll", "lm", "ml", "lsl", "lll"]
+
+
+def nested_rows(n=40):
+    rows = []
+    for k in range(n):
+        rows.append({
+            "id": k,
+            "ll": None if k % 7 == 6 else [[j * k, None] if j == 1 else list(range(j)) for j in range(k % 4)],
+            "lm": None if k % 5 == 4 else [{"__map__": [(f"a{j}", j)]} if j % 2 == 0 else None for j in range(k % 3)],
+            "ml": None if k % 6 == 5 else {"__map__": [(f"k{j}", None if j == 1 else [k, -j]) for j in range(k % 3)]},
+            "lsl": [{"a": [f"s{k}", None], "b": k}, None, {"a": None, "b": None}][: k % 4],
+            "lll": None if k % 3 == 2 else [[[float(k) / 2, None]], []][: k % 3],
+        })
+    return rows
+
+
+def test_nested_collections(floe, tmp_path):
+    floe.run("namespace", "create", "db")
+    floe.run("table", "create", "db.nest", "--schema", NESTED)
+    rows = nested_rows()
+    run_tool(floe, "db.nest", rows, tmp_path, "--batch-rows", 7)
+    tbl = floe.pyiceberg_catalog().load_table("db.nest")
+    got = tbl.scan().to_arrow().to_pylist()
+    assert by_id(got, NESTED_COLUMNS) == by_id(rows, NESTED_COLUMNS)
+    [f] = live_files(tbl)
+    assert set(f.value_counts) == {tbl.schema().find_field("id").field_id}
+    duck = duck_rows(tbl.metadata_location, NESTED_COLUMNS)
+    assert by_id(duck, NESTED_COLUMNS) == by_id(rows, NESTED_COLUMNS)

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "iceberg/metrics.h"
+#include "parquet/pjson.h"
 #include "test_write_util.h"
 
 /* ---- configuration ------------------------------------------------------------- */
@@ -717,6 +718,65 @@ static void test_abort_and_failures(void)
 	env_close(&e);
 }
 
+/* Lists and maps of lists, maps and structs: written as 3-level Parquet
+ * lists/maps all the way down and read back to the same rows. */
+typedef struct json_acc {
+	floe_buf out;
+} json_acc;
+
+static void json_cb(const struct ArrowArray *b, const struct ArrowSchema *s, void *payload)
+{
+	json_acc *j = payload;
+	T_OK(floe_parquet__json_rows(&j->out, s, b, 0, b->length, NULL), NULL);
+}
+
+static void test_nested_collections(void)
+{
+	wenv e;
+	floe_arena a;
+	floe_data_file df;
+	env_open(&e, false);
+	floe_arena_init(&a, 0);
+	floe_table *t = make_table(
+		&e, "nest",
+		"id int, ll list<list<int>>, lm list<map<string, int>>, ml map<string, list<long>>, "
+		"mm map<int, map<string, string>>, lsl list<struct<a: list<string>, b: int>>, "
+		"lll list<list<list<double>>>",
+		NULL, NULL, 2);
+	const floe_schema *s = floe_metadata_current_schema(floe_table_metadata(t));
+	const char *rows[] = {
+		"{\"id\": 1, \"ll\": [[1, 2], [], null, [3, null]], \"lm\": [{\"a\": 1}, null, {}], "
+		"\"ml\": {\"x\": [1, 2], \"y\": null, \"z\": []}, \"mm\": {\"keys\": [1, 2], "
+		"\"values\": [{\"k\": \"v\"}, null]}, \"lsl\": [{\"a\": [\"p\", null], \"b\": 1}, "
+		"null, {\"a\": null, \"b\": null}], \"lll\": [[[1.5], []], null, [[null, 2.5]]]}",
+		"{\"id\": 2}",
+		"{\"id\": 3, \"ll\": [], \"lm\": [], \"ml\": {}, \"mm\": {\"keys\": [], "
+		"\"values\": []}, \"lsl\": [], \"lll\": []}",
+		"{\"id\": 4, \"ll\": [[null]], \"lll\": [[[]]]}",
+	};
+	write_one(&e, t, rows, 4, &df, &a, "mem://wh/db/nest/data/f.parquet");
+	T_EQ_INT(df.record_count, 8);
+	/* only the top-level id gets metrics: everything else is in a list or map */
+	T_EQ_INT(df.n_value_counts, 1);
+	struct ArrowArray b;
+	struct ArrowSchema bs;
+	json_acc want, got;
+	floe_buf_init(&want.out, 0);
+	floe_buf_init(&got.out, 0);
+	make_batch(s, rows, 4, &b, &bs);
+	for (int k = 0; k < 2; k++)
+		T_OK(floe_parquet__json_rows(&want.out, &bs, &b, 0, b.length, NULL), NULL);
+	T_EQ_INT(scan_file(floe_table_io(t), df.file_path, json_cb, &got), 8);
+	T_EQ_STR(floe_buf_cstr(&got.out), floe_buf_cstr(&want.out));
+	floe_buf_reset(&want.out);
+	floe_buf_reset(&got.out);
+	floe_arrow_array_release(&b);
+	floe_arrow_schema_release(&bs);
+	floe_table_free(t);
+	floe_arena_reset(&a);
+	env_close(&e);
+}
+
 int main(void)
 {
 	T_RUN(test_config);
@@ -725,6 +785,7 @@ int main(void)
 	T_RUN(test_metrics_modes);
 	T_RUN(test_string_upper_bounds);
 	T_RUN(test_unknown_columns);
+	T_RUN(test_nested_collections);
 	T_RUN(test_abort_and_failures);
 	return t_finish();
 }
