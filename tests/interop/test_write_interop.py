@@ -549,3 +549,48 @@ def test_nested_collections(floe, tmp_path):
     assert set(f.value_counts) == {tbl.schema().find_field("id").field_id}
     duck = duck_rows(tbl.metadata_location, NESTED_COLUMNS)
     assert by_id(duck, NESTED_COLUMNS) == by_id(rows, NESTED_COLUMNS)
+
+
+def ns_iso(ns, tz):
+    """An epoch-nanosecond instant as json_batch's timestamp_ns text."""
+    sec, frac = divmod(ns, 1_000_000_000)
+    s = (dt.datetime(1970, 1, 1) + dt.timedelta(seconds=sec)).isoformat() + f".{frac:09d}"
+    return s + ("+00:00" if tz else "")
+
+
+def test_v3_nanosecond_timestamps_and_unknown(floe, tmp_path):
+    import pyarrow as pa
+    from pyiceberg.transforms import DayTransform, HourTransform
+    from pyiceberg.types import TimestampNanoType, TimestamptzNanoType
+
+    floe.run("namespace", "create", "db")
+    floe.run("table", "create", "db.ns", "--schema",
+             "id long not null, tsn timestamp_ns, tsnz timestamptz_ns, u unknown",
+             "--partition", "day(tsn), hour(tsnz)", "--format-version", "3")
+    values = [-1, 0, 1, -86_400_000_000_001, 1_709_208_000_123_456_789, -2_208_988_800_000_000_001, None]
+    rows = [{"id": k, "tsn": v, "tsnz": None if v is None else -v} for k, v in enumerate(values)]
+    path = tmp_path / "ns.jsonl"
+    with open(path, "w") as f:
+        for r in rows:
+            f.write(json.dumps({"id": r["id"],
+                                "tsn": None if r["tsn"] is None else ns_iso(r["tsn"], False),
+                                "tsnz": None if r["tsnz"] is None else ns_iso(r["tsnz"], True)}) + "\n")
+    p = subprocess.run([write_tool(), "--dir", str(floe.root), "--table", "db.ns", "--input", str(path)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    tbl = floe.pyiceberg_catalog().load_table("db.ns")
+    assert tbl.format_version == 3
+    got = tbl.scan().to_arrow()
+    got = {i: (a, b, u) for i, a, b, u in zip(got.column("id").to_pylist(),
+                                              got.column("tsn").cast(pa.int64()).to_pylist(),
+                                              got.column("tsnz").cast(pa.int64()).to_pylist(),
+                                              got.column("u").to_pylist())}
+    assert got == {r["id"]: (r["tsn"], r["tsnz"], None) for r in rows}
+    day, hour = DayTransform().transform(TimestampNanoType()), HourTransform().transform(TimestamptzNanoType())
+    want = {(day(r["tsn"]), hour(r["tsnz"])) for r in rows}
+    files = live_files(tbl)
+    assert {(f.partition[0], f.partition[1]) for f in files} == want
+    # the unknown column is not in the files
+    for f in files:
+        assert tbl.schema().find_field("u").field_id not in f.value_counts
+        assert "u" not in pq.read_schema(f.file_path[len("file://"):]).names
