@@ -477,6 +477,20 @@ def test_rolling_and_checkpoints(floe, tmp_path):
     got = tbl.scan().to_arrow()
     assert got.num_rows == len(rows)
     assert sorted(got.column("id").to_pylist()) == list(range(len(rows)))
+    # PyIceberg's files table decodes every bound floe wrote
+    inspected = tbl.inspect.files().to_pylist()
+    assert len(inspected) == len(files)
+    by_path = {f.file_path: f for f in files}
+    for fi in inspected:
+        rm = fi["readable_metrics"]
+        frows = file_rows(fi["file_path"])
+        ids = [r["id"] for r in frows]
+        assert (rm["id"]["lower_bound"], rm["id"]["upper_bound"]) == (min(ids), max(ids))
+        assert rm["id"]["value_count"] == len(frows) == fi["record_count"]
+        kinds = [r["kind"] for r in frows]
+        assert rm["kind"]["lower_bound"] == min(kinds, key=lambda k: k.encode())
+        assert rm["v"]["nan_value_count"] == 0
+        assert fi["file_size_in_bytes"] == by_path[fi["file_path"]].file_size_in_bytes
     con = duckdb_connection()
     n, s = con.execute(f"SELECT count(*), sum(id) FROM iceberg_scan('{tbl.metadata_location}')").fetchone()
     assert (n, s) == (len(rows), sum(range(len(rows))))
