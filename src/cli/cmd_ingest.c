@@ -40,7 +40,7 @@ static const char INGEST_USAGE[] =
 	"  --min-pause D                   least time between checkpoints (default 0)\n"
 	"  --parallelism N                 writer tasks (default: CPU count)\n"
 	"  --distribution none|hash|range  hash: one writer per partition\n"
-	"  --memory-budget SIZE            shared by open files (default 48MiB)\n"
+	"  --memory-budget SIZE            shared by open files (default 32MiB)\n"
 	"  --pipeline-id ID\n"
 	"Errors and observability:\n"
 	"  --errors dead-letter|fail       default dead-letter\n"

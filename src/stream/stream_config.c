@@ -82,7 +82,7 @@ static const keydef pipeline_keys[] = {
 	 "serve Prometheus metrics on this port (GET /metrics)"},
 	{"metrics.bind", K_STR, C(metrics_bind), 0, NULL, NULL, "127.0.0.1",
 	 "address the metrics endpoint listens on"},
-	{"memory.budget", K_SIZE, C(memory_budget), 0, NULL, NULL, "48MiB",
+	{"memory.budget", K_SIZE, C(memory_budget), 0, NULL, NULL, "32MiB",
 	 "memory all open data files share; beyond it the largest flushes a row group"},
 	{"pipeline.max-buffered-blocks", K_INT, C(max_buffered_blocks), 0, NULL, NULL,
 	 "parallelism + 2", "blocks read ahead of the writers (each about block-size)"},
@@ -802,7 +802,7 @@ int stream_config_parse_yaml(stream_config **out, const char *text, size_t n, co
 	c->parallelism = floe_cpu_count() > 16 ? 16 : floe_cpu_count();
 	c->errors = STREAM_ERRORS_DEAD_LETTER;
 	c->metrics_bind = "127.0.0.1";
-	c->memory_budget = (int64_t)48 << 20;
+	c->memory_budget = (int64_t)32 << 20;
 	if (!yaml_parser_initialize(&parser)) {
 		floe_free(c);
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");

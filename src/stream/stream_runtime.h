@@ -104,9 +104,17 @@ typedef struct raw_item {
 	size_t src;
 } raw_item;
 
+/* A batch shared by the tasks that write slices of it (HASH). */
+typedef struct shared_batch {
+	struct ArrowArray arr;
+	atomic_int refs;
+} shared_batch;
+
+/* Rows [start, start + len) of a shared batch for one table. */
 typedef struct part_item {
 	size_t table;
-	struct ArrowArray batch;
+	shared_batch *sb;
+	int64_t start, len;
 } part_item;
 
 typedef struct rt_task {
@@ -123,7 +131,7 @@ typedef struct rt_task {
 	/* the task's own state (no lock needed) */
 	void **sinks;            /* per table */
 	stream_col *roots;       /* per table */
-	stream_col *parts;       /* HASH: per table x N */
+	int64_t *rowidx;         /* HASH: rows grouped by task */
 	stream_csv_dec *csv;     /* per table */
 	const char **csv_header; /* per table: header the decoder is set for */
 	stream_json_dec json;
@@ -212,6 +220,8 @@ void stream_task_reset(rt_task *t, bool abort);
 /* Record a failure (first one wins) and cancel everything. Hub lock held. */
 void stream_fail_locked(floe_pipeline *p, const floe_error *err);
 void stream_fail(floe_pipeline *p, const floe_error *err);
+/* Drop a reference to a shared batch (frees it with the last one). */
+void stream_shared_unref(shared_batch *sb);
 /* Flush a task's dead-letter lines to the file (fsync when sync). */
 int stream_dlq_flush(floe_pipeline *p, floe_buf *lines, bool sync, floe_error *err) FLOE_WUR;
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "arrow/arrow_build.h"
+#include "arrow/arrow_take.h"
 #include "json/json.h"
 #include "stream/stream_runtime.h"
 #include "util/hash.h"
@@ -67,7 +68,6 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
 	floe_buf_init(&t->dlq, (size_t)256 << 20);
 	stream_json_dec_init(&t->json, NULL);
-	bool hash = false;
 	for (size_t i = 0; i < p->n_tables; i++) {
 		rt_table *tb = &p->tables[i];
 		const stream_source_cfg *sc = p->sources[tb->src].cfg;
@@ -77,20 +77,6 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 		if ((rc = stream_col_init(&t->roots[i], tb->decode_type, NULL, 0, false, err)))
 			return rc;
 		stream_csv_dec_init(&t->csv[i], &co, &xo);
-		hash = hash || tb->dist == STREAM_DIST_HASH;
-	}
-	if (hash && p->n_tasks > 1) {
-		t->parts = floe_calloc(nt * (size_t)p->n_tasks, sizeof(stream_col));
-		if (!t->parts)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
-		for (size_t i = 0; i < p->n_tables; i++) {
-			if (p->tables[i].dist != STREAM_DIST_HASH)
-				continue;
-			for (int k = 0; k < p->n_tasks; k++)
-				if ((rc = stream_col_init(&t->parts[i * (size_t)p->n_tasks + (size_t)k],
-							  p->tables[i].decode_type, NULL, 0, false, err)))
-					return rc;
-		}
 	}
 	return FLOE_OK;
 }
@@ -113,11 +99,9 @@ void stream_task_reset(rt_task *t, bool abort)
 			stream_csv_dec_reset(&t->csv[i]);
 		if (t->ckpt_files)
 			floe_free(t->ckpt_files[i]);
-		for (int k = 0; t->parts && k < p->n_tasks; k++)
-			stream_col_reset(&t->parts[i * (size_t)p->n_tasks + (size_t)k]);
 	}
 	for (size_t i = 0; t->inbox && i < t->in_len; i++)
-		floe_arrow_array_release(&t->inbox[(t->in_head + i) % t->in_cap].batch);
+		stream_shared_unref(t->inbox[(t->in_head + i) % t->in_cap].sb);
 	floe_free(t->inbox);
 	floe_free(t->sinks);
 	floe_free(t->roots);
@@ -125,7 +109,7 @@ void stream_task_reset(rt_task *t, bool abort)
 	floe_free(t->csv_header);
 	floe_free(t->ckpt_files);
 	floe_free(t->ckpt_n);
-	floe_free(t->parts);
+	floe_free(t->rowidx);
 	floe_free(t->dest);
 	floe_arena_free(t->ckpt_arena);
 	floe_buf_reset(&t->dlq);
@@ -243,25 +227,48 @@ static int write_batch(rt_task *t, size_t ti, struct ArrowArray *batch, floe_err
 	return FLOE_OK;
 }
 
+void stream_shared_unref(shared_batch *sb)
+{
+	if (sb && atomic_fetch_sub(&sb->refs, 1) == 1) {
+		floe_arrow_array_release(&sb->arr);
+		floe_free(sb);
+	}
+}
+
 /* Push a part to another task's inbox (never blocks: see the unit bound). */
-static int push_part(rt_task *t, int dest, size_t ti, struct ArrowArray *batch, floe_error *err)
+static int push_part(rt_task *t, int dest, size_t ti, shared_batch *sb, int64_t start, int64_t len,
+		     floe_error *err)
 {
 	floe_pipeline *p = t->p;
 	rt_task *d = &p->tasks[dest];
 	floe_mutex_lock(&p->lock);
 	if (d->in_len >= d->in_cap) {
 		floe_mutex_unlock(&p->lock);
-		floe_arrow_array_release(batch);
+		stream_shared_unref(sb);
 		return floe_error_set(err, FLOE_EINVAL, "internal: task inbox overflow");
 	}
 	part_item *it = &d->inbox[(d->in_head + d->in_len) % d->in_cap];
 	it->table = ti;
-	floe_arrow_array_move(&it->batch, batch);
+	it->sb = sb;
+	it->start = start;
+	it->len = len;
 	d->in_len++;
 	p->units++;
 	floe_cond_signal(&d->cv);
 	floe_mutex_unlock(&p->lock);
 	return FLOE_OK;
+}
+
+/* Write rows [start, start + len) of a shared batch, then drop the reference. */
+static int write_part(rt_task *t, size_t ti, shared_batch *sb, int64_t start, int64_t len,
+		      floe_error *err)
+{
+	struct ArrowArray view;
+	floe_arrow_slice_view(&view, &sb->arr, start, len);
+	int rc = write_batch(t, ti, &view, err);
+	floe_arrow_array_release(&view);
+	stream_shared_unref(sb);
+	return rc;
 }
 
 static const stream_col *pcol(const stream_col *root, const rt_pfield *f, int64_t r, bool *null)
@@ -333,30 +340,66 @@ static int emit(rt_task *t, size_t ti, floe_error *err)
 		floe_arrow_array_release(&batch);
 		return rc;
 	}
-	/* HASH: split by the partition's owner */
+	/* HASH: the rows grouped by the task that owns their partition, in one
+	 * gather; each task writes its slice of the shared result */
 	int n = p->n_tasks;
-	stream_col *parts = &t->parts[ti * (size_t)n];
-	for (int64_t r = 0; r < root->len; r++) {
-		uint32_t d = row_dest(tb, root, r, n);
-		if (stream_col_copy_row(&parts[d], root, r))
+	int64_t rows = root->len, counts[256] = {0}, starts[257];
+	if (n > 256)
+		return floe_error_set(err, FLOE_EINVAL, "HASH distribution: at most 256 tasks");
+	if ((size_t)rows > t->dest_cap) {
+		size_t cap = (size_t)rows + 1024;
+		uint32_t *nd = floe_realloc(t->dest, cap * sizeof(*nd));
+		int64_t *ni = nd ? floe_realloc(t->rowidx, cap * sizeof(*ni)) : NULL;
+		if (nd)
+			t->dest = nd;
+		if (!nd || !ni)
 			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		t->rowidx = ni;
+		t->dest_cap = cap;
 	}
-	stream_col_truncate(root, 0);
-	for (int d = 0; d < n; d++) {
-		if (parts[d].len == 0)
+	for (int64_t r = 0; r < rows; r++) {
+		uint32_t d = row_dest(tb, root, r, n);
+		t->dest[r] = d;
+		counts[d]++;
+	}
+	starts[0] = 0;
+	for (int d = 0; d < n; d++)
+		starts[d + 1] = starts[d] + counts[d];
+	int64_t fill[256];
+	memcpy(fill, starts, sizeof(int64_t) * (size_t)n);
+	for (int64_t r = 0; r < rows; r++)
+		t->rowidx[fill[t->dest[r]]++] = r;
+	if ((rc = finish_batch(tb, root, &batch, err)))
+		return rc;
+	shared_batch *sb = floe_calloc(1, sizeof(*sb));
+	if (!sb) {
+		floe_arrow_array_release(&batch);
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	}
+	rc = floe_arrow_take(&sb->arr, &tb->aschema, &batch, t->rowidx, rows, err);
+	floe_arrow_array_release(&batch);
+	if (rc) {
+		floe_free(sb);
+		return floe_error_prefix(err, "table %s: ", tb->ident);
+	}
+	int users = 0;
+	for (int d = 0; d < n; d++)
+		users += counts[d] > 0;
+	atomic_store(&sb->refs, users + 1); /* + this function's own */
+	for (int d = 0; d < n && !rc; d++) {
+		if (counts[d] == 0 || d == t->idx)
 			continue;
-		if ((rc = finish_batch(tb, &parts[d], &batch, err)))
-			return rc;
-		if (d == t->idx) {
-			rc = write_batch(t, ti, &batch, err);
-			floe_arrow_array_release(&batch);
-		} else {
-			rc = push_part(t, d, ti, &batch, err);
-		}
-		if (rc)
-			return rc;
+		rc = push_part(t, d, ti, sb, starts[d], counts[d], err);
+		users--;
 	}
-	return FLOE_OK;
+	if (!rc && counts[t->idx] > 0) {
+		rc = write_part(t, ti, sb, starts[t->idx], counts[t->idx], err);
+		users--;
+	}
+	/* references of parts never handed out, and our own */
+	for (int k = 0; k <= users; k++)
+		stream_shared_unref(sb);
+	return rc;
 }
 
 static bool blank(const char *p, size_t n)
@@ -512,8 +555,7 @@ void *stream_task_main(void *arg)
 			t->in_head = (t->in_head + 1) % t->in_cap;
 			t->in_len--;
 			floe_mutex_unlock(&p->lock);
-			rc = write_batch(t, it.table, &it.batch, &err);
-			floe_arrow_array_release(&it.batch);
+			rc = write_part(t, it.table, it.sb, it.start, it.len, &err);
 			floe_mutex_lock(&p->lock);
 			p->units--;
 			if (rc)

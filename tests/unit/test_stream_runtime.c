@@ -67,10 +67,12 @@ static int fake_write(void *p, const struct ArrowArray *batch, const struct Arro
 	/* first column: a long key; record which task wrote it */
 	const struct ArrowArray *c0 = batch->children[0];
 	const int64_t *v = c0->buffers[1];
+	/* a struct's offset applies to its children (slices of a shared batch) */
+	int64_t base = batch->offset + c0->offset;
 	if (w->rows == 0 && batch->length)
-		w->first_key = v[c0->offset];
+		w->first_key = v[base];
 	for (int64_t i = 0; i < batch->length; i++) {
-		int64_t k = v[i + c0->offset];
+		int64_t k = v[base + i];
 		if (k >= 0 && k < 1024) {
 			int expected = -1;
 			if (!atomic_compare_exchange_strong(&g_key_task[k], &expected, w->task) &&
