@@ -496,8 +496,11 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 		for (size_t i = 0; i < p->n_tables; i++)
 			if (p->tables[i].src == k)
 				s->tables[s->n_tables++] = i;
-		if ((rc = open_source(p, s, &cfg->sources[k], &cfg->arena, err)))
+		if ((rc = open_source(p, s, &cfg->sources[k], &cfg->arena, err))) {
+			if (!strstr(err ? err->msg : "", "source '"))
+				floe_error_prefix(err, "source '%s': ", cfg->sources[k].name);
 			goto fail;
+		}
 	}
 	if ((rc = seek_sources(p, err)))
 		goto fail;
