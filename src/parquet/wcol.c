@@ -7,9 +7,11 @@
  *
  * DESIGN: the dictionary is tried first. It is abandoned for the rest of the
  * chunk when it would grow past dict_bytes (the open page is turned into a
- * PLAIN page; earlier pages keep the dictionary, which is still written) or
- * when, at the end of the chunk's first page, dictionary plus indices are not
- * smaller than PLAIN (then nothing uses it). Pages end on row boundaries.
+ * PLAIN page; earlier pages keep the dictionary, which is still written),
+ * when the chunk's first 4096+ values are 90% distinct, or when, at the end
+ * of the chunk's first page, dictionary plus indices are not smaller than
+ * PLAIN (in the last two cases nothing uses it). Pages end on row
+ * boundaries.
  */
 #include <string.h>
 
@@ -216,6 +218,17 @@ static int put_values(floe_parquet__wcol *c, const void *vals, size_t n)
 	if (rc || (!per_value && (rc = stats_of_entries(c, before, c->dict.n_entries))))
 		return rc;
 	c->n_idx += done;
+	if (done == n && c->n_dict_pages_used == 0 && c->n_idx >= 4096 &&
+	    c->dict.n_entries * 10 > c->n_idx * 9) {
+		/* 90% distinct over the chunk's first 4096+ values: the dictionary
+		 * will not pay off; stop hashing (and holding) it now rather than
+		 * at the end of the page */
+		if ((rc = page_to_plain(c)))
+			return rc;
+		c->dict_off = true;
+		floe_parquet__dict_reset(&c->dict);
+		return FLOE_OK;
+	}
 	if (done == n)
 		return FLOE_OK;
 	/* the dictionary is full: this page and the rest of the chunk are PLAIN */
