@@ -12,7 +12,9 @@
  * appended to the split list) and known files are checked for growth; a
  * last line without its newline waits for it. Split names are absolute
  * paths, so the committed offsets mean the same whatever the working
- * directory of the next run.
+ * directory of the next run. A file that disappears (archived after it was
+ * read) is forgotten: its position leaves the recorded offsets, which stay
+ * as small as the folder; were it to reappear it would be read again.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -25,6 +27,7 @@
 
 #include "stream/stream_decode.h"
 #include "stream/stream_source.h"
+#include "util/log.h"
 #include "util/thread.h"
 #include "util/timeutil.h"
 
@@ -35,6 +38,7 @@ typedef struct fsplit {
 	char *header; /* CSV header line (with its line end) */
 	size_t header_len;
 	bool header_done;
+	bool gone; /* removed while we ran: forgotten (kept in memory for blocks in flight) */
 } fsplit;
 
 typedef struct file_source {
@@ -335,8 +339,21 @@ static int file_next(stream_source *base, stream_block *b, bool *got, bool *eof,
 		}
 		fsplit *sp = &s->splits[s->cur];
 		bool ready;
-		if ((rc = open_split(s, s->cur, err)) || (rc = refresh_size(s, sp, err)) ||
-		    (rc = read_header(s, sp, &ready, err)))
+		if (sp->gone) {
+			s->cur++;
+			continue;
+		}
+		rc = open_split(s, s->cur, err);
+		if (rc == FLOE_ENOTFOUND) {
+			/* removed (archived, rotated away): forgotten from now on */
+			FLOE_WARN("source '%s': '%s' was removed; it is forgotten", s->base.name,
+				  sp->path);
+			floe_error_clear(err);
+			sp->gone = true;
+			s->cur++;
+			continue;
+		}
+		if (rc || (rc = refresh_size(s, sp, err)) || (rc = read_header(s, sp, &ready, err)))
 			return rc;
 		if (!ready || sp->pos >= sp->size) {
 			s->cur++;
@@ -416,14 +433,10 @@ static int file_seek(stream_source *base, const stream_offsets *pos, floe_error 
 static int file_position(stream_source *base, stream_offsets *out, floe_error *err)
 {
 	file_source *s = (file_source *)base;
-	/* splits seeked but not (yet) found keep their position */
-	for (size_t i = 0; i < s->seeked.n; i++)
-		if (!floe_hmap_has(&s->byname, s->seeked.items[i].split,
-				   strlen(s->seeked.items[i].split)) &&
-		    stream_offsets_set(out, s->seeked.items[i].split, s->seeked.items[i].pos))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	/* files that no longer exist (archived after they were read) leave the
+	 * positions, so the recorded offsets stay as small as the folder */
 	for (size_t i = 0; i < s->n; i++)
-		if (stream_offsets_set(out, s->splits[i].path, s->splits[i].pos))
+		if (!s->splits[i].gone && stream_offsets_set(out, s->splits[i].path, s->splits[i].pos))
 			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
 	return FLOE_OK;
 }

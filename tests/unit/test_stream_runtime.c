@@ -322,6 +322,17 @@ static void test_files_checkpoints_and_dead_letters(void)
 	T_OK(run_yaml(cat, yaml, dir, &err), &err);
 	s = table_sum(cat, "db", "events");
 	T_EQ_INT(s.records, 40000 - bad + 101);
+	/* a file archived after it was read is forgotten by the next commit */
+	snprintf(path, sizeof(path), "%s/part-1.jsonl", in);
+	T_EQ_INT(remove(path), 0);
+	snprintf(path, sizeof(path), "%s/sub/later.jsonl", in);
+	make_jsonl(path, 60000, 10, 0);
+	T_OK(run_yaml(cat, yaml, dir, &err), &err);
+	s = table_sum(cat, "db", "events");
+	T_EQ_INT(s.records, 40000 - bad + 111);
+	T_CHECK(strstr(s.last_offsets, "part-1.jsonl") == NULL);
+	T_CHECK(strstr(s.last_offsets, "later.jsonl") != NULL);
+	T_CHECK(strstr(s.last_offsets, "part-0.jsonl") != NULL);
 	floe_catalog_free(cat);
 }
 
