@@ -3,7 +3,8 @@
 
 parquet_page:      <type> <shape|codec<<2> <rows u16> + a column chunk cut out
                    of a file pyarrow writes with each encoding and codec
-parquet_decoders:  <decoder> <width> <count u16> + encoded bytes
+parquet_rle, parquet_delta, parquet_plain:
+                   <decoder> <width> <count u16> + encoded bytes
 parquet_roundtrip: a few fixed pseudo-random byte strings
 parquet_footer:    footers of small pyarrow files (whole files come from
                    floe_fuzz_seeds)
@@ -72,25 +73,28 @@ def page_seeds():
 
 
 def decoder_seeds():
-    d = ROOT / "parquet_decoders"
-    d.mkdir(parents=True, exist_ok=True)
+    def put(target, name, which, width, count, body):
+        d = ROOT / ("parquet_" + target)
+        d.mkdir(parents=True, exist_ok=True)
+        (d / name).write_bytes(bytes([which, width]) + struct.pack("<H", count) + body)
+
     # RLE run of 100 x 5 (width 3), then a bit-packed group
     rle = bytes([100 << 1, 5, (1 << 1) | 1, 0x88, 0xC6, 0xFA])
-    (d / "rle32").write_bytes(bytes([0, 3]) + struct.pack("<H", 108) + rle)
-    (d / "rle16").write_bytes(bytes([1, 3]) + struct.pack("<H", 108) + rle)
-    (d / "bitpacked").write_bytes(bytes([2, 3]) + struct.pack("<H", 8) + bytes([0x05, 0x39, 0x77]))
+    put("rle", "rle32", 0, 3, 108, rle)
+    put("rle", "rle16", 1, 3, 108, rle)
+    put("rle", "bitpacked", 2, 3, 8, bytes([0x05, 0x39, 0x77]))
     # a DELTA_BINARY_PACKED stream cut out of a page pyarrow writes
     buf = write(pa.array(list(range(0, 1000, 3)), pa.int64()), compression="none",
                 column_encoding={"x": "DELTA_BINARY_PACKED"}, use_dictionary=False)
     chunk, _ = chunk_of(buf)
     body = chunk[-200:]
-    (d / "delta64").write_bytes(bytes([4, 0]) + struct.pack("<H", 400) + body)
-    (d / "delta32").write_bytes(bytes([3, 0]) + struct.pack("<H", 400) + body)
-    (d / "bss").write_bytes(bytes([7, 3]) + struct.pack("<H", 8) + bytes(range(32)))
-    (d / "plain").write_bytes(bytes([8, 0]) + struct.pack("<H", 2) + b"\x01\x00\x00\x00a\x02\x00\x00\x00bc")
-    (d / "dlba").write_bytes(bytes([5, 0]) + struct.pack("<H", 2) + bytes([128, 1, 4, 2, 2, 0, 0, 0, 0, 0]) + b"abc")
-    (d / "dba").write_bytes(bytes([6, 0]) + struct.pack("<H", 2) + bytes([128, 1, 4, 2, 0, 2, 0, 0, 0, 0, 0])
-                             + bytes([128, 1, 4, 2, 2, 0, 0, 0, 0, 0]) + b"abc")
+    put("delta", "delta32", 0, 0, 400, body)
+    put("delta", "delta64", 1, 0, 400, body)
+    put("delta", "dlba", 2, 0, 2, bytes([128, 1, 4, 2, 2, 0, 0, 0, 0, 0]) + b"abc")
+    put("delta", "dba", 3, 0, 2, bytes([128, 1, 4, 2, 0, 2, 0, 0, 0, 0, 0])
+        + bytes([128, 1, 4, 2, 2, 0, 0, 0, 0, 0]) + b"abc")
+    put("plain", "plain", 0, 0, 2, b"\x01\x00\x00\x00a\x02\x00\x00\x00bc")
+    put("plain", "bss", 1, 3, 8, bytes(range(32)))
 
 
 def roundtrip_seeds():
