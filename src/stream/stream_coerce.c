@@ -512,6 +512,77 @@ static bool uuid_parse_fast(const char *s, size_t n, uint8_t out[16])
 	return !bad;
 }
 
+static inline bool dig2(const char *p, int *v)
+{
+	unsigned a = (unsigned)(p[0] - '0'), b = (unsigned)(p[1] - '0');
+	if (a > 9 || b > 9)
+		return false;
+	*v = (int)(a * 10 + b);
+	return true;
+}
+
+/*
+ * The common shape "YYYY-MM-DD[T ]HH:MM:SS[.fraction][Z|+HH:MM|+HHMM]" at
+ * fixed positions, without the generic parser's calls; false for anything
+ * else (the caller falls back to floe_parse_timestamp_us).
+ */
+static bool ts_fast_us(const char *s, size_t n, int64_t *us)
+{
+	static const int mdays[13] = {0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	int y1, y2, mo, d, h, mi, se;
+	if (n < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') || s[13] != ':' ||
+	    s[16] != ':' || !dig2(s, &y1) || !dig2(s + 2, &y2) || !dig2(s + 5, &mo) ||
+	    !dig2(s + 8, &d) || !dig2(s + 11, &h) || !dig2(s + 14, &mi) || !dig2(s + 17, &se))
+		return false;
+	int y = y1 * 100 + y2;
+	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo] + (mo == 2 && leap) || h > 23 || mi > 59 ||
+	    se > 59)
+		return false;
+	size_t i = 19;
+	int64_t frac = 0;
+	if (i < n && s[i] == '.') {
+		int k = 0;
+		i++;
+		while (i < n && (unsigned)(s[i] - '0') <= 9) {
+			if (k < 6)
+				frac = frac * 10 + (s[i] - '0');
+			k++;
+			i++;
+		}
+		if (k == 0 || k > 9)
+			return false;
+		for (; k < 6; k++)
+			frac *= 10;
+	}
+	int64_t off = 0;
+	if (i < n && (s[i] == 'Z' || s[i] == 'z')) {
+		i++;
+	} else if (i < n && (s[i] == '+' || s[i] == '-')) {
+		int oh, om = 0;
+		int sign = s[i] == '-' ? -1 : 1;
+		if (n - i < 3 || !dig2(s + i + 1, &oh))
+			return false;
+		i += 3;
+		if (i < n && s[i] == ':')
+			i++;
+		if (i < n) {
+			if (n - i < 2 || !dig2(s + i, &om))
+				return false;
+			i += 2;
+		}
+		if (oh > 18 || om > 59)
+			return false;
+		off = sign * (oh * 60 + om);
+	}
+	if (i != n)
+		return false;
+	int64_t days = floe_days_from_civil(y, mo, d);
+	*us = days * FLOE_US_PER_DAY + ((int64_t)((h * 60 + mi) * 60 + se)) * 1000000 + frac -
+	      off * INT64_C(60000000);
+	return true;
+}
+
 static int b64val(char ch)
 {
 	if (ch >= 'A' && ch <= 'Z')
@@ -632,7 +703,7 @@ int stream_coerce_text(stream_col *c, const char *s, size_t n, const stream_coer
 	case FLOE_T_TIMESTAMPTZ: {
 		bool zone;
 		if (n >= 10 && s[4] == '-') {
-			if (floe_parse_timestamp_us(s, n, &v, &zone))
+			if (ts_fast_us(s, n, &v) || floe_parse_timestamp_us(s, n, &v, &zone))
 				return stream_col_put_i64(c, v);
 			int64_t days;
 			if (floe_parse_date(s, n, &days))

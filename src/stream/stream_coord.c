@@ -806,9 +806,14 @@ static int admit(floe_pipeline *p, stream_block *b, size_t src)
 	memset(b, 0, sizeof(*b));
 	p->raw_len++;
 	p->units++;
-	/* any idle task may take it */
-	for (int i = 0; i < p->n_tasks; i++)
-		floe_cond_signal(&p->tasks[i].cv);
+	/* wake one idle task (busy ones look at the queue before they sleep) */
+	for (int i = 0; i < p->n_tasks; i++) {
+		if (p->tasks[i].waiting) {
+			p->tasks[i].waiting = false;
+			floe_cond_signal(&p->tasks[i].cv);
+			break;
+		}
+	}
 	floe_mutex_unlock(&p->lock);
 	return FLOE_OK;
 }

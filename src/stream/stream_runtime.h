@@ -125,6 +125,7 @@ typedef struct rt_task {
 	part_item *inbox; /* ring */
 	size_t in_head, in_len, in_cap;
 	bool ckpt_req, ckpt_done;
+	bool waiting; /* asleep on cv (hub lock) */
 	floe_arena *ckpt_arena;     /* the finished files' strings, handed to the checkpoint */
 	floe_data_file **ckpt_files; /* per table (growable arrays) */
 	size_t *ckpt_n;

@@ -591,7 +591,9 @@ void *stream_task_main(void *arg)
 		}
 		if (p->shutdown)
 			break;
+		t->waiting = true;
 		floe_cond_wait(&t->cv, &p->lock);
+		t->waiting = false;
 	}
 	floe_mutex_unlock(&p->lock);
 	return NULL;

@@ -270,6 +270,36 @@ static void test_coercions(void)
 	T_EQ_INT(i64_at(&r->kids[1], 0), INT64_C(1700000000000000));
 	stream_json_dec_reset(&dj);
 	free_root(r);
+	/* the fast timestamp path agrees with the generic parser */
+	static const char *const ts[] = {
+		"2024-02-29T23:59:59.999999Z", "2023-02-29T00:00:00Z", "2026-11-30 10:11:12",
+		"2026-11-30T10:11:12.1", "2026-11-30T10:11:12.123456789+05:30", "1969-12-31T23:59:59.5Z",
+		"2026-11-30T10:11:12-0800", "2026-11-30T10:11:12+01", "2026-11-30T24:00:00Z",
+		"2026-13-01T00:00:00Z", "2026-11-30T10:11:12.Z", "2026-11-30T10:11:12z",
+		"0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999Z", "2026-11-30T10:11:12+19:00",
+		"2026-11-30T10:11:60Z", "2026-04-31T00:00:00Z", "2026-11-30T10:11:12.1234567890Z",
+	};
+	for (size_t k = 0; k < sizeof(ts) / sizeof(ts[0]); k++) {
+		const char *tsk = ts[k];
+		stream_col *q = make_root("ts timestamptz");
+		stream_json_dec dq;
+		char rec[128];
+		int64_t want;
+		bool zone;
+		stream_json_dec_init(&dq, NULL);
+		snprintf(rec, sizeof(rec), "{\"ts\": \"%s\"}", tsk);
+		int rc = json(&dq, q, rec);
+		bool ok = floe_parse_timestamp_us(tsk, strlen(tsk), &want, &zone);
+		if (!ok) {
+			int64_t days;
+			ok = floe_parse_date(tsk, strlen(tsk), &days);
+			want = days * FLOE_US_PER_DAY;
+		}
+		if ((rc == 0) != ok || (ok && i64_at(&q->kids[0], 0) != want))
+			t_fail(__FILE__, __LINE__, "timestamp '%s': rc %d, generic %d", tsk, rc, ok);
+		stream_json_dec_reset(&dq);
+		free_root(q);
+	}
 }
 
 static int csv(stream_csv_dec *d, stream_col *r, const char *rec)
