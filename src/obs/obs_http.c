@@ -41,23 +41,25 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	(void)con_cls;
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return MHD_NO;
+	int rc = 0;
 	floe_buf_init(&b, (size_t)64 << 20);
 	if (!strcmp(url, "/metrics")) {
 		if (floe_metrics_render(h->r, &b)) {
 			floe_buf_clear(&b);
 			status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-			if (floe_buf_puts(&b, "out of memory\n"))
-				return MHD_NO;
+			rc = floe_buf_puts(&b, "out of memory\n");
 		}
 	} else if (!strcmp(url, "/")) {
 		type = "text/plain; charset=utf-8";
-		if (floe_buf_puts(&b, "floe metrics: GET /metrics (Prometheus text format)\n"))
-			return MHD_NO;
+		rc = floe_buf_puts(&b, "floe metrics: GET /metrics (Prometheus text format)\n");
 	} else {
 		status = MHD_HTTP_NOT_FOUND;
 		type = "text/plain; charset=utf-8";
-		if (floe_buf_puts(&b, "not found\n"))
-			return MHD_NO;
+		rc = floe_buf_puts(&b, "not found\n");
+	}
+	if (rc) {
+		floe_buf_reset(&b);
+		return MHD_NO;
 	}
 	body = floe_buf_detach(&b, &len);
 	if (!body)
