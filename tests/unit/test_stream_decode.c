@@ -291,9 +291,10 @@ static void test_coercions(void)
 		int rc = json(&dq, q, rec);
 		bool ok = floe_parse_timestamp_us(tsk, strlen(tsk), &want, &zone);
 		if (!ok) {
-			int64_t days;
+			int64_t days = 0;
 			ok = floe_parse_date(tsk, strlen(tsk), &days);
-			want = days * FLOE_US_PER_DAY;
+			if (ok)
+				want = days * FLOE_US_PER_DAY;
 		}
 		if ((rc == 0) != ok || (ok && i64_at(&q->kids[0], 0) != want))
 			t_fail(__FILE__, __LINE__, "timestamp '%s': rc %d, generic %d", tsk, rc, ok);
