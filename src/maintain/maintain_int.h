@@ -1,11 +1,17 @@
 /*
- * maintain_int.h — what the maintenance steps share: the set of files a
- * group of snapshots reaches.
+ * maintain_int.h — table maintenance (the public floe/maintain.h) inside the
+ * library, and what its steps share: the set of files a group of snapshots
+ * reaches.
+ *
+ * Layering: maintenance sits above the write and scan layers (compaction
+ * reads and writes data files) and below the streaming runtime, which runs
+ * it embedded after commits.
  */
 #ifndef FLOE_MAINTAIN_MAINTAIN_INT_H
 #define FLOE_MAINTAIN_MAINTAIN_INT_H
 
-#include "maintain/maintain.h"
+#include "floe/maintain.h"
+#include "table/commit.h"
 #include "util/hmap.h"
 
 /* Kinds stored as the value of a reach set's entries. */

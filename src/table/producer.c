@@ -65,6 +65,7 @@ struct floe_snapshot_op {
 	int64_t data_seq;      /* -1: inherit */
 	int64_t validate_from; /* -2 unset, -1 the first base */
 	bool validated_start;
+	int64_t validated_head; /* snapshots up to this head were validated (-1 none) */
 	/* new manifests, written once */
 	floe_manifest_file *manifests;
 	size_t n_manifests;
@@ -113,6 +114,7 @@ int floe_op_new(floe_snapshot_op **out, floe_table *t, floe_op_kind kind, const 
 	op->kind = kind;
 	op->data_seq = -1;
 	op->validate_from = -2;
+	op->validated_head = -1;
 	floe_arena_init(&op->arena, 65536);
 	floe_hmap_init(&op->remove_keys);
 	floe_strmap_init(&op->extra);
@@ -697,10 +699,26 @@ static int validate(floe_snapshot_op *op, const floe_metadata *m, const floe_sna
 		if (op->removes[i].content == FLOE_CONTENT_DATA &&
 		    floe_hmap_put_str(&removed, op->removes[i].file_path, 1))
 			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
-	for (const floe_snapshot *s = head; s && s->snapshot_id != op->validate_from && !rc;
+	/* Only snapshots not validated by an earlier attempt, only those that can
+	 * add delete files (appends cannot), and only the delete manifests each
+	 * one added: a retry beside a busy writer stays cheap. */
+	for (const floe_snapshot *s = head;
+	     s && s->snapshot_id != op->validate_from && s->snapshot_id != op->validated_head && !rc;
 	     s = floe_metadata_snapshot(m, s->parent_id)) {
+		const char *operation = floe_snapshot_summary(s, "operation");
+		if (operation && strcmp(operation, "append") == 0)
+			continue;
+		floe_manifest_file *mfs = NULL;
+		size_t n = 0;
 		validate_ctx v = {op, s->snapshot_id, &removed, NULL, 0, &a};
-		rc = floe_table_walk(op->t, s, FLOE_WALK_DELETES, validate_cb, &v, err);
+		rc = floe_table_manifests(&mfs, &n, &a, op->t, s, err);
+		for (size_t i = 0; i < n && !rc; i++) {
+			if (mfs[i].content != FLOE_MANIFEST_DELETES ||
+			    (mfs[i].added_snapshot_id >= 0 && mfs[i].added_snapshot_id != s->snapshot_id))
+				continue;
+			rc = floe_table_walk_manifest(op->t, &mfs[i], FLOE_WALK_DELETES, validate_cb, &v,
+						      err);
+		}
 		if (rc == 1 && v.conflict) {
 			rc = floe_error_set(err, FLOE_ECONFLICT,
 					    "snapshot %lld added %s '%s' for files this operation "
@@ -711,6 +729,8 @@ static int validate(floe_snapshot_op *op, const floe_metadata *m, const floe_sna
 				err->retryable = false;
 		}
 	}
+	if (!rc)
+		op->validated_head = head ? head->snapshot_id : -1;
 	floe_hmap_reset(&removed);
 	floe_arena_reset(&a);
 	return rc;

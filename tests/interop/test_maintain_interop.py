@@ -354,3 +354,43 @@ def test_v3_compaction_keeps_row_lineage(floe, tmp_path):
     ids = {schema.field(n).metadata[b"PARQUET:field_id"] for n in ("_row_id", "_last_updated_sequence_number")}
     assert ids == {b"2147483540", b"2147483539"}
     assert pyiceberg_ids(floe, "lin") == list(range(3000))
+
+
+def test_compaction_beside_a_writer_loses_and_duplicates_nothing(floe, tmp_path):
+    make_table(floe, "busy")
+    load_small_files(floe, tmp_path, "busy", n_rows=8000, per_checkpoint=400)
+    stop = threading.Event()
+    errors = []
+    appended = []
+
+    def writer():
+        # a streaming writer: one commit about every half second
+        start = 100000
+        try:
+            while not stop.is_set() or len(appended) < 10:
+                load_small_files(floe, tmp_path, "busy", n_rows=300, per_checkpoint=300, start=start)
+                appended.append(start)
+                start += 300
+                time.sleep(0.5)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    th = threading.Thread(target=writer)
+    th.start()
+    runs = []
+    try:
+        for _ in range(4):
+            p = floe.run("maintain", "db.busy", "--steps", "compact", "--format", "json",
+                         "--target-file-size", "1MB", "--max-commits", "4", "--min-input-files", "2",
+                         check=False)
+            runs.append(p)
+    finally:
+        stop.set()
+        th.join()
+    assert not errors, errors
+    for p in runs:
+        assert p.returncode == 0, p.stderr
+    assert sum(json.loads(p.stdout)["compact"]["commits"] for p in runs) >= 1
+    expected = list(range(8000)) + [i for s in appended for i in range(s, s + 300)]
+    assert pyiceberg_ids(floe, "busy") == sorted(expected)
+    assert floe_ids(floe, "busy") == sorted(expected)
