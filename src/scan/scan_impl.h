@@ -38,28 +38,27 @@ struct scan_file {
 	const char *path;     /* relocated, to open */
 	const char *raw_path; /* as recorded, to match deletes against */
 	const char *format;   /* "PARQUET", "PUFFIN", ... */
-	int content;          /* FLOE_CONTENT_* */
-	int32_t spec_id;
 	const floe_partition_spec *spec;
-	floe_partition partition;
+	floe_partition partition; /* values may be shared by files of one worker (read-only) */
 	int64_t record_count, file_size;
 	int64_t data_seq, file_seq, snapshot_id;
 	int64_t first_row_id; /* -1 */
-	uint32_t job, ord;    /* manifest job and entry position: plan order */
-	/* delete files */
-	int32_t *equality_ids;
-	size_t n_equality_ids;
-	const char *referenced; /* raw referenced_data_file */
-	int64_t content_offset, content_size;
-	bool is_dv;
-	bool used; /* a planned data file uses this delete file */
-	/* position delete files: bounds of file_path (pruning by data path) */
-	const uint8_t *path_lo, *path_hi;
-	size_t path_lo_n, path_hi_n;
 	/* data files, after matching */
 	scan_file **deletes;
 	size_t n_deletes;
 	floe_expr *residual;
+	int content; /* FLOE_CONTENT_* */
+	int32_t spec_id;
+	uint32_t job, ord; /* manifest job and entry position: plan order */
+	/* delete files (fields packed: a plan may hold millions of data files) */
+	uint32_t n_equality_ids;
+	uint32_t path_lo_n, path_hi_n; /* position delete files: bounds of file_path */
+	bool is_dv;
+	bool used; /* a planned data file uses this delete file */
+	int32_t *equality_ids;
+	const char *referenced; /* referenced_data_file, relocated like path */
+	int64_t content_offset, content_size;
+	const uint8_t *path_lo, *path_hi;
 	/* delete files: loaded state (scan_deletes.c) */
 	void *loaded;
 };

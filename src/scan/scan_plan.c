@@ -336,26 +336,116 @@ typedef struct worker {
 	uint32_t ord;
 	const int32_t *metric_ids;
 	size_t n_metric_ids;
+	uint64_t data_skipped, delete_skipped; /* added to the scan's stats at the end */
+	struct ptuple *tuples; /* interned partition tuples (open addressing) */
+	size_t cap_tuples, n_tuples;
 	int rc;
 	floe_error err;
 	pthread_t th;
 	bool started;
+	char pad[64]; /* keeps the fields one worker writes per entry off the next one's lines */
 } worker;
+
+/* ---- partition tuples ---------------------------------------------------------------------- */
+
+/* A manifest's entries repeat a few partitions; a plan of a million files
+ * would otherwise hold a million copies of the same values. Each worker
+ * keeps the tuples it has copied in a hash table and files share them
+ * (read-only). Equal means floe_value_equal (bitwise for floats, so -0.0 and
+ * 0.0 stay apart; NaN equals NaN) under the same spec. */
+typedef struct ptuple {
+	const floe_partition_spec *spec;
+	floe_value *values;
+	size_t n;
+	uint64_t hash;
+} ptuple;
+
+#define PTUPLE_MAX ((size_t)1 << 20) /* beyond this many distinct tuples: copy each */
+
+static uint64_t ptuple_hash(const floe_partition_spec *spec, const floe_partition *p)
+{
+	uint64_t h = (uint64_t)(uintptr_t)spec * 0x9e3779b97f4a7c15ULL ^ p->n;
+	for (size_t i = 0; i < p->n; i++)
+		h = (h ^ floe_value_hash(&p->values[i])) * 0x100000001b3ULL;
+	return h ^ (h >> 29);
+}
+
+static bool ptuple_equal(const ptuple *t, const floe_partition_spec *spec,
+			 const floe_partition *p)
+{
+	if (t->spec != spec || t->n != p->n)
+		return false;
+	for (size_t i = 0; i < p->n; i++)
+		if (!floe_value_equal(&t->values[i], &p->values[i]))
+			return false;
+	return true;
+}
+
+static void ptuple_put(ptuple *tab, size_t cap, const ptuple *t)
+{
+	size_t i = (size_t)t->hash & (cap - 1);
+	while (tab[i].values)
+		i = (i + 1) & (cap - 1);
+	tab[i] = *t;
+}
+
+/* dst = src's values, shared with an earlier equal tuple or copied into the
+ * worker's arena */
+static int own_partition(worker *w, floe_partition *dst, const floe_partition *src)
+{
+	const floe_partition_spec *spec = w->cur->spec;
+	uint64_t h = ptuple_hash(spec, src);
+	if (w->cap_tuples) {
+		for (size_t i = (size_t)h & (w->cap_tuples - 1); w->tuples[i].values;
+		     i = (i + 1) & (w->cap_tuples - 1))
+			if (w->tuples[i].hash == h && ptuple_equal(&w->tuples[i], spec, src)) {
+				dst->values = w->tuples[i].values;
+				dst->n = src->n;
+				return FLOE_OK;
+			}
+	}
+	floe_value *v = floe_arena_alloc(w->arena, (src->n ? src->n : 1) * sizeof(floe_value));
+	if (!v)
+		return FLOE_ENOMEM;
+	if (src->n)
+		memcpy(v, src->values, src->n * sizeof(floe_value));
+	for (size_t i = 0; i < src->n; i++)
+		if (floe_value_own(&v[i], w->arena))
+			return FLOE_ENOMEM;
+	dst->values = v;
+	dst->n = src->n;
+	if (w->n_tuples >= PTUPLE_MAX)
+		return FLOE_OK;
+	if ((w->n_tuples + 1) * 2 > w->cap_tuples) {
+		size_t cap = w->cap_tuples ? w->cap_tuples * 2 : 64;
+		ptuple *tab = floe_calloc(cap, sizeof(*tab));
+		if (!tab)
+			return FLOE_OK; /* sharing is an optimisation */
+		for (size_t i = 0; i < w->cap_tuples; i++)
+			if (w->tuples[i].values)
+				ptuple_put(tab, cap, &w->tuples[i]);
+		floe_free(w->tuples);
+		w->tuples = tab;
+		w->cap_tuples = cap;
+	}
+	ptuple t = {spec, v, src->n, h};
+	ptuple_put(w->tuples, w->cap_tuples, &t);
+	w->n_tuples++;
+	return FLOE_OK;
+}
 
 static int keep(worker *w, const floe_manifest_entry *e)
 {
 	const floe_data_file *f = &e->file;
 	floe_arena *a = w->arena;
-	/* one block: the file, its partition values, its path */
-	size_t plen = strlen(f->file_path), np = f->partition.n ? f->partition.n : 1;
-	size_t vals = (sizeof(scan_file) + 15) / 16 * 16;
-	size_t total = vals + np * sizeof(floe_value) + plen + 1;
-	uint8_t *blk = floe_arena_alloc(a, total);
+	/* one block: the file and its path; partition values are shared */
+	size_t plen = strlen(f->file_path);
+	uint8_t *blk = floe_arena_alloc(a, sizeof(scan_file) + plen + 1);
 	if (!blk)
 		return FLOE_ENOMEM;
 	scan_file *sf = (scan_file *)blk;
 	memset(sf, 0, sizeof(*sf));
-	char *raw = (char *)blk + vals + np * sizeof(floe_value);
+	char *raw = (char *)blk + sizeof(scan_file);
 	memcpy(raw, f->file_path, plen + 1);
 	sf->raw_path = raw;
 	sf->path = floe_path_map_apply(&w->s->map, a, sf->raw_path);
@@ -376,13 +466,8 @@ static int keep(worker *w, const floe_manifest_entry *e)
 	sf->ord = w->ord;
 	sf->content_offset = f->content_offset;
 	sf->content_size = f->content_size_in_bytes;
-	sf->partition.n = f->partition.n;
-	sf->partition.values = (floe_value *)(blk + vals);
-	if (f->partition.n)
-		memcpy(sf->partition.values, f->partition.values, f->partition.n * sizeof(floe_value));
-	for (size_t i = 0; i < f->partition.n; i++)
-		if (floe_value_own(&sf->partition.values[i], a))
-			return FLOE_ENOMEM;
+	if (own_partition(w, &sf->partition, &f->partition))
+		return FLOE_ENOMEM;
 	if (f->content != FLOE_CONTENT_DATA) {
 		sf->is_dv = f->content == FLOE_CONTENT_POSITION_DELETES &&
 			    !strcmp(sf->format, "PUFFIN");
@@ -396,23 +481,27 @@ static int keep(worker *w, const floe_manifest_entry *e)
 			if (!sf->referenced)
 				return FLOE_ENOMEM;
 		}
+		if (f->n_equality_ids > UINT32_MAX)
+			return FLOE_ENOMEM;
 		if (f->n_equality_ids) {
 			sf->equality_ids = floe_arena_memdup(a, f->equality_ids,
 							     f->n_equality_ids * sizeof(int32_t));
 			if (!sf->equality_ids)
 				return FLOE_ENOMEM;
-			sf->n_equality_ids = f->n_equality_ids;
+			sf->n_equality_ids = (uint32_t)f->n_equality_ids;
 		}
 		for (size_t i = 0; i < f->n_lower_bounds; i++)
 			if (f->lower_bounds[i].id == FLOE_ID_DELETE_FILE_PATH &&
+			    f->lower_bounds[i].n < UINT32_MAX &&
 			    (sf->path_lo = floe_arena_memdup(a, f->lower_bounds[i].p,
 							     f->lower_bounds[i].n + 1)))
-				sf->path_lo_n = f->lower_bounds[i].n;
+				sf->path_lo_n = (uint32_t)f->lower_bounds[i].n;
 		for (size_t i = 0; i < f->n_upper_bounds; i++)
 			if (f->upper_bounds[i].id == FLOE_ID_DELETE_FILE_PATH &&
+			    f->upper_bounds[i].n < UINT32_MAX &&
 			    (sf->path_hi = floe_arena_memdup(a, f->upper_bounds[i].p,
 							     f->upper_bounds[i].n + 1)))
-				sf->path_hi_n = f->upper_bounds[i].n;
+				sf->path_hi_n = (uint32_t)f->upper_bounds[i].n;
 	}
 	if (w->n_out == w->cap_out &&
 	    floe_array_grow((void **)&w->out, &w->cap_out, sizeof(*w->out), w->n_out + 1))
@@ -435,8 +524,10 @@ static int on_entry(const floe_manifest_entry *e, void *payload)
 		return 0;
 	bool data = f->content == FLOE_CONTENT_DATA;
 	if (j->proj && !floe_eval_partition(j->proj, &f->partition)) {
-		atomic_fetch_add_explicit(data ? &s->st.data_files_skipped : &s->st.delete_files_skipped,
-					  1, memory_order_relaxed);
+		if (data)
+			w->data_skipped++;
+		else
+			w->delete_skipped++;
 		return 0;
 	}
 	if (data && !floe_expr_is_true(s->filter)) {
@@ -447,7 +538,7 @@ static int on_entry(const floe_manifest_entry *e, void *payload)
 				       f->n_lower_bounds,     f->upper_bounds,
 				       f->n_upper_bounds};
 		if (!floe_eval_metrics(s->filter, &m)) {
-			atomic_fetch_add_explicit(&s->st.data_files_skipped, 1, memory_order_relaxed);
+			w->data_skipped++;
 			return 0;
 		}
 	}
@@ -484,6 +575,10 @@ static void *work(void *arg)
 			break;
 		}
 	}
+	/* counted locally: one shared counter per entry would bounce a cache line between
+	 * the planning threads */
+	atomic_fetch_add(&w->s->st.data_files_skipped, w->data_skipped);
+	atomic_fetch_add(&w->s->st.delete_files_skipped, w->delete_skipped);
 	return NULL;
 }
 
@@ -581,6 +676,7 @@ static int run_jobs(floe_scan *s, job *jobs, size_t n_jobs, scan_file ***out, si
 			for (size_t j = 0; j < ws[i].n_out; j++)
 				all[k++] = ws[i].out[j];
 		floe_free(ws[i].out);
+		floe_free(ws[i].tuples);
 	}
 	floe_free(ws);
 	if (rc)
