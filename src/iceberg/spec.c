@@ -285,7 +285,9 @@ static int parse_term(const char **pp, floe_transform *tr, char *col, size_t col
 	}
 	if (!colarg)
 		return floe_error_set(err, FLOE_EINVAL, "'%s(...)' needs a column", word);
-	snprintf(col, colcap, "%s", colarg);
+	if (strlen(colarg) >= colcap)
+		return floe_error_set(err, FLOE_EINVAL, "column name too long in '%s(...)'", word);
+	memcpy(col, colarg, strlen(colarg) + 1);
 	if (floe_str_ieq(word, "bucket") || floe_str_ieq(word, "truncate") ||
 	    floe_str_ieq(word, "trunc")) {
 		if (!have_num || num <= 0)

@@ -1018,7 +1018,7 @@ int floe_schema_parse_compact(floe_schema **out, floe_arena *a, const char *s, f
 {
 	compact c = {s, 0, strlen(s), a, err, 0, 0};
 	floe_type *root;
-	floe_schema *tmp;
+	floe_schema *tmp = NULL;
 	int32_t last = 0;
 	int rc;
 	if ((rc = c_fields(&c, &root, 0)))

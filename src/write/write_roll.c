@@ -424,7 +424,7 @@ int floe_write__fanout_route(floe_write__fanout *fo, const floe_partition *p,
 			     const struct ArrowArray *batch, const struct ArrowSchema *schema,
 			     floe_error *err)
 {
-	slot *s;
+	slot *s = NULL;
 	int rc;
 	if (p->n != fo->spec->n_fields)
 		return floe_error_set(err, FLOE_EINVAL, "a partition of %zu values for a spec of %zu",
