@@ -178,8 +178,12 @@ int floe_inspect_open(floe_scan **out, floe_table *t, const char *name, int64_t 
  * path_map holds "from=to" rules: every path read from metadata (manifest
  * lists, manifests, data and delete files) that starts with `from` has that
  * prefix replaced by `to` (first match wins) — for tables copied from
- * elsewhere. Deletion vectors still match data files by the recorded
- * strings. Free with floe_table_free.
+ * elsewhere. Delete files and deletion vectors match data files by their
+ * paths after relocation (Impala's copied tables record a data file as
+ * "/test-warehouse/x" in manifests and "hdfs://host/test-warehouse/x" in
+ * delete files: rules for both prefixes make them match). Relative paths
+ * and relative rule targets are taken from the working directory. Free
+ * with floe_table_free.
  */
 int floe_table_open_path(floe_table **out, const char *path, const char *const *path_map,
 			 size_t n_map, floe_error *err) FLOE_WUR;
