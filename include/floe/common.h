@@ -28,10 +28,12 @@ extern "C" {
 #define FLOE_PRINTF(fmt_idx, args_idx) __attribute__((format(printf, fmt_idx, args_idx)))
 #define FLOE_WUR __attribute__((warn_unused_result))
 #define FLOE_UNUSED __attribute__((unused))
+#define FLOE_FALLTHROUGH __attribute__((fallthrough)) /* gcc and clang both check it */
 #else
 #define FLOE_PRINTF(fmt_idx, args_idx)
 #define FLOE_WUR
 #define FLOE_UNUSED
+#define FLOE_FALLTHROUGH ((void)0)
 #endif
 
 /* Status codes. Few, and each one something a caller acts on. */
@@ -75,7 +77,7 @@ bool floe_parse_size(const char *s, int64_t *bytes);
  * err may be NULL. ECONFLICT, ETIMEDOUT and EIO are marked retryable.
  */
 int floe_error_set(floe_error *err, int code, const char *fmt, ...) FLOE_PRINTF(3, 4);
-int floe_error_setv(floe_error *err, int code, const char *fmt, va_list ap);
+int floe_error_setv(floe_error *err, int code, const char *fmt, va_list ap) FLOE_PRINTF(3, 0);
 
 /*
  * Prepend context: "manifest 'x.avro': " + existing message. If err holds no

@@ -531,8 +531,8 @@ int floe_catalog_drop_table(floe_catalog *cat, const char *ns, const char *name,
 	for (size_t i = 0; i < m->n_snapshots && !rc; i++) {
 		const floe_snapshot *s = &m->snapshots[i];
 		floe_arena a;
-		floe_manifest_file *mfs;
-		size_t n;
+		floe_manifest_file *mfs = NULL;
+		size_t n = 0;
 		floe_arena_init(&a, 65536);
 		rc = purge_add(&c, s->manifest_list);
 		if (!rc)

@@ -28,7 +28,7 @@ int floe_buf_append(floe_buf *b, const void *p, size_t n) FLOE_WUR;
 int floe_buf_putc(floe_buf *b, char c) FLOE_WUR;
 int floe_buf_puts(floe_buf *b, const char *s) FLOE_WUR;
 int floe_buf_printf(floe_buf *b, const char *fmt, ...) FLOE_PRINTF(2, 3) FLOE_WUR;
-int floe_buf_vprintf(floe_buf *b, const char *fmt, va_list ap) FLOE_WUR;
+int floe_buf_vprintf(floe_buf *b, const char *fmt, va_list ap) FLOE_PRINTF(2, 0) FLOE_WUR;
 /* Append n zero bytes and return a pointer to them (NULL on failure). */
 uint8_t *floe_buf_extend(floe_buf *b, size_t n) FLOE_WUR;
 /* Hand the memory to the caller (free with floe_free); buffer becomes empty.

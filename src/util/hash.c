@@ -3,6 +3,8 @@
  */
 #include "util/hash.h"
 
+#include "floe/common.h"
+
 #include <string.h>
 #include <zlib.h>
 
@@ -33,10 +35,10 @@ uint32_t floe_murmur3_32(const void *data, size_t len, uint32_t seed)
 	switch (len & 3) {
 	case 3:
 		k ^= (uint32_t)tail[2] << 16;
-		/* fall through */
+		FLOE_FALLTHROUGH;
 	case 2:
 		k ^= (uint32_t)tail[1] << 8;
-		/* fall through */
+		FLOE_FALLTHROUGH;
 	case 1:
 		k ^= tail[0];
 		k *= c1;

@@ -224,7 +224,7 @@ static int col_append(jcol *c, const floe_json *j, floe_arena *tmp, floe_error *
 				v.v.f64 = d;
 			break;
 		}
-		/* fallthrough */
+		FLOE_FALLTHROUGH;
 	default:
 		if ((rc = floe_value_from_json(&v, tmp, c->t, j, err)))
 			return floe_error_prefix(err, "field '%s': ", c->name);
