@@ -175,7 +175,11 @@ typedef struct floe_maintain_opts {
 	bool no_lock;              /* run without the lock (the caller holds it) */
 	floe_maintain_progress_fn progress;
 	floe_orphan_fn orphan_fn;  /* sees each orphan (listed in a dry run) */
-	void *payload;             /* of progress and orphan_fn */
+	void *payload;             /* of progress, orphan_fn and interrupted */
+	/* Asked between steps and between compaction groups: non-zero stops the
+	 * run with FLOE_ECANCELED (what was committed stays; nothing is left
+	 * half-written). May be NULL. */
+	int (*interrupted)(void *payload);
 } floe_maintain_opts;
 #define FLOE_MAINTAIN_OPTS_INIT                                                                   \
 	{1,                                                                                       \
@@ -191,6 +195,7 @@ typedef struct floe_maintain_opts {
 	 false,                                                                                   \
 	 NULL,                                                                                    \
 	 NULL,                                                                                    \
+	 NULL,                                                                                    \
 	 NULL}
 
 typedef struct floe_maintain_result {
@@ -200,6 +205,7 @@ typedef struct floe_maintain_result {
 	floe_rewrite_manifests_result manifests;
 	unsigned steps_run; /* FLOE_STEP_* bits */
 	int64_t duration_ms;
+	bool lock_held;     /* FLOE_ECONFLICT because another maintainer holds the lock */
 } floe_maintain_result;
 
 /*

@@ -205,3 +205,21 @@ int floe_catalog_split_ident(const char *ident, const char *dflt, char **ns, cha
 	}
 	return FLOE_OK;
 }
+
+int floe_catalog_reopen(const floe_catalog *cat, floe_catalog **out, floe_error *err)
+{
+	if (strcmp(cat->kind, "sql") == 0) {
+		floe_sql_catalog_opts o = FLOE_SQL_CATALOG_OPTS_INIT;
+		o.name = cat->name;
+		o.uri = cat->open_uri;
+		o.warehouse = cat->open_warehouse;
+		return floe_sql_catalog_open(out, &o, err);
+	}
+	if (strcmp(cat->kind, "filesystem") == 0) {
+		floe_fs_catalog_opts o = FLOE_FS_CATALOG_OPTS_INIT;
+		o.name = cat->name;
+		o.warehouse = cat->open_warehouse;
+		return floe_fs_catalog_open(out, &o, err);
+	}
+	return floe_error_set(err, FLOE_EUNSUPPORTED, "cannot reopen a %s catalog", cat->kind);
+}

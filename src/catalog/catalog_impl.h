@@ -73,7 +73,17 @@ struct floe_catalog {
 	 * catalog's own database, or <warehouse>/floe-locks.db for a local
 	 * file-system catalog; NULL when there is none. Owned by the catalog. */
 	char *lock_uri;
+	/* how it was opened, for floe_catalog_reopen (owned; uri NULL for
+	 * file-system catalogs, warehouse may be NULL for SQL ones) */
+	char *open_uri, *open_warehouse;
 };
+
+/*
+ * A new catalog object on the same catalog (same kind, uri, warehouse and
+ * name) with the default FileIO: for another thread (a catalog object is
+ * used by one thread at a time).
+ */
+int floe_catalog_reopen(const floe_catalog *cat, floe_catalog **out, floe_error *err) FLOE_WUR;
 
 /* Dispatchers (the public floe/catalog.h functions with the same names are
  * the rest of this interface). */

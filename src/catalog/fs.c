@@ -541,6 +541,7 @@ static void fs_free(floe_catalog *cat)
 	fs_catalog *c = (fs_catalog *)cat;
 	floe_io_free(cat->io);
 	floe_free(cat->lock_uri);
+	floe_free(cat->open_warehouse);
 	floe_free(c->name);
 	floe_free(c->warehouse);
 	floe_free(c);
@@ -570,7 +571,8 @@ int floe_fs_catalog_open(floe_catalog **out, const floe_fs_catalog_opts *opts, f
 	c->base.name = c->name;
 	c->base.kind = "filesystem";
 	c->base.io = opts->io ? opts->io : floe_io_router_new(floe_io_local_new(), NULL, NULL);
-	if (!c->warehouse || !c->name || !c->base.io) {
+	c->base.open_warehouse = floe_strdup(opts->warehouse);
+	if (!c->warehouse || !c->name || !c->base.io || !c->base.open_warehouse) {
 		fs_free(&c->base);
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
 	}

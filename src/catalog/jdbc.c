@@ -603,6 +603,8 @@ static void j_free(floe_catalog *cat)
 		c->db->ops->close(c->db);
 	floe_io_free(cat->io);
 	floe_free(cat->lock_uri);
+	floe_free(cat->open_uri);
+	floe_free(cat->open_warehouse);
 	floe_free(c->name);
 	floe_free(c->warehouse);
 	floe_free(c);
@@ -637,7 +639,10 @@ int floe_sql_catalog_open(floe_catalog **out, const floe_sql_catalog_opts *opts,
 	c->base.kind = "sql";
 	c->base.io = opts->io ? opts->io : floe_io_router_new(floe_io_local_new(), NULL, NULL);
 	c->base.lock_uri = floe_strdup(uri);
-	if (!c->name || (opts->warehouse && !c->warehouse) || !c->base.io || !c->base.lock_uri) {
+	c->base.open_uri = floe_strdup(uri);
+	c->base.open_warehouse = opts->warehouse ? floe_strdup(opts->warehouse) : NULL;
+	if (!c->name || (opts->warehouse && !c->warehouse) || !c->base.io || !c->base.lock_uri ||
+	    !c->base.open_uri || (opts->warehouse && !c->base.open_warehouse)) {
 		j_free(&c->base);
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
 	}

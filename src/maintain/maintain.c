@@ -30,6 +30,13 @@ int floe_maint_lock_target(floe_table *t, char **uri, char **lock_id, floe_error
 	return FLOE_OK;
 }
 
+static int stopped(const floe_maintain_opts *o, floe_error *err)
+{
+	if (o->interrupted && o->interrupted(o->payload))
+		return floe_error_set(err, FLOE_ECANCELED, "interrupted");
+	return FLOE_OK;
+}
+
 static void report(const floe_maintain_opts *o, floe_maintain_step step, const char *what)
 {
 	if (o->progress)
@@ -60,8 +67,10 @@ int floe_maintain(floe_table *t, const floe_maintain_opts *opts, floe_maintain_r
 					     err);
 		floe_free(uri);
 		floe_free(lock_id);
-		if (rc)
+		if (rc) {
+			res->lock_held = rc == FLOE_ECONFLICT;
 			return rc;
+		}
 		/* the table may have changed while we waited for nobody */
 		if ((rc = floe_table_refresh(t, err)))
 			goto done;
@@ -70,12 +79,15 @@ int floe_maintain(floe_table *t, const floe_maintain_opts *opts, floe_maintain_r
 		floe_compact_opts c = o->compact;
 		c.dry_run = c.dry_run || o->dry_run;
 		report(o, FLOE_STEP_COMPACT, "rewriting data files");
-		if ((rc = floe_compact__run(t, &c, o->progress, o->payload, &res->compact, err)))
+		if ((rc = floe_compact__run(t, &c, o->progress, o->interrupted, o->payload,
+					     &res->compact, err)))
 			goto done;
 		res->steps_run |= FLOE_STEP_COMPACT;
 		if (lock && (rc = floe_maint_lock_check(lock, err)))
 			goto done;
 	}
+	if ((o->steps & FLOE_STEP_EXPIRE) && (rc = stopped(o, err)))
+		goto done;
 	if (o->steps & FLOE_STEP_EXPIRE) {
 		floe_expire_opts e = o->expire;
 		e.dry_run = e.dry_run || o->dry_run;
@@ -86,6 +98,8 @@ int floe_maintain(floe_table *t, const floe_maintain_opts *opts, floe_maintain_r
 		if (lock && (rc = floe_maint_lock_check(lock, err)))
 			goto done;
 	}
+	if ((o->steps & FLOE_STEP_ORPHANS) && (rc = stopped(o, err)))
+		goto done;
 	if (o->steps & FLOE_STEP_ORPHANS) {
 		floe_orphan_opts r = o->orphans;
 		r.dry_run = r.dry_run || o->dry_run;
@@ -96,6 +110,8 @@ int floe_maintain(floe_table *t, const floe_maintain_opts *opts, floe_maintain_r
 		if (lock && (rc = floe_maint_lock_check(lock, err)))
 			goto done;
 	}
+	if ((o->steps & FLOE_STEP_REWRITE_MANIFESTS) && (rc = stopped(o, err)))
+		goto done;
 	if (o->steps & FLOE_STEP_REWRITE_MANIFESTS) {
 		floe_rewrite_manifests_opts m = o->manifests;
 		m.dry_run = m.dry_run || o->dry_run;

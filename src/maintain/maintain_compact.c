@@ -69,6 +69,7 @@ typedef struct compactor {
 	const floe_compact_opts *o;
 	floe_compact_result *res;
 	floe_maintain_progress_fn progress;
+	int (*interrupted)(void *payload);
 	void *payload;
 	floe_scan *scan;
 	int64_t base_id, base_seq; /* the snapshot S the run started from */
@@ -644,8 +645,8 @@ static int scan_columns(compactor *c, floe_scan_opts *so, floe_error *err)
 }
 
 int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
-		      floe_maintain_progress_fn progress_fn, void *payload, floe_compact_result *res,
-		      floe_error *err)
+		      floe_maintain_progress_fn progress_fn, int (*interrupted)(void *payload),
+		      void *payload, floe_compact_result *res, floe_error *err)
 {
 	floe_compact_opts dflt = FLOE_COMPACT_OPTS_INIT;
 	const floe_compact_opts *o = opts ? opts : &dflt;
@@ -658,6 +659,7 @@ int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
 	c.o = o;
 	c.res = res;
 	c.progress = progress_fn;
+	c.interrupted = interrupted;
 	c.payload = payload;
 	floe_arena_init(&c.a, 65536);
 	floe_imap_init(&c.refs);
@@ -726,6 +728,23 @@ int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
 		snprintf(what, sizeof(what), "group %zu/%zu (%zu files)", gi + 1, c.n_groups,
 			 c.groups[gi].n);
 		progress(&c, what);
+		if (c.interrupted && c.interrupted(c.payload)) {
+			/* commit what is finished, drop nothing committed */
+			if (gi > from) {
+				bool committed;
+				rc = commit_or_give_up(&c, from, gi, &committed, err);
+				if (rc == FLOE_EIO && !err->retryable)
+					goto done;
+				if (!committed)
+					for (size_t k = from; k < gi; k++)
+						drop_output(&c, &c.groups[k]);
+				from = gi;
+			}
+			if (!rc)
+				rc = floe_error_set(err, FLOE_ECANCELED, "interrupted after %zu of %zu groups",
+						    gi, c.n_groups);
+			break;
+		}
 		if ((rc = write_group(&c, &c.groups[gi], gi, err))) {
 			floe_error_prefix(err, "compacting %zu files: ", c.groups[gi].n);
 			break;
@@ -767,5 +786,5 @@ done:
 int floe_compact(floe_table *t, const floe_compact_opts *opts, floe_compact_result *res,
 		 floe_error *err)
 {
-	return floe_compact__run(t, opts, NULL, NULL, res, err);
+	return floe_compact__run(t, opts, NULL, NULL, NULL, res, err);
 }

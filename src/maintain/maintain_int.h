@@ -53,9 +53,10 @@ bool floe_reach_has(const floe_reach *r, const char *path);
  */
 const char *floe_reach_key(const char *path);
 
-/* Compaction with progress reports (floe_compact without them). */
+/* Compaction with progress reports and interruption between groups
+ * (floe_compact without them); callbacks may be NULL. */
 int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
-		      floe_maintain_progress_fn progress, void *payload, floe_compact_result *res,
-		      floe_error *err) FLOE_WUR;
+		      floe_maintain_progress_fn progress, int (*interrupted)(void *payload),
+		      void *payload, floe_compact_result *res, floe_error *err) FLOE_WUR;
 
 #endif

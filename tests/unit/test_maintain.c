@@ -12,6 +12,7 @@
 #include "catalog/sqldb.h"
 #include "harness.h"
 #include "maintain/maintain_int.h"
+#include "maintain/maintain_runner.h"
 #include "table/create.h"
 #include "util/thread.h"
 #include "util/timeutil.h"
@@ -534,6 +535,95 @@ static void test_lock_recovery(void)
 	floe_maint_lock_release(b);
 }
 
+/* ---- embedded maintenance ------------------------------------------------------------ */
+
+static size_t n_manifests(floe_table *t)
+{
+	floe_arena a;
+	floe_manifest_file *mfs;
+	size_t n = 0;
+	floe_error err = {0};
+	floe_arena_init(&a, 4096);
+	T_OK(floe_table_refresh(t, &err), &err);
+	T_OK(floe_table_manifests(&mfs, &n, &a, t,
+				  floe_metadata_current_snapshot(floe_table_metadata(t)), &err),
+	     &err);
+	floe_arena_reset(&a);
+	return n;
+}
+
+static void wait_runs(floe_maint_runner *r, int64_t runs, int64_t lock_waits)
+{
+	floe_maint_runner_stats st;
+	for (int i = 0; i < 500; i++) {
+		floe_maint_runner_get_stats(r, &st);
+		if (st.runs >= runs && st.lock_waits >= lock_waits && !st.running)
+			return;
+		floe_sleep_ms(20);
+	}
+	t_fail(__FILE__, __LINE__, "runner: %lld runs, %lld lock waits (%s)", (long long)st.runs,
+	       (long long)st.lock_waits, st.last_error);
+}
+
+static void test_runner_triggers_and_lock(void)
+{
+	const char *dir = t_tmpdir();
+	floe_catalog *cat = open_cat(dir);
+	floe_table *t = new_table(cat, "run", NULL);
+	floe_arena a;
+	floe_error err = {0};
+	floe_arena_init(&a, 4096);
+	floe_maintain_opts o = FLOE_MAINTAIN_OPTS_INIT;
+	o.steps = FLOE_STEP_REWRITE_MANIFESTS;
+	floe_maint_schedule sc = FLOE_MAINT_SCHEDULE_INIT;
+	sc.commit_count = 3;
+	sc.rate_limit_ms = 0;
+	sc.lock_check_delay_ms = 100;
+	floe_maint_runner *r;
+	T_OK(floe_maint_runner_start(&r, cat, "db", "run", &o, &sc, &err), &err);
+	floe_maint_commit mc = {1, 6, 0, 0};
+	char name[16];
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		floe_data_file f = put_file(&a, t, name, -1);
+		commit(t, FLOE_OP_APPEND, &f, NULL, NULL);
+		floe_maint_runner_note_commit(r, &mc);
+	}
+	wait_runs(r, 1, 0);
+	T_EQ_INT(n_manifests(t), 1);
+
+	/* another maintainer holds the lock: the runner waits and tries again */
+	char *uri, *id;
+	floe_maint_lock *held;
+	T_OK(floe_maint_lock_target(t, &uri, &id, &err), &err);
+	T_OK(floe_maint_lock_acquire(&held, uri, id, 60000, &err), &err);
+	for (int i = 3; i < 6; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		floe_data_file f = put_file(&a, t, name, -1);
+		commit(t, FLOE_OP_APPEND, &f, NULL, NULL);
+		floe_maint_runner_note_commit(r, &mc);
+	}
+	wait_runs(r, 1, 1);
+	T_EQ_INT(n_manifests(t), 4);
+	floe_maint_lock_release(held);
+	wait_runs(r, 2, 1);
+	T_EQ_INT(n_manifests(t), 1);
+
+	/* one commit short of the trigger: the final run on a clean stop */
+	snprintf(name, sizeof(name), "g");
+	floe_data_file g = put_file(&a, t, name, -1);
+	commit(t, FLOE_OP_APPEND, &g, NULL, NULL);
+	floe_maint_runner_note_commit(r, &mc);
+	floe_maint_runner_stop(r, true);
+	T_EQ_INT(n_manifests(t), 1);
+	T_EQ_INT(count_live(t), 7);
+	floe_free(uri);
+	floe_free(id);
+	floe_table_free(t);
+	floe_catalog_free(cat);
+	floe_arena_reset(&a);
+}
+
 int main(void)
 {
 	T_RUN(test_reach_keys);
@@ -543,5 +633,6 @@ int main(void)
 	T_RUN(test_rewrite_manifests);
 	T_RUN(test_lock_exclusive);
 	T_RUN(test_lock_recovery);
+	T_RUN(test_runner_triggers_and_lock);
 	return t_finish();
 }

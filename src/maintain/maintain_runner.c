@@ -1,0 +1,257 @@
+/*
+ * maintain_runner.c — the embedded maintenance thread of one table.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "catalog/catalog_impl.h"
+#include "maintain/maintain_int.h"
+#include "maintain/maintain_runner.h"
+#include "util/alloc.h"
+#include "util/log.h"
+#include "util/thread.h"
+#include "util/timeutil.h"
+
+struct floe_maint_runner {
+	floe_catalog *cat; /* the runner's own */
+	char *ns, *name;
+	floe_maintain_opts opts;
+	floe_maint_schedule sched;
+	floe_thread thread;
+	floe_mutex mu;
+	floe_cond cv;
+	/* under mu */
+	floe_maint_commit since; /* added since the last run */
+	int64_t commits_since;
+	int64_t last_end_ms;    /* end of the last run (start time at first) */
+	int64_t not_before_ms;  /* rate limit / lock-check delay */
+	bool stop, finish, final_done;
+	floe_maint_runner_stats st;
+	atomic_int interrupt;
+};
+
+static int interrupted(void *payload)
+{
+	floe_maint_runner *r = payload;
+	return atomic_load(&r->interrupt);
+}
+
+/* Is a run due (mu held)? */
+static bool due(const floe_maint_runner *r, int64_t now)
+{
+	const floe_maint_schedule *s = &r->sched;
+	if (r->commits_since == 0)
+		return false;
+	return (s->commit_count > 0 && r->commits_since >= s->commit_count) ||
+	       (s->data_file_count > 0 && r->since.data_files >= s->data_file_count) ||
+	       (s->data_file_size > 0 && r->since.data_bytes >= s->data_file_size) ||
+	       (s->pos_delete_file_count > 0 &&
+		r->since.pos_delete_files >= s->pos_delete_file_count) ||
+	       (s->eq_delete_file_count > 0 && r->since.eq_delete_files >= s->eq_delete_file_count) ||
+	       (s->interval_ms > 0 && now - r->last_end_ms >= s->interval_ms);
+}
+
+/* One maintenance run (mu not held). Returns the floe status. */
+static int run_once(floe_maint_runner *r, floe_maintain_result *res, floe_error *err)
+{
+	floe_table *t = NULL;
+	int rc;
+	memset(res, 0, sizeof(*res));
+	rc = floe_table_load(&t, r->cat, r->ns, r->name, err);
+	if (!rc)
+		rc = floe_maintain(t, &r->opts, res, err);
+	floe_table_free(t);
+	return rc;
+}
+
+static void account(floe_maint_runner *r, const floe_maintain_result *res)
+{
+	floe_maint_runner_stats *st = &r->st;
+	st->data_files_rewritten += (int64_t)res->compact.data_files_rewritten;
+	st->data_files_added += (int64_t)res->compact.data_files_added;
+	st->bytes_rewritten += res->compact.bytes_rewritten;
+	st->delete_files_removed += (int64_t)res->compact.delete_files_removed;
+	st->snapshots_expired += (int64_t)res->expire.snapshots_expired;
+	st->files_expired += (int64_t)(res->expire.data_files_deleted + res->expire.delete_files_deleted +
+				       res->expire.manifests_deleted +
+				       res->expire.manifest_lists_deleted);
+	st->orphans_deleted += (int64_t)res->orphans.files_deleted;
+	if (res->manifests.snapshot_id >= 0)
+		st->manifests_rewritten +=
+			(int64_t)(res->manifests.manifests_before - res->manifests.manifests_after);
+}
+
+static void *runner_main(void *arg)
+{
+	floe_maint_runner *r = arg;
+	floe_mutex_lock(&r->mu);
+	for (;;) {
+		int64_t now = floe_now_ms();
+		bool final = r->stop && r->finish && !r->final_done && r->commits_since > 0 &&
+			     r->sched.on_finish;
+		if (r->stop && !final)
+			break;
+		if (!final && (!due(r, now) || now < r->not_before_ms)) {
+			/* wake for the next interval, the end of a delay, or news */
+			int64_t wait = 1000;
+			if (now < r->not_before_ms)
+				wait = r->not_before_ms - now;
+			else if (r->sched.interval_ms > 0 && r->commits_since > 0)
+				wait = r->last_end_ms + r->sched.interval_ms - now;
+			if (wait < 10)
+				wait = 10;
+			if (wait > 60000)
+				wait = 60000;
+			floe_cond_timedwait(&r->cv, &r->mu, wait);
+			continue;
+		}
+		/* take the counters: commits from now on count towards the next run */
+		floe_maint_commit taken = r->since;
+		int64_t taken_commits = r->commits_since;
+		memset(&r->since, 0, sizeof(r->since));
+		r->commits_since = 0;
+		r->st.running = true;
+		if (final)
+			r->final_done = true;
+		floe_mutex_unlock(&r->mu);
+
+		floe_maintain_result res;
+		floe_error err;
+		floe_error_clear(&err);
+		int64_t t0 = floe_now_ms();
+		FLOE_INFO("maintenance of %s.%s: starting%s (%lld commits since the last run)", r->ns,
+			  r->name, final ? " (final run)" : "", (long long)taken_commits);
+		int rc = run_once(r, &res, &err);
+
+		floe_mutex_lock(&r->mu);
+		r->st.running = false;
+		int64_t end = floe_now_ms();
+		if (rc == FLOE_ECONFLICT && res.lock_held) {
+			/* the lock is elsewhere: give the counters back, look again later */
+			r->since.data_files += taken.data_files;
+			r->since.data_bytes += taken.data_bytes;
+			r->since.pos_delete_files += taken.pos_delete_files;
+			r->since.eq_delete_files += taken.eq_delete_files;
+			r->commits_since += taken_commits;
+			r->not_before_ms = end + r->sched.lock_check_delay_ms;
+			r->st.lock_waits++;
+			FLOE_INFO("maintenance of %s.%s: %s; trying again in %lld ms", r->ns, r->name,
+				  err.msg, (long long)r->sched.lock_check_delay_ms);
+			continue;
+		}
+		r->last_end_ms = end;
+		r->not_before_ms = end + r->sched.rate_limit_ms;
+		r->st.last_run_end_ms = end;
+		r->st.last_duration_ms = end - t0;
+		if (rc == FLOE_OK || (rc == FLOE_ECANCELED && res.steps_run)) {
+			r->st.runs++;
+			account(r, &res);
+		}
+		if (rc && rc != FLOE_ECANCELED) {
+			r->st.failures++;
+			size_t n = strnlen(err.msg, sizeof(r->st.last_error) - 1);
+			memcpy(r->st.last_error, err.msg, n);
+			r->st.last_error[n] = 0;
+			FLOE_WARN("maintenance of %s.%s failed: %s", r->ns, r->name, err.msg);
+		} else if (rc == FLOE_OK) {
+			FLOE_INFO("maintenance of %s.%s: %zu data files -> %zu, %zu snapshots expired, "
+				  "%zu orphans deleted (%lld ms)",
+				  r->ns, r->name, res.compact.data_files_rewritten,
+				  res.compact.data_files_added, res.expire.snapshots_expired,
+				  res.orphans.files_deleted, (long long)(end - t0));
+		}
+		floe_cond_broadcast(&r->cv);
+	}
+	floe_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+int floe_maint_runner_start(floe_maint_runner **out, const floe_catalog *cat, const char *ns,
+			    const char *name, const floe_maintain_opts *opts,
+			    const floe_maint_schedule *sched, floe_error *err)
+{
+	floe_maint_schedule dflt = FLOE_MAINT_SCHEDULE_INIT;
+	floe_maint_runner *r = floe_calloc(1, sizeof(*r));
+	int rc;
+	*out = NULL;
+	if (!r || !(r->ns = floe_strdup(ns)) || !(r->name = floe_strdup(name))) {
+		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		goto fail;
+	}
+	r->sched = sched ? *sched : dflt;
+	if (opts) {
+		r->opts = *opts;
+	} else {
+		floe_maintain_opts o = FLOE_MAINTAIN_OPTS_INIT;
+		r->opts = o;
+	}
+	r->opts.progress = NULL;
+	r->opts.orphan_fn = NULL;
+	r->opts.interrupted = interrupted;
+	r->opts.payload = r;
+	r->last_end_ms = floe_now_ms();
+	atomic_init(&r->interrupt, 0);
+	if ((rc = floe_catalog_reopen(cat, &r->cat, err)))
+		goto fail;
+	if (floe_mutex_init(&r->mu) || floe_cond_init(&r->cv)) {
+		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (floe_thread_start(&r->thread, "floe-maintain", runner_main, r)) {
+		rc = floe_error_set(err, FLOE_ENOMEM, "cannot start the maintenance thread");
+		floe_cond_destroy(&r->cv);
+		floe_mutex_destroy(&r->mu);
+		goto fail;
+	}
+	*out = r;
+	return FLOE_OK;
+fail:
+	if (r) {
+		floe_catalog_free(r->cat);
+		floe_free(r->ns);
+		floe_free(r->name);
+		floe_free(r);
+	}
+	return rc;
+}
+
+void floe_maint_runner_note_commit(floe_maint_runner *r, const floe_maint_commit *c)
+{
+	floe_mutex_lock(&r->mu);
+	r->since.data_files += c->data_files;
+	r->since.data_bytes += c->data_bytes;
+	r->since.pos_delete_files += c->pos_delete_files;
+	r->since.eq_delete_files += c->eq_delete_files;
+	r->commits_since++;
+	floe_cond_broadcast(&r->cv);
+	floe_mutex_unlock(&r->mu);
+}
+
+void floe_maint_runner_get_stats(floe_maint_runner *r, floe_maint_runner_stats *out)
+{
+	floe_mutex_lock(&r->mu);
+	*out = r->st;
+	out->commits_pending = r->commits_since;
+	floe_mutex_unlock(&r->mu);
+}
+
+void floe_maint_runner_stop(floe_maint_runner *r, bool finish)
+{
+	if (!r)
+		return;
+	floe_mutex_lock(&r->mu);
+	r->stop = true;
+	r->finish = finish;
+	if (!finish)
+		atomic_store(&r->interrupt, 1);
+	floe_cond_broadcast(&r->cv);
+	floe_mutex_unlock(&r->mu);
+	floe_thread_join(&r->thread);
+	floe_cond_destroy(&r->cv);
+	floe_mutex_destroy(&r->mu);
+	floe_catalog_free(r->cat);
+	floe_free(r->ns);
+	floe_free(r->name);
+	floe_free(r);
+}
