@@ -113,3 +113,40 @@ def test_writers_race_on_postgres(floe, tmp_path, postgres_uri):
     tbl = py_catalog(postgres_uri, name, wh).load_table("db.race")
     assert len(tbl.snapshots()) == 60
     assert tbl.scan().to_arrow().num_rows == 60
+
+
+def test_maintenance_lock_in_postgres(floe, tmp_path, postgres_uri):
+    """On a PostgreSQL catalog the maintenance lock lives in its database:
+    a row held as Iceberg Flink's JdbcLockFactory holds it stops floe; once
+    it is gone floe compacts, and leaves no lock behind."""
+    import psycopg2
+
+    name = f"c{uuid.uuid4().hex[:8]}"
+    wh = tmp_path / "wh"
+    cli(floe, postgres_uri, name, wh, "namespace", "create", "db")
+    cli(floe, postgres_uri, name, wh, "table", "create", "db.m", "--schema", "id long, kind string")
+    schema = pa.schema([("id", pa.int64()), ("kind", pa.string())])
+    files = []
+    for k in range(6):
+        p = tmp_path / f"m{k}.parquet"
+        pq.write_table(pa.Table.from_pylist([{"id": k * 10 + j, "kind": "x"} for j in range(10)], schema=schema), p)
+        files.append(p)
+    for f in files:
+        cli(floe, postgres_uri, name, wh, "add-files", "db.m", f)
+    lock_id = f"{name}.db.m"
+    con = psycopg2.connect(postgres_uri)
+    con.autocommit = True
+    cur = con.cursor()
+    cur.execute("CREATE TABLE IF NOT EXISTS flink_maintenance_lock (LOCK_TYPE CHAR(1) NOT NULL, "
+                "LOCK_ID VARCHAR(100) NOT NULL, INSTANCE_ID CHAR(36) NOT NULL, "
+                "PRIMARY KEY (LOCK_TYPE, LOCK_ID))")
+    cur.execute("INSERT INTO flink_maintenance_lock VALUES ('m', %s, %s)", (lock_id, str(uuid.uuid4())))
+    p = cli(floe, postgres_uri, name, wh, "maintain", "db.m", "--steps", "compact", check=False)
+    assert p.returncode == 1 and "being maintained by" in p.stderr
+    cur.execute("DELETE FROM flink_maintenance_lock WHERE LOCK_ID = %s", (lock_id,))
+    cli(floe, postgres_uri, name, wh, "maintain", "db.m", "--steps", "compact")
+    tbl = py_catalog(postgres_uri, name, wh).load_table("db.m")
+    assert sorted(tbl.scan().to_arrow().column("id").to_pylist()) == list(range(60))
+    assert len(tbl.inspect.files()) == 1
+    cur.execute("SELECT count(*) FROM flink_maintenance_lock WHERE LOCK_ID = %s", (lock_id,))
+    assert cur.fetchone()[0] == 0
