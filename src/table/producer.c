@@ -47,6 +47,8 @@ typedef struct rewrite {
 	floe_manifest_file written; /* its replacement (same content, removed entries DELETED) */
 	removed_totals totals;      /* what it removes */
 	bool used;                  /* named by the current attempt */
+	uint32_t *found;            /* the removals it holds (indexes into op->removes) */
+	size_t n_found;
 } rewrite;
 
 struct floe_snapshot_op {
@@ -59,6 +61,7 @@ struct floe_snapshot_op {
 	floe_data_file *removes;
 	size_t n_removes, cap_removes;
 	floe_hmap remove_keys; /* "<content>|<path>" -> index */
+	floe_hmap no_match;    /* manifests known to hold none of the removals (immutable files) */
 	floe_strmap extra;
 	char commit_uuid[37];
 	int64_t snapshot_id;
@@ -117,6 +120,7 @@ int floe_op_new(floe_snapshot_op **out, floe_table *t, floe_op_kind kind, const 
 	op->validated_head = -1;
 	floe_arena_init(&op->arena, 65536);
 	floe_hmap_init(&op->remove_keys);
+	floe_hmap_init(&op->no_match);
 	floe_strmap_init(&op->extra);
 	floe_uuid_v4_str(op->commit_uuid);
 	op->snapshot_id = floe_new_snapshot_id();
@@ -134,6 +138,7 @@ void floe_op_free(floe_snapshot_op *op)
 	floe_free(op->removes);
 	floe_free(op->rewrites);
 	floe_hmap_reset(&op->remove_keys);
+	floe_hmap_reset(&op->no_match);
 	floe_strmap_reset(&op->extra);
 	floe_arena_reset(&op->arena);
 	floe_free(op->branch);
@@ -446,6 +451,8 @@ typedef struct filter_ctx {
 	bool *found;            /* per removal */
 	removed_totals *totals; /* for this manifest */
 	bool any;
+	uint32_t *cur;          /* removals found in this manifest */
+	size_t n_cur, cap_cur;
 	/* second pass */
 	floe_manifest_writer *w;
 	floe_error *err;
@@ -463,6 +470,9 @@ static int match_cb(const floe_manifest_entry *e, void *payload)
 	if (floe_hmap_get(&c->op->remove_keys, c->key.data, c->key.len, &idx)) {
 		c->any = true;
 		c->found[idx] = true;
+		if (FLOE_ARRAY_RESERVE(c->cur, c->cap_cur, c->n_cur + 1))
+			return FLOE_ENOMEM;
+		c->cur[c->n_cur++] = (uint32_t)idx;
 	}
 	return 0;
 }
@@ -511,6 +521,19 @@ static int rewrite_cb(const floe_manifest_entry *e, void *payload)
 	return rc;
 }
 
+static void add_totals(removed_totals *to, const removed_totals *t)
+{
+	to->data_files += t->data_files;
+	to->data_records += t->data_records;
+	to->data_size += t->data_size;
+	to->pos_files += t->pos_files;
+	to->eq_files += t->eq_files;
+	to->dvs += t->dvs;
+	to->pos_records += t->pos_records;
+	to->eq_records += t->eq_records;
+	to->delete_size += t->delete_size;
+}
+
 static rewrite *find_rewrite(floe_snapshot_op *op, const char *path)
 {
 	for (size_t i = 0; i < op->n_rewrites; i++)
@@ -539,25 +562,41 @@ static int filter_manifests(floe_snapshot_op *op, const floe_metadata *m,
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
 	for (size_t i = 0; i < op->n_rewrites; i++)
 		op->rewrites[i].used = false;
+	bool remove_data = false, remove_deletes = false;
+	for (size_t i = 0; i < op->n_removes; i++) {
+		remove_data |= op->removes[i].content == FLOE_CONTENT_DATA;
+		remove_deletes |= op->removes[i].content != FLOE_CONTENT_DATA;
+	}
 	for (size_t i = 0; i < n_base && !rc; i++) {
 		const floe_manifest_file *mf = &base[i];
+		bool del = mf->content == FLOE_MANIFEST_DELETES;
 		out[i] = *mf;
-		if (op->n_removes == 0)
-			continue;
+		if (op->n_removes == 0 || (del && !remove_deletes) || (!del && !remove_data) ||
+		    floe_hmap_get_str(&op->no_match, mf->path, NULL))
+			continue; /* cannot hold, or an earlier attempt read it: holds none */
 		rewrite *cached = find_rewrite(op, mf->path);
-		floe_input *in = NULL;
 		removed_totals mt;
+		if (cached) {
+			/* manifests are immutable: an earlier attempt's rewrite still holds */
+			cached->used = true;
+			out[i] = cached->written;
+			mt = cached->totals;
+			for (size_t k = 0; k < cached->n_found; k++)
+				c.found[cached->found[k]] = true;
+			add_totals(totals, &mt);
+			continue;
+		}
+		floe_input *in = NULL;
 		memset(&mt, 0, sizeof(mt));
 		c.any = false;
+		c.n_cur = 0;
 		c.totals = &mt;
 		if ((rc = floe_io_open_read(floe_table_io(op->t), mf->path, &in, err)))
 			break;
 		rc = floe_manifest_read(in, m, mf, floe_table_path_map(op->t), match_cb, &c, err);
-		if (!rc && c.any && cached) {
-			/* the same manifest as in an earlier attempt: reuse its rewrite */
-			cached->used = true;
-			out[i] = cached->written;
-			mt = cached->totals;
+		if (!rc && !c.any) {
+			if (floe_hmap_put_str(&op->no_match, mf->path, 1))
+				rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
 		} else if (!rc && c.any) {
 			floe_manifest_writer *w = NULL;
 			rc = open_manifest(op, m, floe_metadata_spec(m, mf->spec_id), mf->content, &w,
@@ -583,23 +622,23 @@ static int filter_manifests(floe_snapshot_op *op, const floe_metadata *m,
 					if (!rc) {
 						rw->used = true;
 						rw->totals = mt;
+						rw->n_found = c.n_cur;
+						rw->found = floe_arena_memdup(
+							&op->arena, c.cur,
+							(c.n_cur + 1) * sizeof(uint32_t));
+						if (!rw->found)
+							rc = floe_error_set(err, FLOE_ENOMEM,
+									    "out of memory");
+					}
+					if (!rc) {
 						op->n_rewrites++;
 						out[i] = rw->written;
 					}
 				}
 			}
 		}
-		if (!rc && c.any) {
-			totals->data_files += mt.data_files;
-			totals->data_records += mt.data_records;
-			totals->data_size += mt.data_size;
-			totals->pos_files += mt.pos_files;
-			totals->eq_files += mt.eq_files;
-			totals->dvs += mt.dvs;
-			totals->pos_records += mt.pos_records;
-			totals->eq_records += mt.eq_records;
-			totals->delete_size += mt.delete_size;
-		}
+		if (!rc && c.any)
+			add_totals(totals, &mt);
 		floe_input_close(in);
 	}
 	for (size_t i = 0; i < op->n_removes && !rc; i++)
@@ -611,6 +650,7 @@ static int filter_manifests(floe_snapshot_op *op, const floe_metadata *m,
 				err->retryable = false;
 		}
 	floe_free(c.found);
+	floe_free(c.cur);
 	floe_buf_reset(&c.key);
 	return rc;
 }
