@@ -258,9 +258,14 @@ static size_t page_estimate(const floe_parquet__wcol *c)
 	return lv + c->plain.len;
 }
 
+size_t floe_parquet__wcol_open_estimate(const floe_parquet__wcol *c)
+{
+	return page_estimate(c) + (c->n_dict_pages_used || c->dict_mode ? c->dict.plain_size : 0);
+}
+
 size_t floe_parquet__wcol_estimate(const floe_parquet__wcol *c)
 {
-	return c->chunk_bytes + page_estimate(c) + (c->n_dict_pages_used || c->dict_mode ? c->dict.plain_size : 0);
+	return c->chunk_bytes + floe_parquet__wcol_open_estimate(c);
 }
 
 size_t floe_parquet__wcol_memory(const floe_parquet__wcol *c)

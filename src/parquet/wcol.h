@@ -119,6 +119,9 @@ int floe_parquet__wcol_write(floe_parquet__wcol *c, const uint16_t *def, const u
 
 /* Estimated bytes of the current chunk (buffered pages, open page, dictionary). */
 size_t floe_parquet__wcol_estimate(const floe_parquet__wcol *c);
+/* The part of the estimate not yet compressed: the open page and the
+ * dictionary (the rest, chunk_bytes, is exact). */
+size_t floe_parquet__wcol_open_estimate(const floe_parquet__wcol *c);
 /* Memory held. */
 size_t floe_parquet__wcol_memory(const floe_parquet__wcol *c);
 

@@ -756,6 +756,17 @@ static size_t rg_estimate(const floe_parquet_writer *w)
 	return total;
 }
 
+void floe_parquet_writer_size_parts(const floe_parquet_writer *w, int64_t *exact, int64_t *open)
+{
+	int64_t e = (int64_t)(w->out->pos - w->start_pos), o = 0;
+	for (int i = 0; i < w->n_cols; i++) {
+		e += (int64_t)w->cols[i].chunk_bytes;
+		o += (int64_t)floe_parquet__wcol_open_estimate(&w->cols[i]);
+	}
+	*exact = e;
+	*open = o;
+}
+
 int64_t floe_parquet_writer_estimated_size(const floe_parquet_writer *w)
 {
 	return (int64_t)(w->out->pos - w->start_pos) + (int64_t)rg_estimate(w);

@@ -139,6 +139,11 @@ size_t floe_parquet_writer_buffered(const floe_parquet_writer *w);
  * what they observe (src/write does).
  */
 int64_t floe_parquet_writer_estimated_size(const floe_parquet_writer *w);
+/* The estimate in two parts: *exact, bytes whose final size is known (in
+ * the output, or finished compressed pages); *open, the open pages and
+ * dictionaries at their uncompressed size. Callers that learn how much the
+ * open part shrinks (rolling at a target size) scale only that part. */
+void floe_parquet_writer_size_parts(const floe_parquet_writer *w, int64_t *exact, int64_t *open);
 
 /*
  * Flush the last row group and write the footer. *result (optional) points

@@ -109,6 +109,9 @@ int floe_data_writer_write(floe_data_writer *w, const struct ArrowArray *batch,
 /* Estimated size of the finished file so far (bytes written + the open row
  * group's compressed pages and open pages). */
 int64_t floe_data_writer_size(const floe_data_writer *w);
+/* The size in an exact part and an uncompressed open part
+ * (floe_parquet_writer_size_parts). */
+void floe_data_writer_size_parts(const floe_data_writer *w, int64_t *exact, int64_t *open);
 int64_t floe_data_writer_rows(const floe_data_writer *w);
 /* Memory the file's Parquet writer holds, and ending its row group now. */
 size_t floe_data_writer_buffered(const floe_data_writer *w);

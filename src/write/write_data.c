@@ -328,6 +328,11 @@ int64_t floe_data_writer_size(const floe_data_writer *w)
 	return floe_parquet_writer_estimated_size(w->pw);
 }
 
+void floe_data_writer_size_parts(const floe_data_writer *w, int64_t *exact, int64_t *open)
+{
+	floe_parquet_writer_size_parts(w->pw, exact, open);
+}
+
 int64_t floe_data_writer_rows(const floe_data_writer *w)
 {
 	return w->rows;
@@ -486,6 +491,11 @@ static int64_t ops_size(const void *w)
 	return floe_data_writer_size(w);
 }
 
+static void ops_size_parts(const void *w, int64_t *exact, int64_t *open)
+{
+	floe_data_writer_size_parts(w, exact, open);
+}
+
 static int64_t ops_written(const void *w)
 {
 	return (int64_t)((const floe_data_writer *)w)->out->pos;
@@ -531,6 +541,7 @@ const floe_write__file_ops floe_write__data_file_ops = {
 	.open = ops_open,
 	.write = ops_write,
 	.size = ops_size,
+	.size_parts = ops_size_parts,
 	.written = ops_written,
 	.rows = ops_rows,
 	.buffered = ops_buffered,

@@ -143,6 +143,8 @@ typedef struct floe_write__file_ops {
 	int (*write)(void *f, const struct ArrowArray *batch, const struct ArrowSchema *schema,
 		     floe_error *err);
 	int64_t (*size)(const void *f);    /* estimated finished size */
+	/* the same in a known part and an uncompressed open part */
+	void (*size_parts)(const void *f, int64_t *exact, int64_t *open);
 	int64_t (*written)(const void *f); /* bytes already in the output */
 	int64_t (*rows)(const void *f);
 	size_t (*buffered)(const void *f);

@@ -199,10 +199,12 @@ static void slot_free(slot *s)
  * Estimates count a row group's open pages and dictionaries at their
  * uncompressed size (a dictionary of distinct values grows to
  * dict-size-bytes before the writer falls back), so with small targets
- * files would roll early. The fan-out learns how much
- * the open part of a row group shrinks — from files it finishes, and once
- * by ending the first file's row group when it reaches the target — and
- * scales the open part by that ratio. Bytes already written are exact.
+ * files would roll early. The fan-out learns how much the open part
+ * shrinks — from files it finishes, and once by ending the first file's
+ * row group when it reaches the target — and scales only that part: bytes
+ * written and finished (compressed) pages are exact. (Scaling finished
+ * pages too made the learnt ratio wrong as soon as the mix changed, e.g.
+ * when a column gave up its dictionary: files then never rolled.)
  */
 static void learn_ratio(floe_write__fanout *fo, int64_t open_est, int64_t open_actual)
 {
@@ -220,8 +222,9 @@ static void learn_ratio(floe_write__fanout *fo, int64_t open_est, int64_t open_a
 
 static int64_t est_size(const floe_write__fanout *fo, const void *f)
 {
-	int64_t done = fo->ops->written(f), raw = fo->ops->size(f);
-	return done + (int64_t)((double)(raw - done) * fo->ratio);
+	int64_t exact, open;
+	fo->ops->size_parts(f, &exact, &open);
+	return exact + (int64_t)((double)open * fo->ratio);
 }
 
 static int slot_get(floe_write__fanout *fo, const floe_partition *p, slot **out, floe_error *err)
@@ -283,11 +286,12 @@ static int slot_finish(floe_write__fanout *fo, slot *s, floe_error *err)
 		fo->ops->abort(f);
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
 	}
-	int64_t done = fo->ops->written(f), raw = fo->ops->size(f);
+	int64_t exact, open;
+	fo->ops->size_parts(f, &exact, &open);
 	if ((rc = fo->ops->close(f, &df, &fo->done_arena, err)))
 		return rc;
 
-	learn_ratio(fo, raw - done, df.file_size_in_bytes - done);
+	learn_ratio(fo, open, df.file_size_in_bytes - exact);
 	fo->done[fo->n_done++] = df;
 	fo->stats.files_finished++;
 	return FLOE_OK;
@@ -370,10 +374,11 @@ static int roll_check(floe_write__fanout *fo, slot *s, floe_error *err)
 		return FLOE_OK;
 	if (fo->n_ratio == 0) {
 		/* not calibrated yet: measure by ending the row group */
-		int64_t done = fo->ops->written(s->file), raw = fo->ops->size(s->file);
+		int64_t exact, open;
+		fo->ops->size_parts(s->file, &exact, &open);
 		if ((rc = fo->ops->flush(s->file, err)))
 			return rc;
-		learn_ratio(fo, raw - done, fo->ops->written(s->file) - done);
+		learn_ratio(fo, open, fo->ops->written(s->file) - exact);
 		if (fo->n_ratio == 0)
 			fo->n_ratio = 1; /* measured once, even if too small to tell */
 		if (est_size(fo, s->file) < fo->target)
