@@ -1194,7 +1194,7 @@ int floe_manifest_scan(floe_input *in, const floe_metadata *m, const floe_manife
 			stats->bytes += blk.len;
 		floe_cursor_init(&cur, blk.data, blk.len);
 		for (int64_t i = 0; i < blk.count; i++) {
-			bool deliver;
+			bool deliver = false;
 			if ((rc = read_entry(ms, &cur, &deliver))) {
 				floe_error_prefix(err, "block %llu record %lld: ",
 						  (unsigned long long)blk.index, (long long)i);

@@ -239,7 +239,7 @@ static int load_dv(floe_scan *s, const scan_file *d, const scan_file *data, uint
 		   size_t *n, floe_error *err)
 {
 	floe_input *in = NULL;
-	const floe_puffin_footer *ft;
+	const floe_puffin_footer *ft = NULL;
 	floe_buf blob;
 	int rc;
 	*pos = NULL;

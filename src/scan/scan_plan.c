@@ -1023,8 +1023,8 @@ int floe_scan__plan(floe_scan *s, floe_error *err)
 	}
 	if (rc)
 		goto done;
-	scan_file **all;
-	size_t n_all;
+	scan_file **all = NULL;
+	size_t n_all = 0;
 	if ((rc = run_jobs(s, jobs, n_jobs, &all, &n_all, err)))
 		goto done;
 	/* split data and delete files (plan order kept) */
