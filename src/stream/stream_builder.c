@@ -41,6 +41,7 @@ int stream_col_init(stream_col *c, const floe_type *t, const char *name, int32_t
 	c->type = t;
 	c->name = name;
 	c->name_len = name ? strlen(name) : 0;
+	memcpy(c->name8, name ? name : "", c->name_len < 16 ? c->name_len : 16);
 	c->id = id;
 	c->nullable = nullable;
 	c->hint_rows = 1024;
@@ -463,6 +464,72 @@ int stream_col_finish(stream_col *c, struct ArrowArray *out)
 		e->length = c->kids[0].len;
 		if ((rc = stream_col_finish(&c->kids[0], e->children[0])) ||
 		    (rc = stream_col_finish(&c->kids[1], e->children[1])))
+			goto fail;
+	}
+	return FLOE_OK;
+fail:
+	floe_arrow_array_release(out);
+	return rc;
+}
+
+int stream_col_view(stream_col *c, struct ArrowArray *out)
+{
+	int64_t nb = 2, nk = 0;
+	int rc;
+	if (c->cap == 0 && stream_col__grow(c))
+		return FLOE_ENOMEM;
+	if (c->kind == SB_BIN && !c->data && stream_col__grow_data(c, 1))
+		return FLOE_ENOMEM;
+	switch (c->kind) {
+	case SB_BIN:
+		nb = 3;
+		break;
+	case SB_STRUCT:
+		nb = 1;
+		nk = (int64_t)c->n_kids;
+		break;
+	case SB_LIST:
+	case SB_MAP:
+		nk = 1;
+		break;
+	default:
+		break;
+	}
+	if ((rc = floe_arrow_array_init(out, nb, nk)))
+		return rc;
+	out->length = c->len;
+	out->null_count = count_nulls(c);
+	/* borrowed: set the buffer pointers, not the owned slots */
+	out->buffers[0] = out->null_count ? c->valid : NULL;
+	switch (c->kind) {
+	case SB_BIN:
+		out->buffers[1] = c->offs;
+		out->buffers[2] = c->data;
+		break;
+	case SB_LIST:
+	case SB_MAP:
+		out->buffers[1] = c->offs;
+		break;
+	case SB_STRUCT:
+		break;
+	default:
+		out->buffers[1] = c->vals;
+		break;
+	}
+	if (c->kind == SB_STRUCT) {
+		for (size_t i = 0; i < c->n_kids; i++)
+			if ((rc = stream_col_view(&c->kids[i], out->children[i])))
+				goto fail;
+	} else if (c->kind == SB_LIST) {
+		if ((rc = stream_col_view(&c->kids[0], out->children[0])))
+			goto fail;
+	} else if (c->kind == SB_MAP) {
+		struct ArrowArray *e = out->children[0];
+		if ((rc = floe_arrow_array_init(e, 1, 2)))
+			goto fail;
+		e->length = c->kids[0].len;
+		if ((rc = stream_col_view(&c->kids[0], e->children[0])) ||
+		    (rc = stream_col_view(&c->kids[1], e->children[1])))
 			goto fail;
 	}
 	return FLOE_OK;

@@ -48,6 +48,7 @@ struct stream_col {
 	const floe_type *type; /* the Iceberg type */
 	const char *name;      /* field name; "element", "key", "value" */
 	size_t name_len;
+	uint64_t name8[2];     /* the first 16 bytes of the name, zero-padded (fast compare) */
 	int32_t id;
 	bool nullable;
 	uint32_t width; /* bytes per value of fixed kinds */
@@ -202,6 +203,14 @@ void stream_col_value(const stream_col *c, int64_t r, floe_value *out);
  * record batch.
  */
 int stream_col_finish(stream_col *c, struct ArrowArray *out) FLOE_WUR;
+
+/*
+ * A view of the rows as an ArrowArray that borrows the builder's buffers
+ * (its release frees only the structure). Use it, release it, then
+ * stream_col_truncate(c, 0) to start the next batch in the same memory:
+ * no allocation and no page faults per batch.
+ */
+int stream_col_view(stream_col *c, struct ArrowArray *out) FLOE_WUR;
 
 /* Bytes the column holds (for batch sizing). */
 size_t stream_col_bytes(const stream_col *c);

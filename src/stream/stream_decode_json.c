@@ -279,6 +279,23 @@ static int string_text(stream_json_dec *d, jcur *c, const char *raw, size_t n, b
 
 static int skip_value(stream_json_dec *d, jcur *c, int depth);
 
+/* Is the member name at p (after its opening quote) exactly k's name? */
+static inline bool key_is(const char *p, const char *end, const stream_col *k)
+{
+	size_t n = k->name_len;
+	if ((size_t)(end - p) <= n || p[n] != '"')
+		return false;
+	if (n <= 16 && end - p >= 16) {
+		uint64_t a, b, m0, m1;
+		memcpy(&a, p, 8);
+		memcpy(&b, p + 8, 8);
+		m0 = n >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * n)) - 1;
+		m1 = n >= 16 ? ~UINT64_C(0) : n <= 8 ? 0 : (UINT64_C(1) << (8 * (n - 8))) - 1;
+		return ((a ^ k->name8[0]) & m0) == 0 && ((b ^ k->name8[1]) & m1) == 0;
+	}
+	return memcmp(p, k->name, n) == 0;
+}
+
 static int skip_number(stream_json_dec *d, jcur *c)
 {
 	const char *s = c->p;
@@ -417,8 +434,7 @@ static int parse_object(stream_json_dec *d, jcur *c, stream_col *col, int depth)
 			 * name in place before scanning */
 			if (col->next_hint < col->n_kids) {
 				const stream_col *k = &col->kids[col->next_hint];
-				if ((size_t)(c->end - c->p) > k->name_len && c->p[k->name_len] == '"' &&
-				    memcmp(c->p, k->name, k->name_len) == 0) {
+				if (key_is(c->p, c->end, k)) {
 					idx = (int)col->next_hint;
 					col->next_hint++;
 					c->p += k->name_len + 1;

@@ -306,12 +306,12 @@ static uint32_t row_dest(const rt_table *tb, const stream_col *root, int64_t r, 
 	return (uint32_t)(floe_hash_u64(h) % (uint64_t)n);
 }
 
-/* Finish a builder into a batch of the table's fields (a filter's extra
- * columns are dropped). */
-static int finish_batch(const rt_table *tb, stream_col *c, struct ArrowArray *batch,
-			floe_error *err)
+/* A view of a builder's rows as a batch of the table's fields (a filter's
+ * extra columns are left out); the builder is reused once it is released. */
+static int view_batch(const rt_table *tb, stream_col *c, struct ArrowArray *batch,
+		      floe_error *err)
 {
-	int rc = stream_col_finish(c, batch);
+	int rc = stream_col_view(c, batch);
 	if (rc)
 		return floe_error_set(err, rc, "out of memory");
 	if (tb->n_extra) {
@@ -334,10 +334,11 @@ static int emit(rt_task *t, size_t ti, floe_error *err)
 	if (root->len == 0)
 		return FLOE_OK;
 	if (tb->dist != STREAM_DIST_HASH || p->n_tasks < 2) {
-		if ((rc = finish_batch(tb, root, &batch, err)))
+		if ((rc = view_batch(tb, root, &batch, err)))
 			return rc;
 		rc = write_batch(t, ti, &batch, err);
 		floe_arrow_array_release(&batch);
+		stream_col_truncate(root, 0);
 		return rc;
 	}
 	/* HASH: the rows grouped by the task that owns their partition, in one
@@ -369,15 +370,17 @@ static int emit(rt_task *t, size_t ti, floe_error *err)
 	memcpy(fill, starts, sizeof(int64_t) * (size_t)n);
 	for (int64_t r = 0; r < rows; r++)
 		t->rowidx[fill[t->dest[r]]++] = r;
-	if ((rc = finish_batch(tb, root, &batch, err)))
+	if ((rc = view_batch(tb, root, &batch, err)))
 		return rc;
 	shared_batch *sb = floe_calloc(1, sizeof(*sb));
 	if (!sb) {
 		floe_arrow_array_release(&batch);
+		stream_col_truncate(root, 0);
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
 	}
 	rc = floe_arrow_take(&sb->arr, &tb->aschema, &batch, t->rowidx, rows, err);
 	floe_arrow_array_release(&batch);
+	stream_col_truncate(root, 0);
 	if (rc) {
 		floe_free(sb);
 		return floe_error_prefix(err, "table %s: ", tb->ident);
