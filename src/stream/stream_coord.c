@@ -189,6 +189,7 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 	t->cfg = tc;
 	floe_arena_init(&t->warena, 4096);
 	stream_offsets_init(&t->skip);
+	floe_imap_init(&t->owners);
 	if ((rc = floe_catalog_split_ident(tc->name, NULL, &t->ns, &t->name, err)))
 		return floe_error_prefix(err, "table '%s': ", tc->name);
 	if (!(t->ident = floe_strdup(tc->name)))
@@ -436,7 +437,7 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 		p->opts.progress_interval_ms = 500;
 	floe_uuid_v4_str(p->op_id);
 	if (floe_mutex_init(&p->lock) || floe_cond_init(&p->hub_cv) || floe_cond_init(&p->commit_cv) ||
-	    floe_mutex_init(&p->dlq_lock)) {
+	    floe_mutex_init(&p->dlq_lock) || floe_mutex_init(&p->owner_lock)) {
 		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -976,6 +977,7 @@ void floe_pipeline_free(floe_pipeline *p)
 		stream_filter_free(t->filter);
 		stream_offsets_reset(&t->skip);
 		floe_free(t->pplan);
+		floe_imap_reset(&t->owners);
 		floe_table_free(t->write_t);
 		floe_table_free(t->commit_t);
 		floe_arena_reset(&t->warena);
@@ -994,6 +996,7 @@ void floe_pipeline_free(floe_pipeline *p)
 		floe_catalog_free(p->cat);
 	stream_config_free(p->cfg);
 	floe_mutex_destroy(&p->dlq_lock);
+	floe_mutex_destroy(&p->owner_lock);
 	floe_cond_destroy(&p->commit_cv);
 	floe_cond_destroy(&p->hub_cv);
 	floe_mutex_destroy(&p->lock);

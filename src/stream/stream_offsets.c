@@ -2,7 +2,10 @@
  * stream_offsets.c — split positions (the source state a checkpoint records
  * in the snapshot summary as JSON), and blocks.
  */
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "json/json.h"
 #include "stream/stream_source.h"
@@ -126,10 +129,55 @@ done:
 	return rc;
 }
 
+stream_map *stream_map_file(int fd, size_t len)
+{
+	stream_map *m;
+	void *p;
+	if (len == 0)
+		return NULL;
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	(void)madvise(p, len, MADV_SEQUENTIAL);
+	m = floe_calloc(1, sizeof(*m));
+	if (!m) {
+		munmap(p, len);
+		return NULL;
+	}
+	m->base = p;
+	m->len = len;
+	atomic_store(&m->refs, 1);
+	return m;
+}
+
+void stream_map_ref(stream_map *m)
+{
+	if (m)
+		atomic_fetch_add(&m->refs, 1);
+}
+
+void stream_map_unref(stream_map *m)
+{
+	if (m && atomic_fetch_sub(&m->refs, 1) == 1) {
+		munmap(m->base, m->len);
+		floe_free(m);
+	}
+}
+
 void stream_block_reset(stream_block *b)
 {
 	if (!b)
 		return;
-	floe_free(b->data);
+	if (b->map) {
+		/* the pages wholly inside a consumed block leave the resident set
+		 * (they stay in the page cache); a block's records are read once */
+		uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+		uintptr_t lo = ((uintptr_t)b->data + pg - 1) & ~(pg - 1);
+		uintptr_t hi = ((uintptr_t)b->data + b->len) & ~(pg - 1);
+		if (hi > lo)
+			(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		stream_map_unref(b->map);
+	} else
+		floe_free(b->data);
 	memset(b, 0, sizeof(*b));
 }

@@ -84,6 +84,8 @@ typedef struct rt_table {
 	int64_t last_ckpt; /* last committed checkpoint id (0: none) */
 	rt_pfield *pplan;
 	size_t n_pplan;
+	floe_imap owners; /* HASH: partition hash -> task (hub's owner_lock) */
+	int64_t next_owner;
 	/* metrics */
 	floe_metric *m_files, *m_records, *m_bytes, *m_commit_ms, *m_flush_ms, *m_hist;
 	floe_metric *m_elapsed, *m_out, *m_dead;
@@ -140,6 +142,10 @@ typedef struct rt_task {
 	size_t dest_cap;
 	floe_buf dlq;
 	int64_t rows_written;
+	floe_imap *owner_cache; /* per table: the owners this task has looked up */
+	uint64_t last_key;      /* the last partition hash and its owner (runs of rows) */
+	uint32_t last_owner;
+	size_t last_table;
 } rt_task;
 
 typedef struct ckpt_item {
@@ -191,6 +197,10 @@ struct floe_pipeline {
 	floe_error first_err;
 	int64_t next_ckpt;
 	int64_t run_id; /* first checkpoint id of this run (file names) */
+
+	/* HASH owners: a partition goes to the next task in turn the first time
+	 * any task sees it, so partitions spread evenly over the tasks */
+	floe_mutex owner_lock;
 
 	/* dead letters */
 	floe_mutex dlq_lock;

@@ -59,8 +59,22 @@ typedef enum stream_format {
 	STREAM_FMT_CSV = 1,
 } stream_format;
 
+/* A read-only file mapping shared by the blocks that point into it. */
+typedef struct stream_map {
+	uint8_t *base;
+	size_t len;
+	_Atomic int refs;
+} stream_map;
+
+/* Map len bytes of fd (one reference); NULL when it cannot be mapped. */
+stream_map *stream_map_file(int fd, size_t len);
+void stream_map_ref(stream_map *m);
+void stream_map_unref(stream_map *m); /* unmaps with the last reference */
+
 typedef struct stream_block {
-	uint8_t *data;          /* whole records (floe_malloc; the block owns it) */
+	uint8_t *data;          /* whole records: floe_malloc'd (the block owns it), or
+				   inside map (which the block holds a reference to) */
+	stream_map *map;
 	size_t len;
 	int32_t split;          /* index of the split in its source */
 	const char *split_name; /* owned by the source, stable while it lives */
@@ -70,7 +84,7 @@ typedef struct stream_block {
 	bool oversize;          /* one record longer than the maximum: data is its start */
 } stream_block;
 
-void stream_block_reset(stream_block *b); /* frees data */
+void stream_block_reset(stream_block *b); /* frees data or drops its mapping */
 
 /* ---- the vtable ------------------------------------------------------------------------ */
 

@@ -52,6 +52,8 @@ typedef struct file_source {
 	size_t cur;
 	int fd;
 	size_t fd_split;
+	stream_map *map; /* the current split's mapping (one-shot mode) */
+	size_t map_split;
 	stream_offsets seeked; /* positions from the last seek (kept for files not seen) */
 	int64_t last_scan_ms;
 	char *pattern;
@@ -177,6 +179,8 @@ static void close_fd(file_source *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;
+	stream_map_unref(s->map);
+	s->map = NULL;
 }
 
 static int open_split(file_source *s, size_t i, floe_error *err)
@@ -305,6 +309,69 @@ static int skip_record(file_source *s, fsplit *sp, int64_t from, floe_error *err
 	}
 }
 
+/*
+ * One-shot mode reads through a mapping of the file: blocks point into it
+ * (no copy, no buffer per block) and hold a reference. Follow mode uses
+ * pread, since a watched file may be truncated under a mapping (SIGBUS).
+ * FLOE_EUNSUPPORTED: the file cannot be mapped; the caller reads it.
+ */
+static int next_mapped(file_source *s, fsplit *sp, stream_block *b, bool *got, floe_error *err)
+{
+	int rc;
+	if (s->map && (s->map_split != s->cur || s->map->len < (size_t)sp->size)) {
+		stream_map_unref(s->map);
+		s->map = NULL;
+	}
+	if (!s->map) {
+		if (!(s->map = stream_map_file(s->fd, (size_t)sp->size)))
+			return FLOE_EUNSUPPORTED;
+		s->map_split = s->cur;
+	}
+	const uint8_t *base = s->map->base + sp->pos;
+	size_t left = (size_t)(sp->size - sp->pos), want = s->o.block_bytes;
+	for (;;) {
+		size_t n = want < left ? want : left;
+		size_t cut = cut_records(s, base, n);
+		if (cut == 0 && n == left)
+			cut = n; /* the last record has no line end */
+		if (cut > 0) {
+			memset(b, 0, sizeof(*b));
+			b->data = (uint8_t *)base;
+			b->map = s->map;
+			stream_map_ref(s->map);
+			b->len = cut;
+			b->split = (int32_t)s->cur;
+			b->split_name = sp->path;
+			b->start = sp->pos;
+			b->end = sp->pos + (int64_t)cut;
+			b->header = sp->header;
+			b->header_len = sp->header_len;
+			sp->pos = b->end;
+			*got = true;
+			return FLOE_OK;
+		}
+		if (want >= s->o.max_record_bytes) {
+			/* one record longer than the maximum: its start goes to the dead letters */
+			memset(b, 0, sizeof(*b));
+			b->len = n < 1024 ? n : 1024;
+			if (!(b->data = floe_memdup(base, b->len)))
+				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			b->oversize = true;
+			b->split = (int32_t)s->cur;
+			b->split_name = sp->path;
+			b->start = sp->pos;
+			b->header = sp->header;
+			b->header_len = sp->header_len;
+			if ((rc = skip_record(s, sp, sp->pos + (int64_t)n, err)))
+				return rc;
+			b->end = sp->pos;
+			*got = true;
+			return FLOE_OK;
+		}
+		want = want * 2 > s->o.max_record_bytes ? s->o.max_record_bytes : want * 2;
+	}
+}
+
 static int file_next(stream_source *base, stream_block *b, bool *got, bool *eof, floe_error *err)
 {
 	file_source *s = (file_source *)base;
@@ -359,6 +426,8 @@ static int file_next(stream_source *base, stream_block *b, bool *got, bool *eof,
 			s->cur++;
 			continue;
 		}
+		if (!s->o.follow && (rc = next_mapped(s, sp, b, got, err)) != FLOE_EUNSUPPORTED)
+			return rc;
 		size_t want = s->o.block_bytes;
 		for (;;) {
 			int64_t left = sp->size - sp->pos;

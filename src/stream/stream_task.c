@@ -63,8 +63,13 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 	t->ckpt_n = floe_calloc(nt, sizeof(size_t));
 	t->in_cap = (size_t)p->max_units + (size_t)p->n_tasks * (size_t)p->n_tasks + 4;
 	t->inbox = floe_calloc(t->in_cap, sizeof(part_item));
+	t->owner_cache = floe_calloc(nt, sizeof(floe_imap));
+	t->last_table = (size_t)-1;
+	if (t->owner_cache)
+		for (size_t i = 0; i < nt; i++)
+			floe_imap_init(&t->owner_cache[i]);
 	if (!t->sinks || !t->roots || !t->csv || !t->csv_header || !t->ckpt_files || !t->ckpt_n ||
-	    !t->inbox)
+	    !t->inbox || !t->owner_cache)
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
 	floe_buf_init(&t->dlq, (size_t)256 << 20);
 	stream_json_dec_init(&t->json, NULL);
@@ -99,6 +104,8 @@ void stream_task_reset(rt_task *t, bool abort)
 			stream_csv_dec_reset(&t->csv[i]);
 		if (t->ckpt_files)
 			floe_free(t->ckpt_files[i]);
+		if (t->owner_cache)
+			floe_imap_reset(&t->owner_cache[i]);
 	}
 	for (size_t i = 0; t->inbox && i < t->in_len; i++)
 		stream_shared_unref(t->inbox[(t->in_head + i) % t->in_cap].sb);
@@ -110,6 +117,7 @@ void stream_task_reset(rt_task *t, bool abort)
 	floe_free(t->ckpt_files);
 	floe_free(t->ckpt_n);
 	floe_free(t->rowidx);
+	floe_free(t->owner_cache);
 	floe_free(t->dest);
 	floe_arena_free(t->ckpt_arena);
 	floe_buf_reset(&t->dlq);
@@ -285,8 +293,8 @@ static const stream_col *pcol(const stream_col *root, const rt_pfield *f, int64_
 	return c;
 }
 
-/* The task that owns row r's partition. */
-static uint32_t row_dest(const rt_table *tb, const stream_col *root, int64_t r, int n)
+/* The hash of row r's partition tuple (through the spec's transforms). */
+static uint64_t row_partition_hash(const rt_table *tb, const stream_col *root, int64_t r)
 {
 	uint64_t h = 0x12345;
 	for (size_t i = 0; i < tb->n_pplan; i++) {
@@ -303,7 +311,45 @@ static uint32_t row_dest(const rt_table *tb, const stream_col *root, int64_t r, 
 			out = v;
 		h = floe_hash_u64(h ^ floe_value_hash(&out)) + i;
 	}
-	return (uint32_t)(floe_hash_u64(h) % (uint64_t)n);
+	return floe_hash_u64(h);
+}
+
+/*
+ * The task that owns a partition: the first task to see it assigns it to
+ * the next task in turn (under the owner lock); every task keeps the
+ * assignments it has looked up. Partitions thus spread evenly (a plain
+ * hash modulo the tasks would put two days of four on one task and none on
+ * another), and the owner never changes during the run. A collision of two
+ * partitions' 64-bit hashes only puts both on one task.
+ */
+static int partition_owner(rt_task *t, size_t ti, uint64_t key, uint32_t *out)
+{
+	floe_pipeline *p = t->p;
+	rt_table *tb = &p->tables[ti];
+	int64_t k = (int64_t)key == INT64_MIN ? INT64_MIN + 1 : (int64_t)key;
+	uint64_t v;
+	if (t->last_table == ti && t->last_key == key) {
+		*out = t->last_owner;
+		return FLOE_OK;
+	}
+	if (!floe_imap_get(&t->owner_cache[ti], k, &v)) {
+		floe_mutex_lock(&p->owner_lock);
+		if (!floe_imap_get(&tb->owners, k, &v)) {
+			v = (uint64_t)(tb->next_owner++ % p->n_tasks);
+			if (floe_imap_put(&tb->owners, k, v)) {
+				floe_mutex_unlock(&p->owner_lock);
+				return FLOE_ENOMEM;
+			}
+		}
+		floe_mutex_unlock(&p->owner_lock);
+		if (floe_imap_put(&t->owner_cache[ti], k, v))
+			return FLOE_ENOMEM;
+	}
+	t->last_table = ti;
+	t->last_key = key;
+	t->last_owner = (uint32_t)v;
+	*out = (uint32_t)v;
+	return FLOE_OK;
 }
 
 /* A view of a builder's rows as a batch of the table's fields (a filter's
@@ -359,7 +405,9 @@ static int emit(rt_task *t, size_t ti, floe_error *err)
 		t->dest_cap = cap;
 	}
 	for (int64_t r = 0; r < rows; r++) {
-		uint32_t d = row_dest(tb, root, r, n);
+		uint32_t d;
+		if (partition_owner(t, ti, row_partition_hash(tb, root, r), &d))
+			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
 		t->dest[r] = d;
 		counts[d]++;
 	}

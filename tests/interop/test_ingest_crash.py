@@ -39,8 +39,8 @@ def test_sigkill_at_random_moments_loses_and_duplicates_nothing(floe, tmp_path):
     write_input(src)
     cmd = [floe.bin, "--dir", str(floe.root), "-v", "ingest", "db.events", str(src),
            "--create-schema", "id long not null, ts timestamptz, kind string, v double",
-           "--partition-by", "day(ts)", "--parallelism", "2", "--checkpoint-interval", "50ms",
-           "--block-size", "64KiB", "--quiet"]
+           "--partition-by", "day(ts)", "--parallelism", "2", "--checkpoint-interval", "30ms",
+           "--block-size", "16KiB", "--quiet"]
     rng = random.Random(20261130)
     kills = commit_kills = runs = 0
     finished = False
@@ -48,23 +48,30 @@ def test_sigkill_at_random_moments_loses_and_duplicates_nothing(floe, tmp_path):
         runs += 1
         log = tmp_path / f"run-{runs}.log"
         want_more = kills < MIN_KILLS or commit_kills < MIN_COMMIT_KILLS
-        # a kill at a random moment, or shortly after a commit starts
+        # a kill at a random moment: while files are written (at most a
+        # checkpoint or two into the run, so that even a fast build is killed
+        # many times before the input ends), or shortly after a commit starts
         at_commit = want_more and rng.random() < 0.35
+        after = rng.choice([0, 1, 1, 2])  # checkpoints to let commit first
         with log.open("w") as err:
             proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
             try:
                 if not want_more:
                     proc.wait(timeout=900)
-                elif at_commit:
-                    deadline = time.time() + 10
+                else:
+                    deadline = time.time() + 20
+                    start = time.time()
                     while time.time() < deadline and proc.poll() is None:
-                        if "committing" in log.read_text():
+                        text = log.read_text()
+                        if at_commit and text.count("committing") > after:
                             time.sleep(rng.uniform(0, 0.01))
+                            break
+                        if not at_commit and text.count("committed as") >= after and (
+                                after > 0 or time.time() - start > 0.03):
+                            time.sleep(rng.uniform(0, 0.06))
                             break
                         time.sleep(0.002)
                     proc.wait(timeout=0.001)
-                else:
-                    proc.wait(timeout=rng.uniform(0.05, 0.35))
                 finished = proc.returncode == 0
                 assert finished, log.read_text()[-2000:]
                 continue
