@@ -2,10 +2,12 @@
  * stream_source_file.c — files and folders of JSON lines or CSV, one split
  * per file, with byte offsets.
  *
- * DESIGN: blocks are read with pread() at the split's position and cut at
- * the last record boundary; the partial record after the cut is simply read
- * again with the next block, so the source keeps no carry-over state and
- * its position is always a record boundary. Files are read one after
+ * DESIGN: blocks are taken at the split's position and cut at the last
+ * record boundary; the partial record after the cut is simply taken again
+ * with the next block, so the source keeps no carry-over state and its
+ * position is always a record boundary. One-shot mode reads through a
+ * mapping of the file (blocks point into it); follow mode reads with
+ * pread(), since a watched file may be truncated under a mapping. Files are read one after
  * another in path order; a folder is walked recursively (names starting
  * with '.' or '_' are hidden, as Hadoop and Flink treat them). In follow
  * mode the folders are listed again every monitor interval (new files are
