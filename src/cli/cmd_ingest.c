@@ -115,6 +115,35 @@ static void q(sbuf *f, const char *s)
 	fputc_sb('"', f);
 }
 
+static const char *const FLAGS[] = {
+	"--follow", "--generator", "--no-header", "--print-config", "--quiet", "--format",
+	"--pattern", "--create-schema", "--partition-by", "--sort-by", "--format-version",
+	"--filter", "--checkpoint-interval", "--min-pause", "--parallelism", "--distribution",
+	"--memory-budget", "--pipeline-id", "--errors", "--dead-letter", "--metrics-port",
+	"--csv-delimiter", "--null-literal", "--epoch-unit", "--rows-per-second", "--number-of-rows",
+	"--seed", "--block-size", "--property", "--field", NULL,
+};
+
+/* Edit distance (for the nearest flag). */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
+	if (la > 63 || lb > 63)
+		return 64;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(size_t));
+	}
+	return prev[lb];
+}
+
 typedef struct kv_list {
 	const char *items[256];
 	size_t n;
@@ -204,8 +233,15 @@ int cmd_ingest(int argc, char **argv)
 			use_stdin = true;
 			continue;
 		}
-		if (a[0] == '-')
-			return cli_usage_error("unknown option '%s' (see floe ingest --help)", a);
+		if (a[0] == '-') {
+			const char *best = FLAGS[0];
+			for (size_t k = 1; FLAGS[k]; k++)
+				if (distance(a, FLAGS[k]) < distance(a, best))
+					best = FLAGS[k];
+			return cli_usage_error("unknown option '%s' (did you mean '%s'? see floe ingest "
+					       "--help)",
+					       a, best);
+		}
 		if (!table) {
 			table = a;
 		} else if (n_paths < sizeof(paths) / sizeof(paths[0])) {
