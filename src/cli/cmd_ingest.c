@@ -3,6 +3,7 @@
  * streaming load, written as the equivalent pipeline YAML (see
  * --print-config) and run like floe run runs it.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,8 @@ static const char INGEST_USAGE[] =
 	"\n"
 	"Loads JSON lines or CSV into a table with exactly-once checkpoint commits.\n"
 	"Running the same command again resumes where the last commit stopped (the\n"
-	"pipeline id, ingest-<table> unless --pipeline-id, names the commits).\n"
+	"pipeline id, ingest-<table>-<hash of the inputs> unless --pipeline-id, names\n"
+	"the commits: the same inputs resume, other inputs load on their own).\n"
 	"\n"
 	"Input:\n"
 	"  --format json|csv               record format (default json: JSON lines)\n"
@@ -144,6 +146,41 @@ static size_t distance(const char *a, const char *b)
 	return prev[lb];
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The default pipeline id's suffix: FNV-1a of the inputs' absolute paths in
+ * sorted order (or "stdin" / "generator"), so running the same command again
+ * resumes it while a load of other inputs into the same table keeps its own
+ * offsets (the newest snapshot of a pipeline id is what a restart reads).
+ */
+static uint32_t inputs_hash(const char *const *paths, size_t n, bool use_stdin, bool gen)
+{
+	char *abs[1024];
+	uint32_t h = 2166136261u;
+	const char *what = use_stdin ? "stdin" : gen ? "generator" : NULL;
+	if (what) {
+		for (const char *p = what; *p; p++)
+			h = (h ^ (uint8_t)*p) * 16777619u;
+		return h;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char buf[PATH_MAX];
+		abs[i] = floe_strdup(realpath(paths[i], buf) ? buf : paths[i]);
+	}
+	qsort(abs, n, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		for (const char *p = abs[i] ? abs[i] : ""; *p; p++)
+			h = (h ^ (uint8_t)*p) * 16777619u;
+		h = (h ^ '\n') * 16777619u;
+		floe_free(abs[i]);
+	}
+	return h;
+}
+
 typedef struct kv_list {
 	const char *items[256];
 	size_t n;
@@ -264,7 +301,8 @@ int cmd_ingest(int argc, char **argv)
 		q(f, pid);
 	} else {
 		char id[512];
-		snprintf(id, sizeof(id), "ingest-%s", table);
+		snprintf(id, sizeof(id), "ingest-%s-%08x", table,
+			 inputs_hash(paths, n_paths, use_stdin, gen));
 		q(f, id);
 	}
 	fprintf_sb(f, "\nexecution.checkpointing.interval: ");
