@@ -434,9 +434,11 @@ static int collect_prefix(pctx *x, floe_strmap *sm, yaml_node_t *v, const char *
 			return fail_at(x, v, "too many nodes (alias loop?)");
 		if (k2->type != YAML_SCALAR_NODE)
 			return fail_at(x, k2, "a key must be a plain value");
-		snprintf(sub, sizeof(sub), "%s.%.*s", full,
-			 (int)(k2->data.scalar.length > 400 ? 400 : k2->data.scalar.length),
-			 (const char *)k2->data.scalar.value);
+		int n = snprintf(sub, sizeof(sub), "%s.%.*s", full,
+				 (int)(k2->data.scalar.length > 400 ? 400 : k2->data.scalar.length),
+				 (const char *)k2->data.scalar.value);
+		if (n < 0 || (size_t)n >= sizeof(sub))
+			return fail_at(x, k2, "the key '%s...' is too long", full);
 		if ((rc = collect_prefix(x, sm, v2, sub, depth + 1)))
 			return rc;
 	}

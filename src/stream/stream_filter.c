@@ -230,7 +230,7 @@ static int parse_literal(fparser *ps, fnode *n)
 static int parse_factor(fparser *ps, fnode **out, int depth)
 {
 	fnode *n = NULL;
-	const floe_type *t;
+	const floe_type *t = NULL;
 	int rc;
 	*out = NULL;
 	if (depth > 32)

@@ -228,7 +228,7 @@ static int read_at(file_source *s, fsplit *sp, uint8_t *buf, size_t n, int64_t o
 /* Read the CSV header of a split (once). */
 static int read_header(file_source *s, fsplit *sp, bool *ready, floe_error *err)
 {
-	size_t cap = 65536, got;
+	size_t cap = 65536, got = 0;
 	uint8_t *buf;
 	int rc;
 	*ready = true;
@@ -294,7 +294,7 @@ static int skip_record(file_source *s, fsplit *sp, int64_t from, floe_error *err
 	uint8_t tmp[65536];
 	int64_t off = from;
 	for (;;) {
-		size_t got;
+		size_t got = 0;
 		int rc = read_at(s, sp, tmp, sizeof(tmp), off, &got, err);
 		if (rc)
 			return rc;
@@ -433,7 +433,7 @@ static int file_next(stream_source *base, stream_block *b, bool *got, bool *eof,
 		size_t want = s->o.block_bytes;
 		for (;;) {
 			int64_t left = sp->size - sp->pos;
-			size_t n = (int64_t)want < left ? want : (size_t)left, rd;
+			size_t n = (int64_t)want < left ? want : (size_t)left, rd = 0;
 			uint8_t *buf = floe_malloc(n ? n : 1);
 			if (!buf)
 				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
