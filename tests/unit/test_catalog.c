@@ -261,6 +261,51 @@ static void race(bool fs)
 	floe_arena_reset(&a);
 }
 
+/* The metadata log keeps the previous metadata files, oldest first, trimmed
+ * to write.metadata.previous-versions-max (Java's TableMetadata rule). */
+static void test_metadata_log_trimmed(void)
+{
+	const char *dir = t_tmpdir();
+	floe_catalog *cat = open_sql(dir, NULL);
+	floe_error err = {0};
+	floe_arena a;
+	char locs[8][1024];
+	floe_arena_init(&a, 0);
+	T_OK(floe_catalog__create_namespace(cat, "db", NULL, &err), &err);
+	floe_strmap props;
+	floe_strmap_init(&props);
+	T_OK(floe_strmap_set(&props, "write.metadata.previous-versions-max", "3"), NULL);
+	floe_table_spec ts = FLOE_TABLE_SPEC_INIT;
+	ts.schema = schema_of(&a, "id long");
+	ts.properties = &props;
+	floe_table *t;
+	T_OK(floe_table__create(&t, cat, "db", "ml", &ts, &err), &err);
+	snprintf(locs[0], sizeof(locs[0]), "%s", floe_table_metadata(t)->metadata_location);
+	floe_table_free(t);
+	for (int i = 1; i <= 5; i++) {
+		append_n(cat, "db", "ml", 1, i, &err);
+		T_OK(floe_table_load(&t, cat, "db", "ml", &err), &err);
+		const floe_metadata *m = floe_table_metadata(t);
+		snprintf(locs[i], sizeof(locs[i]), "%s", m->metadata_location);
+		/* the log holds every earlier version until it is full */
+		T_EQ_INT(m->n_metadata_log, i < 3 ? i : 3);
+		floe_table_free(t);
+	}
+	T_OK(floe_table_load(&t, cat, "db", "ml", &err), &err);
+	const floe_metadata *m = floe_table_metadata(t);
+	T_EQ_INT(m->n_metadata_log, 3);
+	for (size_t k = 0; k < m->n_metadata_log && k < 3; k++) {
+		/* versions 2, 3 and 4 of 0..5: the newest three before the current */
+		T_EQ_STR(m->metadata_log[k].metadata_file, locs[2 + k]);
+		if (k > 0)
+			T_CHECK(m->metadata_log[k].timestamp_ms >= m->metadata_log[k - 1].timestamp_ms);
+	}
+	floe_table_free(t);
+	floe_strmap_reset(&props);
+	floe_catalog_free(cat);
+	floe_arena_reset(&a);
+}
+
 static void test_concurrent_writers_sql(void)
 {
 	race(false);
@@ -387,6 +432,7 @@ int main(void)
 	T_RUN(test_namespaces_and_tables);
 	T_RUN(test_appends_each_version);
 	T_RUN(test_partitioned_append_and_summaries);
+	T_RUN(test_metadata_log_trimmed);
 	T_RUN(test_concurrent_writers_sql);
 	T_RUN(test_concurrent_writers_fs);
 	T_RUN(test_injected_failures);

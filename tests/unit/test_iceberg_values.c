@@ -70,6 +70,13 @@ static void test_hash_vectors(void)
 	T_EQ_INT(floe_bucket_hash(&v, P(FLOE_T_TIMESTAMP_NS)), -1207196810);
 	v = vl(FLOE_T_TIMESTAMPTZ_NS, INT64_C(1510871468000000000));
 	T_EQ_INT(floe_bucket_hash(&v, P(FLOE_T_TIMESTAMPTZ_NS)), -2047944441);
+	/* the same instants in the other micro/nano types (spec-vectors 1) */
+	v = vl(FLOE_T_TIMESTAMPTZ, INT64_C(1510871468000000));
+	T_EQ_INT(floe_bucket_hash(&v, P(FLOE_T_TIMESTAMPTZ)), -2047944441);
+	v = vl(FLOE_T_TIMESTAMP_NS, INT64_C(1510871468000000000));
+	T_EQ_INT(floe_bucket_hash(&v, P(FLOE_T_TIMESTAMP_NS)), -2047944441);
+	v = vl(FLOE_T_TIMESTAMPTZ_NS, INT64_C(1510871468000001001));
+	T_EQ_INT(floe_bucket_hash(&v, P(FLOE_T_TIMESTAMPTZ_NS)), -1207196810);
 	v = vs(FLOE_T_STRING, "iceberg", 7);
 	T_EQ_INT(floe_bucket_hash(&v, P(FLOE_T_STRING)), 1210000089);
 	v = vs(FLOE_T_UUID, uuid, 16);
@@ -89,6 +96,13 @@ static void test_hash_vectors(void)
 	T_EQ_INT(floe_bucket_hash(&v, P(FLOE_T_FLOAT)), -142385009);
 	v.v.f32 = -0.0f;
 	T_EQ_INT(floe_bucket_hash(&v, P(FLOE_T_FLOAT)), 1669671676);
+	v.v.f32 = 0.0f;
+	T_EQ_INT(floe_bucket_hash(&v, P(FLOE_T_FLOAT)), 1669671676);
+	v = (floe_value){.type = FLOE_T_DOUBLE};
+	v.v.f64 = 0.0;
+	T_EQ_INT(floe_bucket_hash(&v, P(FLOE_T_DOUBLE)), 1669671676);
+	v.v.f64 = -0.0;
+	T_EQ_INT(floe_bucket_hash(&v, P(FLOE_T_DOUBLE)), 1669671676);
 	v = (floe_value){.type = FLOE_T_DOUBLE};
 	v.v.f64 = NAN;
 	T_EQ_INT(floe_bucket_hash(&v, P(FLOE_T_DOUBLE)), 1428788237);
@@ -105,6 +119,8 @@ static void test_hash_vectors(void)
 	T_EQ_INT(floe_bucket_hash(&v, P(FLOE_T_LONG)), -1443483870);
 	v = vs(FLOE_T_STRING, "", 0);
 	T_EQ_INT(floe_bucket_hash(&v, P(FLOE_T_STRING)), 0);
+	v = vs(FLOE_T_BINARY, "", 0);
+	T_EQ_INT(floe_bucket_hash(&v, P(FLOE_T_BINARY)), 0);
 	const char *money = "string with a surrogate pair: \xf0\x9f\x92\xb0";
 	v = vs(FLOE_T_STRING, money, strlen(money));
 	T_EQ_INT(floe_bucket_hash(&v, P(FLOE_T_STRING)), -1601900220);
@@ -204,6 +220,7 @@ static void test_truncate(void)
 	check_dec_trunc(9, 2, 10, "12.29", "12.20");
 	check_dec_trunc(9, 2, 10, "0.05", "0.00");
 	check_dec_trunc(9, 2, 10, "-0.05", "-0.10");
+	check_dec_trunc(9, 2, 10, "0.0", "0.00");
 	check_dec_trunc(9, 2, 50, "10.65", "10.50");
 	check_dec_trunc(5, 2, 5, "678.93", "678.90");
 	check_dec_trunc(8, 5, 1, "14.21", "14.21000");
@@ -211,7 +228,8 @@ static void test_truncate(void)
 		int32_t w;
 		const char *in, *out;
 	} strs[] = {{3, "iceberg", "ice"}, {5, "abcdefg", "abcde"}, {5, "abc", "abc"},
-		    {5, "", ""},	   {1, "foo", "f"},	    {1, "\xe2\x98\x83" "de", "\xe2\x98\x83"}};
+		    {5, "", ""},	   {1, "foo", "f"},	    {1, "\xe2\x98\x83" "de", "\xe2\x98\x83"},
+		    {3, "abcdefg", "abc"}};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		v = vs(FLOE_T_STRING, strs[i].in, strlen(strs[i].in));
 		floe_value r = trunc_apply(strs[i].w, &v, P(FLOE_T_STRING));
@@ -224,6 +242,15 @@ static void test_truncate(void)
 	floe_value r = trunc_apply(1, &v, P(FLOE_T_BINARY));
 	T_EQ_INT(r.v.bin.n, 1);
 	T_EQ_INT(r.v.bin.p[0], 0xe2);
+	v = vs(FLOE_T_BINARY, "\x00\x01\x02\x03", 4);
+	r = trunc_apply(1, &v, P(FLOE_T_BINARY));
+	T_EQ_INT(r.v.bin.n, 1);
+	T_EQ_INT(r.v.bin.p[0], 0x00);
+	/* Spark-verified */
+	v = vs(FLOE_T_BINARY, "HELLOICEBERG", 12);
+	r = trunc_apply(10, &v, P(FLOE_T_BINARY));
+	T_EQ_INT(r.v.bin.n, 10);
+	T_CHECK(memcmp(r.v.bin.p, "HELLOICEBE", 10) == 0);
 }
 
 static int32_t temporal(floe_transform_kind k, const floe_value *v, const floe_type *t)
@@ -301,6 +328,12 @@ static void test_human_strings(void)
 	T_EQ_STR(human(FLOE_TR_HOUR, 0, P(FLOE_T_TIMESTAMP), &neg), "1969-12-31-23");
 	floe_value zero = vl(FLOE_T_TIMESTAMP, 0);
 	T_EQ_STR(human(FLOE_TR_HOUR, 0, P(FLOE_T_TIMESTAMP), &zero), "1970-01-01-00");
+	T_EQ_STR(human(FLOE_TR_YEAR, 0, P(FLOE_T_TIMESTAMP), &zero), "1970");
+	T_EQ_STR(human(FLOE_TR_MONTH, 0, P(FLOE_T_TIMESTAMP), &zero), "1970-01");
+	T_EQ_STR(human(FLOE_TR_DAY, 0, P(FLOE_T_TIMESTAMP), &zero), "1970-01-01");
+	floe_value dt = vi(17501);
+	dt.type = FLOE_T_DATE;
+	T_EQ_STR(human(FLOE_TR_IDENTITY, 0, P(FLOE_T_DATE), &dt), "2017-12-01");
 	floe_value tz = vl(FLOE_T_TIMESTAMPTZ, INT64_C(1512151975038194));
 	T_EQ_STR(human(FLOE_TR_IDENTITY, 0, P(FLOE_T_TIMESTAMPTZ), &tz),
 		 "2017-12-01T18:12:55.038194+00:00");
@@ -327,6 +360,15 @@ static void test_human_strings(void)
 	T_EQ_STR(human(FLOE_TR_IDENTITY, 0, P(FLOE_T_BINARY), &bin), "Zm9v");
 	floe_value bin2 = vs(FLOE_T_BINARY, "\x00\x01\x02\x03", 4);
 	T_EQ_STR(human(FLOE_TR_IDENTITY, 0, P(FLOE_T_BINARY), &bin2), "AAECAw==");
+	floe_value snow = vs(FLOE_T_FIXED, "\xe2\x98\x83" "de", 5);
+	T_EQ_STR(human(FLOE_TR_IDENTITY, 0, floe_type_fixed(&A, 5), &snow), "4piDZGU=");
+	floe_value plain = vs(FLOE_T_STRING, "a/b/c=d", 7);
+	T_EQ_STR(human(FLOE_TR_IDENTITY, 0, P(FLOE_T_STRING), &plain), "a/b/c=d");
+	floe_value d2 = vdec(1421);
+	T_EQ_STR(human(FLOE_TR_IDENTITY, 0, floe_type_decimal(&A, 4, 2), &d2), "14.21");
+	floe_value tzid = vl(FLOE_T_TIMESTAMPTZ, INT64_C(1672563601000999));
+	T_EQ_STR(human(FLOE_TR_IDENTITY, 0, P(FLOE_T_TIMESTAMPTZ), &tzid),
+		 "2023-01-01T09:00:01.000999+00:00");
 	floe_value d = vdec(-150);
 	T_EQ_STR(human(FLOE_TR_IDENTITY, 0, floe_type_decimal(&A, 5, 2), &d), "-1.50");
 	floe_value l = vl(FLOE_T_LONG, INT64_C(-1234567890000));
@@ -349,6 +391,15 @@ static void test_human_strings(void)
 	floe_buf_clear(&b);
 	T_OK(floe_urlencode_form(&b, "special#string+field", 20), NULL);
 	T_EQ_STR(floe_buf_cstr(&b), "special%23string%2Bfield");
+	floe_buf_clear(&b);
+	T_OK(floe_urlencode_form(&b, "special string", 14), NULL);
+	T_EQ_STR(floe_buf_cstr(&b), "special+string");
+	floe_buf_clear(&b);
+	T_OK(floe_urlencode_form(&b, "SEVMTE9JQ0VCRQ==", 16), NULL);
+	T_EQ_STR(floe_buf_cstr(&b), "SEVMTE9JQ0VCRQ%3D%3D");
+	floe_buf_clear(&b);
+	T_OK(floe_urlencode_form(&b, "2023-01-01T09:00:01.000999+00:00", 32), NULL);
+	T_EQ_STR(floe_buf_cstr(&b), "2023-01-01T09%3A00%3A01.000999%2B00%3A00");
 	floe_buf_reset(&b);
 }
 
@@ -397,6 +448,8 @@ static void test_binary_serialization(void)
 	T_EQ_STR(hexb(&v), "d2040000");
 	v = vl(FLOE_T_LONG, 200);
 	T_EQ_STR(hexb(&v), "c800000000000000");
+	v = vl(FLOE_T_LONG, 1234);
+	T_EQ_STR(hexb(&v), "d204000000000000");
 	v = (floe_value){.type = FLOE_T_FLOAT};
 	v.v.f32 = -4.5f;
 	T_EQ_STR(hexb(&v), "000090c0");
@@ -416,10 +469,22 @@ static void test_binary_serialization(void)
 	T_EQ_STR(hexb(&v), "00e8764817000000");
 	v = vl(FLOE_T_TIMESTAMPTZ, 400000);
 	T_EQ_STR(hexb(&v), "801a060000000000");
+	v = vl(FLOE_T_TIMESTAMP, 400000);
+	T_EQ_STR(hexb(&v), "801a060000000000");
 	v = vl(FLOE_T_TIMESTAMP_NS, 400000000);
+	T_EQ_STR(hexb(&v), "0084d71700000000");
+	v = vl(FLOE_T_TIMESTAMPTZ_NS, 400000000);
 	T_EQ_STR(hexb(&v), "0084d71700000000");
 	v = vs(FLOE_T_STRING, "ABC", 3);
 	T_EQ_STR(hexb(&v), "414243");
+	uint8_t uuid[16];
+	T_CHECK(floe_uuid_parse("f79c3e09-677c-4bbd-a479-3f349cb785e7", 36, uuid));
+	v = vs(FLOE_T_UUID, uuid, 16);
+	T_EQ_STR(hexb(&v), "f79c3e09677c4bbda4793f349cb785e7");
+	v = vs(FLOE_T_FIXED, "ab", 2);
+	T_EQ_STR(hexb(&v), "6162");
+	v = vs(FLOE_T_BINARY, "Z", 1);
+	T_EQ_STR(hexb(&v), "5a");
 	check_dec_bytes(3, 2, "3.45", "0159");
 	check_dec_bytes(5, 2, "123.45", "3039");
 	check_dec_bytes(4, 2, "12.34", "04d2");
@@ -441,6 +506,9 @@ static void test_binary_serialization(void)
 	T_OK(floe_value_from_bytes(&r, P(FLOE_T_LONG), (const uint8_t *)"\xd2\x04\x00\x00", 4, &err),
 	     &err);
 	T_EQ_INT(r.v.i64, 1234);
+	/* any non-zero byte reads as true */
+	T_OK(floe_value_from_bytes(&r, P(FLOE_T_BOOLEAN), (const uint8_t *)"\x07", 1, &err), &err);
+	T_CHECK(r.v.b);
 	T_ERR(floe_value_from_bytes(&r, P(FLOE_T_INT), (const uint8_t *)"\x01\x02", 2, &err),
 	      FLOE_ECORRUPT);
 }
@@ -477,6 +545,21 @@ static void test_json_single_values(void)
 	T_EQ_STR(json_of(&v, P(FLOE_T_TIMESTAMP_NS)), "\"2017-11-16T22:31:08.123456789\"");
 	v = vs(FLOE_T_BINARY, "\x00\x01\x02\xff", 4);
 	T_EQ_STR(json_of(&v, P(FLOE_T_BINARY)), "\"000102ff\"");
+	v = vl(FLOE_T_TIMESTAMPTZ_NS, INT64_C(1510871468123456789));
+	T_EQ_STR(json_of(&v, P(FLOE_T_TIMESTAMPTZ_NS)), "\"2017-11-16T22:31:08.123456789+00:00\"");
+	v = (floe_value){.type = FLOE_T_BOOLEAN};
+	v.v.b = true;
+	T_EQ_STR(json_of(&v, P(FLOE_T_BOOLEAN)), "true");
+	v = vi(34);
+	T_EQ_STR(json_of(&v, P(FLOE_T_INT)), "34");
+	v = vl(FLOE_T_LONG, 34);
+	T_EQ_STR(json_of(&v, P(FLOE_T_LONG)), "34");
+	v = vs(FLOE_T_STRING, "iceberg", 7);
+	T_EQ_STR(json_of(&v, P(FLOE_T_STRING)), "\"iceberg\"");
+	uint8_t uuid[16];
+	T_CHECK(floe_uuid_parse("F79C3E09-677C-4BBD-A479-3F349CB785E7", 36, uuid));
+	v = vs(FLOE_T_UUID, uuid, 16);
+	T_EQ_STR(json_of(&v, P(FLOE_T_UUID)), "\"f79c3e09-677c-4bbd-a479-3f349cb785e7\"");
 	v = (floe_value){.type = FLOE_T_DOUBLE};
 	v.v.f64 = 1.0;
 	T_EQ_STR(json_of(&v, P(FLOE_T_DOUBLE)), "1.0");
