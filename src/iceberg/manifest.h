@@ -67,6 +67,11 @@ typedef struct floe_data_file {
 	size_t n_lower_bounds;
 	floe_id_bytes *upper_bounds;
 	size_t n_upper_bounds;
+	/* FLOE_METRICS_ABSENT_* bits: metric maps the manifest stores as null
+	 * (or lacks), as opposed to present and empty; read from manifests
+	 * for the metadata tables, which show null and [] as Java does. The
+	 * writer writes an empty map as null either way. */
+	unsigned absent_metrics;
 	const uint8_t *key_metadata;
 	size_t key_metadata_len;
 	int64_t *split_offsets;
@@ -80,6 +85,13 @@ typedef struct floe_data_file {
 	int64_t content_offset;        /* -1 = null */
 	int64_t content_size_in_bytes; /* -1 = null */
 } floe_data_file;
+
+#define FLOE_METRICS_ABSENT_COLUMN_SIZES 0x01u
+#define FLOE_METRICS_ABSENT_VALUE_COUNTS 0x02u
+#define FLOE_METRICS_ABSENT_NULL_COUNTS 0x04u
+#define FLOE_METRICS_ABSENT_NAN_COUNTS 0x08u
+#define FLOE_METRICS_ABSENT_LOWER_BOUNDS 0x10u
+#define FLOE_METRICS_ABSENT_UPPER_BOUNDS 0x20u
 
 /* Initialise optional fields to "absent". */
 void floe_data_file_init(floe_data_file *f);

@@ -269,6 +269,12 @@ static int metric_longs(floe_arena *a, const floe_avro_value *v, floe_id_long **
 	return FLOE_OK;
 }
 
+/* a metric map stored as null (or a manifest without the field) */
+static unsigned absent_bit(const floe_avro_value *v, unsigned bit)
+{
+	return !v || v->type != FLOE_AVRO_ARRAY ? bit : 0u;
+}
+
 static int metric_bytes(floe_arena *a, const floe_avro_value *v, floe_id_bytes **out, size_t *n)
 {
 	*out = NULL;
@@ -396,6 +402,18 @@ static int decode_entry(read_ctx *c, floe_arena *a, const floe_avro_value *rec,
 			       &f->n_upper_bounds)) ||
 	    (rc = get_bytes(a, df, DF_KEY_METADATA, &f->key_metadata, &f->key_metadata_len)))
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	static const struct {
+		size_t field;
+		unsigned bit;
+	} maps[] = {{DF_COLUMN_SIZES, FLOE_METRICS_ABSENT_COLUMN_SIZES},
+		    {DF_VALUE_COUNTS, FLOE_METRICS_ABSENT_VALUE_COUNTS},
+		    {DF_NULL_COUNTS, FLOE_METRICS_ABSENT_NULL_COUNTS},
+		    {DF_NAN_COUNTS, FLOE_METRICS_ABSENT_NAN_COUNTS},
+		    {DF_LOWER_BOUNDS, FLOE_METRICS_ABSENT_LOWER_BOUNDS},
+		    {DF_UPPER_BOUNDS, FLOE_METRICS_ABSENT_UPPER_BOUNDS}};
+	f->absent_metrics = 0;
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+		f->absent_metrics |= absent_bit(floe_avro_value_field(df, maps[i].field), maps[i].bit);
 	const floe_avro_value *so = floe_avro_value_field(df, DF_SPLIT_OFFSETS);
 	if (so && so->type == FLOE_AVRO_ARRAY && so->u.list.n) {
 		f->split_offsets = floe_arena_alloc(a, so->u.list.n * sizeof(int64_t));

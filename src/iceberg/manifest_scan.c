@@ -125,10 +125,12 @@ typedef struct step {
 typedef struct longs {
 	floe_id_long *v;
 	size_t n, cap;
+	bool present; /* the entry holds the map (not null); reset per entry */
 } longs;
 typedef struct byteses {
 	floe_id_bytes *v;
 	size_t n, cap;
+	bool present;
 } byteses;
 
 typedef struct mscan {
@@ -456,6 +458,10 @@ static int read_metric_map(mscan *ms, floe_cursor *c, const floe_avro_schema *s,
 		return rc;
 	if (s->type == FLOE_AVRO_NULL)
 		return FLOE_OK;
+	if (l)
+		l->present = true;
+	if (b)
+		b->present = true;
 	const floe_avro_schema *items = s->type == FLOE_AVRO_ARRAY ? s->items : NULL;
 	/* BigQuery writes the items as ["null", record] */
 	const floe_avro_schema *item = nonnull(items);
@@ -563,6 +569,10 @@ static int read_metric_map_fast(mscan *ms, floe_cursor *c, const mapk *mk, bool 
 		if (br != mk->outer.vb)
 			return corrupt(ms, c, "bad union branch");
 	}
+	if (l)
+		l->present = true;
+	if (b)
+		b->present = true;
 	for (;;) {
 		int64_t count, bytes;
 		if (!rd_long(c, &count))
@@ -933,6 +943,8 @@ static int read_entry(mscan *ms, floe_cursor *c, bool *deliver)
 		ms->pvals[i] = floe_value_null(ms->ptypes[i] ? ms->ptypes[i]->id : FLOE_T_INT);
 	ms->n_eq = ms->n_so = 0;
 	ms->cs.n = ms->vc.n = ms->nc.n = ms->nanc.n = ms->lo.n = ms->up.n = 0;
+	ms->cs.present = ms->vc.present = ms->nc.present = ms->nanc.present = ms->lo.present =
+		ms->up.present = false;
 	int64_t status = -1, snap = 0, seq = 0, fseq = 0;
 	bool has_snap = false, has_seq = false, has_fseq = false;
 	for (size_t i = 0; i < ms->n_entry; i++) {
@@ -1017,6 +1029,12 @@ static int read_entry(mscan *ms, floe_cursor *c, bool *deliver)
 	f->n_lower_bounds = ms->lo.n;
 	f->upper_bounds = ms->up.v;
 	f->n_upper_bounds = ms->up.n;
+	f->absent_metrics = (ms->cs.present ? 0u : FLOE_METRICS_ABSENT_COLUMN_SIZES) |
+			    (ms->vc.present ? 0u : FLOE_METRICS_ABSENT_VALUE_COUNTS) |
+			    (ms->nc.present ? 0u : FLOE_METRICS_ABSENT_NULL_COUNTS) |
+			    (ms->nanc.present ? 0u : FLOE_METRICS_ABSENT_NAN_COUNTS) |
+			    (ms->lo.present ? 0u : FLOE_METRICS_ABSENT_LOWER_BOUNDS) |
+			    (ms->up.present ? 0u : FLOE_METRICS_ABSENT_UPPER_BOUNDS);
 	/* spec (v3): data files without first_row_id inherit the manifest's plus
 	 * the record counts of the null ones before them */
 	if (f->content == FLOE_CONTENT_DATA && f->first_row_id < 0 && ms->next_row_id >= 0 &&

@@ -813,8 +813,13 @@ static void put_partition(files_ctx *c, colb *pb, const floe_data_file *f)
 	cb_struct_valid(pb);
 }
 
-static void put_longs(colb *b, const floe_id_long *m, size_t n)
+/* absent: the manifest stores the map as null (Java and PyIceberg show null, not []) */
+static void put_longs(colb *b, const floe_id_long *m, size_t n, bool absent)
 {
+	if (absent) {
+		cb_null(b);
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		cb_i32(&b->ch[0], m[i].id);
 		cb_i64(&b->ch[1], m[i].value);
@@ -822,8 +827,12 @@ static void put_longs(colb *b, const floe_id_long *m, size_t n)
 	cb_list_end(b);
 }
 
-static void put_bytes(colb *b, const floe_id_bytes *m, size_t n)
+static void put_bytes(colb *b, const floe_id_bytes *m, size_t n, bool absent)
 {
+	if (absent) {
+		cb_null(b);
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		cb_i32(&b->ch[0], m[i].id);
 		cb_bytes(&b->ch[1], m[i].p, m[i].n);
@@ -896,12 +905,19 @@ static void put_file(files_ctx *c, colb *cols, bool files_layout, const floe_dat
 	put_partition(c, &cols[k++], f);
 	cb_i64(&cols[k++], f->record_count);
 	cb_i64(&cols[k++], f->file_size_in_bytes);
-	put_longs(&cols[k++], f->column_sizes, f->n_column_sizes);
-	put_longs(&cols[k++], f->value_counts, f->n_value_counts);
-	put_longs(&cols[k++], f->null_value_counts, f->n_null_value_counts);
-	put_longs(&cols[k++], f->nan_value_counts, f->n_nan_value_counts);
-	put_bytes(&cols[k++], f->lower_bounds, f->n_lower_bounds);
-	put_bytes(&cols[k++], f->upper_bounds, f->n_upper_bounds);
+	unsigned ab = f->absent_metrics;
+	put_longs(&cols[k++], f->column_sizes, f->n_column_sizes,
+		  ab & FLOE_METRICS_ABSENT_COLUMN_SIZES);
+	put_longs(&cols[k++], f->value_counts, f->n_value_counts,
+		  ab & FLOE_METRICS_ABSENT_VALUE_COUNTS);
+	put_longs(&cols[k++], f->null_value_counts, f->n_null_value_counts,
+		  ab & FLOE_METRICS_ABSENT_NULL_COUNTS);
+	put_longs(&cols[k++], f->nan_value_counts, f->n_nan_value_counts,
+		  ab & FLOE_METRICS_ABSENT_NAN_COUNTS);
+	put_bytes(&cols[k++], f->lower_bounds, f->n_lower_bounds,
+		  ab & FLOE_METRICS_ABSENT_LOWER_BOUNDS);
+	put_bytes(&cols[k++], f->upper_bounds, f->n_upper_bounds,
+		  ab & FLOE_METRICS_ABSENT_UPPER_BOUNDS);
 	if (f->key_metadata)
 		cb_bytes(&cols[k++], f->key_metadata, f->key_metadata_len);
 	else
