@@ -608,3 +608,55 @@ def test_v3_nanosecond_timestamps_and_unknown(floe, tmp_path):
     for f in files:
         assert tbl.schema().find_field("u").field_id not in f.value_counts
         assert "u" not in pq.read_schema(f.file_path[len("file://"):]).names
+
+
+def test_parquet_types_are_javas(floe, tmp_path):
+    """Each Iceberg type lands in the Parquet type Java's ParquetTypeVisitor picks:
+    decimals as INT32/INT64/FIXED by precision (FIXED of the minimal length),
+    time and timestamps in micros with UTC adjustment only for timestamptz,
+    uuid as FIXED[16] with the UUID annotation, 3-level lists and maps."""
+    floe.run("namespace", "create", "db")
+    floe.run("table", "create", "db.phys", "--schema",
+             "id long not null, d9 decimal(9, 2), d10 decimal(10, 2), d18 decimal(18, 3), "
+             "d19 decimal(19, 3), d38 decimal(38, 10), t time, ts timestamp, tstz timestamptz, "
+             "u uuid, fx fixed[4], bin binary, s string, dt date, ls list<int>, m map<string, int>")
+    row = {"id": 1, "d9": "1.25", "d10": "1.25", "d18": "1.250", "d19": "1.250", "d38": "1.0000000000",
+           "t": "10:00:00", "ts": "2020-01-01T00:00:00", "tstz": "2020-01-01T00:00:00+00:00",
+           "u": "f79c3e09-677c-4bbd-a479-3f349cb785e7", "fx": "01020304", "bin": "01", "s": "x",
+           "dt": "2020-01-01", "ls": [1], "m": {"a": 1}}
+    path = tmp_path / "phys.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    p = subprocess.run([write_tool(), "--dir", str(floe.root), "--table", "db.phys", "--input", str(path)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    [f] = json.loads(p.stdout)["checkpoints"][0]["files"]
+    schema = pq.ParquetFile(f["path"][len("file://"):]).schema
+    got = {}
+    for i in range(len(schema)):
+        c = schema.column(i)
+        lt = c.logical_type
+        got[c.path] = (c.physical_type, lt.type if lt is not None else None,
+                       c.length if c.physical_type == "FIXED_LEN_BYTE_ARRAY" else None)
+    assert got == {
+        "id": ("INT64", "NONE", None),
+        "d9": ("INT32", "DECIMAL", None),
+        "d10": ("INT64", "DECIMAL", None),
+        "d18": ("INT64", "DECIMAL", None),
+        "d19": ("FIXED_LEN_BYTE_ARRAY", "DECIMAL", 9),
+        "d38": ("FIXED_LEN_BYTE_ARRAY", "DECIMAL", 16),
+        "t": ("INT64", "TIME", None),
+        "ts": ("INT64", "TIMESTAMP", None),
+        "tstz": ("INT64", "TIMESTAMP", None),
+        "u": ("FIXED_LEN_BYTE_ARRAY", "UUID", 16),
+        "fx": ("FIXED_LEN_BYTE_ARRAY", "NONE", 4),
+        "bin": ("BYTE_ARRAY", "NONE", None),
+        "s": ("BYTE_ARRAY", "STRING", None),
+        "dt": ("INT32", "DATE", None),
+        "ls.list.element": ("INT32", "NONE", None),
+        "m.key_value.key": ("BYTE_ARRAY", "STRING", None),
+        "m.key_value.value": ("INT32", "NONE", None),
+    }
+    by_name = {schema.column(i).path: schema.column(i).logical_type for i in range(len(schema))}
+    for name, utc in (("t", False), ("ts", False), ("tstz", True)):
+        d = by_name[name].to_json()
+        assert json.loads(d)["isAdjustedToUTC"] is utc and json.loads(d)["timeUnit"] == "microseconds", (name, d)
