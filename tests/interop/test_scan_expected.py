@@ -160,6 +160,15 @@ def manual_cases():
         Case(id="impala-other/iceberg_v2_delete_equality_partition_evolution#all", source="impala",
              manual={"table": f"{ice}/iceberg_v2_delete_equality_partition_evolution",
                      "columns": "i,s,d", "rows": [[2, "str2", "2023-12-24"], [111, "str1", "2023-12-24"]]}),
+        # the two iceberg_v2_delete_equality_nulls pairs without Impala's
+        # ICEBERG__DATA__SEQUENCE__NUMBER column: a NULL equality key deletes the
+        # NULL row of a lower sequence number and keeps the later one
+        Case(id="impala-other/iceberg_v2_delete_equality_nulls#current", source="impala",
+             manual={"table": f"{ice}/iceberg_v2_delete_equality_nulls",
+                     "rows": [[1, "str1"], [4, "str4"], [None, "str5"]]}),
+        Case(id="impala-other/iceberg_v2_delete_equality_nulls#first", source="impala",
+             manual={"table": f"{ice}/iceberg_v2_delete_equality_nulls", "snapshot_id": 4346796256488077976,
+                     "rows": [[1, "str1"], [None, "str2"], [3, "str3"]]}),
         Case(id="impala-other/iceberg_with_key_metadata#all", source="impala",
              manual={"table": f"{ice}/iceberg_with_key_metadata", "rows": [[1, "x"], [2, "y"], [3, "z"]]}),
         Case(id="impala-other/iceberg_mixed_file_format_test#all", source="impala",
@@ -401,7 +410,8 @@ def translate(case) -> Plan:
         mm = case.manual
         return Plan(table=TESTDATA / mm["table"], where=mm.get("where"),
                     columns=mm["columns"].split(",") if mm.get("columns") else None,
-                    count="count" in mm, first_snapshot=mm.get("first_snapshot", False))
+                    count="count" in mm, first_snapshot=mm.get("first_snapshot", False),
+                    snapshot_id=mm.get("snapshot_id"))
     tz = None
     stmts = [s for s in split_top(case.sql, ";") if s.strip()]
     body = None
