@@ -1,7 +1,7 @@
 """floe scan and floe inspect against PyIceberg on tables PyIceberg writes:
 
 * tables partitioned by every transform (identity, bucket, truncate, year,
-  month, day, hour, several at once) with several snapshots — appends, an
+  month, day, hour, void, several at once) with several snapshots — appends, an
   overwrite, a delete — scanned with a filter on each column at the current
   snapshot and at older ones (by id, by time, by tag and branch) give
   PyIceberg's rows;
@@ -129,6 +129,7 @@ SPECS = {
     "temporal": ["year(dt)", "month(ts)", "day(tstz)"],
     "hour": ["hour(ts)", "identity(b)"],
     "mixed": ["bucket(4, id)", "day(ts)", "truncate(1, s)"],
+    "void": ["void(i)", "month(dt)"],
 }
 
 FILTERS = [
@@ -164,7 +165,7 @@ def build_table(floe, name, spec_fields, props=None):
     cat = catalog(floe)
     from pyiceberg.partitioning import PartitionField, PartitionSpec
     from pyiceberg.transforms import (BucketTransform, DayTransform, HourTransform, IdentityTransform,
-                                      MonthTransform, TruncateTransform, YearTransform)
+                                      MonthTransform, TruncateTransform, VoidTransform, YearTransform)
 
     tbl = cat.create_table(f"db.{name}", schema=SCHEMA_ARROW, properties=props or {})
     schema = tbl.schema()
@@ -181,6 +182,7 @@ def build_table(floe, name, spec_fields, props=None):
                 "month": lambda: MonthTransform(),
                 "day": lambda: DayTransform(),
                 "hour": lambda: HourTransform(),
+                "void": lambda: VoidTransform(),
             }[fn]()
             upd.add_field(col, tr, f"{col}_{fn}_{k}")
     tbl = cat.load_table(f"db.{name}")
