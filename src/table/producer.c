@@ -625,7 +625,7 @@ static int filter_manifests(floe_snapshot_op *op, const floe_metadata *m,
 						rw->n_found = c.n_cur;
 						rw->found = floe_arena_memdup(
 							&op->arena, c.cur,
-							(c.n_cur + 1) * sizeof(uint32_t));
+							c.n_cur * sizeof(uint32_t));
 						if (!rw->found)
 							rc = floe_error_set(err, FLOE_ENOMEM,
 									    "out of memory");
