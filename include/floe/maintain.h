@@ -216,6 +216,14 @@ typedef struct floe_maintain_result {
 int floe_maintain(floe_table *t, const floe_maintain_opts *opts, floe_maintain_result *res,
 		  floe_error *err) FLOE_WUR;
 
+/*
+ * Parse a comma-separated step list ("compact,expire", Iceberg's action
+ * names rewrite-data-files, expire-snapshots, delete-orphan-files and
+ * rewrite-manifests too; spaces allowed) into FLOE_STEP_* bits. False for
+ * an unknown name or an empty list.
+ */
+bool floe_maintain_parse_steps(const char *list, unsigned *out);
+
 /* ---- the lock ------------------------------------------------------------------------ */
 
 typedef struct floe_maint_lock floe_maint_lock;

@@ -49,6 +49,9 @@ typedef struct floe_pipeline_stats {
 	int64_t files_committed;
 	int64_t elapsed_ms;
 	int metrics_port; /* 0 when the endpoint is off */
+	int64_t maintenance_runs;            /* embedded maintenance runs completed */
+	int64_t maintenance_files_rewritten; /* data files compaction replaced */
+	bool maintenance_running;
 } floe_pipeline_stats;
 
 typedef void (*floe_pipeline_progress_fn)(const floe_pipeline_stats *s, void *payload);

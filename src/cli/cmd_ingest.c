@@ -44,6 +44,11 @@ static const char INGEST_USAGE[] =
 	"  --distribution none|hash|range  hash: one writer per partition\n"
 	"  --memory-budget SIZE            shared by open files (default 32MiB)\n"
 	"  --pipeline-id ID\n"
+	"Maintenance:\n"
+	"  --maintenance auto|off          auto: compact, expire, delete orphans and\n"
+	"                                  rewrite manifests after commits (default off)\n"
+	"  --maintenance-option KEY=VALUE  a maintenance.* key of floe run (repeatable),\n"
+	"                                  e.g. schedule.commit-count=20, rate-limit=30s\n"
 	"Errors and observability:\n"
 	"  --errors dead-letter|fail       default dead-letter\n"
 	"  --dead-letter PATH              default dead-letter.jsonl\n"
@@ -123,7 +128,8 @@ static const char *const FLAGS[] = {
 	"--filter", "--checkpoint-interval", "--min-pause", "--parallelism", "--distribution",
 	"--memory-budget", "--pipeline-id", "--errors", "--dead-letter", "--metrics-port",
 	"--csv-delimiter", "--null-literal", "--epoch-unit", "--rows-per-second", "--number-of-rows",
-	"--seed", "--block-size", "--property", "--field", NULL,
+	"--seed", "--block-size", "--property", "--field", "--maintenance", "--maintenance-option",
+	NULL,
 };
 
 /* Edit distance (for the nearest flag). */
@@ -191,12 +197,12 @@ int cmd_ingest(int argc, char **argv)
 	const char *table = NULL;
 	const char *paths[1024];
 	size_t n_paths = 0;
-	kv_list props = {.n = 0}, fields = {.n = 0};
+	kv_list props = {.n = 0}, fields = {.n = 0}, mopts = {.n = 0};
 	const char *format = NULL, *pattern = NULL, *schema = NULL, *partition = NULL, *sort = NULL;
 	const char *fv = NULL, *filter = NULL, *interval = "10s", *pause = NULL, *par = NULL;
 	const char *dist = NULL, *budget = NULL, *pid = NULL, *errors = NULL, *dlq = NULL;
 	const char *mport = NULL, *delim = NULL, *nulls = NULL, *unit = NULL;
-	const char *rps = NULL, *nrows = NULL, *seed = NULL, *block = NULL;
+	const char *rps = NULL, *nrows = NULL, *seed = NULL, *block = NULL, *maint = NULL;
 	bool follow = false, gen = false, no_header = false, print = false, quiet = false;
 	bool use_stdin = false;
 	for (int i = 1; i < argc; i++) {
@@ -257,9 +263,11 @@ int cmd_ingest(int argc, char **argv)
 		OPT("--number-of-rows", nrows)
 		OPT("--seed", seed)
 		OPT("--block-size", block)
+		OPT("--maintenance", maint)
 #undef OPT
-		if (!strcmp(a, "--property") || !strcmp(a, "--field")) {
-			kv_list *l = a[2] == 'p' ? &props : &fields;
+		if (!strcmp(a, "--property") || !strcmp(a, "--field") ||
+		    !strcmp(a, "--maintenance-option")) {
+			kv_list *l = a[2] == 'p' ? &props : a[2] == 'f' ? &fields : &mopts;
 			if (!v || !strchr(v, '=') || l->n == 256)
 				return cli_usage_error("%s needs KEY=VALUE", a);
 			l->items[l->n++] = v;
@@ -431,6 +439,24 @@ int cmd_ingest(int argc, char **argv)
 	if (dist) {
 		fprintf_sb(f, "    distribution-mode: ");
 		q(f, dist);
+		fputc_sb('\n', f);
+	}
+	if (maint) {
+		fprintf_sb(f, "    maintenance.mode: ");
+		q(f, maint);
+		fputc_sb('\n', f);
+	}
+	for (size_t i = 0; i < mopts.n; i++) {
+		const char *eq = strchr(mopts.items[i], '=');
+		const char *k = mopts.items[i];
+		char key[512];
+		if (!strncmp(k, "maintenance.", 12))
+			k += 12;
+		snprintf(key, sizeof(key), "maintenance.%.*s", (int)(eq - k), k);
+		fprintf_sb(f, "    ");
+		q(f, key);
+		fprintf_sb(f, ": ");
+		q(f, eq + 1);
 		fputc_sb('\n', f);
 	}
 	if (props.n) {

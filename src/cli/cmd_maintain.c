@@ -43,27 +43,6 @@ static const char usage[] =
 	"  --lock-id ID               default <catalog>.<namespace>.<table>\n"
 	"  --break-lock               remove the table's lock (a dead Java holder) and exit\n";
 
-static bool parse_steps(const char *list, unsigned *out)
-{
-	char buf[256];
-	*out = 0;
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "compact") || !strcmp(tok, "rewrite-data-files"))
-			*out |= FLOE_STEP_COMPACT;
-		else if (!strcmp(tok, "expire") || !strcmp(tok, "expire-snapshots"))
-			*out |= FLOE_STEP_EXPIRE;
-		else if (!strcmp(tok, "orphans") || !strcmp(tok, "delete-orphan-files"))
-			*out |= FLOE_STEP_ORPHANS;
-		else if (!strcmp(tok, "manifests") || !strcmp(tok, "rewrite-manifests"))
-			*out |= FLOE_STEP_REWRITE_MANIFESTS;
-		else
-			return false;
-	}
-	return *out != 0;
-}
-
 typedef struct progress_state {
 	bool tty;
 	bool line_open;
@@ -221,12 +200,12 @@ int cmd_maintain(int argc, char **argv)
 			fputs(usage, stdout);
 			return 0;
 		} else if (!strcmp(a, "--steps") && has) {
-			if (!parse_steps(v, &o.steps))
+			if (!floe_maintain_parse_steps(v, &o.steps))
 				return cli_usage_error("--steps: use compact, expire, orphans, manifests");
 			i++;
 		} else if (!strcmp(a, "--skip") && has) {
 			unsigned skip;
-			if (!parse_steps(v, &skip))
+			if (!floe_maintain_parse_steps(v, &skip))
 				return cli_usage_error("--skip: use compact, expire, orphans, manifests");
 			o.steps &= ~skip;
 			i++;

@@ -35,9 +35,11 @@ static void progress_line(const floe_pipeline_stats *s, void *payload)
 	double secs = (double)s->elapsed_ms / 1000.0;
 	double rate = secs > 0 ? (double)s->records_in / secs : 0;
 	fprintf(stderr,
-		"\r\033[K%.0fs  in %lld (%.0f/s)  committed %lld  dead-lettered %lld  checkpoints %lld",
+		"\r\033[K%.0fs  in %lld (%.0f/s)  committed %lld  dead-lettered %lld  checkpoints "
+		"%lld%s",
 		secs, (long long)s->records_in, rate, (long long)s->records_committed,
-		(long long)s->records_dead, (long long)s->checkpoints);
+		(long long)s->records_dead, (long long)s->checkpoints,
+		s->maintenance_running ? "  maintaining" : "");
 	fflush(stderr);
 }
 
@@ -83,6 +85,9 @@ int cli_run_pipeline(const char *yaml, size_t n, const char *base_dir, bool quie
 			"dead-lettered\n",
 			(long long)st.records_in, (long long)st.records_committed,
 			(long long)st.checkpoints, (long long)st.records_dead);
+	if (!quiet && st.maintenance_runs)
+		fprintf(stderr, "floe: %lld maintenance runs compacted %lld data files\n",
+			(long long)st.maintenance_runs, (long long)st.maintenance_files_rewritten);
 	floe_pipeline_free(p);
 	floe_catalog_free(cat);
 	if (rc == FLOE_ECANCELED)

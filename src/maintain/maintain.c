@@ -127,3 +127,34 @@ done:
 				      floe_table_name(t))
 		  : FLOE_OK;
 }
+
+bool floe_maintain_parse_steps(const char *list, unsigned *out)
+{
+	static const struct {
+		const char *name, *alias;
+		unsigned bit;
+	} steps[] = {
+		{"compact", "rewrite-data-files", FLOE_STEP_COMPACT},
+		{"expire", "expire-snapshots", FLOE_STEP_EXPIRE},
+		{"orphans", "delete-orphan-files", FLOE_STEP_ORPHANS},
+		{"manifests", "rewrite-manifests", FLOE_STEP_REWRITE_MANIFESTS},
+	};
+	*out = 0;
+	for (const char *p = list; p && *p;) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		size_t n = strcspn(p, ", ");
+		if (!n)
+			break;
+		size_t i;
+		for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+			if ((strlen(steps[i].name) == n && !strncmp(p, steps[i].name, n)) ||
+			    (strlen(steps[i].alias) == n && !strncmp(p, steps[i].alias, n)))
+				break;
+		if (i == sizeof(steps) / sizeof(steps[0]))
+			return false;
+		*out |= steps[i].bit;
+		p += n;
+	}
+	return *out != 0;
+}

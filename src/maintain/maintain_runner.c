@@ -57,10 +57,16 @@ static int run_once(floe_maint_runner *r, floe_maintain_result *res, floe_error 
 {
 	floe_table *t = NULL;
 	int rc;
+	floe_maintain_opts o = r->opts;
+	int64_t now = floe_now_ms();
 	memset(res, 0, sizeof(*res));
+	if (r->sched.expire_age_ms >= 0)
+		o.expire.older_than_ms = now - r->sched.expire_age_ms;
+	if (r->sched.orphan_age_ms >= 0)
+		o.orphans.older_than_ms = now - r->sched.orphan_age_ms;
 	rc = floe_table_load(&t, r->cat, r->ns, r->name, err);
 	if (!rc)
-		rc = floe_maintain(t, &r->opts, res, err);
+		rc = floe_maintain(t, &o, res, err);
 	floe_table_free(t);
 	return rc;
 }
@@ -236,8 +242,10 @@ void floe_maint_runner_get_stats(floe_maint_runner *r, floe_maint_runner_stats *
 	floe_mutex_unlock(&r->mu);
 }
 
-void floe_maint_runner_stop(floe_maint_runner *r, bool finish)
+void floe_maint_runner_stop(floe_maint_runner *r, bool finish, floe_maint_runner_stats *last)
 {
+	if (last)
+		memset(last, 0, sizeof(*last));
 	if (!r)
 		return;
 	floe_mutex_lock(&r->mu);
@@ -248,6 +256,10 @@ void floe_maint_runner_stop(floe_maint_runner *r, bool finish)
 	floe_cond_broadcast(&r->cv);
 	floe_mutex_unlock(&r->mu);
 	floe_thread_join(&r->thread);
+	if (last) {
+		*last = r->st;
+		last->commits_pending = r->commits_since;
+	}
 	floe_cond_destroy(&r->cv);
 	floe_mutex_destroy(&r->mu);
 	floe_catalog_free(r->cat);

@@ -32,9 +32,13 @@ typedef struct floe_maint_schedule {
 	int64_t rate_limit_ms;       /* at least this between the end of a run and the next (60 s) */
 	int64_t lock_check_delay_ms; /* the lock is held elsewhere: look again after this (30 s) */
 	bool on_finish;              /* run once more when the pipeline ends cleanly (true) */
+	int64_t expire_age_ms;       /* expire snapshots older than this at each run (-1: the
+					opts' older_than_ms) */
+	int64_t orphan_age_ms;       /* delete orphans older than this at each run (-1: the
+					opts' older_than_ms) */
 } floe_maint_schedule;
 #define FLOE_MAINT_SCHEDULE_INIT                                                              \
-	{1, 10, 1000, INT64_C(107374182400), 0, 0, 600000, 60000, 30000, true}
+	{1, 10, 1000, INT64_C(107374182400), 0, 0, 600000, 60000, 30000, true, -1, -1}
 
 /* What one commit added. */
 typedef struct floe_maint_commit {
@@ -67,8 +71,9 @@ void floe_maint_runner_get_stats(floe_maint_runner *r, floe_maint_runner_stats *
  * Stop the thread and free the runner. finish: when the schedule says
  * on_finish and anything was committed since the last run, run once more
  * (waiting for it, the lock and rate limit not waited for); else a run in
- * progress is interrupted between steps or compaction groups. NULL ok.
+ * progress is interrupted between steps or compaction groups. last (may be
+ * NULL) receives the final statistics. r may be NULL.
  */
-void floe_maint_runner_stop(floe_maint_runner *r, bool finish);
+void floe_maint_runner_stop(floe_maint_runner *r, bool finish, floe_maint_runner_stats *last);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <yaml.h>
 
+#include "floe/maintain.h"
 #include "stream/stream_config.h"
 #include "util/localfile.h"
 #include "util/thread.h"
@@ -54,6 +55,8 @@ static const char *const format_names[] = {"json", "jsonl", "csv", NULL};
 static const int format_values[] = {STREAM_FMT_JSONL, STREAM_FMT_JSONL, STREAM_FMT_CSV};
 static const char *const unit_names[] = {"ms", "s", "us", "ns", NULL};
 static const int unit_values[] = {STREAM_EPOCH_MS, STREAM_EPOCH_S, STREAM_EPOCH_US, STREAM_EPOCH_NS};
+static const char *const maint_names[] = {"off", "auto", NULL};
+static const int maint_values[] = {0, 1};
 static const char *const dist_names[] = {"none", "hash", "range", NULL};
 static const int dist_values[] = {STREAM_DIST_NONE, STREAM_DIST_HASH, STREAM_DIST_RANGE};
 
@@ -164,6 +167,48 @@ static const keydef table_keys[] = {
 	 "write.distribution-mode, else none",
 	 "none: tasks share the rows; hash: one task per partition (one file per partition per "
 	 "checkpoint); range: as hash for now"},
+	{"maintenance.mode", K_ENUM, T(maint.mode), 0, maint_names, maint_values, "off",
+	 "auto: maintain the table from the pipeline after its commits (compact, expire "
+	 "snapshots, delete orphans, rewrite manifests, in that order, under the table's lock)"},
+	{"maintenance.steps", K_STR, T(maint.steps), 0, NULL, NULL,
+	 "compact,expire,orphans,manifests", "the steps a run takes (order is always this one)"},
+	{"maintenance.schedule.commit-count", K_INT, T(maint.commit_count), 0, NULL, NULL, "10",
+	 "run after this many commits (0: not a trigger)"},
+	{"maintenance.schedule.data-file-count", K_INT, T(maint.data_file_count), 0, NULL, NULL,
+	 "1000", "run after this many data files were committed (0: not a trigger)"},
+	{"maintenance.schedule.data-file-size", K_SIZE, T(maint.data_file_size), 0, NULL, NULL,
+	 "100GiB", "run after this many bytes of data files were committed"},
+	{"maintenance.schedule.pos-delete-file-count", K_INT, T(maint.pos_delete_file_count), 0,
+	 NULL, NULL, "0", "run after this many position delete files or DVs (0: not a trigger)"},
+	{"maintenance.schedule.eq-delete-file-count", K_INT, T(maint.eq_delete_file_count), 0,
+	 NULL, NULL, "0", "run after this many equality delete files (0: not a trigger)"},
+	{"maintenance.schedule.interval", K_DURATION, T(maint.interval_ms), 0, NULL, NULL, "10m",
+	 "run when this long passed since the last run and something was committed (0: not a "
+	 "trigger)"},
+	{"maintenance.rate-limit", K_DURATION, T(maint.rate_limit_ms), 0, NULL, NULL, "1m",
+	 "least time between the end of a run and the start of the next"},
+	{"maintenance.lock-check-delay", K_DURATION, T(maint.lock_check_delay_ms), 0, NULL, NULL,
+	 "30s", "another maintainer holds the lock: look again after this"},
+	{"maintenance.on-finish", K_BOOL, T(maint.on_finish), 0, NULL, NULL, "true",
+	 "when the input ends (not on SIGTERM), run once more if anything was committed since"},
+	{"maintenance.lock-uri", K_STR, T(maint.lock_uri), 0, NULL, NULL,
+	 "the catalog's database", "database of the flink_maintenance_lock table"},
+	{"maintenance.compact.target-file-size", K_SIZE, T(maint.target_file_size), 0, NULL, NULL,
+	 "write.target-file-size-bytes", "size compaction writes toward"},
+	{"maintenance.compact.min-input-files", K_INT, T(maint.min_input_files), 0, NULL, NULL, "5",
+	 "a partition with fewer small files is left alone (unless they have deletes)"},
+	{"maintenance.compact.max-rewrite-bytes", K_SIZE, T(maint.max_rewrite_bytes), 0, NULL, NULL,
+	 "no cap", "bytes read per run at most"},
+	{"maintenance.compact.partial-progress.max-commits", K_INT, T(maint.max_commits), 0, NULL,
+	 NULL, "0 (one commit)", "commit file groups as they finish, at most this many commits"},
+	{"maintenance.compact.sort", K_BOOL, T(maint.sort), 0, NULL, NULL, "false",
+	 "sort rows by the table's sort order"},
+	{"maintenance.expire.max-snapshot-age", K_DURATION, T(maint.max_snapshot_age_ms), 0, NULL,
+	 NULL, "history.expire.max-snapshot-age-ms (5d)", "expire snapshots older than this"},
+	{"maintenance.expire.retain-last", K_INT, T(maint.retain_last), 0, NULL, NULL,
+	 "history.expire.min-snapshots-to-keep (1)", "keep at least this many per branch"},
+	{"maintenance.orphans.min-age", K_DURATION, T(maint.orphan_min_age_ms), 0, NULL, NULL, "3d",
+	 "only delete unreachable files older than this"},
 	{NULL, K_STR, 0, 0, NULL, NULL, NULL, NULL},
 };
 
@@ -550,6 +595,19 @@ static int parse_tables(pctx *x, yaml_node_t *v)
 		if (!m)
 			return fail_at(x, v, "too many nodes");
 		t->distribution = STREAM_DIST_UNSET;
+		t->maint.commit_count = 10;
+		t->maint.data_file_count = 1000;
+		t->maint.data_file_size = INT64_C(100) << 30;
+		t->maint.interval_ms = 600000;
+		t->maint.rate_limit_ms = 60000;
+		t->maint.lock_check_delay_ms = 30000;
+		t->maint.on_finish = true;
+		t->maint.target_file_size = -1;
+		t->maint.min_input_files = 5;
+		t->maint.max_rewrite_bytes = -1;
+		t->maint.max_snapshot_age_ms = -1;
+		t->maint.retain_last = -1;
+		t->maint.orphan_min_age_ms = -1;
 		t->line = line_of(m);
 		floe_strmap_init(&t->properties);
 		c->n_tables = i + 1;
@@ -625,6 +683,46 @@ static int apply_password_file(stream_config *c, floe_error *err)
 static bool ident_ok(const char *s)
 {
 	return s && *s && strchr(s, '.') && s[0] != '.' && s[strlen(s) - 1] != '.';
+}
+
+static int check_maint(stream_maint_cfg *m, const stream_table_cfg *t, int64_t ckpt_ms,
+		       floe_error *err)
+{
+	m->step_bits = FLOE_STEP_ALL;
+	if (m->steps && !floe_maintain_parse_steps(m->steps, &m->step_bits))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: table '%s': maintenance.steps: '%s' is not a list of "
+				      "compact, expire, orphans, manifests",
+				      t->line, t->name, m->steps);
+	if (m->commit_count < 0 || m->data_file_count < 0 || m->pos_delete_file_count < 0 ||
+	    m->eq_delete_file_count < 0)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: table '%s': maintenance.schedule counts must be >= 0",
+				      t->line, t->name);
+	if (m->min_input_files < 1 || m->min_input_files > INT_MAX)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: table '%s': maintenance.compact.min-input-files must be "
+				      ">= 1",
+				      t->line, t->name);
+	if (m->max_commits < 0 || m->max_commits > INT_MAX)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: table '%s': maintenance.compact.partial-progress."
+				      "max-commits must be >= 0",
+				      t->line, t->name);
+	/* the pipeline's own files wait up to a checkpoint interval (and the
+	 * commit) before a snapshot reaches them: a young file is not an orphan */
+	int64_t floor_ms = ckpt_ms > 1800000 ? 2 * ckpt_ms : 3600000;
+	if (m->orphan_min_age_ms >= 0 && m->orphan_min_age_ms < floor_ms)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: table '%s': maintenance.orphans.min-age must be at "
+				      "least %lld s in a pipeline (younger files may belong to a "
+				      "checkpoint that is not committed yet)",
+				      t->line, t->name, (long long)(floor_ms / 1000));
+	if (m->retain_last != -1 && (m->retain_last < 1 || m->retain_last > INT_MAX))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: table '%s': maintenance.expire.retain-last must be >= 1",
+				      t->line, t->name);
+	return FLOE_OK;
 }
 
 static int validate(stream_config *c, floe_error *err)
@@ -726,6 +824,9 @@ static int validate(stream_config *c, floe_error *err)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: table '%s': format-version must be 1, 2 or 3",
 					      t->line, t->name);
+		int rc = check_maint(&t->maint, t, c->checkpoint_interval_ms, err);
+		if (rc)
+			return rc;
 	}
 	for (size_t i = 0; i < c->n_sources; i++) {
 		bool used = false;

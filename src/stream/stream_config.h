@@ -66,6 +66,20 @@ typedef struct stream_source_cfg {
 	int line;
 } stream_source_cfg;
 
+/* Maintenance embedded in the pipeline (maintenance.* keys of a table). */
+typedef struct stream_maint_cfg {
+	int mode;          /* 0 off, 1 auto */
+	const char *steps; /* "compact,expire,orphans,manifests" */
+	unsigned step_bits;
+	int64_t commit_count, data_file_count, data_file_size, pos_delete_file_count,
+		eq_delete_file_count, interval_ms, rate_limit_ms, lock_check_delay_ms;
+	bool on_finish;
+	int64_t target_file_size, min_input_files, max_rewrite_bytes, max_commits;
+	bool sort;
+	int64_t max_snapshot_age_ms, retain_last, orphan_min_age_ms;
+	const char *lock_uri;
+} stream_maint_cfg;
+
 typedef struct stream_table_cfg {
 	const char *name; /* "namespace.table" */
 	const char *source;
@@ -77,6 +91,7 @@ typedef struct stream_table_cfg {
 	floe_strmap properties; /* Iceberg table properties (create) */
 	const char *filter;     /* route: rows that match go to this table */
 	int distribution;       /* stream_dist; UNSET: write.distribution-mode, else none */
+	stream_maint_cfg maint;
 	int line;
 } stream_table_cfg;
 

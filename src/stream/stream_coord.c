@@ -46,6 +46,60 @@ static int64_t elapsed_since_commit(void *payload)
 	return last ? (floe_now_ms() - last) / 1000 : 0;
 }
 
+/* Embedded maintenance, read from the runner at each scrape. */
+static floe_maint_runner_stats maint_stats(const rt_table *t)
+{
+	floe_maint_runner_stats st = t->maint_last;
+	if (t->maint_lock) {
+		floe_mutex_lock(t->maint_lock);
+		if (t->maint)
+			floe_maint_runner_get_stats(t->maint, &st);
+		else
+			st = t->maint_last;
+		floe_mutex_unlock(t->maint_lock);
+	}
+	return st;
+}
+
+static int64_t maint_runs(void *t)
+{
+	return maint_stats(t).runs;
+}
+
+static int64_t maint_failures(void *t)
+{
+	return maint_stats(t).failures;
+}
+
+static int64_t maint_duration(void *t)
+{
+	return maint_stats(t).last_duration_ms;
+}
+
+static int64_t maint_rewritten(void *t)
+{
+	return maint_stats(t).data_files_rewritten;
+}
+
+static int64_t maint_lock_waits(void *t)
+{
+	return maint_stats(t).lock_waits;
+}
+
+#define MAINT_METRICS 5
+static const struct {
+	const char *name, *help;
+	floe_metric_fn fn;
+} maint_metrics[MAINT_METRICS] = {
+	{"floe_maintenance_runs", "embedded maintenance runs completed", maint_runs},
+	{"floe_maintenance_failures", "embedded maintenance runs that failed", maint_failures},
+	{"floe_maintenance_lastRunDurationMs", "duration of the last maintenance run (ms)",
+	 maint_duration},
+	{"floe_maintenance_dataFilesRewritten", "data files compaction replaced", maint_rewritten},
+	{"floe_maintenance_lockWaits", "runs put off because another maintainer held the lock",
+	 maint_lock_waits},
+};
+
 static int setup_metrics(floe_pipeline *p, floe_error *err)
 {
 	static const int64_t size_buckets[] = {
@@ -119,6 +173,9 @@ static int setup_metrics(floe_pipeline *p, floe_error *err)
 			: floe_metrics_add(&t->m_dead, p->metrics, FLOE_METRIC_COUNTER,
 					   "floe_numRecordsDeadLettered_table",
 					   "records dead-lettered for this table", l, 2, NULL, 0);
+		for (size_t k = 0; t->cfg->maint.mode && !rc && k < MAINT_METRICS; k++)
+			rc = floe_metrics_add_fn(&t->m_maint[k], p->metrics, maint_metrics[k].name,
+						 maint_metrics[k].help, l, 2, maint_metrics[k].fn, t);
 	}
 	if (rc)
 		return floe_error_set(err, rc, "metrics: cannot register");
@@ -582,6 +639,10 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 		floe_metric_observe(t->m_hist, c->files[ti][i].file_size_in_bytes);
 	atomic_fetch_add(&p->records_out, records);
 	atomic_fetch_add(&p->files_committed, (int64_t)n);
+	if (t->maint) {
+		floe_maint_commit mc = {(int64_t)n, bytes, 0, 0};
+		floe_maint_runner_note_commit(t->maint, &mc);
+	}
 	FLOE_INFO("table %s: checkpoint %lld committed as snapshot %lld (%zu files, %lld records, "
 		  "%lld ms)",
 		  t->ident, (long long)c->id, (long long)snap, n, (long long)records, (long long)dt);
@@ -819,6 +880,75 @@ static int admit(floe_pipeline *p, stream_block *b, size_t src)
 	return FLOE_OK;
 }
 
+/* Start the maintenance runner of every table with maintenance.mode: auto. */
+static int start_maintenance(floe_pipeline *p, floe_error *err)
+{
+	for (size_t i = 0; i < p->n_tables; i++) {
+		rt_table *t = &p->tables[i];
+		const stream_maint_cfg *m = &t->cfg->maint;
+		if (!m->mode || t->maint)
+			continue;
+		floe_maintain_opts o = FLOE_MAINTAIN_OPTS_INIT;
+		floe_maint_schedule sc = FLOE_MAINT_SCHEDULE_INIT;
+		o.steps = m->step_bits;
+		o.compact.target_file_size = m->target_file_size;
+		o.compact.min_input_files = (int)m->min_input_files;
+		o.compact.max_bytes = m->max_rewrite_bytes;
+		o.compact.max_commits = (int)m->max_commits;
+		o.compact.sort = m->sort;
+		o.expire.retain_last = (int)m->retain_last;
+		o.lock_uri = m->lock_uri;
+		sc.commit_count = m->commit_count;
+		sc.data_file_count = m->data_file_count;
+		sc.data_file_size = m->data_file_size;
+		sc.pos_delete_file_count = m->pos_delete_file_count;
+		sc.eq_delete_file_count = m->eq_delete_file_count;
+		sc.interval_ms = m->interval_ms;
+		sc.rate_limit_ms = m->rate_limit_ms;
+		sc.lock_check_delay_ms = m->lock_check_delay_ms;
+		sc.on_finish = m->on_finish;
+		sc.expire_age_ms = m->max_snapshot_age_ms;
+		sc.orphan_age_ms = m->orphan_min_age_ms;
+		floe_maint_runner *r;
+		int rc = floe_maint_runner_start(&r, p->cat, t->ns, t->name, &o, &sc, err);
+		if (!rc) {
+			floe_mutex_lock(&p->lock);
+			t->maint = r;
+			t->maint_lock = &p->lock;
+			floe_mutex_unlock(&p->lock);
+		}
+		if (rc)
+			return floe_error_prefix(err, "table %s: maintenance: ", t->ident);
+		FLOE_INFO("table %s: embedded maintenance on (every %lld commits, rate limit %lld ms)",
+			  t->ident, (long long)sc.commit_count, (long long)sc.rate_limit_ms);
+	}
+	return FLOE_OK;
+}
+
+/*
+ * Stop the runners. finish: the input ended (not stopped, cancelled or
+ * failed): a runner whose table got commits since its last run runs once
+ * more and is waited for.
+ */
+static void stop_maintenance(floe_pipeline *p, bool finish)
+{
+	for (size_t i = 0; p->tables && i < p->n_tables; i++) {
+		rt_table *t = &p->tables[i];
+		if (!t->maint)
+			continue;
+		floe_maint_runner_stats st;
+		floe_maint_runner_get_stats(t->maint, &st);
+		if (finish && st.commits_pending && t->cfg->maint.on_finish)
+			FLOE_INFO("table %s: final maintenance run", t->ident);
+		floe_maint_runner *r = t->maint;
+		floe_maint_runner_stop(r, finish, &st);
+		floe_mutex_lock(&p->lock);
+		t->maint_last = st;
+		t->maint = NULL;
+		floe_mutex_unlock(&p->lock);
+	}
+}
+
 int floe_pipeline_run(floe_pipeline *p, floe_error *err)
 {
 	int rc = FLOE_OK;
@@ -828,7 +958,7 @@ int floe_pipeline_run(floe_pipeline *p, floe_error *err)
 	floe_error_clear(&local);
 	if (p->threads_started)
 		return floe_error_set(err, FLOE_EINVAL, "the pipeline is already running");
-	if ((rc = start_threads(p, &local))) {
+	if ((rc = start_maintenance(p, &local)) || (rc = start_threads(p, &local))) {
 		stream_fail(p, &local);
 		goto done;
 	}
@@ -905,11 +1035,12 @@ done:
 		floe_mutex_unlock(&p->lock);
 		stop_threads(p);
 	}
-	progress(p);
 	floe_mutex_lock(&p->lock);
 	bool failed = p->failed;
 	floe_error first = p->first_err;
 	floe_mutex_unlock(&p->lock);
+	stop_maintenance(p, !failed && !atomic_load(&p->cancel) && !atomic_load(&p->stop_req));
+	progress(p);
 	if (failed) {
 		if (err)
 			*err = first;
@@ -946,6 +1077,12 @@ void floe_pipeline_get_stats(const floe_pipeline *p, floe_pipeline_stats *out)
 	out->files_committed = atomic_load(&q->files_committed);
 	out->elapsed_ms = (floe_monotonic_ns() - q->start_ns) / 1000000;
 	out->metrics_port = q->http_port;
+	for (size_t i = 0; i < q->n_tables; i++) {
+		floe_maint_runner_stats st = maint_stats(&q->tables[i]);
+		out->maintenance_runs += st.runs;
+		out->maintenance_files_rewritten += st.data_files_rewritten;
+		out->maintenance_running = out->maintenance_running || st.running;
+	}
 }
 
 void floe_pipeline_free(floe_pipeline *p)
@@ -956,6 +1093,7 @@ void floe_pipeline_free(floe_pipeline *p)
 		atomic_store(&p->cancel, true);
 		stop_threads(p);
 	}
+	stop_maintenance(p, false);
 	floe_metrics_http_stop(p->http);
 	bool clean = !atomic_load(&p->cancel) && !p->failed;
 	for (int i = 0; p->tasks && i < p->n_tasks; i++)

@@ -28,6 +28,7 @@
 #include <stdatomic.h>
 
 #include "floe/pipeline.h"
+#include "maintain/maintain_runner.h"
 #include "obs/obs_metrics.h"
 #include "parquet/writer.h"
 #include "stream/stream_config.h"
@@ -90,6 +91,10 @@ typedef struct rt_table {
 	floe_metric *m_files, *m_records, *m_bytes, *m_commit_ms, *m_flush_ms, *m_hist;
 	floe_metric *m_elapsed, *m_out, *m_dead;
 	_Atomic int64_t last_commit_ms; /* wall clock of the last successful commit */
+	floe_maint_runner *maint;       /* embedded maintenance (maintenance.mode: auto) */
+	floe_maint_runner_stats maint_last; /* its totals once stopped */
+	floe_mutex *maint_lock;         /* the pipeline's lock: guards maint against scrapes */
+	floe_metric *m_maint[5];
 } rt_table;
 
 typedef struct rt_source {

@@ -614,7 +614,7 @@ static void test_runner_triggers_and_lock(void)
 	floe_data_file g = put_file(&a, t, name, -1);
 	commit(t, FLOE_OP_APPEND, &g, NULL, NULL);
 	floe_maint_runner_note_commit(r, &mc);
-	floe_maint_runner_stop(r, true);
+	floe_maint_runner_stop(r, true, NULL);
 	T_EQ_INT(n_manifests(t), 1);
 	T_EQ_INT(count_live(t), 7);
 	floe_free(uri);

@@ -464,6 +464,18 @@ static void test_config_errors(void)
 		 "tables: [{name: d.t}]\n",
 		 "for generator sources"},
 		{"pipeline.name: ${FLOE_TEST_UNSET_VARIABLE}\n", "FLOE_TEST_UNSET_VARIABLE is not set"},
+		{"pipeline.name: x\nsources: [{name: a, type: stdin}]\n"
+		 "tables: [{name: d.t, maintenance: {mode: auto, schedule.commit-cuont: 3}}]\n",
+		 "did you mean 'maintenance.schedule.commit-count'"},
+		{"pipeline.name: x\nsources: [{name: a, type: stdin}]\n"
+		 "tables: [{name: d.t, maintenance: {mode: sometimes}}]\n",
+		 "is not one of off, auto"},
+		{"pipeline.name: x\nsources: [{name: a, type: stdin}]\n"
+		 "tables: [{name: d.t, maintenance: {mode: auto, steps: \"compact,vacuum\"}}]\n",
+		 "maintenance.steps"},
+		{"pipeline.name: x\nsources: [{name: a, type: stdin}]\n"
+		 "tables: [{name: d.t, maintenance: {mode: auto, orphans.min-age: 5m}}]\n",
+		 "maintenance.orphans.min-age must be at least 3600 s"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		stream_config *c = NULL;
@@ -496,6 +508,30 @@ static void test_config_errors(void)
 		T_EQ_STR(floe_strmap_get(&c->tables[0].properties, "write.target-file-size-bytes"),
 			 "1000");
 		T_EQ_STR(c->tables[0].source, "a");
+		/* maintenance is off unless asked for, with Flink's trigger defaults */
+		T_EQ_INT(c->tables[0].maint.mode, 0);
+		T_EQ_INT(c->tables[0].maint.commit_count, 10);
+		T_EQ_INT(c->tables[0].maint.rate_limit_ms, 60000);
+		T_EQ_INT(c->tables[0].maint.step_bits, FLOE_STEP_ALL);
+	}
+	stream_config_free(c);
+	const char *m = "pipeline.name: m\nsources: [{name: a, type: stdin}]\n"
+			"tables:\n  - name: d.t\n    maintenance:\n      mode: auto\n"
+			"      steps: compact, expire\n      schedule: {commit-count: 3, interval: 30s}\n"
+			"      rate-limit: 5s\n      compact.target-file-size: 1MiB\n"
+			"      expire.retain-last: 4\n";
+	c = NULL;
+	T_OK(stream_config_parse_yaml(&c, m, strlen(m), NULL, &err), &err);
+	if (c) {
+		const stream_maint_cfg *mc = &c->tables[0].maint;
+		T_EQ_INT(mc->mode, 1);
+		T_EQ_INT(mc->step_bits, FLOE_STEP_COMPACT | FLOE_STEP_EXPIRE);
+		T_EQ_INT(mc->commit_count, 3);
+		T_EQ_INT(mc->interval_ms, 30000);
+		T_EQ_INT(mc->rate_limit_ms, 5000);
+		T_EQ_INT(mc->target_file_size, 1 << 20);
+		T_EQ_INT(mc->retain_last, 4);
+		T_CHECK(mc->on_finish);
 	}
 	stream_config_free(c);
 	floe_buf ref;
@@ -503,6 +539,46 @@ static void test_config_errors(void)
 	T_EQ_INT(stream_config_reference(&ref), 0);
 	T_CHECK(strstr(floe_buf_cstr(&ref), "`execution.checkpointing.interval`") != NULL);
 	floe_buf_reset(&ref);
+}
+
+/* Credentials never sit in the config file: a catalog password comes from a
+ * file named in it (or the environment), and is put into the URI only in
+ * memory; a URI that also writes a password is refused. */
+static void test_config_password_file(void)
+{
+	const char *dir = t_tmpdir();
+	char pw[512], yaml[1024];
+	floe_error err = {0};
+	stream_config *c = NULL;
+	snprintf(pw, sizeof(pw), "%s/catalog.pw", dir);
+	write_file(pw, "s3cret\nnot this line\n");
+	snprintf(yaml, sizeof(yaml),
+		 "pipeline.name: x\ncatalog.uri: postgresql://u@h/db\ncatalog.password-file: %s\n"
+		 "sources: [{name: a, type: stdin}]\ntables: [{name: d.t}]\n",
+		 pw);
+	T_OK(stream_config_parse_yaml(&c, yaml, strlen(yaml), NULL, &err), &err);
+	if (c)
+		T_EQ_STR(c->catalog_uri, "postgresql://u:s3cret@h/db");
+	stream_config_free(c);
+	c = NULL;
+	snprintf(yaml, sizeof(yaml),
+		 "pipeline.name: x\ncatalog.uri: postgresql://u:${FLOE_TEST_PW2}@h/db\n"
+		 "catalog.password-file: %s\nsources: [{name: a, type: stdin}]\n"
+		 "tables: [{name: d.t}]\n",
+		 pw);
+	setenv("FLOE_TEST_PW2", "pw", 1);
+	T_EQ_INT(stream_config_parse_yaml(&c, yaml, strlen(yaml), NULL, &err), FLOE_EINVAL);
+	T_CHECK(strstr(err.msg, "must name a user") != NULL);
+	stream_config_free(c);
+	c = NULL;
+	snprintf(yaml, sizeof(yaml),
+		 "pipeline.name: x\ncatalog.uri: postgresql://u@h/db\n"
+		 "catalog.password-file: %s/missing.pw\nsources: [{name: a, type: stdin}]\n"
+		 "tables: [{name: d.t}]\n",
+		 dir);
+	T_CHECK(stream_config_parse_yaml(&c, yaml, strlen(yaml), NULL, &err) != 0);
+	T_CHECK(strstr(err.msg, "catalog.password-file") != NULL);
+	stream_config_free(c);
 }
 
 /* The real task writers (Parquet files, the shared budget) on three threads,
@@ -553,6 +629,7 @@ static void test_real_writers_and_metrics(void)
 int main(void)
 {
 	T_RUN(test_config_errors);
+	T_RUN(test_config_password_file);
 	T_RUN(test_files_checkpoints_and_dead_letters);
 	T_RUN(test_resume_after_failure);
 	T_RUN(test_two_tables_one_source);
