@@ -64,3 +64,45 @@ def test_floe_reads_java_table(floe, tmp_path, java_peer):
     tbl = floe.pyiceberg_catalog().load_table("jv.t")
     assert tbl.scan().to_arrow().num_rows == 15
     assert len(tbl.snapshots()) == 2
+
+
+def test_manifests_written_as_java_writes_them(floe, tmp_path, java_peer):
+    """floe appends to a table Java 1.10 made: floe's manifest list and manifest
+    carry the same Avro schema as Java's (record names, field ids on every node,
+    unions, defaults, the required partition struct) and the same header keys
+    and values. Known differences, both ignored by every reader: Java adds "doc"
+    attributes and an "iceberg.schema" header key; floe adds "schema-id"."""
+    floe.run("namespace", "list")
+    schema = pa.schema([("id", pa.int64()), ("kind", pa.string())])
+    pq.write_table(pa.Table.from_pylist([{"id": 1, "kind": "x"}], schema=schema), tmp_path / "j.parquet")
+    pq.write_table(pa.Table.from_pylist([{"id": 2, "kind": "x"}], schema=schema), tmp_path / "f.parquet")
+    java_peer("write", floe.warehouse / "catalog.db", f"file://{floe.warehouse}", "jv.m", f"{tmp_path / 'j.parquet'}:1:x")
+    floe.run("add-files", "jv.m", tmp_path / "f.parquet")
+    java_snap, floe_snap = floe.json_rows("snapshots", "jv.m")
+
+    def meta(location):
+        path = location[len("file://"):] if location.startswith("file://") else location
+        return json.loads(floe.run("avro", "meta", path).stdout)["metadata"]
+
+    def no_docs(x):
+        if isinstance(x, dict):
+            return {k: no_docs(v) for k, v in x.items() if k != "doc"}
+        if isinstance(x, list):
+            return [no_docs(v) for v in x]
+        return x
+
+    jl, fl = meta(java_snap["manifest_list"]), meta(floe_snap["manifest_list"])
+    assert no_docs(fl["avro.schema"]) == no_docs(jl["avro.schema"])
+    assert set(fl) == set(jl) - {"iceberg.schema"}
+    assert fl["format-version"] == jl["format-version"] == "2"
+    assert fl["parent-snapshot-id"] == str(java_snap["snapshot_id"])
+
+    tbl = floe.pyiceberg_catalog().load_table("jv.m")
+    by_snap = {}
+    for m in tbl.current_snapshot().manifests(tbl.io):
+        by_snap[m.added_snapshot_id] = m.manifest_path
+    jm, fm = meta(by_snap[java_snap["snapshot_id"]]), meta(by_snap[floe_snap["snapshot_id"]])
+    assert no_docs(fm["avro.schema"]) == no_docs(jm["avro.schema"])
+    assert set(fm) - {"schema-id"} == set(jm) - {"iceberg.schema"}
+    for k in ("schema", "partition-spec", "partition-spec-id", "format-version", "content"):
+        assert fm[k] == jm[k], k
