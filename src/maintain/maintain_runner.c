@@ -25,6 +25,7 @@ struct floe_maint_runner {
 	floe_maint_commit since; /* added since the last run */
 	int64_t commits_since;
 	int64_t last_end_ms;    /* end of the last run (start time at first) */
+	int64_t last_orphans_ms; /* start of the last run with the orphan step (0: none) */
 	int64_t not_before_ms;  /* rate limit / lock-check delay */
 	bool stop, finish, final_done;
 	floe_maint_runner_stats st;
@@ -64,9 +65,16 @@ static int run_once(floe_maint_runner *r, floe_maintain_result *res, floe_error 
 		o.expire.older_than_ms = now - r->sched.expire_age_ms;
 	if (r->sched.orphan_age_ms >= 0)
 		o.orphans.older_than_ms = now - r->sched.orphan_age_ms;
+	if ((o.steps & FLOE_STEP_ORPHANS) && r->last_orphans_ms &&
+	    now - r->last_orphans_ms < r->sched.orphan_interval_ms)
+		o.steps &= ~(unsigned)FLOE_STEP_ORPHANS; /* listing the location is not cheap */
+	if (!o.steps)
+		return FLOE_OK;
 	rc = floe_table_load(&t, r->cat, r->ns, r->name, err);
 	if (!rc)
 		rc = floe_maintain(t, &o, res, err);
+	if (!rc && (res->steps_run & FLOE_STEP_ORPHANS))
+		r->last_orphans_ms = now;
 	floe_table_free(t);
 	return rc;
 }

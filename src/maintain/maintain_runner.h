@@ -36,9 +36,11 @@ typedef struct floe_maint_schedule {
 					opts' older_than_ms) */
 	int64_t orphan_age_ms;       /* delete orphans older than this at each run (-1: the
 					opts' older_than_ms) */
+	int64_t orphan_interval_ms;  /* the orphan step (a listing of the table location)
+					runs at most this often (1 day; 0 = every run) */
 } floe_maint_schedule;
 #define FLOE_MAINT_SCHEDULE_INIT                                                              \
-	{1, 10, 1000, INT64_C(107374182400), 0, 0, 600000, 60000, 30000, true, -1, -1}
+	{1, 10, 1000, INT64_C(107374182400), 0, 0, 600000, 60000, 30000, true, -1, -1, 86400000}
 
 /* What one commit added. */
 typedef struct floe_maint_commit {

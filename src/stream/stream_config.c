@@ -209,6 +209,8 @@ static const keydef table_keys[] = {
 	 "history.expire.min-snapshots-to-keep (1)", "keep at least this many per branch"},
 	{"maintenance.orphans.min-age", K_DURATION, T(maint.orphan_min_age_ms), 0, NULL, NULL, "3d",
 	 "only delete unreachable files older than this"},
+	{"maintenance.orphans.interval", K_DURATION, T(maint.orphan_interval_ms), 0, NULL, NULL,
+	 "1d", "the orphan step (a listing of the table location) runs at most this often"},
 	{NULL, K_STR, 0, 0, NULL, NULL, NULL, NULL},
 };
 
@@ -608,6 +610,7 @@ static int parse_tables(pctx *x, yaml_node_t *v)
 		t->maint.max_snapshot_age_ms = -1;
 		t->maint.retain_last = -1;
 		t->maint.orphan_min_age_ms = -1;
+		t->maint.orphan_interval_ms = 86400000;
 		t->line = line_of(m);
 		floe_strmap_init(&t->properties);
 		c->n_tables = i + 1;

@@ -76,7 +76,7 @@ typedef struct stream_maint_cfg {
 	bool on_finish;
 	int64_t target_file_size, min_input_files, max_rewrite_bytes, max_commits;
 	bool sort;
-	int64_t max_snapshot_age_ms, retain_last, orphan_min_age_ms;
+	int64_t max_snapshot_age_ms, retain_last, orphan_min_age_ms, orphan_interval_ms;
 	const char *lock_uri;
 } stream_maint_cfg;
 

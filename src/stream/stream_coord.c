@@ -909,6 +909,7 @@ static int start_maintenance(floe_pipeline *p, floe_error *err)
 		sc.on_finish = m->on_finish;
 		sc.expire_age_ms = m->max_snapshot_age_ms;
 		sc.orphan_age_ms = m->orphan_min_age_ms;
+		sc.orphan_interval_ms = m->orphan_interval_ms;
 		floe_maint_runner *r;
 		int rc = floe_maint_runner_start(&r, p->cat, t->ns, t->name, &o, &sc, err);
 		if (!rc) {

@@ -574,8 +574,9 @@ static void test_runner_triggers_and_lock(void)
 	floe_error err = {0};
 	floe_arena_init(&a, 4096);
 	floe_maintain_opts o = FLOE_MAINTAIN_OPTS_INIT;
-	o.steps = FLOE_STEP_REWRITE_MANIFESTS;
+	o.steps = FLOE_STEP_REWRITE_MANIFESTS | FLOE_STEP_ORPHANS;
 	floe_maint_schedule sc = FLOE_MAINT_SCHEDULE_INIT;
+	sc.orphan_age_ms = 86400000;
 	sc.commit_count = 3;
 	sc.rate_limit_ms = 0;
 	sc.lock_check_delay_ms = 100;
@@ -591,6 +592,18 @@ static void test_runner_triggers_and_lock(void)
 	}
 	wait_runs(r, 1, 0);
 	T_EQ_INT(n_manifests(t), 1);
+	/* an orphan appears after the first run: the orphan step (which lists
+	 * the table location) waits for its own interval, a day */
+	char stray[2048];
+	snprintf(stray, sizeof(stray), "%s/data/stray.parquet",
+		 floe_io_local_path(floe_table_metadata(t)->location));
+	FILE *fp = fopen(stray, "w");
+	T_CHECK(fp != NULL);
+	if (fp) {
+		fputs("x", fp);
+		fclose(fp);
+	}
+	make_old(stray, 5 * 86400);
 
 	/* another maintainer holds the lock: the runner waits and tries again */
 	char *uri, *id;
@@ -614,8 +627,19 @@ static void test_runner_triggers_and_lock(void)
 	floe_data_file g = put_file(&a, t, name, -1);
 	commit(t, FLOE_OP_APPEND, &g, NULL, NULL);
 	floe_maint_runner_note_commit(r, &mc);
-	floe_maint_runner_stop(r, true, NULL);
+	floe_maint_runner_stats st;
+	floe_maint_runner_stop(r, true, &st);
+	T_EQ_INT(st.runs, 3);
+	T_EQ_INT(st.orphans_deleted, 0);
+	T_CHECK(exists(stray));
 	T_EQ_INT(n_manifests(t), 1);
+	T_EQ_INT(count_live(t), 7);
+	/* a new runner's first run includes the orphan step */
+	T_OK(floe_maint_runner_start(&r, cat, "db", "run", &o, &sc, &err), &err);
+	floe_maint_runner_note_commit(r, &mc);
+	floe_maint_runner_stop(r, true, &st);
+	T_EQ_INT(st.orphans_deleted, 1);
+	T_CHECK(!exists(stray));
 	T_EQ_INT(count_live(t), 7);
 	floe_free(uri);
 	floe_free(id);

@@ -513,6 +513,7 @@ static void test_config_errors(void)
 		T_EQ_INT(c->tables[0].maint.commit_count, 10);
 		T_EQ_INT(c->tables[0].maint.rate_limit_ms, 60000);
 		T_EQ_INT(c->tables[0].maint.step_bits, FLOE_STEP_ALL);
+		T_EQ_INT(c->tables[0].maint.orphan_interval_ms, 86400000);
 	}
 	stream_config_free(c);
 	const char *m = "pipeline.name: m\nsources: [{name: a, type: stdin}]\n"
