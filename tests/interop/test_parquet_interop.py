@@ -252,3 +252,36 @@ def test_floe_reads_its_own_and_pyarrow_files(source, tmp_path):
     for path in (source, out):
         got = subprocess.run([FLOE, "parquet", "cat", str(path)], check=True, capture_output=True, text=True).stdout
         assert got == want
+
+
+def test_meta_and_schema_commands(source, tmp_path):
+    """`floe parquet meta` (JSON) and `floe parquet schema` (Parquet's message
+    syntax with field ids) describe the file as pyarrow sees it."""
+    import json
+
+    out = tmp_path / "meta.parquet"
+    subprocess.run([FLOE, "parquet", "rewrite", "--codec", "zstd", "--row-group-rows", "1100", str(source), str(out)],
+                   check=True, capture_output=True)
+    pa_md = pq.ParquetFile(out).metadata
+    meta = json.loads(subprocess.run([FLOE, "parquet", "meta", str(out)], check=True, capture_output=True,
+                                     text=True).stdout)
+    assert meta["num_rows"] == pa_md.num_rows == N
+    assert len(meta["row_groups"]) == pa_md.num_row_groups == 3
+    for r, rg in enumerate(meta["row_groups"]):
+        assert rg["num_rows"] == pa_md.row_group(r).num_rows
+        assert len(rg["columns"]) == pa_md.num_columns
+        for c, col in enumerate(rg["columns"]):
+            want = pa_md.row_group(r).column(c)
+            assert ".".join(col["path"]) == want.path_in_schema
+            assert col["type"] == want.physical_type
+            assert col["codec"] == "ZSTD"
+            assert col["num_values"] == want.num_values
+            assert col["total_compressed_size"] == want.total_compressed_size
+            if want.statistics is not None and want.statistics.has_null_count:
+                assert col["statistics"]["null_count"] == want.statistics.null_count
+    schema = subprocess.run([FLOE, "parquet", "schema", str(out)], check=True, capture_output=True, text=True).stdout
+    assert schema.startswith("message ")
+    assert "required int64 id = 1;" in schema
+    assert "optional int32 d9 (DECIMAL(9,2)) = 12;" in schema
+    bad = subprocess.run([FLOE, "parquet", "meta", str(tmp_path / "missing.parquet")], capture_output=True, text=True)
+    assert bad.returncode != 0 and "missing.parquet" in bad.stderr
