@@ -651,7 +651,7 @@ int floe_sql_catalog_open(floe_catalog **out, const floe_sql_catalog_opts *opts,
 		rc = init_schema(c, err);
 	if (rc) {
 		j_free(&c->base);
-		return floe_error_prefix(err, "SQL catalog '%s': ", uri);
+		return floe_error_prefix(err, "SQL catalog '%s': ", uri), rc;
 	}
 	*out = &c->base;
 	return FLOE_OK;

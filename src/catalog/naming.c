@@ -91,7 +91,7 @@ int floe_metadata_read(floe_fileio *io, const char *location, floe_metadata **ou
 		rc = floe_metadata_parse_file_bytes(&m, b.data, b.len, err);
 	floe_buf_reset(&b);
 	if (rc)
-		return floe_error_prefix(err, "metadata '%s': ", location);
+		return floe_error_prefix(err, "metadata '%s': ", location), rc;
 	m->metadata_location = floe_arena_strdup(&m->arena, location);
 	if (!m->metadata_location) {
 		floe_metadata_free(m);

@@ -232,7 +232,7 @@ int floe_manifest_file_from_header(floe_manifest_file *out, floe_arena *a, floe_
 	header_info h;
 	int rc = open_reader(&r, in, err);
 	if (rc)
-		return floe_error_prefix(err, "manifest '%s': ", path);
+		return floe_error_prefix(err, "manifest '%s': ", path), rc;
 	read_header(r, &h);
 	memset(out, 0, sizeof(*out));
 	out->path = floe_arena_strdup(a, path);
@@ -386,7 +386,7 @@ static int decode_entry(read_ctx *c, floe_arena *a, const floe_avro_value *rec,
 		}
 		if ((rc = floe_iceberg__value_from_avro(&f->partition.values[i], a, t,
 							c->part_schema->fields[src].type, v, err)))
-			return floe_error_prefix(err, "'%s': ", path);
+			return floe_error_prefix(err, "'%s': ", path), rc;
 	}
 	if ((rc = metric_longs(a, floe_avro_value_field(df, DF_COLUMN_SIZES), &f->column_sizes,
 			       &f->n_column_sizes)) ||

@@ -164,7 +164,7 @@ fail:
 	if (out)
 		floe_output_abort(out);
 	floe_manifest_writer_abort(w);
-	return floe_error_prefix(err, "manifest '%s': ", path);
+	return floe_error_prefix(err, "manifest '%s': ", path), rc;
 }
 
 static void summarise(floe_manifest_writer *w, const floe_partition *p)
@@ -234,10 +234,10 @@ int floe_manifest_writer_add(floe_manifest_writer *w, int status, int64_t snapsh
 			rc = floe_avro_enc_union(b, 0);
 		} else {
 			rc = floe_avro_enc_union(b, 1);
-			if (!rc && floe_iceberg__value_to_avro(b, v, w->part_types[i], err)) {
+			if (!rc && (rc = floe_iceberg__value_to_avro(b, v, w->part_types[i], err))) {
 				floe_avro_writer_rollback(w->aw);
 				return floe_error_prefix(err, "'%s' partition field '%s': ",
-							 f->file_path, w->spec->fields[i].name);
+							 f->file_path, w->spec->fields[i].name), rc;
 			}
 		}
 	}
@@ -304,7 +304,7 @@ int floe_manifest_writer_add(floe_manifest_writer *w, int status, int64_t snapsh
 		return floe_error_set(err, FLOE_ENOMEM, "manifest '%s': out of memory", w->path);
 	}
 	if ((rc = floe_avro_writer_commit(w->aw, err)))
-		return floe_error_prefix(err, "manifest '%s': ", w->path);
+		return floe_error_prefix(err, "manifest '%s': ", w->path), rc;
 
 	/* bookkeeping for the list entry */
 	w->entries++;
@@ -538,7 +538,7 @@ int floe_manifest_list_write(floe_output *out, int fv, int64_t snapshot_id, int6
 	if ((rc = floe_avro_writer_open(&aw, out, s, &wo, err))) {
 		floe_output_abort(out);
 		floe_arena_reset(&a);
-		return floe_error_prefix(err, "%s: ", name);
+		return floe_error_prefix(err, "%s: ", name), rc;
 	}
 	snprintf(num, sizeof(num), "%lld", (long long)snapshot_id);
 	rc = floe_avro_writer_meta_str(aw, "snapshot-id", num, err);
@@ -587,13 +587,13 @@ int floe_manifest_list_write(floe_output *out, int fv, int64_t snapshot_id, int6
 	if (rc) {
 		floe_avro_writer_abort(aw);
 		floe_arena_reset(&a);
-		return floe_error_prefix(err, "%s: ", name);
+		return floe_error_prefix(err, "%s: ", name), rc;
 	}
 	uint64_t size = 0;
 	rc = floe_avro_writer_close(aw, &size, err);
 	floe_arena_reset(&a);
 	if (rc)
-		return floe_error_prefix(err, "%s: ", name);
+		return floe_error_prefix(err, "%s: ", name), rc;
 	if (next_row_id)
 		*next_row_id = row;
 	if (length)

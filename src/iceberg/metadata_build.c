@@ -87,7 +87,7 @@ int floe_metadata_builder_from(floe_metadata_builder **out, const floe_metadata 
 	floe_buf_reset(&json);
 	if (rc) {
 		floe_free(b);
-		return floe_error_prefix(err, "copying table metadata: ");
+		return floe_error_prefix(err, "copying table metadata: "), rc;
 	}
 	b->m->metadata_location = NULL;
 	*out = b;

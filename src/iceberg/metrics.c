@@ -395,7 +395,7 @@ int floe_name_mapping_parse(floe_name_mapping **out, size_t *n, floe_arena *a, c
 	floe_json *j;
 	int rc = floe_json_parse(&j, a, json, strlen(json), NULL, err);
 	if (rc)
-		return floe_error_prefix(err, "schema.name-mapping.default: ");
+		return floe_error_prefix(err, "schema.name-mapping.default: "), rc;
 	return parse_mappings(out, n, a, j, 0, err);
 }
 

@@ -74,7 +74,7 @@ int floe_spec_from_json(floe_partition_spec **out, floe_arena *a, const floe_jso
 		else if (rc)
 			goto bad;
 		if ((rc = transform_from_json(&pf->transform, a, f, "partition field", err)))
-			return floe_error_prefix(err, "partition spec %d: ", spec_id);
+			return floe_error_prefix(err, "partition spec %d: ", spec_id), rc;
 	}
 	floe_error_clear(err);
 	*out = s;
@@ -444,7 +444,7 @@ int floe_partition_compute(floe_partition *out, floe_arena *a, const floe_partit
 			src = &nullv;
 		}
 		if ((rc = floe_transform_apply(&out->values[i], &f->transform, e->type, src, err)))
-			return floe_error_prefix(err, "partition field '%s': ", f->name);
+			return floe_error_prefix(err, "partition field '%s': ", f->name), rc;
 	}
 	return FLOE_OK;
 }
@@ -498,7 +498,7 @@ int floe_sort_order_from_json(floe_sort_order **out, floe_arena *a, const floe_j
 		    (rc = floe_json_get_str(f, "null-order", &nulls, "sort field", err))) {
 			if (err)
 				err->code = FLOE_ECORRUPT;
-			return floe_error_prefix(err, "sort order %d: ", o->order_id);
+			return floe_error_prefix(err, "sort order %d: ", o->order_id), FLOE_ECORRUPT;
 		}
 		sf->descending = floe_str_ieq(dir, "desc");
 		sf->nulls_first = floe_str_ieq(nulls, "nulls-first");

@@ -310,7 +310,7 @@ static int struct_from_json(floe_type **out, floe_arena *a, const floe_json *j, 
 		if (!ty)
 			return floe_error_set(err, FLOE_ECORRUPT, "field '%s': 'type' is missing", name);
 		if ((rc = type_from_json(&fd->type, a, ty, depth + 1, err)))
-			return floe_error_prefix(err, "field '%s': ", name);
+			return floe_error_prefix(err, "field '%s': ", name), rc;
 		floe_json *doc = floe_json_get(f, "doc");
 		if (doc && doc->type == FLOE_JSON_STRING)
 			fd->doc = doc->s;
@@ -515,7 +515,7 @@ int floe_schema_from_json(floe_schema **out, floe_arena *a, const floe_json *j, 
 		return floe_error_set(err, FLOE_ECORRUPT, "schema %d: 'type' must be \"struct\"",
 				      schema_id);
 	if ((rc = struct_from_json(&root, a, j, 0, err)))
-		return floe_error_prefix(err, "schema %d: ", schema_id);
+		return floe_error_prefix(err, "schema %d: ", schema_id), rc;
 	floe_json *ident = floe_json_get(j, "identifier-field-ids");
 	if (ident && ident->type == FLOE_JSON_ARRAY && ident->len) {
 		ids = floe_arena_calloc(a, ident->len, sizeof(int32_t));
@@ -1008,7 +1008,7 @@ static int c_type(compact *c, const floe_type **out)
 				return FLOE_OK;
 			}
 		if ((rc = floe_type_parse_primitive(out, c->a, c->s + st, c->i - st, c->err)))
-			return floe_error_prefix(c->err, "column list at character %zu: ", st + 1);
+			return floe_error_prefix(c->err, "column list at character %zu: ", st + 1), rc;
 	}
 	c->depth--;
 	return FLOE_OK;

@@ -281,7 +281,7 @@ int floe_expire_snapshots(floe_table *t, const floe_expire_opts *opts, floe_expi
 		floe_metadata_free(next);
 		floe_arena_reset(&a);
 		if ((rc != FLOE_ECONFLICT && rc != FLOE_ETIMEDOUT) || attempt >= pol.num_retries)
-			return floe_error_prefix(err, "expire snapshots: ");
+			return floe_error_prefix(err, "expire snapshots: "), rc;
 		floe_error_clear(err);
 		if ((rc = floe_table_refresh(t, err)))
 			return rc;

@@ -79,11 +79,11 @@ static int open_db(floe_sqldb **db, const char *uri, floe_error *err)
 		return floe_error_set(err, FLOE_EINVAL,
 				      "no database for maintenance locks (set maintenance.lock-uri)");
 	if ((rc = floe_sqldb_open_uri(db, uri, 30000, err)))
-		return floe_error_prefix(err, "maintenance lock database: ");
+		return floe_error_prefix(err, "maintenance lock database: "), rc;
 	if ((rc = init_tables(*db, err))) {
 		(*db)->ops->close(*db);
 		*db = NULL;
-		return floe_error_prefix(err, "maintenance lock database: ");
+		return floe_error_prefix(err, "maintenance lock database: "), rc;
 	}
 	return FLOE_OK;
 }

@@ -283,7 +283,7 @@ static int window(floe_parquet__rcol *c, uint64_t off, size_t n, const uint8_t *
 	if (floe_buf_reserve(&c->win, size))
 		return nomem(c);
 	if ((rc = floe_input_read_exact(c->in, off, c->win.data, size, c->err)))
-		return floe_error_prefix(c->err, "%s: ", c->ctx);
+		return floe_error_prefix(c->err, "%s: ", c->ctx), rc;
 	c->win.len = size;
 	c->win_start = off;
 	*p = c->win.data;

@@ -432,7 +432,7 @@ int floe_parquet_reader_select(floe_parquet_reader *r, const int *nodes, size_t 
 		r->col_of_leaf[i] = r->n_cols++;
 		int rc = floe_parquet__leafout_init(&c->out, s->leaves[i], r->opts.int96_as_micros, err);
 		if (rc)
-			return floe_error_prefix(err, "'%s': ", name_of(r->in));
+			return floe_error_prefix(err, "'%s': ", name_of(r->in)), rc;
 	}
 	floe_arena_reset(&r->tree);
 	r->n_tops = 0;

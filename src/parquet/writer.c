@@ -894,7 +894,7 @@ int floe_parquet_writer_write(floe_parquet_writer *w, const struct ArrowArray *b
 		return floe_error_set(err, FLOE_EINVAL, "parquet writer: %s",
 				      w->closed ? "already closed" : "failed earlier");
 	if ((rc = floe_arrow_check(bs, batch, err)))
-		return floe_error_prefix(err, "parquet writer: ");
+		return floe_error_prefix(err, "parquet writer: "), rc;
 	if (strcmp(bs->format, "+s") != 0 || bs->n_children != root->n_children)
 		return floe_error_set(err, FLOE_EINVAL,
 				      "parquet writer: a batch must be a struct of the %d top-level "

@@ -11,7 +11,7 @@ int floe_pipeline_open(floe_pipeline **out, floe_catalog *cat, const char *yaml,
 	int rc;
 	*out = NULL;
 	if ((rc = stream_config_parse_yaml(&cfg, yaml, n, opts ? opts->base_dir : NULL, err)))
-		return floe_error_prefix(err, "pipeline config: ");
+		return floe_error_prefix(err, "pipeline config: "), rc;
 	/* the runtime owns cfg from here, also on failure */
 	return stream_pipeline_open(out, cfg, cat, NULL, opts, err);
 }

@@ -654,7 +654,7 @@ static int apply_password_file(stream_config *c, floe_error *err)
 	    (rc = floe_input_read_all(in, &b, 65536, err))) {
 		floe_input_close(in);
 		floe_buf_reset(&b);
-		return floe_error_prefix(err, "catalog.password-file: ");
+		return floe_error_prefix(err, "catalog.password-file: "), rc;
 	}
 	floe_input_close(in);
 	size_t n = 0;

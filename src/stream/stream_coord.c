@@ -226,7 +226,7 @@ static int restore_table(floe_pipeline *p, rt_table *t, floe_error *err)
 						      t->ident, (long long)s->snapshot_id, p->pipeline_id);
 			if ((rc = stream_offsets_parse_json(&t->skip, offs, strlen(offs), err)))
 				return floe_error_prefix(err, "table %s: snapshot %lld: ", t->ident,
-							 (long long)s->snapshot_id);
+							 (long long)s->snapshot_id), rc;
 			if (ck && !floe_parse_i64(ck, strlen(ck), &t->last_ckpt))
 				t->last_ckpt = 0;
 			t->skipping = true;
@@ -248,7 +248,7 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 	stream_offsets_init(&t->skip);
 	floe_imap_init(&t->owners);
 	if ((rc = floe_catalog_split_ident(tc->name, NULL, &t->ns, &t->name, err)))
-		return floe_error_prefix(err, "table '%s': ", tc->name);
+		return floe_error_prefix(err, "table '%s': ", tc->name), rc;
 	if (!(t->ident = floe_strdup(tc->name)))
 		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
 	rc = floe_table_load(&t->commit_t, p->cat, t->ns, t->name, err);
@@ -292,9 +292,9 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 				      t->ident);
 	}
 	if (rc)
-		return floe_error_prefix(err, "table %s: ", t->ident);
+		return floe_error_prefix(err, "table %s: ", t->ident), rc;
 	if ((rc = floe_table_load(&t->write_t, p->cat, t->ns, t->name, err)))
-		return floe_error_prefix(err, "table %s: ", t->ident);
+		return floe_error_prefix(err, "table %s: ", t->ident), rc;
 	t->meta = floe_table_metadata(t->write_t);
 	t->schema = floe_metadata_current_schema(t->meta);
 	t->spec = floe_metadata_default_spec(t->meta);
@@ -303,7 +303,7 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 				      t->ident);
 	if ((rc = floe_iceberg_arrow_schema(&t->aschema, t->schema, err)) ||
 	    (rc = floe_write_config_from(&t->wcfg, &t->warena, t->meta, err)))
-		return floe_error_prefix(err, "table %s: ", t->ident);
+		return floe_error_prefix(err, "table %s: ", t->ident), rc;
 	t->decode_type = t->schema->root;
 	if (tc->filter) {
 		/* fields the filter tests but the table lacks are decoded as extra
@@ -312,7 +312,7 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 		size_t n_names = 0;
 		if ((rc = stream_filter_unknown_fields(&names, &n_names, tc->filter, t->schema->root,
 						       err)))
-			return floe_error_prefix(err, "table %s: ", t->ident);
+			return floe_error_prefix(err, "table %s: ", t->ident), rc;
 		if (n_names) {
 			const floe_type *root = t->schema->root;
 			floe_type *ext = floe_arena_calloc(&t->warena, 1, sizeof(*ext));
@@ -342,7 +342,7 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 		if (rc)
 			return rc;
 		if ((rc = stream_filter_compile(&t->filter, tc->filter, t->decode_type, err)))
-			return floe_error_prefix(err, "table %s: ", t->ident);
+			return floe_error_prefix(err, "table %s: ", t->ident), rc;
 	}
 	t->dist = tc->distribution;
 	if (t->dist == STREAM_DIST_UNSET) {
@@ -417,7 +417,7 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 		floe_schema *gs = NULL;
 		if (sc->schema) {
 			if ((rc = floe_schema_parse_compact(&gs, a, sc->schema, err)))
-				return floe_error_prefix(err, "source '%s': schema: ", sc->name);
+				return floe_error_prefix(err, "source '%s': schema: ", sc->name), rc;
 			go.schema = gs;
 		} else if (s->n_tables) {
 			go.schema = p->tables[s->tables[0]].schema;
@@ -466,7 +466,7 @@ static int seek_sources(floe_pipeline *p, floe_error *err)
 		stream_offsets_reset(&start);
 		stream_offsets_reset(&params);
 		if (rc)
-			return floe_error_prefix(err, "source '%s': ", s->cfg->name);
+			return floe_error_prefix(err, "source '%s': ", s->cfg->name), rc;
 	}
 	return FLOE_OK;
 }
@@ -919,7 +919,7 @@ static int start_maintenance(floe_pipeline *p, floe_error *err)
 			floe_mutex_unlock(&p->lock);
 		}
 		if (rc)
-			return floe_error_prefix(err, "table %s: maintenance: ", t->ident);
+			return floe_error_prefix(err, "table %s: maintenance: ", t->ident), rc;
 		FLOE_INFO("table %s: embedded maintenance on (every %lld commits, rate limit %lld ms)",
 			  t->ident, (long long)sc.commit_count, (long long)sc.rate_limit_ms);
 	}

@@ -595,7 +595,7 @@ int stream_source_files_new(stream_source **out, const char *name, const stream_
 	}
 	if ((rc = scan(s, err))) {
 		file_free(&s->base);
-		return floe_error_prefix(err, "source '%s': ", name);
+		return floe_error_prefix(err, "source '%s': ", name), rc;
 	}
 	*out = &s->base;
 	return FLOE_OK;

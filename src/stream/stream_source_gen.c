@@ -484,7 +484,7 @@ int stream_source_gen_new(stream_source **out, const char *name, const stream_ge
 		if ((rc = setup_field(s, &s->fields[i], &root->fields[i], err))) {
 			s->n_fields = i + 1;
 			gen_free(&s->base);
-			return floe_error_prefix(err, "generator '%s': ", name);
+			return floe_error_prefix(err, "generator '%s': ", name), rc;
 		}
 		s->n_fields = i + 1;
 		const gfield *g = &s->fields[i];

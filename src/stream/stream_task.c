@@ -226,10 +226,10 @@ static int write_batch(rt_task *t, size_t ti, struct ArrowArray *batch, floe_err
 		o.budget = p->budget;
 		if ((rc = p->sink->open(&t->sinks[ti], floe_table_io(tb->write_t), tb->meta, &tb->wcfg,
 					&o, err)))
-			return floe_error_prefix(err, "table %s: ", tb->ident);
+			return floe_error_prefix(err, "table %s: ", tb->ident), rc;
 	}
 	if ((rc = p->sink->write(t->sinks[ti], batch, &tb->aschema, err)))
-		return floe_error_prefix(err, "table %s: ", tb->ident);
+		return floe_error_prefix(err, "table %s: ", tb->ident), rc;
 	t->rows_written += batch->length;
 	atomic_fetch_add(&p->rows_written, batch->length);
 	return FLOE_OK;
@@ -431,7 +431,7 @@ static int emit(rt_task *t, size_t ti, floe_error *err)
 	stream_col_truncate(root, 0);
 	if (rc) {
 		floe_free(sb);
-		return floe_error_prefix(err, "table %s: ", tb->ident);
+		return floe_error_prefix(err, "table %s: ", tb->ident), rc;
 	}
 	int users = 0;
 	for (int d = 0; d < n; d++)
@@ -585,7 +585,7 @@ static int complete_all(rt_task *t, floe_error *err)
 		t->ckpt_files[i] = files;
 		t->ckpt_n[i] = n;
 		if (rc)
-			return floe_error_prefix(err, "table %s: ", p->tables[i].ident);
+			return floe_error_prefix(err, "table %s: ", p->tables[i].ident), rc;
 	}
 	return stream_dlq_flush(p, &t->dlq, false, err);
 }

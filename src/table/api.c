@@ -559,7 +559,7 @@ int floe_catalog_drop_table(floe_catalog *cat, const char *ns, const char *name,
 			floe_error_set(err, rc, "out of memory");
 		floe_hmap_reset(&c.paths);
 		floe_table_free(t);
-		return floe_error_prefix(err, "drop %s.%s: ", ns, name);
+		return floe_error_prefix(err, "drop %s.%s: ", ns, name), rc;
 	}
 	/* first out of the catalog (no reader sees a half-deleted table), then files */
 	rc = floe_catalog__drop_table(cat, ns, name, err);

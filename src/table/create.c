@@ -51,7 +51,7 @@ int floe_table__create(floe_table **out, floe_catalog *cat, const char *ns, cons
 	floe_free(meta_loc);
 	floe_free(loc);
 	if (rc)
-		return floe_error_prefix(err, "create table %s.%s: ", ns, name);
+		return floe_error_prefix(err, "create table %s.%s: ", ns, name), rc;
 	if (out)
 		return floe_table_load(out, cat, ns, name, err);
 	return FLOE_OK;

@@ -1108,7 +1108,7 @@ int floe_op_commit(floe_snapshot_op *op, int64_t *snapshot_id, floe_error *err_o
 	if (!op->manifests_written && (rc = write_new_manifests(op, err))) {
 		remove_written(op);
 		return floe_error_prefix(err, "commit to %s.%s: ", floe_table_namespace(t),
-					 floe_table_name(t));
+					 floe_table_name(t)), rc;
 	}
 	floe_retry_policy_from(&pol, floe_table_metadata(t));
 	int64_t wait = pol.min_wait_ms;
@@ -1129,7 +1129,7 @@ int floe_op_commit(floe_snapshot_op *op, int64_t *snapshot_id, floe_error *err_o
 			if (!unknown)
 				remove_written(op);
 			return floe_error_prefix(err, "commit to %s.%s (attempt %d): ",
-						 floe_table_namespace(t), floe_table_name(t), n);
+						 floe_table_namespace(t), floe_table_name(t), n), rc;
 		}
 		FLOE_DEBUG("commit to %s.%s lost a race (attempt %d): %s", floe_table_namespace(t),
 			   floe_table_name(t), n, err->msg);

@@ -147,7 +147,7 @@ int floe_table_manifests(floe_manifest_file **out, size_t *n, floe_arena *a, flo
 		if (!p)
 			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
 		if ((rc = floe_io_open_read(t->io, p, &in, err)))
-			return floe_error_prefix(err, "snapshot %lld: ", (long long)snap->snapshot_id);
+			return floe_error_prefix(err, "snapshot %lld: ", (long long)snap->snapshot_id), rc;
 		rc = floe_manifest_list_read(out, n, a, in, map, err);
 		floe_input_close(in);
 		return rc;

@@ -292,7 +292,7 @@ int floe_data_writer_open(floe_data_writer **out, floe_fileio *io, const char *p
 				      "fields",
 				      path, partition->n, spec->n_fields);
 	if ((rc = floe_write__format_new(&fmt, m, schema, err)))
-		return floe_error_prefix(err, "data file '%s': ", path);
+		return floe_error_prefix(err, "data file '%s': ", path), rc;
 	if (budget)
 		opts.budget = budget;
 	if ((rc = floe_write__data_writer_open(out, io, path, fmt, spec ? spec->spec_id : 0,
@@ -314,11 +314,11 @@ int floe_data_writer_write(floe_data_writer *w, const struct ArrowArray *batch,
 		floe_arena_reset(&w->scratch);
 		if ((rc = project(&w->scratch, w->fmt->schema->root, "$", schema, batch, &ps, &pa,
 				  0, err)))
-			return floe_error_prefix(err, "data file '%s': ", w->path);
+			return floe_error_prefix(err, "data file '%s': ", w->path), rc;
 	}
 	rc = floe_parquet_writer_write(w->pw, pa, ps, err);
 	if (rc)
-		return floe_error_prefix(err, "data file '%s': ", w->path);
+		return floe_error_prefix(err, "data file '%s': ", w->path), rc;
 	w->rows += batch->length;
 	return FLOE_OK;
 }

@@ -290,7 +290,7 @@ static int bind_sources(floe_write__partitioner *p, const struct ArrowArray *bat
 			s = s->children[pos];
 			a = a->children[pos];
 			if ((rc = floe_arrow_view_child(&next, &cur, s, a, err)))
-				return floe_error_prefix(err, "column '%s': ", f->src_name);
+				return floe_error_prefix(err, "column '%s': ", f->src_name), rc;
 			cur = next;
 		}
 		f->src.view = cur;

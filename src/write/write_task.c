@@ -143,7 +143,7 @@ int floe_task_writer_write(floe_task_writer *tw, const struct ArrowArray *batch,
 		return floe_error_set(err, FLOE_EINVAL, "task writer: failed earlier (abort it)");
 	if ((rc = write_batch(tw, batch, schema, err))) {
 		tw->failed = true;
-		return floe_error_prefix(err, "task writer: ");
+		return floe_error_prefix(err, "task writer: "), rc;
 	}
 	return FLOE_OK;
 }
@@ -156,7 +156,7 @@ int floe_task_writer_complete(floe_task_writer *tw, floe_data_file **files, size
 		return floe_error_set(err, FLOE_EINVAL, "task writer: failed earlier (abort it)");
 	if ((rc = floe_write__fanout_complete(tw->fo, files, n, a, err))) {
 		tw->failed = true;
-		return floe_error_prefix(err, "task writer: ");
+		return floe_error_prefix(err, "task writer: "), rc;
 	}
 	return FLOE_OK;
 }
