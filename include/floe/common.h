@@ -81,7 +81,9 @@ int floe_error_setv(floe_error *err, int code, const char *fmt, va_list ap) FLOE
 
 /*
  * Prepend context: "manifest 'x.avro': " + existing message. If err holds no
- * error yet, nothing happens. Returns err->code (0 when err is NULL).
+ * error yet, nothing happens. Returns err->code (0 when err is NULL: so
+ * write `return floe_error_prefix(err, "..."), rc;`, never a bare return —
+ * scripts/check-source enforces it).
  */
 int floe_error_prefix(floe_error *err, const char *fmt, ...) FLOE_PRINTF(2, 3);
 
