@@ -148,58 +148,6 @@ bool floe_avro_dec_block(floe_cursor *c, int64_t *count, int64_t *block_bytes)
 	return avro_dec_block(c, count, block_bytes);
 }
 
-/* ---- UTF-8 ------------------------------------------------------------------- */
-
-bool floe_avro__utf8_valid(const uint8_t *p, size_t n)
-{
-	size_t i = 0;
-	while (i < n) {
-		/* ASCII fast path, 8 bytes at a time */
-		while (i + 8 <= n) {
-			uint64_t w;
-			memcpy(&w, p + i, 8);
-			if (w & 0x8080808080808080ULL)
-				break;
-			i += 8;
-		}
-		if (i >= n)
-			break;
-		uint8_t c = p[i];
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		size_t len;
-		uint32_t cp, min;
-		if ((c & 0xe0) == 0xc0) {
-			len = 2;
-			cp = c & 0x1f;
-			min = 0x80;
-		} else if ((c & 0xf0) == 0xe0) {
-			len = 3;
-			cp = c & 0x0f;
-			min = 0x800;
-		} else if ((c & 0xf8) == 0xf0) {
-			len = 4;
-			cp = c & 0x07;
-			min = 0x10000;
-		} else {
-			return false;
-		}
-		if (n - i < len)
-			return false;
-		for (size_t k = 1; k < len; k++) {
-			if ((p[i + k] & 0xc0) != 0x80)
-				return false;
-			cp = cp << 6 | (p[i + k] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += len;
-	}
-	return true;
-}
-
 /* ---- skip ----------------------------------------------------------------------- */
 
 static int skip_fail(floe_cursor *c, floe_error *err, const char *what)

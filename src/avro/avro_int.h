@@ -7,6 +7,7 @@
 
 #include "avro/avro_schema.h"
 #include "util/cursor.h"
+#include "util/str.h"
 
 /*
  * zig-zag long. spec: at most 10 bytes. Like Java's BinaryDecoder (and
@@ -99,7 +100,6 @@ static inline bool avro_dec_block(floe_cursor *c, int64_t *count, int64_t *block
  * when err is NULL, so `return floe_error_prefix(...)` would hide errors.) */
 #define AVRO_PREFIX(rc, err, ...) (floe_error_prefix((err), __VA_ARGS__), (rc))
 
-bool floe_avro__utf8_valid(const uint8_t *p, size_t n);
 bool floe_avro__default_matches(const floe_avro_schema *s, const floe_json *j, int depth);
 
 #endif

@@ -487,7 +487,7 @@ static int dec_string(dctx *x, floe_cursor *c, floe_avro_value *out, floe_avro_t
 	size_t n;
 	if (!avro_dec_bytes(c, &s, &n))
 		return bad(x, c, "bad length or truncated string/bytes");
-	if (check && x->d->opts.validate_utf8 && !floe_avro__utf8_valid(s, n))
+	if (check && x->d->opts.validate_utf8 && !floe_utf8_valid(s, n))
 		return bad(x, c, "string is not valid UTF-8");
 	out->type = t;
 	out->u.bytes.p = s;
@@ -528,7 +528,7 @@ static int dec_list(dctx *x, const plan *p, floe_cursor *c, floe_avro_value *out
 				if (!avro_dec_bytes(c, &e->key, &e->key_len))
 					return bad(x, c, "bad map key");
 				if (x->d->opts.validate_utf8 &&
-				    !floe_avro__utf8_valid(e->key, e->key_len))
+				    !floe_utf8_valid(e->key, e->key_len))
 					return bad(x, c, "map key is not valid UTF-8");
 				v = &e->value;
 			} else {

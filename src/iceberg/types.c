@@ -888,6 +888,8 @@ static int c_fields(compact *c, floe_type **out, char close)
 			return c_fail(c, "too many columns");
 		if (!c_ident(c, &nm, &nl))
 			return c_fail(c, "expected a column name");
+		if (!floe_utf8_valid(nm, nl))
+			return c_fail(c, "a column name must be UTF-8");
 		if (close == '>')
 			c_char(c, ':');
 		floe_field *f = &tmp[nf++];

@@ -22,6 +22,8 @@ bool floe_str_ieq(const char *a, const char *b);  /* ASCII case-insensitive */
 bool floe_str_startswith(const char *s, const char *prefix);
 bool floe_str_endswith(const char *s, const char *suffix);
 bool floe_slice_eq(const char *s, size_t n, const char *lit);
+/* Well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF). */
+bool floe_utf8_valid(const void *s, size_t n);
 
 /* Java URLEncoder (HTML form): keep A-Za-z0-9 . - * _, space -> +, else %XX. */
 int floe_urlencode_form(floe_buf *out, const char *s, size_t n) FLOE_WUR;

@@ -258,8 +258,21 @@ static void test_cursor(void)
 	T_EQ_INT(c.off, 2); /* unchanged after a failed read */
 }
 
+static void test_utf8_valid(void)
+{
+	T_CHECK(floe_utf8_valid("", 0));
+	T_CHECK(floe_utf8_valid("plain ascii text, longer than eight", 35));
+	T_CHECK(floe_utf8_valid("pr\xc3\xa9nom \xe2\x82\xac \xf0\x9f\x98\x80", 16));
+	T_CHECK(!floe_utf8_valid("\xce", 1));             /* truncated */
+	T_CHECK(!floe_utf8_valid("\xc0\xaf", 2));         /* overlong */
+	T_CHECK(!floe_utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
+	T_CHECK(!floe_utf8_valid("\xf4\x90\x80\x80", 4)); /* past U+10FFFF */
+	T_CHECK(!floe_utf8_valid("abcdefgh\xff", 9));
+}
+
 int main(void)
 {
+	T_RUN(test_utf8_valid);
 	T_RUN(test_error_prefix);
 	T_RUN(test_arena);
 	T_RUN(test_buf_cap);
