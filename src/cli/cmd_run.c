@@ -53,22 +53,32 @@ int cli_run_pipeline(const char *yaml, size_t n, const char *base_dir, bool quie
 	floe_pipeline_stats st;
 	bool tty = isatty(2) && !quiet;
 	int rc;
-	if (!(cat = cli_open_catalog()))
-		return 1;
-	opts.base_dir = base_dir;
-	if (tty)
-		opts.progress = progress_line;
-	if ((rc = floe_pipeline_open(&p, cat, yaml, n, &opts, &err))) {
-		floe_catalog_free(cat);
-		return cli_fail(&err);
-	}
+	/* handlers first: a SIGTERM while the catalog opens or tables are created
+	 * still ends the run cleanly (it stops before the first checkpoint) */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	g_signals = 0;
-	g_running = p;
+	g_running = NULL;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	if (!(cat = cli_open_catalog())) {
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		return 1;
+	}
+	opts.base_dir = base_dir;
+	if (tty)
+		opts.progress = progress_line;
+	if ((rc = floe_pipeline_open(&p, cat, yaml, n, &opts, &err))) {
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		floe_catalog_free(cat);
+		return cli_fail(&err);
+	}
+	g_running = p;
+	if (g_signals)
+		floe_pipeline_stop(p);
 	floe_pipeline_get_stats(p, &st);
 	if (st.metrics_port && !quiet)
 		fprintf(stderr, "floe: metrics on http://127.0.0.1:%d/metrics\n", st.metrics_port);

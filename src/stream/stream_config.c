@@ -286,6 +286,48 @@ static int expand(pctx *x, const yaml_node_t *n, const char *s, size_t len, cons
 	return rc;
 }
 
+/*
+ * Keys whose values are credentials (table properties such as
+ * s3.secret-access-key, Kafka's sasl.password): their value must come from
+ * the environment (${NAME}), never the file — a table property would also
+ * be stored in the table's metadata for everyone to read.
+ */
+static bool secret_key(const char *k)
+{
+	static const char *const words[] = {"password", "secret", "token", "credential",
+					    "sasl.jaas.config", "private-key", "access-key-id"};
+	char low[256];
+	size_t n = strlen(k);
+	if (n >= sizeof(low))
+		n = sizeof(low) - 1;
+	for (size_t i = 0; i < n; i++)
+		low[i] = (char)(k[i] >= 'A' && k[i] <= 'Z' ? k[i] + 32 : k[i]);
+	low[n] = 0;
+	/* Iceberg's own keys (write.metadata.metrics.column.<name>, ...) name
+	 * columns, not credentials */
+	if (!strncmp(low, "write.", 6) || !strncmp(low, "read.", 5) || !strncmp(low, "commit.", 7) ||
+	    !strncmp(low, "history.", 8) || !strncmp(low, "format-version", 14))
+		return false;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strstr(low, words[i]))
+			return true;
+	return n >= 4 && !strcmp(low + n - 4, ".key");
+}
+
+static int check_secret(pctx *x, const yaml_node_t *v, const char *key)
+{
+	if (!secret_key(key) || v->type != YAML_SCALAR_NODE)
+		return FLOE_OK;
+	const char *raw = (const char *)v->data.scalar.value;
+	size_t len = v->data.scalar.length;
+	if (len >= 3 && raw[0] == '$' && raw[1] == '{' && raw[len - 1] == '}')
+		return FLOE_OK;
+	return fail_at(x, v,
+		       "'%s' holds a credential: write ${ENV_VAR} and set it in the environment "
+		       "(never the value itself in the file)",
+		       key);
+}
+
 static int scalar(pctx *x, const yaml_node_t *n, const char *key, const char **out)
 {
 	if (n->type != YAML_SCALAR_NODE)
@@ -386,7 +428,8 @@ static int assign(pctx *x, const keydef *d, void *base, yaml_node_t *v, const ch
 			const char *k, *val;
 			if (!kn || !vn)
 				return fail_at(x, v, "too many nodes");
-			if ((rc = scalar(x, kn, full, &k)) || (rc = scalar(x, vn, k, &val)))
+			if ((rc = scalar(x, kn, full, &k)) || (rc = check_secret(x, vn, k)) ||
+			    (rc = scalar(x, vn, k, &val)))
 				return rc;
 			if (floe_strmap_set(m, k, val))
 				return floe_error_set(x->err, FLOE_ENOMEM, "out of memory");
@@ -466,7 +509,8 @@ static int collect_prefix(pctx *x, floe_strmap *sm, yaml_node_t *v, const char *
 		return fail_at(x, v, "nesting too deep");
 	if (v->type == YAML_SCALAR_NODE) {
 		const char *val;
-		if ((rc = scalar(x, v, full, &val)))
+		if ((!strncmp(full, "properties.", 11) && (rc = check_secret(x, v, full))) ||
+		    (rc = scalar(x, v, full, &val)))
 			return rc;
 		if (floe_strmap_set(sm, full, val))
 			return floe_error_set(x->err, FLOE_ENOMEM, "out of memory");

@@ -545,7 +545,7 @@ static int process_block(rt_task *t, raw_item *it, floe_error *err)
 	int rc;
 	if (it->b.oversize) {
 		char why[128];
-		snprintf(why, sizeof(why), "record longer than max-record-bytes (%lld)",
+		snprintf(why, sizeof(why), "record longer than max-record-size (%lld)",
 			 (long long)s->cfg->max_record_bytes);
 		for (size_t k = 0; k < s->n_tables; k++) {
 			rt_table *tb = &p->tables[s->tables[k]];

@@ -474,6 +474,12 @@ static void test_config_errors(void)
 		 "tables: [{name: d.t, maintenance: {mode: auto, steps: \"compact,vacuum\"}}]\n",
 		 "maintenance.steps"},
 		{"pipeline.name: x\nsources: [{name: a, type: stdin}]\n"
+		 "tables: [{name: d.t, properties: {s3.secret-access-key: abc}}]\n",
+		 "'s3.secret-access-key' holds a credential"},
+		{"pipeline.name: x\nsources: [{name: a, type: kafka, topic: t,\n"
+		 "  properties: {sasl.password: hunter2}}]\ntables: [{name: d.t}]\n",
+		 "'properties.sasl.password' holds a credential"},
+		{"pipeline.name: x\nsources: [{name: a, type: stdin}]\n"
 		 "tables: [{name: d.t, maintenance: {mode: auto, orphans.min-age: 5m}}]\n",
 		 "maintenance.orphans.min-age must be at least 3600 s"},
 	};
@@ -515,6 +521,17 @@ static void test_config_errors(void)
 		T_EQ_INT(c->tables[0].maint.step_bits, FLOE_STEP_ALL);
 		T_EQ_INT(c->tables[0].maint.orphan_interval_ms, 86400000);
 	}
+	stream_config_free(c);
+	/* credentials from the environment are fine; Iceberg's own keys are not credentials */
+	setenv("FLOE_TEST_S3_SECRET", "s3cr3t", 1);
+	const char *sec = "pipeline.name: s\nsources: [{name: a, type: stdin}]\n"
+			  "tables:\n  - name: d.t\n    properties:\n"
+			  "      s3.secret-access-key: ${FLOE_TEST_S3_SECRET}\n"
+			  "      write.metadata.metrics.column.token: full\n";
+	c = NULL;
+	T_OK(stream_config_parse_yaml(&c, sec, strlen(sec), NULL, &err), &err);
+	if (c)
+		T_EQ_STR(floe_strmap_get(&c->tables[0].properties, "s3.secret-access-key"), "s3cr3t");
 	stream_config_free(c);
 	const char *m = "pipeline.name: m\nsources: [{name: a, type: stdin}]\n"
 			"tables:\n  - name: d.t\n    maintenance:\n      mode: auto\n"
