@@ -174,7 +174,10 @@ int floe_scan_tasks(floe_scan *s, floe_scan_task_fn fn, void *payload, floe_erro
 
 int floe_scan_arrow_schema(floe_scan *s, struct ArrowSchema *out, floe_error *err)
 {
-	int rc = floe_arrow_schema_copy(out, &s->out_schema);
+	int rc = floe_scan__check_columns(s, err);
+	if (rc)
+		return rc;
+	rc = floe_arrow_schema_copy(out, &s->out_schema);
 	return rc ? floe_error_set(err, rc, "out of memory") : FLOE_OK;
 }
 
@@ -187,7 +190,8 @@ int floe_scan_next(floe_scan *s, struct ArrowArray *out, bool *eof, floe_error *
 			floe_arrow_array_move(out, &s->mem->batches[s->mem->next++]);
 		return FLOE_OK;
 	}
-	return floe_scan__next(s, out, eof, err);
+	int rc = floe_scan__check_columns(s, err);
+	return rc ? rc : floe_scan__next(s, out, eof, err);
 }
 
 int floe_scan_count(floe_scan *s, int64_t *out, floe_error *err)
@@ -227,12 +231,14 @@ int floe_scan_count(floe_scan *s, int64_t *out, floe_error *err)
 int floe_scan_write(floe_scan *s, floe_output_format fmt, floe_write_fn fn, void *payload,
 		    floe_error *err)
 {
-	return floe_scan__render(s, fmt, -1, fn, payload, err);
+	int rc = floe_scan__check_columns(s, err);
+	return rc ? rc : floe_scan__render(s, fmt, -1, fn, payload, err);
 }
 
 int floe_scan_write_parquet(floe_scan *s, const char *path, floe_error *err)
 {
-	return floe_scan__write_parquet(s, path, err);
+	int rc = floe_scan__check_columns(s, err);
+	return rc ? rc : floe_scan__write_parquet(s, path, err);
 }
 
 /* ---- follow ------------------------------------------------------------------------------- */
@@ -260,7 +266,9 @@ int floe_scan_follow(floe_table *t, const floe_scan_opts *opts, int64_t interval
 	if ((rc = scan_open(&s, t, &o, -1, err)))
 		return rc;
 	last = floe_scan_snapshot_id(s);
-	rc = floe_scan__render(s, fmt, -1, fn, payload, err);
+	rc = floe_scan__check_columns(s, err);
+	if (!rc)
+		rc = floe_scan__render(s, fmt, -1, fn, payload, err);
 	floe_scan_free(s);
 	if (rc)
 		return rc;

@@ -114,6 +114,9 @@ struct floe_scan {
 	scan_col *cols;
 	size_t n_cols;
 	struct ArrowSchema out_schema; /* of the batches handed out */
+	/* a projected column whose type has no Arrow form yet (variant): reading
+	 * rows fails naming it; counting reads no column and succeeds */
+	const char *unsupported_col;
 	/* plan */
 	scan_file **files; /* data files in plan order */
 	size_t n_files;
@@ -142,6 +145,8 @@ struct floe_scan {
 /* scan_plan.c */
 int floe_scan__resolve(floe_scan *s, floe_error *err) FLOE_WUR;
 int floe_scan__columns(floe_scan *s, floe_error *err) FLOE_WUR;
+/* EUNSUPPORTED when rows would be read for a column without an Arrow form. */
+int floe_scan__check_columns(const floe_scan *s, floe_error *err) FLOE_WUR;
 int floe_scan__plan(floe_scan *s, floe_error *err) FLOE_WUR;
 /* Key of a partition tuple (spec id + values) for hash maps, into b. */
 int floe_scan__partition_key(floe_buf *b, int32_t spec_id, const floe_partition *p) FLOE_WUR;

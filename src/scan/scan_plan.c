@@ -276,10 +276,30 @@ int floe_scan__columns(floe_scan *s, floe_error *err)
 		return floe_error_set(err, rc, "out of memory");
 	for (size_t i = 0; i < s->n_cols; i++) {
 		const scan_col *c = &s->cols[i];
-		if ((rc = floe_iceberg_arrow_field(s->out_schema.children[i], c->name, c->id, c->type,
-						   c->required, err)))
+		rc = floe_iceberg_arrow_field(s->out_schema.children[i], c->name, c->id, c->type,
+					      c->required, err);
+		if (rc == FLOE_EUNSUPPORTED) {
+			/* a null placeholder; floe_scan__check_columns fails before rows are read */
+			floe_error_clear(err);
+			if (!s->unsupported_col)
+				s->unsupported_col = c->name;
+			rc = floe_arrow_schema_init(s->out_schema.children[i], "n", c->name,
+						    ARROW_FLAG_NULLABLE, 0);
+			if (rc)
+				return floe_error_set(err, rc, "out of memory");
+		} else if (rc) {
 			return rc;
+		}
 	}
+	return FLOE_OK;
+}
+
+int floe_scan__check_columns(const floe_scan *s, floe_error *err)
+{
+	if (s->unsupported_col && s->n_cols)
+		return floe_error_set(err, FLOE_EUNSUPPORTED,
+				      "column '%s': this type has no Arrow form in floe yet",
+				      s->unsupported_col);
 	return FLOE_OK;
 }
 
