@@ -75,10 +75,12 @@ typedef struct floe_scan_opts {
 	int64_t start_timestamp_ms; /* FLOE_START_TIMESTAMP */
 	int64_t end_snapshot_id;    /* inclusive end; -1 = current (or the branch head) */
 	bool skip_overwrites;       /* skip overwrite/delete snapshots instead of failing */
+	bool no_row_group_pruning;  /* read every row group (else: skipped by statistics) */
 } floe_scan_opts;
 
 #define FLOE_SCAN_OPTS_INIT                                                                   \
-	{1, NULL, NULL, 0, false, -1, -1, NULL, NULL, -1, 0, 0, FLOE_START_NONE, -1, -1, -1, false}
+	{1, NULL, NULL, 0, false, -1, -1, NULL, NULL, -1, 0, 0, FLOE_START_NONE, -1, -1, -1, false, \
+	 false}
 
 /* Plan a scan of t. The caller frees *out with floe_scan_free. */
 int floe_scan_open(floe_scan **out, floe_table *t, const floe_scan_opts *opts,
@@ -99,6 +101,8 @@ typedef struct floe_scan_stats {
 	uint64_t delete_files_skipped;
 	uint64_t plan_ns;            /* wall time of planning */
 	uint64_t files_read, rows_read, rows_deleted, rows_filtered, rows_out;
+	uint64_t row_groups;         /* of the data files read, when a filter applies */
+	uint64_t row_groups_skipped; /* pruned by their column statistics */
 } floe_scan_stats;
 
 void floe_scan_get_stats(const floe_scan *s, floe_scan_stats *out);

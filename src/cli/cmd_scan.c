@@ -32,6 +32,9 @@ static const char SCAN_USAGE[] =
 	"  --count                  print the number of rows only\n"
 	"  --explain                print the plan (files, deletes, residual filters)\n"
 	"  --ignore-case            match column names case-insensitively\n"
+	"  --stats                  after the rows, print what was read to stderr (files,\n"
+	"                           row groups read and skipped by statistics, rows)\n"
+	"  --no-row-group-pruning   read every row group of each planned file\n"
 	"  --threads N              planning threads (default: one per CPU)\n"
 	"  --incremental --from latest|earliest|snapshot:ID|timestamp:TIME|table\n"
 	"                           appended rows only (Flink's starting strategies)\n"
@@ -207,6 +210,7 @@ int cmd_scan(int argc, char **argv)
 	size_t n_cols = 0, n_maps = 0;
 	floe_output_format fmt = FLOE_OUTPUT_CSV;
 	bool parquet = false, count = false, explain = false, incremental = false, follow = false;
+	bool stats = false;
 	int64_t interval_ms = 60000, polls = 0;
 	char *colbuf = NULL;
 	int rc;
@@ -261,6 +265,10 @@ int cmd_scan(int argc, char **argv)
 			count = true;
 		} else if (!strcmp(a, "--explain")) {
 			explain = true;
+		} else if (!strcmp(a, "--stats")) {
+			stats = true;
+		} else if (!strcmp(a, "--no-row-group-pruning")) {
+			o.no_row_group_pruning = true;
 		} else if (!strcmp(a, "--ignore-case")) {
 			o.ignore_case = true;
 		} else if (!strcmp(a, "--incremental")) {
@@ -373,6 +381,18 @@ int cmd_scan(int argc, char **argv)
 			rc = floe_scan_write_parquet(s, output, &err);
 		} else if (!rc) {
 			rc = floe_scan_write(s, fmt, sink_write, &sink, &err);
+		}
+		if (!rc && stats && !explain) {
+			floe_scan_stats st;
+			floe_scan_get_stats(s, &st);
+			fprintf(stderr,
+				"floe: %" PRIu64 " data files planned (%" PRIu64 " pruned), %" PRIu64
+				" read; row groups: %" PRIu64 " read, %" PRIu64
+				" skipped by statistics; rows: %" PRIu64 " read, %" PRIu64
+				" deleted, %" PRIu64 " filtered, %" PRIu64 " out\n",
+				st.data_files, st.data_files_skipped, st.files_read,
+				st.row_groups - st.row_groups_skipped, st.row_groups_skipped,
+				st.rows_read, st.rows_deleted, st.rows_filtered, st.rows_out);
 		}
 		floe_scan_free(s);
 	}

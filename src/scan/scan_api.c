@@ -129,6 +129,8 @@ void floe_scan_get_stats(const floe_scan *s, floe_scan_stats *o)
 	o->plan_ns = s->st.plan_ns;
 	o->files_read = s->st.files_read;
 	o->rows_read = s->st.rows_read;
+	o->row_groups = s->st.row_groups;
+	o->row_groups_skipped = s->st.row_groups_skipped;
 	o->rows_deleted = s->st.rows_deleted;
 	o->rows_filtered = s->st.rows_filtered;
 	o->rows_out = s->st.rows_out;

@@ -101,6 +101,7 @@ typedef struct scan_stats_int {
 	_Atomic uint64_t delete_files, delete_files_skipped;
 	uint64_t plan_ns;
 	uint64_t files_read, rows_read, rows_deleted, rows_filtered, rows_out;
+	uint64_t row_groups, row_groups_skipped;
 } scan_stats_int;
 
 struct floe_scan {

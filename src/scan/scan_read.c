@@ -50,6 +50,11 @@ typedef struct file_reader {
 	int64_t pos;                   /* position of the next row */
 	int64_t total;                 /* synthetic: rows */
 	int64_t batch_rows;
+	/* row groups kept by statistics (NULL: all, read in order) */
+	int *kept;
+	size_t n_kept, cur;
+	int64_t *rg_start; /* first row position of each row group of the file */
+	int64_t in_rg;     /* rows read from kept[cur] */
 } file_reader;
 
 static void fr_close(file_reader *fr)
@@ -57,6 +62,8 @@ static void fr_close(file_reader *fr)
 	floe_parquet_reader_free(fr->pr);
 	floe_input_close(fr->in);
 	floe_arrow_schema_release(&fr->sel_schema);
+	floe_free(fr->kept);
+	floe_free(fr->rg_start);
 	floe_free(fr->src);
 	floe_free(fr->match);
 	memset(fr, 0, sizeof(*fr));
@@ -154,9 +161,232 @@ static int absent_column(struct ArrowArray *out, const file_reader *fr, const fl
 	return floe_sa_default(out, fl, n, err);
 }
 
+/* ---- row groups by statistics ------------------------------------------------------------ */
+
+/*
+ * One column chunk's Parquet min or max as an Iceberg single-value bound of
+ * table type t (Java's ParquetMetricsRowGroupFilter reads the same
+ * statistics). Only exact mappings: a unit, sign or scale that differs, the
+ * deprecated signed-order min/max of byte arrays, INT96 — no bound (the row
+ * group is kept). Writes at most 16 bytes to buf.
+ */
+static bool stat_bound(const floe_parquet_node *leaf, const floe_type *t,
+		       const floe_parquet_stats *st, bool want_max, uint8_t *buf,
+		       const uint8_t **out, size_t *n)
+{
+	const floe_parquet_bytes *b = want_max ? &st->max_value : &st->min_value;
+	bool has = want_max ? st->has_max_value : st->has_min_value;
+	int ph = leaf->physical;
+	bool numeric = ph == FLOE_PARQUET_BOOLEAN || ph == FLOE_PARQUET_INT32 ||
+		       ph == FLOE_PARQUET_INT64 || ph == FLOE_PARQUET_FLOAT ||
+		       ph == FLOE_PARQUET_DOUBLE;
+	if (!has && numeric) {
+		/* numbers: the deprecated fields have the same (signed) order */
+		b = want_max ? &st->max : &st->min;
+		has = want_max ? st->has_max : st->has_min;
+	}
+	if (!has || !b->p)
+		return false;
+	const floe_parquet_logical *lt = &leaf->logical;
+	bool is_dec = lt->kind == FLOE_PARQUET_LT_DECIMAL;
+	if (t->id == FLOE_T_DECIMAL) {
+		if (!is_dec || lt->scale != t->scale)
+			return false;
+		if (ph == FLOE_PARQUET_INT32 || ph == FLOE_PARQUET_INT64) {
+			size_t w = ph == FLOE_PARQUET_INT32 ? 4 : 8;
+			if (b->n != w)
+				return false;
+			for (size_t i = 0; i < w; i++)
+				buf[i] = b->p[w - 1 - i]; /* little- to big-endian */
+			*out = buf;
+			*n = w;
+			return true;
+		}
+		if ((ph == FLOE_PARQUET_BYTE_ARRAY || ph == FLOE_PARQUET_FIXED_LEN_BYTE_ARRAY) &&
+		    b->n >= 1 && b->n <= 16) {
+			*out = b->p;
+			*n = b->n;
+			return true;
+		}
+		return false;
+	}
+	if (is_dec)
+		return false;
+	bool unsigned_int = lt->kind == FLOE_PARQUET_LT_INTEGER && !lt->is_signed;
+	switch (t->id) {
+	case FLOE_T_BOOLEAN:
+		if (ph != FLOE_PARQUET_BOOLEAN || b->n != 1)
+			return false;
+		break;
+	case FLOE_T_INT:
+	case FLOE_T_DATE:
+		if (ph != FLOE_PARQUET_INT32 || b->n != 4 || unsigned_int)
+			return false;
+		break;
+	case FLOE_T_LONG:
+		if (unsigned_int)
+			return false;
+		if (ph == FLOE_PARQUET_INT32 && b->n == 4) { /* int promoted to long */
+			int32_t v;
+			memcpy(&v, b->p, 4);
+			int64_t w = v;
+			memcpy(buf, &w, 8);
+			*out = buf;
+			*n = 8;
+			return true;
+		}
+		if (ph != FLOE_PARQUET_INT64 || b->n != 8)
+			return false;
+		break;
+	case FLOE_T_TIME:
+	case FLOE_T_TIMESTAMP:
+	case FLOE_T_TIMESTAMPTZ:
+	case FLOE_T_TIMESTAMP_NS:
+	case FLOE_T_TIMESTAMPTZ_NS: {
+		bool ns = t->id == FLOE_T_TIMESTAMP_NS || t->id == FLOE_T_TIMESTAMPTZ_NS;
+		int want_kind = t->id == FLOE_T_TIME ? FLOE_PARQUET_LT_TIME : FLOE_PARQUET_LT_TIMESTAMP;
+		if (ph != FLOE_PARQUET_INT64 || b->n != 8 || lt->kind != want_kind ||
+		    lt->unit != (ns ? FLOE_PARQUET_NANOS : FLOE_PARQUET_MICROS))
+			return false;
+		break;
+	}
+	case FLOE_T_FLOAT:
+		if (ph != FLOE_PARQUET_FLOAT || b->n != 4)
+			return false;
+		break;
+	case FLOE_T_DOUBLE:
+		if (ph == FLOE_PARQUET_FLOAT && b->n == 4) { /* float promoted to double */
+			float v;
+			memcpy(&v, b->p, 4);
+			double d = v;
+			memcpy(buf, &d, 8);
+			*out = buf;
+			*n = 8;
+			return true;
+		}
+		if (ph != FLOE_PARQUET_DOUBLE || b->n != 8)
+			return false;
+		break;
+	case FLOE_T_STRING:
+	case FLOE_T_BINARY:
+		if (ph != FLOE_PARQUET_BYTE_ARRAY || !(want_max ? st->has_max_value : st->has_min_value))
+			return false;
+		break;
+	case FLOE_T_UUID:
+	case FLOE_T_FIXED:
+		if (ph != FLOE_PARQUET_FIXED_LEN_BYTE_ARRAY ||
+		    !(want_max ? st->has_max_value : st->has_min_value))
+			return false;
+		break;
+	default:
+		return false;
+	}
+	*out = b->p;
+	*n = b->n;
+	return true;
+}
+
+/*
+ * Keep the row groups whose statistics say they may hold a row matching
+ * filter (the file's residual, bound to the table schema's field ids). Files
+ * without field ids are read whole. Sets fr->kept when any is dropped.
+ */
+static int prune_row_groups(file_reader *fr, floe_scan *s, const floe_expr *filter,
+			    floe_error *err)
+{
+	const floe_parquet_file_meta *fm = floe_parquet_reader_meta(fr->pr);
+	const floe_parquet_schema *ps = floe_parquet_reader_schema(fr->pr);
+	if (!filter || floe_expr_is_true(filter) || fm->n_row_groups < 1 || !any_field_id(ps))
+		return FLOE_OK;
+	size_t nl = (size_t)ps->n_leaves;
+	floe_id_long *vc = floe_calloc(nl ? nl : 1, sizeof(*vc));
+	floe_id_long *nc = floe_calloc(nl ? nl : 1, sizeof(*nc));
+	floe_id_bytes *lo = floe_calloc(nl ? nl : 1, sizeof(*lo));
+	floe_id_bytes *hi = floe_calloc(nl ? nl : 1, sizeof(*hi));
+	uint8_t(*buf)[2][16] = floe_calloc(nl ? nl : 1, sizeof(*buf));
+	int *kept = floe_calloc(fm->n_row_groups, sizeof(int));
+	int64_t *start = floe_calloc(fm->n_row_groups, sizeof(int64_t));
+	int rc = FLOE_OK;
+	if (!vc || !nc || !lo || !hi || !buf || !kept || !start) {
+		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		goto done;
+	}
+	size_t n_kept = 0;
+	int64_t row = 0;
+	for (size_t g = 0; g < fm->n_row_groups; g++) {
+		const floe_parquet_row_group *rg = &fm->row_groups[g];
+		floe_file_metrics m;
+		size_t n_vc = 0, n_nc = 0, n_lo = 0, n_hi = 0;
+		start[g] = row;
+		row += rg->num_rows;
+		for (size_t c = 0; c < nl && c < rg->n_columns; c++) {
+			const floe_parquet_node *leaf = ps->leaves[c];
+			const floe_parquet_column_chunk *cc = &rg->columns[c];
+			if (!leaf->has_field_id || leaf->rep_level > 0 || !cc->has_meta_data)
+				continue;
+			const floe_schema_entry *e = floe_schema_find(s->schema, leaf->field_id);
+			if (!e || !e->type || !floe_type_is_primitive(e->type))
+				continue;
+			const floe_parquet_column_meta *cm = &cc->meta_data;
+			vc[n_vc].id = leaf->field_id;
+			vc[n_vc++].value = cm->num_values;
+			if (!cm->has_statistics)
+				continue;
+			const floe_parquet_stats *st = &cm->statistics;
+			if (st->has_null_count && st->null_count >= 0) {
+				nc[n_nc].id = leaf->field_id;
+				nc[n_nc++].value = st->null_count;
+			}
+			const uint8_t *p;
+			size_t n;
+			if (stat_bound(leaf, e->type, st, false, buf[c][0], &p, &n)) {
+				lo[n_lo].id = leaf->field_id;
+				lo[n_lo].p = p;
+				lo[n_lo++].n = n;
+			}
+			if (stat_bound(leaf, e->type, st, true, buf[c][1], &p, &n)) {
+				hi[n_hi].id = leaf->field_id;
+				hi[n_hi].p = p;
+				hi[n_hi++].n = n;
+			}
+		}
+		memset(&m, 0, sizeof(m));
+		m.record_count = rg->num_rows;
+		m.value_counts = vc;
+		m.n_value_counts = n_vc;
+		m.null_counts = nc;
+		m.n_null_counts = n_nc;
+		m.lower = lo;
+		m.n_lower = n_lo;
+		m.upper = hi;
+		m.n_upper = n_hi;
+		if (floe_eval_metrics(filter, &m))
+			kept[n_kept++] = (int)g;
+	}
+	s->st.row_groups_skipped += fm->n_row_groups - n_kept;
+	if (n_kept == fm->n_row_groups)
+		goto done; /* all kept: read in order, positions count up */
+	if ((rc = floe_parquet_reader_select_row_groups(fr->pr, kept, n_kept, err)))
+		goto done;
+	fr->kept = kept;
+	fr->n_kept = n_kept;
+	fr->rg_start = start;
+	kept = NULL;
+	start = NULL;
+done:
+	floe_free(vc);
+	floe_free(nc);
+	floe_free(lo);
+	floe_free(hi);
+	floe_free(buf);
+	floe_free(kept);
+	floe_free(start);
+	return rc;
+}
+
 static int fr_open(file_reader *fr, floe_scan *s, const scan_file *f,
 		   const floe_field *const *fields, size_t n_fields, match_mode fallback,
-		   floe_error *err)
+		   const floe_expr *filter, floe_error *err)
 {
 	floe_parquet_reader_opts po = FLOE_PARQUET_READER_OPTS_INIT;
 	struct ArrowSchema full;
@@ -282,6 +512,8 @@ static int fr_open(file_reader *fr, floe_scan *s, const scan_file *f,
 	}
 	rc = floe_parquet_reader_select(fr->pr, nodes, n_nodes, err);
 	if (!rc)
+		rc = prune_row_groups(fr, s, filter, err);
+	if (!rc)
 		rc = floe_parquet_reader_arrow_schema(fr->pr, &fr->sel_schema, err);
 	if (!rc) {
 		/* the selection keeps schema order: a field's index is the rank of its column */
@@ -331,6 +563,26 @@ static int fr_next(file_reader *fr, struct ArrowArray *out, int64_t *first_pos, 
 			return FLOE_OK;
 		}
 		n = fb.length;
+		if (fr->kept) {
+			/* row groups were skipped: a batch never spans row groups, so its
+			 * position is its row group's start plus what was read of it */
+			const floe_parquet_file_meta *fm = floe_parquet_reader_meta(fr->pr);
+			while (fr->cur < fr->n_kept && fm->row_groups[fr->kept[fr->cur]].num_rows <= 0)
+				fr->cur++;
+			if (fr->cur >= fr->n_kept) {
+				floe_arrow_array_release(&fb);
+				return floe_error_set(err, FLOE_ECORRUPT,
+						      "'%s': more rows than its row groups declare",
+						      fr->f->path);
+			}
+			int g = fr->kept[fr->cur];
+			fr->pos = fr->rg_start[g] + fr->in_rg;
+			fr->in_rg += n;
+			if (fr->in_rg >= fm->row_groups[g].num_rows) {
+				fr->cur++;
+				fr->in_rg = 0;
+			}
+		}
 	}
 	*first_pos = fr->pos;
 	if ((rc = floe_arrow_array_init(out, 1, (int64_t)fr->n_fields))) {
@@ -450,7 +702,7 @@ int floe_scan__read_file_columns(floe_scan *s, const scan_file *f, const floe_sc
 		fields[i] = e->field;
 	}
 	rc = fr_open(&fr, s, f, fields, n_ids, f->content == FLOE_CONTENT_DATA ? M_POSITION : M_NAME,
-		     err);
+		     NULL, err);
 	while (!rc) {
 		struct ArrowArray b;
 		int64_t first;
@@ -680,10 +932,13 @@ static int open_next(floe_scan *s, floe_error *err)
 	if ((rc = floe_scan__positions(s, f, &rd->pos, &rd->n_pos, err)))
 		return rc;
 	rd->residual_true = floe_expr_is_true(f->residual);
-	if ((rc = fr_open(&rd->fr, s, f, rd->fields, rd->n_fields, M_POSITION, err)))
+	if ((rc = fr_open(&rd->fr, s, f, rd->fields, rd->n_fields, M_POSITION,
+			  s->o.no_row_group_pruning ? NULL : f->residual, err)))
 		return rc;
 	rd->open = true;
 	s->st.files_read++;
+	if (rd->fr.pr)
+		s->st.row_groups += floe_parquet_reader_meta(rd->fr.pr)->n_row_groups;
 	return FLOE_OK;
 }
 
