@@ -52,8 +52,8 @@ static int set_id(struct ArrowSchema *s, int32_t id, bool uuid)
 	return floe_arrow_schema_set_metadata(s, keys, vals, 1);
 }
 
-int floe_iceberg_arrow_field(struct ArrowSchema *out, const char *name, int32_t id,
-			     const floe_type *t, bool required, floe_error *err)
+static int arrow_field(struct ArrowSchema *out, const char *name, int32_t id, const floe_type *t,
+		       bool required, bool variant_json, floe_error *err)
 {
 	char fmt[32];
 	int64_t flags = required ? 0 : ARROW_FLAG_NULLABLE;
@@ -61,7 +61,9 @@ int floe_iceberg_arrow_field(struct ArrowSchema *out, const char *name, int32_t 
 			     : t->id == FLOE_T_LIST || t->id == FLOE_T_MAP ? 1
 									    : 0;
 	int rc;
-	if (floe_iceberg_arrow_format(fmt, sizeof(fmt), t) != 0)
+	if (variant_json && t->id == FLOE_T_VARIANT)
+		snprintf(fmt, sizeof(fmt), "u"); /* the variant's JSON text */
+	else if (floe_iceberg_arrow_format(fmt, sizeof(fmt), t) != 0)
 		return floe_error_set(err, FLOE_EUNSUPPORTED,
 				      "column '%s': this type has no Arrow form in floe yet", name);
 	if ((rc = floe_arrow_schema_init(out, fmt, name, flags, n_children)))
@@ -72,24 +74,24 @@ int floe_iceberg_arrow_field(struct ArrowSchema *out, const char *name, int32_t 
 	case FLOE_T_STRUCT:
 		for (size_t i = 0; i < t->n_fields; i++) {
 			const floe_field *f = &t->fields[i];
-			if ((rc = floe_iceberg_arrow_field(out->children[i], f->name, f->id, f->type,
-							   f->required, err)))
+			if ((rc = arrow_field(out->children[i], f->name, f->id, f->type,
+					      f->required, variant_json, err)))
 				goto fail_quiet;
 		}
 		break;
 	case FLOE_T_LIST:
-		if ((rc = floe_iceberg_arrow_field(out->children[0], "element", t->element_id,
-						   t->element, t->element_required, err)))
+		if ((rc = arrow_field(out->children[0], "element", t->element_id, t->element,
+				      t->element_required, variant_json, err)))
 			goto fail_quiet;
 		break;
 	case FLOE_T_MAP: {
 		struct ArrowSchema *e = out->children[0];
 		if ((rc = floe_arrow_schema_init(e, "+s", "entries", 0, 2)))
 			goto fail;
-		if ((rc = floe_iceberg_arrow_field(e->children[0], "key", t->key_id, t->key, true,
-						   err)) ||
-		    (rc = floe_iceberg_arrow_field(e->children[1], "value", t->value_id, t->value,
-						   t->value_required, err)))
+		if ((rc = arrow_field(e->children[0], "key", t->key_id, t->key, true, variant_json,
+				      err)) ||
+		    (rc = arrow_field(e->children[1], "value", t->value_id, t->value,
+				      t->value_required, variant_json, err)))
 			goto fail_quiet;
 		break;
 	}
@@ -101,6 +103,18 @@ fail:
 fail_quiet:
 	floe_arrow_schema_release(out);
 	return rc;
+}
+
+int floe_iceberg_arrow_field(struct ArrowSchema *out, const char *name, int32_t id,
+			     const floe_type *t, bool required, floe_error *err)
+{
+	return arrow_field(out, name, id, t, required, false, err);
+}
+
+int floe_iceberg_arrow_field_read(struct ArrowSchema *out, const char *name, int32_t id,
+				  const floe_type *t, bool required, floe_error *err)
+{
+	return arrow_field(out, name, id, t, required, true, err);
 }
 
 int floe_iceberg_arrow_schema(struct ArrowSchema *out, const floe_schema *s, floe_error *err)

@@ -29,6 +29,10 @@ int floe_iceberg_arrow_schema(struct ArrowSchema *out, const floe_schema *s,
 int floe_iceberg_arrow_field(struct ArrowSchema *out, const char *name, int32_t id,
 			     const floe_type *t, bool required, floe_error *err) FLOE_WUR;
 /* The Arrow format string of a primitive type ("d:10,2", "tsu:UTC", ...). */
+/* As floe_iceberg_arrow_field, for what a scan hands out: a variant is a
+ * string holding its JSON text (iceberg/variant.h). */
+int floe_iceberg_arrow_field_read(struct ArrowSchema *out, const char *name, int32_t id,
+				  const floe_type *t, bool required, floe_error *err) FLOE_WUR;
 int floe_iceberg_arrow_format(char *out, size_t cap, const floe_type *t);
 
 /* Is a field of this type written to Parquet? Not for unknown (spec), nor

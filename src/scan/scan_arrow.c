@@ -9,6 +9,7 @@
 
 #include "arrow/arrow_build.h"
 #include "arrow/arrow_fmt.h"
+#include "iceberg/variant.h"
 #include "util/timeutil.h"
 
 typedef enum lay {
@@ -41,7 +42,8 @@ static lay layout_of(const floe_type *t, size_t *width)
 	case FLOE_T_STRING:
 	case FLOE_T_BINARY:
 	case FLOE_T_GEOMETRY:
-	case FLOE_T_GEOGRAPHY: return L_VARBIN;
+	case FLOE_T_GEOGRAPHY:
+	case FLOE_T_VARIANT: return L_VARBIN; /* a variant is read as its JSON text */
 	case FLOE_T_STRUCT: return L_STRUCT;
 	case FLOE_T_LIST:
 	case FLOE_T_MAP: return L_LIST;
@@ -785,6 +787,107 @@ fail:
 	return rc;
 }
 
+static bool row_valid(const struct ArrowArray *a, int64_t i)
+{
+	if (a->null_count == 0 || a->n_buffers < 1 || !a->buffers[0])
+		return true;
+	int64_t k = i + a->offset;
+	return (((const uint8_t *)a->buffers[0])[k >> 3] >> (k & 7)) & 1;
+}
+
+/* Bytes of row i of a binary ("z") array. */
+static const uint8_t *bin_at(const struct ArrowArray *a, int64_t i, size_t *n)
+{
+	const int32_t *o = a->buffers[1];
+	int64_t k = i + a->offset;
+	*n = (size_t)(o[k + 1] - o[k]);
+	return (const uint8_t *)a->buffers[2] + o[k];
+}
+
+/*
+ * A variant read from Parquet (a group of binary metadata and value) into
+ * the string of its JSON text (iceberg/variant.h). Shredded variants
+ * (typed_value) are refused by name.
+ */
+static int convert_variant(struct ArrowArray *out, struct ArrowArray *src,
+			   const struct ArrowSchema *src_schema, const char *what, floe_error *err)
+{
+	int64_t mi = -1, vi = -1;
+	bool typed = false;
+	for (int64_t k = 0; k < src_schema->n_children; k++) {
+		const char *nm = src_schema->children[k]->name;
+		const char *fmt = src_schema->children[k]->format;
+		bool bin = fmt && !strcmp(fmt, "z");
+		if (nm && !strcmp(nm, "metadata") && bin)
+			mi = k;
+		else if (nm && !strcmp(nm, "value") && bin)
+			vi = k;
+		else if (nm && !strcmp(nm, "typed_value"))
+			typed = true;
+	}
+	if (typed || mi < 0 || vi < 0) {
+		floe_arrow_array_release(src);
+		return floe_error_set(err, FLOE_EUNSUPPORTED,
+				      "column '%s': %s", what ? what : "?",
+				      typed ? "shredded variants (typed_value) are not read yet"
+					    : "a variant needs binary 'metadata' and 'value' fields");
+	}
+	const struct ArrowArray *m = src->children[mi], *v = src->children[vi];
+	int64_t n = src->length;
+	floe_buf offs, data, valid;
+	int rc = FLOE_OK;
+	int64_t nulls = 0;
+	floe_buf_init(&offs, 0);
+	floe_buf_init(&data, 0);
+	floe_buf_init(&valid, 0);
+	if (floe_buf_reserve(&offs, (size_t)(n + 1) * 4) ||
+	    floe_buf_reserve(&valid, (size_t)(n + 7) / 8 + 1)) {
+		rc = oom(err);
+		goto done;
+	}
+	memset(valid.data, 0, (size_t)(n + 7) / 8 + 1);
+	int32_t *o = (int32_t *)(void *)offs.data;
+	o[0] = 0;
+	for (int64_t i = 0; i < n && !rc; i++) {
+		int64_t row = src->offset + i;
+		if (row_valid(src, i) && row_valid(m, row) && row_valid(v, row)) {
+			size_t mn, vn;
+			const uint8_t *mp = bin_at(m, row, &mn), *vp = bin_at(v, row, &vn);
+			if ((rc = floe_variant_to_json(&data, mp, mn, vp, vn, err)))
+				floe_error_prefix(err, "column '%s': row %lld: ", what ? what : "?",
+						  (long long)i);
+			valid.data[i >> 3] |= (uint8_t)(1u << (i & 7));
+		} else {
+			nulls++;
+		}
+		if (!rc && data.len > INT32_MAX)
+			rc = floe_error_set(err, FLOE_EUNSUPPORTED,
+					    "column '%s': over 2 GiB of variant text in one batch",
+					    what ? what : "?");
+		o[i + 1] = (int32_t)data.len;
+	}
+	offs.len = (size_t)(n + 1) * 4;
+	valid.len = (size_t)(n + 7) / 8 + 1;
+	if (!rc && floe_arrow_array_init(out, 3, 0))
+		rc = oom(err);
+	if (!rc) {
+		out->length = n;
+		out->null_count = nulls;
+		if ((nulls && floe_arrow_array_take_buf(out, 0, &valid)) ||
+		    floe_arrow_array_take_buf(out, 1, &offs) ||
+		    floe_arrow_array_take_buf(out, 2, &data)) {
+			floe_arrow_array_release(out);
+			rc = oom(err);
+		}
+	}
+done:
+	floe_buf_reset(&offs);
+	floe_buf_reset(&data);
+	floe_buf_reset(&valid);
+	floe_arrow_array_release(src);
+	return rc;
+}
+
 int floe_sa_convert(struct ArrowArray *out, struct ArrowArray *src,
 		    const struct ArrowSchema *src_schema, const floe_type *t,
 		    const floe_sa_match *match, const char *what, floe_error *err)
@@ -801,6 +904,10 @@ int floe_sa_convert(struct ArrowArray *out, struct ArrowArray *src,
 		return floe_sa_nulls(out, t, n, err);
 	}
 	switch (t->id) {
+	case FLOE_T_VARIANT:
+		if (f.type != FLOE_ARROW_STRUCT)
+			break;
+		return convert_variant(out, src, src_schema, what, err);
 	case FLOE_T_STRUCT:
 		if (f.type != FLOE_ARROW_STRUCT)
 			break;

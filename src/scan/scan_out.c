@@ -113,6 +113,10 @@ static int prim_text(floe_buf *b, const floe_value *v, const floe_type *t, bool 
 			return floe_json_escape(b, (const char *)v->v.bin.p, v->v.bin.n);
 		return floe_buf_append(b, v->v.bin.p, v->v.bin.n);
 	case FLOE_T_UUID: return fmt_uuid(b, v->v.bin.p);
+	case FLOE_T_VARIANT:
+		/* its JSON text; JSON lines carry it as a string, so a variant null
+		 * ("null") stays apart from a SQL NULL (null) */
+		return floe_buf_append(b, v->v.bin.p, v->v.bin.n);
 	default:
 		/* binary, fixed, geometry: base64 */
 		return floe_base64_encode(b, v->v.bin.p, v->v.bin.n);

@@ -276,8 +276,8 @@ int floe_scan__columns(floe_scan *s, floe_error *err)
 		return floe_error_set(err, rc, "out of memory");
 	for (size_t i = 0; i < s->n_cols; i++) {
 		const scan_col *c = &s->cols[i];
-		rc = floe_iceberg_arrow_field(s->out_schema.children[i], c->name, c->id, c->type,
-					      c->required, err);
+		rc = floe_iceberg_arrow_field_read(s->out_schema.children[i], c->name, c->id, c->type,
+						   c->required, err);
 		if (rc == FLOE_EUNSUPPORTED) {
 			/* a null placeholder; floe_scan__check_columns fails before rows are read */
 			floe_error_clear(err);

@@ -88,6 +88,8 @@ static bool parse_scaled(const char *s, int64_t *out, const char *const *units,
 	while (i < n && s[i] == ' ')
 		i++;
 	if (i == n) {
+		if (v > 9.2e18)
+			return false;
 		*out = (int64_t)v;
 		return true;
 	}

@@ -107,8 +107,8 @@ static size_t format_tod(char *out, size_t cap, int64_t sec_of_day, int64_t frac
 
 size_t floe_format_time_us(char *out, size_t cap, int64_t us, int frac_digits)
 {
-	int64_t sec = floe_floordiv(us, 1000000);
-	return format_tod(out, cap, sec, us - sec * 1000000, 6, frac_digits);
+	int64_t sec = floe_floordiv(us, 1000000), rem = us % 1000000;
+	return format_tod(out, cap, sec, rem < 0 ? rem + 1000000 : rem, 6, frac_digits);
 }
 
 static size_t format_ts(char *out, size_t cap, int64_t sec, int64_t frac, int scale_digits, int want)
@@ -123,14 +123,14 @@ static size_t format_ts(char *out, size_t cap, int64_t sec, int64_t frac, int sc
 
 size_t floe_format_timestamp_us(char *out, size_t cap, int64_t us, int frac_digits)
 {
-	int64_t sec = floe_floordiv(us, 1000000);
-	return format_ts(out, cap, sec, us - sec * 1000000, 6, frac_digits);
+	int64_t sec = floe_floordiv(us, 1000000), rem = us % 1000000;
+	return format_ts(out, cap, sec, rem < 0 ? rem + 1000000 : rem, 6, frac_digits);
 }
 
 size_t floe_format_timestamp_ns(char *out, size_t cap, int64_t ns, int frac_digits)
 {
-	int64_t sec = floe_floordiv(ns, 1000000000);
-	return format_ts(out, cap, sec, ns - sec * 1000000000, 9, frac_digits);
+	int64_t sec = floe_floordiv(ns, 1000000000), rem = ns % 1000000000;
+	return format_ts(out, cap, sec, rem < 0 ? rem + 1000000000 : rem, 9, frac_digits);
 }
 
 /* ---- parsing ------------------------------------------------------------ */

@@ -8,6 +8,7 @@
 #include "harness.h"
 #include "iceberg/transform.h"
 #include "iceberg/value.h"
+#include "iceberg/variant.h"
 #include "util/rand.h"
 #include "util/str.h"
 #include "util/timeutil.h"
@@ -613,10 +614,71 @@ static void test_transform_parse(void)
 	floe_buf_reset(&b);
 }
 
+/* ---- variant (Parquet VariantEncoding.md) ---------------------------------------- */
+
+static void variant_is(const uint8_t *m, size_t mn, const uint8_t *v, size_t vn, const char *want)
+{
+	floe_buf b;
+	floe_error err = {0};
+	floe_buf_init(&b, 0);
+	T_OK(floe_variant_to_json(&b, m, mn, v, vn, &err), &err);
+	T_EQ_STR(floe_buf_cstr(&b), want);
+	floe_buf_reset(&b);
+}
+
+static void variant_bad(const uint8_t *m, size_t mn, const uint8_t *v, size_t vn)
+{
+	floe_buf b;
+	floe_error err = {0};
+	floe_buf_init(&b, 0);
+	T_EQ_INT(floe_variant_to_json(&b, m, mn, v, vn, &err), FLOE_ECORRUPT);
+	floe_buf_reset(&b);
+}
+
+static void test_variant_json(void)
+{
+	static const uint8_t empty_meta[] = {0x01, 0x00, 0x00};
+	/* metadata: two keys "a", "b" (offset size 1) */
+	static const uint8_t meta[] = {0x01, 0x02, 0x00, 0x01, 0x02, 'a', 'b'};
+	static const uint8_t null_v[] = {0x00};
+	static const uint8_t i8[] = {3 << 2, 0xde};          /* int8 -34 */
+	static const uint8_t i64[] = {6 << 2, 0x00, 0xe4, 0x0b, 0x54, 0x02, 0, 0, 0}; /* 1e10 */
+	static const uint8_t dec4[] = {8 << 2, 2, 0x3a, 0x01, 0, 0}; /* 3.14 */
+	static const uint8_t dec4n[] = {8 << 2, 2, 0xc6, 0xfe, 0xff, 0xff}; /* -3.14 */
+	static const uint8_t date[] = {11 << 2, 0xfe, 0xff, 0xff, 0xff}; /* 1969-12-30 */
+	static const uint8_t str[] = {(3 << 2) | 1, 'a', '"', '\n'}; /* short string */
+	static const uint8_t flt[] = {14 << 2, 0xae, 0x47, 0x21, 0xc1}; /* float -10.08 */
+	/* object {"a": 1, "b": [true, null]}: 2 fields, ids and offsets of 1 byte */
+	static const uint8_t obj[] = {0x02, 2, 0, 1, 0, 2, 9, 3 << 2, 1,
+				      0x03, 2, 0, 1, 2, 1 << 2, 0x00};
+	variant_is(empty_meta, sizeof(empty_meta), null_v, sizeof(null_v), "null");
+	variant_is(empty_meta, sizeof(empty_meta), i8, sizeof(i8), "-34");
+	variant_is(empty_meta, sizeof(empty_meta), i64, sizeof(i64), "10000000000");
+	variant_is(empty_meta, sizeof(empty_meta), dec4, sizeof(dec4), "3.14");
+	variant_is(empty_meta, sizeof(empty_meta), dec4n, sizeof(dec4n), "-3.14");
+	variant_is(empty_meta, sizeof(empty_meta), date, sizeof(date), "\"1969-12-30\"");
+	variant_is(empty_meta, sizeof(empty_meta), str, sizeof(str), "\"a\\\"\\n\"");
+	variant_is(empty_meta, sizeof(empty_meta), flt, sizeof(flt), "-10.08");
+	variant_is(meta, sizeof(meta), obj, sizeof(obj), "{\"a\":1,\"b\":[true,null]}");
+	/* corrupt: bad version, truncated values, a key outside the dictionary,
+	 * an offset past the values */
+	static const uint8_t bad_meta[] = {0x02, 0x00, 0x00};
+	variant_bad(bad_meta, sizeof(bad_meta), null_v, sizeof(null_v));
+	variant_bad(empty_meta, sizeof(empty_meta), i64, 5);
+	variant_bad(empty_meta, sizeof(empty_meta), obj, sizeof(obj));
+	uint8_t obj2[sizeof(obj)];
+	memcpy(obj2, obj, sizeof(obj));
+	obj2[5] = 40; /* total size past the end */
+	variant_bad(meta, sizeof(meta), obj2, sizeof(obj2));
+	variant_bad(meta, 4, obj, sizeof(obj));
+	variant_bad(empty_meta, sizeof(empty_meta), str, 2);
+}
+
 int main(void)
 {
 	floe_arena_init(&A, 0);
 	T_RUN(test_hash_vectors);
+	T_RUN(test_variant_json);
 	T_RUN(test_bucket_values);
 	T_RUN(test_truncate);
 	T_RUN(test_temporal);
