@@ -24,8 +24,8 @@ static const char usage[] =
 	"  --format table|json        the summary's format (default table)\n"
 	"compact:\n"
 	"  --target-file-size SIZE    default write.target-file-size-bytes (512MB)\n"
-	"  --min-file-size SIZE       smaller files are rewritten (75%% of the target)\n"
-	"  --max-file-size SIZE       larger files are split (180%% of the target)\n"
+	"  --min-file-size SIZE       smaller files are rewritten (75% of the target)\n"
+	"  --max-file-size SIZE       larger files are split (180% of the target)\n"
 	"  --min-input-files N        smallest group worth rewriting (5)\n"
 	"  --delete-file-threshold N  files with this many deletes attached are rewritten (1)\n"
 	"  --max-bytes SIZE           read at most this much per run\n"
@@ -34,6 +34,7 @@ static const char usage[] =
 	"expire:\n"
 	"  --older-than DURATION      expire snapshots older than this (history.expire.max-snapshot-age-ms, 5d)\n"
 	"  --retain-last N            keep at least N snapshots per branch (history.expire.min-snapshots-to-keep, 1)\n"
+	"  --delete-batch N           files deleted per batch when cleaning up (1000)\n"
 	"orphans:\n"
 	"  --orphan-older-than DURATION  only files older than this (3d)\n"
 	"manifests:\n"
@@ -225,6 +226,14 @@ int cmd_maintain(int argc, char **argv)
 		INT_OPT("--delete-file-threshold", o.compact.delete_file_threshold)
 		INT_OPT("--max-commits", o.compact.max_commits)
 		INT_OPT("--retain-last", o.expire.retain_last)
+		else if (!strcmp(a, "--delete-batch") && has) {
+			char *end;
+			long n_ = strtol(v, &end, 10);
+			if (*end || n_ < 1)
+				return cli_usage_error("--delete-batch: bad number '%s'", v);
+			o.expire.delete_batch = (size_t)n_;
+			i++;
+		}
 		else if (!strcmp(a, "--sort")) {
 			o.compact.sort = true;
 		} else if (!strcmp(a, "--older-than") && has) {
