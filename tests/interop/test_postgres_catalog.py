@@ -150,3 +150,30 @@ def test_maintenance_lock_in_postgres(floe, tmp_path, postgres_uri):
     assert len(tbl.inspect.files()) == 1
     cur.execute("SELECT count(*) FROM flink_maintenance_lock WHERE LOCK_ID = %s", (lock_id,))
     assert cur.fetchone()[0] == 0
+
+
+def test_embedded_maintenance_on_postgres(floe, tmp_path, postgres_uri):
+    """floe ingest --maintenance auto on a PostgreSQL catalog: the runner opens
+    its own connection to the same database, compacts while checkpoints
+    commit, and once the input ends a final run leaves the files packed; the
+    lock row is gone afterwards and PyIceberg reads every row once."""
+    import psycopg2
+
+    name = f"c{uuid.uuid4().hex[:8]}"
+    wh = tmp_path / "wh"
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join('{"id": %d, "kind": "k%d"}\n' % (i, i % 3) for i in range(30000)))
+    cli(floe, postgres_uri, name, wh, "ingest", "db.e", src, "--create-schema",
+        "id long not null, kind string", "--checkpoint-interval", "20ms", "--block-size", "16KiB",
+        "--parallelism", "1", "--maintenance", "auto",
+        "--maintenance-option", "schedule.commit-count=5",
+        "--maintenance-option", "rate-limit=0s", "--quiet")
+    tbl = py_catalog(postgres_uri, name, wh).load_table("db.e")
+    assert sorted(tbl.scan().to_arrow().column("id").to_pylist()) == list(range(30000))
+    ops = [s.summary.operation.value for s in tbl.snapshots()]
+    assert "replace" in ops and ops.count("append") > 5, ops
+    assert len(tbl.inspect.files()) <= 2
+    con = psycopg2.connect(postgres_uri)
+    cur = con.cursor()
+    cur.execute("SELECT count(*) FROM flink_maintenance_lock WHERE LOCK_ID = %s", (f"{name}.db.e",))
+    assert cur.fetchone()[0] == 0
