@@ -9,13 +9,15 @@
  * atomic counter. A worker decodes entries with the fast manifest reader
  * (only the metrics the filter needs), prunes each entry by its partition
  * tuple and its column metrics, and copies a survivor into its own arena
- * (nothing shared is written, no lock in the hot loop). The main thread
- * then orders the results by (manifest, entry) — plan order does not depend
- * on thread timing — indexes the delete files (DVs by referenced file,
- * position deletes by referenced file and by partition, equality deletes by
- * partition plus the global ones of unpartitioned specs) and gives every
- * data file the deletes that apply by the spec's sequence-number rules
- * (../shared/iceberg-notes.md 3.3).
+ * (nothing shared is written, no lock in the hot loop; its arena faults
+ * each chunk in with one call, not a page fault per page). Each job records
+ * which worker kept which range of data and delete files, so the main thread
+ * puts the results in plan order (manifest, then entry) — independent of
+ * thread timing — without reading the files back, then indexes the delete
+ * files (DVs by referenced file, position deletes by referenced file and by
+ * partition, equality deletes by partition plus the global ones of
+ * unpartitioned specs) and gives every data file the deletes that apply by
+ * the spec's sequence-number rules (../shared/iceberg-notes.md 3.3).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -341,6 +343,10 @@ typedef struct job {
 	const floe_expr *proj; /* filter projected onto the manifest's spec */
 	const floe_partition_spec *spec;
 	uint32_t index;
+	/* set by the worker that read it: its kept data [0] and delete [1] files
+	 * are out[k][lo[k] .. hi[k]) of that worker */
+	uint32_t worker;
+	size_t lo[2], hi[2];
 } job;
 
 typedef struct worker {
@@ -350,8 +356,9 @@ typedef struct worker {
 	_Atomic size_t *next;
 	_Atomic int *stop;
 	floe_arena *arena;
-	scan_file **out;
-	size_t n_out, cap_out;
+	scan_file **out[2]; /* kept data [0] and delete [1] files, in job order */
+	size_t n_out[2], cap_out[2];
+	uint32_t id;
 	job *cur;
 	uint32_t ord;
 	const int32_t *metric_ids;
@@ -486,6 +493,9 @@ static int keep(worker *w, const floe_manifest_entry *e)
 	sf->ord = w->ord;
 	sf->content_offset = f->content_offset;
 	sf->content_size = f->content_size_in_bytes;
+	/* without a filter every residual is TRUE: set it while the file is in cache */
+	if (floe_expr_is_true(w->s->filter))
+		sf->residual = w->s->filter;
 	if (own_partition(w, &sf->partition, &f->partition))
 		return FLOE_ENOMEM;
 	if (f->content != FLOE_CONTENT_DATA) {
@@ -523,10 +533,11 @@ static int keep(worker *w, const floe_manifest_entry *e)
 							     f->upper_bounds[i].n + 1)))
 				sf->path_hi_n = (uint32_t)f->upper_bounds[i].n;
 	}
-	if (w->n_out == w->cap_out &&
-	    floe_array_grow((void **)&w->out, &w->cap_out, sizeof(*w->out), w->n_out + 1))
+	int k = f->content != FLOE_CONTENT_DATA;
+	if (w->n_out[k] == w->cap_out[k] &&
+	    floe_array_grow((void **)&w->out[k], &w->cap_out[k], sizeof(*w->out[k]), w->n_out[k] + 1))
 		return FLOE_ENOMEM;
-	w->out[w->n_out++] = sf;
+	w->out[k][w->n_out[k]++] = sf;
 	return FLOE_OK;
 }
 
@@ -584,10 +595,15 @@ static void *work(void *arg)
 		o.n_metric_ids = w->n_metric_ids;
 		w->cur = j;
 		w->ord = 0;
+		j->worker = w->id;
+		j->lo[0] = j->hi[0] = w->n_out[0];
+		j->lo[1] = j->hi[1] = w->n_out[1];
 		int rc = floe_io_open_read(floe_table_io(w->s->t), j->mf->path, &in, &w->err);
 		if (!rc)
 			rc = floe_manifest_scan(in, w->s->m, j->mf, &o, on_entry, w, &st, &w->err);
 		floe_input_close(in);
+		j->hi[0] = w->n_out[0];
+		j->hi[1] = w->n_out[1];
 		atomic_fetch_add(&w->s->st.entries, st.entries);
 		if (rc) {
 			w->rc = rc;
@@ -618,22 +634,15 @@ static size_t count_preds(const floe_expr *e)
 	return count_preds(e->left) + count_preds(e->right);
 }
 
-static int cmp_file(const void *x, const void *y)
-{
-	const scan_file *a = *(scan_file *const *)x, *b = *(scan_file *const *)y;
-	if (a->job != b->job)
-		return a->job < b->job ? -1 : 1;
-	return a->ord < b->ord ? -1 : a->ord > b->ord;
-}
-
 static int cpu_count(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? (int)(n > 64 ? 64 : n) : 1;
 }
 
-/* run the jobs on workers; collect every kept file into *out (plan order) */
-static int run_jobs(floe_scan *s, job *jobs, size_t n_jobs, scan_file ***out, size_t *n_out,
+/* run the jobs on workers; collect the kept data files into out[0] and the
+ * delete files into out[1], each in plan order (manifest, then entry) */
+static int run_jobs(floe_scan *s, job *jobs, size_t n_jobs, scan_file **out[2], size_t n_out[2],
 		    floe_error *err)
 {
 	_Atomic size_t next = 0;
@@ -657,8 +666,10 @@ static int run_jobs(floe_scan *s, job *jobs, size_t n_jobs, scan_file ***out, si
 	}
 	for (size_t i = 0; i < nw; i++) {
 		floe_arena_init(&arenas[i], 1 << 20);
+		arenas[i].prefault = true; /* the plan fills every chunk */
 		ws[i] = (worker){.s = s, .jobs = jobs, .n_jobs = n_jobs, .next = &next, .stop = &stop,
-				 .arena = &arenas[i], .metric_ids = ids, .n_metric_ids = nids};
+				 .arena = &arenas[i], .id = (uint32_t)i, .metric_ids = ids,
+				 .n_metric_ids = nids};
 	}
 	/* the worker arenas live with the scan */
 	s->warenas = arenas;
@@ -678,39 +689,41 @@ static int run_jobs(floe_scan *s, job *jobs, size_t n_jobs, scan_file ***out, si
 			if (ws[i].started)
 				pthread_join(ws[i].th, NULL);
 	}
-	size_t total = 0;
+	size_t total[2] = {0, 0};
 	for (size_t i = 0; i < nw; i++) {
 		if (!rc && ws[i].rc && ws[i].rc != FLOE_ECANCELED) {
 			rc = ws[i].rc;
 			if (err)
 				*err = ws[i].err;
 		}
-		total += ws[i].n_out;
+		total[0] += ws[i].n_out[0];
+		total[1] += ws[i].n_out[1];
 	}
-	scan_file **all = NULL;
-	if (!rc && !(all = floe_arena_alloc(&s->a, (total ? total : 1) * sizeof(*all))))
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
-	size_t k = 0;
+	/* plan order without reading the files back (a million of them span
+	 * hundreds of MB): each job knows which worker kept which range */
+	for (int k = 0; k < 2 && !rc; k++) {
+		out[k] = floe_arena_alloc(&s->a, (total[k] ? total[k] : 1) * sizeof(*out[k]));
+		if (!out[k]) {
+			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			break;
+		}
+		size_t n = 0;
+		for (size_t j = 0; j < n_jobs; j++) {
+			const job *jb = &jobs[j];
+			size_t m = jb->hi[k] - jb->lo[k];
+			if (m)
+				memcpy(out[k] + n, ws[jb->worker].out[k] + jb->lo[k], m * sizeof(*out[k]));
+			n += m;
+		}
+		n_out[k] = n;
+	}
 	for (size_t i = 0; i < nw; i++) {
-		if (!rc)
-			for (size_t j = 0; j < ws[i].n_out; j++)
-				all[k++] = ws[i].out[j];
-		floe_free(ws[i].out);
+		floe_free(ws[i].out[0]);
+		floe_free(ws[i].out[1]);
 		floe_free(ws[i].tuples);
 	}
 	floe_free(ws);
-	if (rc)
-		return rc;
-	/* each worker took jobs in increasing order, so its results are sorted
-	 * runs: sort only when the runs interleave */
-	for (size_t i = 1; i < total; i++)
-		if (cmp_file(&all[i - 1], &all[i]) > 0) {
-			qsort(all, total, sizeof(*all), cmp_file);
-			break;
-		}
-	*out = all;
-	*n_out = total;
-	return FLOE_OK;
+	return rc;
 }
 
 /* ---- delete matching ---------------------------------------------------------------------- */
@@ -963,6 +976,8 @@ static int add_manifests(floe_scan *s, const floe_snapshot *snap, int64_t only_s
 		j->proj = sc ? sc->proj : NULL;
 		j->spec = sc ? sc->spec : NULL;
 		j->index = (uint32_t)*n_jobs;
+		j->worker = 0;
+		j->lo[0] = j->hi[0] = j->lo[1] = j->hi[1] = 0;
 		(*n_jobs)++;
 	}
 	return FLOE_OK;
@@ -1043,34 +1058,21 @@ int floe_scan__plan(floe_scan *s, floe_error *err)
 	}
 	if (rc)
 		goto done;
-	scan_file **all = NULL;
-	size_t n_all = 0;
-	if ((rc = run_jobs(s, jobs, n_jobs, &all, &n_all, err)))
+	scan_file **kept[2] = {NULL, NULL};
+	size_t n_kept[2] = {0, 0};
+	if ((rc = run_jobs(s, jobs, n_jobs, kept, n_kept, err)))
 		goto done;
-	/* split data and delete files (plan order kept) */
-	size_t nd = 0;
-	s->files = floe_arena_alloc(&s->a, (n_all ? n_all : 1) * sizeof(*s->files));
-	scan_file **dfiles = floe_arena_alloc(&s->a, (n_all ? n_all : 1) * sizeof(*dfiles));
-	if (!s->files || !dfiles) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
-		goto done;
-	}
-	for (size_t i = 0; i < n_all; i++) {
-		if (all[i]->content == FLOE_CONTENT_DATA)
-			s->files[s->n_files++] = all[i];
-		else
-			dfiles[nd++] = all[i];
-	}
+	s->files = kept[0];
+	s->n_files = n_kept[0];
+	scan_file **dfiles = kept[1];
+	size_t nd = n_kept[1];
 	s->st.data_files = s->n_files;
 	if (nd && (rc = match_deletes(s, dfiles, nd, err)))
 		goto done;
-	/* residuals: identity partition predicates are decided by the tuple */
-	for (size_t i = 0; i < s->n_files; i++) {
+	/* residuals: identity partition predicates are decided by the tuple (TRUE
+	 * ones were set as the files were kept) */
+	for (size_t i = 0; i < s->n_files && !floe_expr_is_true(s->filter); i++) {
 		scan_file *f = s->files[i];
-		if (floe_expr_is_true(s->filter)) {
-			f->residual = s->filter;
-			continue;
-		}
 		f->residual = floe_expr_residual(&s->a, s->filter, f->spec, &f->partition);
 		if (!f->residual) {
 			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static void *default_malloc(size_t n, void *payload)
 {
@@ -161,6 +163,7 @@ void floe_arena_init(floe_arena *a, size_t chunk_size)
 	a->chunk_size = chunk_size ? chunk_size : 16384;
 	a->used = 0;
 	a->cap = 0;
+	a->prefault = false;
 }
 
 void floe_arena_reset(floe_arena *a)
@@ -198,6 +201,16 @@ void *floe_arena_alloc(floe_arena *a, size_t n)
 			return NULL;
 		c->size = size;
 		c->off = 0;
+#ifdef MADV_POPULATE_WRITE
+		if (a->prefault) {
+			/* the whole pages of the chunk; failure (older kernels) is harmless */
+			uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+			uintptr_t lo = ((uintptr_t)c + pg - 1) & ~(pg - 1);
+			uintptr_t hi = ((uintptr_t)c->data + size) & ~(pg - 1);
+			if (hi > lo)
+				(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+		}
+#endif
 		if (a->head && size == need && a->head->size - a->head->off >= ARENA_ALIGN) {
 			/* A big one-off block: keep the current chunk in front so its
 			 * remaining space is still used. */

@@ -51,6 +51,10 @@ typedef struct floe_arena {
 	size_t chunk_size; /* default size of a new chunk */
 	size_t used;       /* total bytes handed out */
 	size_t cap;        /* maximum total bytes (0 = unlimited) */
+	/* fault a new chunk's pages in with one call (Linux MADV_POPULATE_WRITE)
+	 * instead of one page fault per page: for arenas that fill every chunk
+	 * they take, such as a scan plan of millions of files */
+	bool prefault;
 } floe_arena;
 
 void floe_arena_init(floe_arena *a, size_t chunk_size);
