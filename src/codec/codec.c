@@ -456,12 +456,16 @@ int floe_codec_decompress_any(floe_codec c, const uint8_t *src, size_t n, floe_b
 	}
 	default: break;
 	}
-	/* deflate family and others: grow the output until it fits */
+	/* deflate family and others: grow the output until it fits. The first
+	 * guess is the room the buffer already has when that is more (a reused
+	 * block buffer); the room is not cleared, the codec writes it. */
 	size_t guess = n * 4 + 1024;
+	if (out->cap > out->len + 1 && out->cap - out->len - 1 > guess)
+		guess = out->cap - out->len - 1;
 	for (;;) {
 		if (guess > max_out)
 			guess = max_out;
-		uint8_t *dst = floe_buf_extend(out, guess);
+		uint8_t *dst = floe_buf_reserve(out, guess) ? NULL : out->data + start;
 		size_t got = 0;
 		enum libdeflate_result r;
 		struct libdeflate_decompressor *d;
