@@ -93,6 +93,17 @@ typedef struct mem_batches {
 	size_t n, next;
 } mem_batches;
 
+/* scan_avro.c: Avro data files read into table-typed columns. src[i]: the
+ * file's field of fields[i], -1 when absent. next fills cols[i] (table
+ * typed, n rows) for each field in the file. */
+typedef struct scan_avro_file scan_avro_file;
+int floe_scan__avro_open(scan_avro_file **out, floe_input *in, const char *path,
+			 const floe_field *const *fields, size_t n_fields, int64_t *src,
+			 floe_error *err) FLOE_WUR;
+int floe_scan__avro_next(scan_avro_file *af, int64_t max_rows, struct ArrowArray *cols,
+			 int64_t *n, floe_error *err) FLOE_WUR;
+void floe_scan__avro_free(scan_avro_file *af);
+
 typedef struct scan_reader scan_reader; /* scan_read.c */
 typedef struct delete_cache delete_cache; /* scan_deletes.c */
 

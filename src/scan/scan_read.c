@@ -43,6 +43,7 @@ typedef struct file_reader {
 	size_t n_fields;
 	floe_input *in;
 	floe_parquet_reader *pr;
+	scan_avro_file *af;            /* an Avro data file instead */
 	struct ArrowSchema sel_schema; /* Arrow schema of the selected file columns */
 	int64_t *src;                  /* per field: child index in a file batch, -1: not in the file */
 	floe_sa_match *match;          /* per field */
@@ -60,6 +61,7 @@ typedef struct file_reader {
 static void fr_close(file_reader *fr)
 {
 	floe_parquet_reader_free(fr->pr);
+	floe_scan__avro_free(fr->af);
 	floe_input_close(fr->in);
 	floe_arrow_schema_release(&fr->sel_schema);
 	floe_free(fr->kept);
@@ -411,15 +413,23 @@ static int fr_open(file_reader *fr, floe_scan *s, const scan_file *f,
 		fr->total = f->record_count;
 		return FLOE_OK;
 	}
-	if (strcasecmp(f->format, "PARQUET") != 0) {
+	bool avro = strcasecmp(f->format, "AVRO") == 0;
+	if (!avro && strcasecmp(f->format, "PARQUET") != 0) {
 		rc = floe_error_set(err, FLOE_EUNSUPPORTED,
-				    "'%s': %s data files are not supported (floe reads Parquet)",
+				    "'%s': %s data files are not supported (floe reads Parquet and "
+				    "Avro)",
 				    f->path, f->format);
 		fr_close(fr);
 		return rc;
 	}
 	if ((rc = floe_io_open_read(floe_table_io(s->t), f->path, &fr->in, err))) {
 		fr_close(fr);
+		return rc;
+	}
+	if (avro) {
+		if ((rc = floe_scan__avro_open(&fr->af, fr->in, f->path, fields, n_fields, fr->src,
+					       err)))
+			fr_close(fr);
 		return rc;
 	}
 	po.int96_as_micros = true;
@@ -538,6 +548,43 @@ static int fr_open(file_reader *fr, floe_scan *s, const scan_file *f,
 /* Names of a table type as a mapping, for nested fields of files without ids. */
 static int self_mapping(floe_arena *a, const floe_type *t, floe_name_mapping **out, size_t *n);
 
+/* The next batch of an Avro data file: its columns come table-typed. */
+static int fr_next_avro(file_reader *fr, struct ArrowArray *out, int64_t *first_pos, bool *eof,
+			floe_error *err)
+{
+	struct ArrowArray *cols = floe_calloc(fr->n_fields ? fr->n_fields : 1, sizeof(*cols));
+	int64_t n = 0;
+	int rc;
+	if (!cols)
+		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	rc = floe_scan__avro_next(fr->af, fr->batch_rows, cols, &n, err);
+	if (!rc && n == 0)
+		*eof = true;
+	if (!rc && n > 0 && floe_arrow_array_init(out, 1, (int64_t)fr->n_fields))
+		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	if (!rc && n > 0) {
+		out->length = n;
+		out->null_count = 0;
+		for (size_t i = 0; i < fr->n_fields && !rc; i++) {
+			if (fr->src[i] < 0)
+				rc = absent_column(out->children[i], fr, fr->fields[i], n, fr->pos,
+						   err);
+			else
+				floe_arrow_array_move(out->children[i], &cols[i]);
+		}
+		if (rc)
+			floe_arrow_array_release(out);
+	}
+	for (size_t i = 0; i < fr->n_fields; i++)
+		floe_arrow_array_release(&cols[i]);
+	floe_free(cols);
+	if (rc || n == 0)
+		return rc;
+	*first_pos = fr->pos;
+	fr->pos += n;
+	return FLOE_OK;
+}
+
 static int fr_next(file_reader *fr, struct ArrowArray *out, int64_t *first_pos, bool *eof,
 		   floe_error *err)
 {
@@ -554,6 +601,8 @@ static int fr_next(file_reader *fr, struct ArrowArray *out, int64_t *first_pos, 
 		}
 		if (n > fr->batch_rows)
 			n = fr->batch_rows;
+	} else if (fr->af) {
+		return fr_next_avro(fr, out, first_pos, eof, err);
 	} else {
 		bool end;
 		if ((rc = floe_parquet_reader_next(fr->pr, &fb, &end, err)))
