@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "arrow/arrow_build.h"
@@ -32,11 +33,26 @@ static uint64_t mix(uint64_t i, uint64_t salt)
 	return z ^ (z >> 31);
 }
 
-static double now(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double now(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+/* CPU seconds of this process, user and sys: on a shared machine the wall
+ * time depends on the other jobs, the CPU time much less. */
+static void cpu(double *user, double *sys)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	*user = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+	*sys = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
 static const char *countries[] = {"US", "DE", "FR", "GB", "JP", "BR", "IN", "CN", "CA", "AU",
@@ -204,7 +220,8 @@ int main(int argc, char **argv)
 	floe_error err = {0};
 	struct ArrowSchema s = {0};
 	struct ArrowArray a = {0};
-	double t0, t_write = 0, t_read = 0;
+	double t0, u0, s0, u1, s1, t_write = 0, t_read = 0;
+	double wu = 0, ws = 0, ru = 0, rs = 0; /* user and sys CPU seconds */
 	int64_t rows_read = 0;
 	long fsize = 0;
 
@@ -224,11 +241,15 @@ int main(int argc, char **argv)
 		}
 		setvbuf(fo.f, NULL, _IOFBF, 1 << 20);
 		t0 = now();
+		cpu(&u0, &s0);
 		if (floe_parquet_writer_new(&w, &fo.base, ps, &o, &err) ||
 		    floe_parquet_writer_write(w, &a, &s, &err) || floe_parquet_writer_close(w, NULL, &err) ||
 		    floe_output_close(&fo.base, &err))
 			die("write", &err);
 		t_write = now() - t0;
+		cpu(&u1, &s1);
+		wu = u1 - u0;
+		ws = s1 - s0;
 		floe_parquet_writer_free(w);
 		floe_parquet_schema_free(ps);
 		floe_arrow_array_release(&a);
@@ -245,6 +266,7 @@ int main(int argc, char **argv)
 		fsize = ftell(f);
 		fi.base.size = (uint64_t)fsize;
 		t0 = now();
+		cpu(&u0, &s0);
 		if (floe_parquet_reader_open(&r, &fi.base, NULL, &err))
 			die("open", &err);
 		for (;;) {
@@ -257,11 +279,16 @@ int main(int argc, char **argv)
 			floe_arrow_array_release(&b);
 		}
 		t_read = now() - t0;
+		cpu(&u1, &s1);
+		ru = u1 - u0;
+		rs = s1 - s0;
 		floe_parquet_reader_free(r);
 		fclose(f);
 	}
 	printf("{\"impl\":\"floe\",\"codec\":\"%s\",\"rows\":%lld,\"data_bytes\":%zu,\"file_bytes\":%ld,"
-	       "\"write_s\":%.3f,\"read_s\":%.3f,\"rows_read\":%lld}\n",
-	       codec, (long long)n, data_bytes, fsize, t_write, t_read, (long long)rows_read);
+	       "\"write_s\":%.3f,\"read_s\":%.3f,\"write_cpu_s\":%.3f,\"read_cpu_s\":%.3f,"
+	       "\"write_sys_s\":%.3f,\"read_sys_s\":%.3f,\"rows_read\":%lld}\n",
+	       codec, (long long)n, data_bytes, fsize, t_write, t_read, wu + ws, ru + rs, ws, rs,
+	       (long long)rows_read);
 	return 0;
 }

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Parquet benchmark: floe vs pyarrow, write and read, one thread each.
-#   bench/parquet/run.sh [rows]        (default 10000000)
+#   bench/parquet/run.sh [rows] [runs]  (default 10000000 rows, 1 run)
 # Compiles bench_parquet.c with floe's util/codec/arrow/parquet (-O3), generates
 # the 10-column event table, runs both sides for zstd and snappy, checks
-# that each reads the other's files to the same rows, and prints a table.
+# that each reads the other's files to the same rows, and prints a table
+# (medians over the runs; each run does floe then pyarrow, per codec).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROWS=${1:-10000000}
+RUNS=${2:-1}
 OUT=${BENCH_OUT:-bench/out/parquet}
 mkdir -p "$OUT"
 PY=.venv/bin/python
@@ -20,8 +22,11 @@ cc -O3 -DNDEBUG -std=c17 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DFLOE_VERS
 
 "$OUT/bench_parquet" "$ROWS" source "$OUT/source.parquet"
 : > "$OUT/results.jsonl"
-for codec in zstd snappy; do
-  "$OUT/bench_parquet" "$ROWS" "$codec" "$OUT/floe-$codec.parquet" | tee -a "$OUT/results.jsonl"
-  $PY bench/parquet/bench_pyarrow.py "$OUT/source.parquet" "$codec" "$OUT/pyarrow-$codec.parquet" | tee -a "$OUT/results.jsonl"
+for run in $(seq "$RUNS"); do
+  echo "run $run/$RUNS, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  for codec in zstd snappy; do
+    "$OUT/bench_parquet" "$ROWS" "$codec" "$OUT/floe-$codec.parquet" | tee -a "$OUT/results.jsonl"
+    $PY bench/parquet/bench_pyarrow.py "$OUT/source.parquet" "$codec" "$OUT/pyarrow-$codec.parquet" | tee -a "$OUT/results.jsonl"
+  done
 done
 $PY bench/parquet/report.py "$OUT"

@@ -8,7 +8,11 @@
  * and -0.0/+0.0 stay distinct and round-trip exactly.
  * DESIGN: open addressing with linear probing, load factor <= 1/2; slots
  * hold entry + 1 and each entry keeps its 32-bit hash so growth does not
- * rehash value bytes.
+ * rehash value bytes. Every value of a dictionary-encoded column is looked
+ * up, so the common shapes avoid calls: 4- and 8-byte values compare as one
+ * word, strings of up to 16 bytes hash and compare as two overlapping words
+ * (the hash only places entries; the dictionary keeps first-seen order, so
+ * the output does not depend on it).
  */
 #include <string.h>
 
@@ -92,22 +96,47 @@ static int reserve_entry(floe_parquet_dict *d)
 	return FLOE_OK;
 }
 
-int floe_parquet__dict_put_fixed(floe_parquet_dict *d, const uint8_t *v, size_t n, uint32_t *idx,
-				 size_t *done, size_t max_plain_bytes)
+/* Insert value x (hash h) as a new entry; s is the empty slot found with
+ * the current mask. */
+static int insert_fixed(floe_parquet_dict *d, const uint8_t *x, size_t w, uint32_t h, size_t s,
+			size_t mask, uint32_t *idx)
 {
-	const size_t w = (size_t)d->width;
-	size_t i;
-	if (!d->n_slots && grow_slots(d))
+	if (reserve_entry(d) || floe_buf_append(&d->values, x, w))
 		return FLOE_ENOMEM;
+	if (d->n_slots - 1 != mask) { /* grown: find the empty slot again */
+		mask = d->n_slots - 1;
+		s = h & mask;
+		while (d->slots[s])
+			s = (s + 1) & mask;
+	}
+	d->hashes[d->n_entries] = h;
+	d->slots[s] = (uint32_t)d->n_entries + 1;
+	*idx = (uint32_t)d->n_entries++;
+	d->plain_size += w;
+	return FLOE_OK;
+}
+
+/*
+ * The lookup loop for one width; inlined with a constant w for 4 and 8
+ * bytes, where a candidate is compared as one word (no hash check, no
+ * memcmp call).
+ */
+static inline int put_fixed_w(floe_parquet_dict *d, const uint8_t *v, size_t n, uint32_t *idx,
+			      size_t *done, size_t max_plain_bytes, const size_t w)
+{
+	size_t i;
 	for (i = 0; i < n; i++) {
 		const uint8_t *x = v + i * w;
-		uint32_t h = hash_fixed(x, d->width);
+		uint32_t h = hash_fixed(x, (int)w);
 		size_t mask = d->n_slots - 1, s = h & mask;
 		uint32_t e;
 		for (;;) {
 			e = d->slots[s];
-			if (!e || (d->hashes[e - 1] == h &&
-				   memcmp(d->values.data + (size_t)(e - 1) * w, x, w) == 0))
+			if (!e)
+				break;
+			const uint8_t *y = d->values.data + (size_t)(e - 1) * w;
+			if (w == 8 || w == 4 ? memcmp(y, x, w) == 0
+					     : d->hashes[e - 1] == h && memcmp(y, x, w) == 0)
 				break;
 			s = (s + 1) & mask;
 		}
@@ -117,21 +146,74 @@ int floe_parquet__dict_put_fixed(floe_parquet_dict *d, const uint8_t *v, size_t 
 		}
 		if (d->plain_size + w > max_plain_bytes || d->n_entries >= INT32_MAX)
 			break;
-		if (reserve_entry(d) || floe_buf_append(&d->values, x, w))
+		if (insert_fixed(d, x, w, h, s, mask, &idx[i]))
 			return FLOE_ENOMEM;
-		if (d->n_slots - 1 != mask) { /* grown: find the empty slot again */
-			mask = d->n_slots - 1;
-			s = h & mask;
-			while (d->slots[s])
-				s = (s + 1) & mask;
-		}
-		d->hashes[d->n_entries] = h;
-		d->slots[s] = (uint32_t)d->n_entries + 1;
-		idx[i] = (uint32_t)d->n_entries++;
-		d->plain_size += w;
 	}
 	*done = i;
 	return FLOE_OK;
+}
+
+int floe_parquet__dict_put_fixed(floe_parquet_dict *d, const uint8_t *v, size_t n, uint32_t *idx,
+				 size_t *done, size_t max_plain_bytes)
+{
+	if (!d->n_slots && grow_slots(d))
+		return FLOE_ENOMEM;
+	if (d->width == 8)
+		return put_fixed_w(d, v, n, idx, done, max_plain_bytes, 8);
+	if (d->width == 4)
+		return put_fixed_w(d, v, n, idx, done, max_plain_bytes, 4);
+	return put_fixed_w(d, v, n, idx, done, max_plain_bytes, (size_t)d->width);
+}
+
+static inline uint64_t load64(const uint8_t *p)
+{
+	uint64_t x;
+	memcpy(&x, p, 8);
+	return x;
+}
+
+static inline uint64_t load32(const uint8_t *p)
+{
+	uint32_t x;
+	memcpy(&x, p, 4);
+	return x;
+}
+
+/*
+ * Strings of at most 16 bytes as two words that together hold every byte
+ * (overlapping loads, never past the string): equal words = equal strings
+ * of the same length.
+ */
+static inline void short_words(const uint8_t *p, size_t n, uint64_t *lo, uint64_t *hi)
+{
+	if (n >= 8) {
+		*lo = load64(p);
+		*hi = load64(p + n - 8);
+	} else if (n >= 4) {
+		*lo = load32(p);
+		*hi = load32(p + n - 4);
+	} else if (n > 0) {
+		*lo = (uint64_t)p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16;
+		*hi = 0;
+	} else {
+		*lo = *hi = 0;
+	}
+}
+
+static inline bool short_eq(const uint8_t *p, size_t n, uint64_t lo, uint64_t hi)
+{
+	uint64_t lo2, hi2;
+	short_words(p, n, &lo2, &hi2);
+	return lo2 == lo && hi2 == hi;
+}
+
+static inline uint32_t hash_short(uint64_t lo, uint64_t hi, size_t n)
+{
+	uint64_t x = (lo ^ (uint64_t)n << 59) * 0x9E3779B97F4A7C15ULL;
+	x ^= hi * 0xC2B2AE3D27D4EB4FULL;
+	x ^= x >> 29;
+	x *= 0xBF58476D1CE4E5B9ULL;
+	return (uint32_t)(x >> 32 ^ x);
 }
 
 int floe_parquet__dict_put_bytes(floe_parquet_dict *d, const floe_parquet_view *v, size_t n,
@@ -143,7 +225,15 @@ int floe_parquet__dict_put_bytes(floe_parquet_dict *d, const floe_parquet_view *
 	for (i = 0; i < n; i++) {
 		const uint8_t *x = v[i].p;
 		size_t len = v[i].n;
-		uint32_t h = (uint32_t)floe_hash64(x, len);
+		uint64_t lo = 0, hi = 0;
+		bool small = len <= 16;
+		uint32_t h;
+		if (small) {
+			short_words(x, len, &lo, &hi);
+			h = hash_short(lo, hi, len);
+		} else {
+			h = (uint32_t)floe_hash64(x, len);
+		}
 		size_t mask = d->n_slots - 1, s = h & mask;
 		uint32_t e;
 		for (;;) {
@@ -152,7 +242,9 @@ int floe_parquet__dict_put_bytes(floe_parquet_dict *d, const floe_parquet_view *
 				break;
 			if (d->hashes[e - 1] == h) {
 				size_t o = d->offsets[e - 1], l = d->offsets[e] - o;
-				if (l == len && (len == 0 || memcmp(d->values.data + o, x, len) == 0))
+				if (l == len &&
+				    (len == 0 || (small ? short_eq(d->values.data + o, len, lo, hi)
+							: memcmp(d->values.data + o, x, len) == 0)))
 					break;
 			}
 			s = (s + 1) & mask;

@@ -37,6 +37,31 @@ static inline uint8_t *floe_parquet__extend(floe_buf *b, size_t n)
 	return p;
 }
 
+/* 8 bytes as a big-endian word (compilers turn this into one load and a
+ * byte swap): comparing such words orders bytes lexicographically. */
+static inline uint64_t floe_parquet__load_be64(const uint8_t *p)
+{
+	return (uint64_t)p[0] << 56 | (uint64_t)p[1] << 48 | (uint64_t)p[2] << 40 |
+	       (uint64_t)p[3] << 32 | (uint64_t)p[4] << 24 | (uint64_t)p[5] << 16 |
+	       (uint64_t)p[6] << 8 | (uint64_t)p[7];
+}
+
+/* Unsigned lexicographic order of byte strings (<0, 0, >0); a prefix sorts
+ * first. Inline, 8 bytes a step: statistics compare every value. */
+static inline int floe_parquet__bytes_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+	size_t n = an < bn ? an : bn, i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x = floe_parquet__load_be64(a + i), y = floe_parquet__load_be64(b + i);
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	for (; i < n; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return an < bn ? -1 : an > bn;
+}
+
 /* ---- encoders ----------------------------------------------------------- */
 
 /* RLE/bit-packed hybrid of n values of bit width w (no length prefix). */

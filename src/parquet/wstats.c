@@ -127,13 +127,8 @@ static int cmp_signed_be(const uint8_t *a, size_t an, const uint8_t *b, size_t b
 
 int floe_parquet__stats_cmp(int order, const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 {
-	if (order == FLOE_PQ_ORD_BYTES) {
-		size_t n = an < bn ? an : bn;
-		int c = n ? memcmp(a, b, n) : 0;
-		if (c)
-			return c < 0 ? -1 : 1;
-		return an < bn ? -1 : an > bn;
-	}
+	if (order == FLOE_PQ_ORD_BYTES)
+		return floe_parquet__bytes_cmp(a, an, b, bn);
 	if (order == FLOE_PQ_ORD_SIGNED_BYTES)
 		return cmp_signed_be(a, an, b, bn);
 	uint64_t x = key_of(order, a), y = key_of(order, b);
@@ -277,11 +272,22 @@ int floe_parquet__stats_update_views(floe_parquet__stats *s, const floe_parquet_
 	if (s->order == FLOE_PQ_ORD_NONE || n == 0)
 		return FLOE_OK;
 	imin = imax = 0;
-	for (size_t i = 1; i < n; i++) {
-		if (floe_parquet__stats_cmp(s->order, v[i].p, v[i].n, v[imin].p, v[imin].n) < 0)
-			imin = i;
-		else if (floe_parquet__stats_cmp(s->order, v[i].p, v[i].n, v[imax].p, v[imax].n) > 0)
-			imax = i;
+	if (s->order == FLOE_PQ_ORD_BYTES) {
+		/* the common case, with the comparison inlined */
+		for (size_t i = 1; i < n; i++) {
+			if (floe_parquet__bytes_cmp(v[i].p, v[i].n, v[imin].p, v[imin].n) < 0)
+				imin = i;
+			else if (floe_parquet__bytes_cmp(v[i].p, v[i].n, v[imax].p, v[imax].n) > 0)
+				imax = i;
+		}
+	} else {
+		for (size_t i = 1; i < n; i++) {
+			if (floe_parquet__stats_cmp(s->order, v[i].p, v[i].n, v[imin].p, v[imin].n) < 0)
+				imin = i;
+			else if (floe_parquet__stats_cmp(s->order, v[i].p, v[i].n, v[imax].p,
+							 v[imax].n) > 0)
+				imax = i;
+		}
 	}
 	return merge_pair(s, v[imin].p, v[imin].n, v[imax].p, v[imax].n);
 }
