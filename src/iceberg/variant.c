@@ -276,8 +276,8 @@ static int container(vctx *c, bool object, unsigned vh, const uint8_t *p, size_t
 		if (i)
 			rc = put(c, ",", 1);
 		if (!rc && object) {
-			const uint8_t *k;
-			size_t kn;
+			const uint8_t *k = NULL;
+			size_t kn = 0;
 			rc = dict_key(c, le(ids + i * id_size, id_size), &k, &kn);
 			if (!rc && !floe_utf8_valid(k, kn))
 				rc = bad(c, "field name is not UTF-8");
