@@ -161,15 +161,14 @@ def test_embedded_maintenance_on_postgres(floe, tmp_path, postgres_uri):
 
     name = f"c{uuid.uuid4().hex[:8]}"
     wh = tmp_path / "wh"
-    src = tmp_path / "in.jsonl"
-    src.write_text("".join('{"id": %d, "kind": "k%d"}\n' % (i, i % 3) for i in range(30000)))
-    cli(floe, postgres_uri, name, wh, "ingest", "db.e", src, "--create-schema",
-        "id long not null, kind string", "--checkpoint-interval", "20ms", "--block-size", "16KiB",
-        "--parallelism", "1", "--maintenance", "auto",
-        "--maintenance-option", "schedule.commit-count=5",
+    # a rate-limited generator: about 20 checkpoints however fast the machine
+    cli(floe, postgres_uri, name, wh, "ingest", "db.e", "--generator", "--rows-per-second", "10000",
+        "--number-of-rows", "20000", "--field", "id.kind=sequence", "--create-schema",
+        "id long not null, kind string", "--checkpoint-interval", "100ms", "--parallelism", "1",
+        "--maintenance", "auto", "--maintenance-option", "schedule.commit-count=5",
         "--maintenance-option", "rate-limit=0s", "--quiet")
     tbl = py_catalog(postgres_uri, name, wh).load_table("db.e")
-    assert sorted(tbl.scan().to_arrow().column("id").to_pylist()) == list(range(30000))
+    assert sorted(tbl.scan().to_arrow().column("id").to_pylist()) == list(range(20000))
     ops = [s.summary.operation.value for s in tbl.snapshots()]
     assert "replace" in ops and ops.count("append") > 5, ops
     assert len(tbl.inspect.files()) <= 2
