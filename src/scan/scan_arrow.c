@@ -787,14 +787,6 @@ fail:
 	return rc;
 }
 
-static bool row_valid(const struct ArrowArray *a, int64_t i)
-{
-	if (a->null_count == 0 || a->n_buffers < 1 || !a->buffers[0])
-		return true;
-	int64_t k = i + a->offset;
-	return (((const uint8_t *)a->buffers[0])[k >> 3] >> (k & 7)) & 1;
-}
-
 /* Bytes of row i of a binary ("z") array. */
 static const uint8_t *bin_at(const struct ArrowArray *a, int64_t i, size_t *n)
 {
@@ -850,7 +842,7 @@ static int convert_variant(struct ArrowArray *out, struct ArrowArray *src,
 	o[0] = 0;
 	for (int64_t i = 0; i < n && !rc; i++) {
 		int64_t row = src->offset + i;
-		if (row_valid(src, i) && row_valid(m, row) && row_valid(v, row)) {
+		if (floe_sa_valid(src, i) && floe_sa_valid(m, row) && floe_sa_valid(v, row)) {
 			size_t mn, vn;
 			const uint8_t *mp = bin_at(m, row, &mn), *vp = bin_at(v, row, &vn);
 			if ((rc = floe_variant_to_json(&data, mp, mn, vp, vn, err)))
