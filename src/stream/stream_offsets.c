@@ -129,7 +129,7 @@ done:
 	return rc;
 }
 
-stream_map *stream_map_file(int fd, size_t len)
+stream_map *stream_map_file(int fd, size_t len, int64_t from)
 {
 	stream_map *m;
 	void *p;
@@ -144,10 +144,55 @@ stream_map *stream_map_file(int fd, size_t len)
 		munmap(p, len);
 		return NULL;
 	}
+	if (floe_mutex_init(&m->mu)) {
+		munmap(p, len);
+		floe_free(m);
+		return NULL;
+	}
 	m->base = p;
 	m->len = len;
+	m->done = from;
 	atomic_store(&m->refs, 1);
 	return m;
+}
+
+void stream_map_consumed(stream_map *m, int64_t a, int64_t b)
+{
+	int64_t from = -1, to = -1;
+	if (!m || b <= a)
+		return;
+	floe_mutex_lock(&m->mu);
+	if (a <= m->done) {
+		from = m->done;
+		if (b > m->done)
+			m->done = b;
+		for (size_t i = 0; i < m->n_pend;) {
+			if (m->pend[i].a <= m->done) {
+				if (m->pend[i].b > m->done)
+					m->done = m->pend[i].b;
+				m->pend[i] = m->pend[--m->n_pend];
+				i = 0; /* the new end may reach ranges already passed over */
+			} else {
+				i++;
+			}
+		}
+		to = m->done;
+	} else if (m->n_pend < STREAM_MAP_PENDING) {
+		m->pend[m->n_pend].a = a;
+		m->pend[m->n_pend++].b = b;
+	} /* else: no longer tracked; the prefix stops growing (each block's
+	     inner pages still go when it is consumed) */
+	floe_mutex_unlock(&m->mu);
+	if (to > from) {
+		/* every page wholly before `to` is consumed */
+		uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+		uintptr_t lo = ((uintptr_t)m->base + (uintptr_t)from) & ~(pg - 1);
+		uintptr_t hi = ((uintptr_t)m->base + (uintptr_t)to) & ~(pg - 1);
+		if (lo < (uintptr_t)m->base)
+			lo = (uintptr_t)m->base;
+		if (hi > lo)
+			(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	}
 }
 
 void stream_map_ref(stream_map *m)
@@ -160,6 +205,7 @@ void stream_map_unref(stream_map *m)
 {
 	if (m && atomic_fetch_sub(&m->refs, 1) == 1) {
 		munmap(m->base, m->len);
+		floe_mutex_destroy(&m->mu);
 		floe_free(m);
 	}
 }
@@ -176,6 +222,8 @@ void stream_block_reset(stream_block *b)
 		uintptr_t hi = ((uintptr_t)b->data + b->len) & ~(pg - 1);
 		if (hi > lo)
 			(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		stream_map_consumed(b->map, (int64_t)(b->data - b->map->base),
+				    (int64_t)(b->data - b->map->base) + (int64_t)b->len);
 		stream_map_unref(b->map);
 	} else
 		floe_free(b->data);

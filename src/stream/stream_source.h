@@ -25,6 +25,7 @@
 #include "util/buf.h"
 #include "util/hmap.h"
 #include "util/str.h"
+#include "util/thread.h"
 
 /* ---- offsets: split name -> position ------------------------------------------- */
 
@@ -59,17 +60,33 @@ typedef enum stream_format {
 	STREAM_FMT_CSV = 1,
 } stream_format;
 
-/* A read-only file mapping shared by the blocks that point into it. */
+/*
+ * A read-only file mapping shared by the blocks that point into it. Blocks
+ * are cut one after another from `done` on; as they are consumed (in any
+ * order) the contiguous consumed prefix grows and its pages leave the
+ * resident set, edges included (a block's own edges are shared with its
+ * neighbours, so they can only go once both are consumed).
+ */
+#define STREAM_MAP_PENDING 64
 typedef struct stream_map {
 	uint8_t *base;
 	size_t len;
 	_Atomic int refs;
+	floe_mutex mu;
+	int64_t done; /* every byte before this offset is consumed */
+	struct {
+		int64_t a, b;
+	} pend[STREAM_MAP_PENDING]; /* consumed ranges past done */
+	size_t n_pend;
 } stream_map;
 
-/* Map len bytes of fd (one reference); NULL when it cannot be mapped. */
-stream_map *stream_map_file(int fd, size_t len);
+/* Map len bytes of fd (one reference); blocks start at offset `from`.
+ * NULL when it cannot be mapped. */
+stream_map *stream_map_file(int fd, size_t len, int64_t from);
 void stream_map_ref(stream_map *m);
 void stream_map_unref(stream_map *m); /* unmaps with the last reference */
+/* Bytes [a, b) of the file are consumed (a block, or a skipped record). */
+void stream_map_consumed(stream_map *m, int64_t a, int64_t b);
 
 typedef struct stream_block {
 	uint8_t *data;          /* whole records: floe_malloc'd (the block owns it), or

@@ -325,7 +325,7 @@ static int next_mapped(file_source *s, fsplit *sp, stream_block *b, bool *got, f
 		s->map = NULL;
 	}
 	if (!s->map) {
-		if (!(s->map = stream_map_file(s->fd, (size_t)sp->size)))
+		if (!(s->map = stream_map_file(s->fd, (size_t)sp->size, sp->pos)))
 			return FLOE_EUNSUPPORTED;
 		s->map_split = s->cur;
 	}
@@ -367,6 +367,7 @@ static int next_mapped(file_source *s, fsplit *sp, stream_block *b, bool *got, f
 			if ((rc = skip_record(s, sp, sp->pos + (int64_t)n, err)))
 				return rc;
 			b->end = sp->pos;
+			stream_map_consumed(s->map, b->start, b->end); /* no block points there */
 			*got = true;
 			return FLOE_OK;
 		}
