@@ -317,6 +317,21 @@ static int skip_record(file_source *s, fsplit *sp, int64_t from, floe_error *err
  * pread, since a watched file may be truncated under a mapping (SIGBUS).
  * FLOE_EUNSUPPORTED: the file cannot be mapped; the caller reads it.
  */
+/* b becomes the cut bytes at data: the next records of split sp. */
+static void set_block(file_source *s, fsplit *sp, stream_block *b, uint8_t *data, size_t cut)
+{
+	memset(b, 0, sizeof(*b));
+	b->data = data;
+	b->len = cut;
+	b->split = (int32_t)s->cur;
+	b->split_name = sp->path;
+	b->start = sp->pos;
+	b->end = sp->pos + (int64_t)cut;
+	b->header = sp->header;
+	b->header_len = sp->header_len;
+	sp->pos = b->end;
+}
+
 static int next_mapped(file_source *s, fsplit *sp, stream_block *b, bool *got, floe_error *err)
 {
 	int rc;
@@ -337,18 +352,9 @@ static int next_mapped(file_source *s, fsplit *sp, stream_block *b, bool *got, f
 		if (cut == 0 && n == left)
 			cut = n; /* the last record has no line end */
 		if (cut > 0) {
-			memset(b, 0, sizeof(*b));
-			b->data = (uint8_t *)base;
+			set_block(s, sp, b, (uint8_t *)base, cut);
 			b->map = s->map;
 			stream_map_ref(s->map);
-			b->len = cut;
-			b->split = (int32_t)s->cur;
-			b->split_name = sp->path;
-			b->start = sp->pos;
-			b->end = sp->pos + (int64_t)cut;
-			b->header = sp->header;
-			b->header_len = sp->header_len;
-			sp->pos = b->end;
 			*got = true;
 			return FLOE_OK;
 		}
@@ -447,16 +453,7 @@ static int file_next(stream_source *base, stream_block *b, bool *got, bool *eof,
 			if (cut == 0 && at_end && !s->o.follow)
 				cut = rd; /* the last record has no line end */
 			if (cut > 0) {
-				memset(b, 0, sizeof(*b));
-				b->data = buf;
-				b->len = cut;
-				b->split = (int32_t)s->cur;
-				b->split_name = sp->path;
-				b->start = sp->pos;
-				b->end = sp->pos + (int64_t)cut;
-				b->header = sp->header;
-				b->header_len = sp->header_len;
-				sp->pos = b->end;
+				set_block(s, sp, b, buf, cut);
 				*got = true;
 				return FLOE_OK;
 			}
