@@ -49,6 +49,12 @@ enum {
 	FLOE_EIO = -8,          /* the operating system or a server said no */
 	FLOE_ETIMEDOUT = -9,
 	FLOE_ECANCELED = -10,
+	/* The operation was sent but its outcome is unknown (a connection lost
+	 * after the request reached the server, a timeout after sending, a 5xx
+	 * answering a commit). For a commit: the new metadata may or may not be
+	 * current; nothing it wrote may be deleted, and only re-reading the
+	 * catalog can tell. */
+	FLOE_ECOMMITUNKNOWN = -11,
 };
 
 #define FLOE_ERROR_MSG_MAX 1024
@@ -74,18 +80,36 @@ bool floe_parse_size(const char *s, int64_t *bytes);
 /*
  * Set err to code and a formatted message; returns code so that
  * `return floe_error_set(err, FLOE_EINVAL, "...")` reads naturally.
- * err may be NULL. ECONFLICT, ETIMEDOUT and EIO are marked retryable.
+ * err may be NULL. The error is not retryable: code that knows a retry may
+ * succeed (a lost compare-and-swap, a busy database, a throttled request)
+ * says so with floe_error_set_retryable. A NULL fmt gives a message naming
+ * the code ("out of memory" for ENOMEM).
  */
 int floe_error_set(floe_error *err, int code, const char *fmt, ...) FLOE_PRINTF(3, 4);
 int floe_error_setv(floe_error *err, int code, const char *fmt, va_list ap) FLOE_PRINTF(3, 0);
+/* The same, marking the error retryable. */
+int floe_error_set_retryable(floe_error *err, int code, const char *fmt, ...) FLOE_PRINTF(3, 4);
 
 /*
- * Prepend context: "manifest 'x.avro': " + existing message. If err holds no
- * error yet, nothing happens. Returns err->code (0 when err is NULL: so
- * write `return floe_error_prefix(err, "..."), rc;`, never a bare return —
- * scripts/check-source enforces it).
+ * Add context as an error rises: returns rc, always, so that
+ * `return floe_error_prefix(err, rc, "manifest '%s': ", path);` cannot turn
+ * a failure into success. rc 0 does nothing. Otherwise err (when given)
+ * takes code rc and "manifest 'x.avro': " is prepended to its message (a
+ * record that holds no message yet gets the code's name after the prefix).
  */
-int floe_error_prefix(floe_error *err, const char *fmt, ...) FLOE_PRINTF(2, 3);
+int floe_error_prefix(floe_error *err, int rc, const char *fmt, ...) FLOE_PRINTF(3, 4);
+
+/*
+ * Corruption and out-of-memory errors carry a message always, and in builds
+ * with FLOE_ERROR_SOURCE (every build but Release) the source file and line
+ * where they were raised, as SQLite's SQLITE_CORRUPT_BKPT does:
+ * "manifest 'm.avro': block 3: bad varint [src/avro/avro_reader.c:211]".
+ */
+#define floe_error_corrupt(err, ...) floe_error__at((err), FLOE_ECORRUPT, __FILE__, __LINE__, __VA_ARGS__)
+#define floe_error_oom(err) floe_error__at((err), FLOE_ENOMEM, __FILE__, __LINE__, "out of memory")
+#define floe_error_oomf(err, ...) floe_error__at((err), FLOE_ENOMEM, __FILE__, __LINE__, __VA_ARGS__)
+int floe_error__at(floe_error *err, int code, const char *file, int line, const char *fmt, ...)
+	FLOE_PRINTF(5, 6);
 
 /* Allocator hook. All of floe's memory goes through it. */
 typedef struct floe_allocator {

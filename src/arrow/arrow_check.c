@@ -50,7 +50,7 @@ static int check(const struct ArrowSchema *s, const struct ArrowArray *a, int de
 	if (!s || !a || !s->release || !a->release)
 		return fail(err, FLOE_EINVAL, path, "released or missing");
 	if ((rc = floe_arrow_fmt_parse(&f, s->format, err)))
-		return floe_error_prefix(err, "arrow array '%s': ", path), rc;
+		return floe_error_prefix(err, rc, "arrow array '%s': ", path);
 	if (s->dictionary || a->dictionary)
 		return fail(err, FLOE_EUNSUPPORTED, path, "dictionary-encoded arrays");
 	if (a->length < 0 || a->offset < 0 || __builtin_add_overflow(a->length, a->offset, &end))

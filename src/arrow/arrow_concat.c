@@ -268,7 +268,7 @@ int floe_arrow_concat(struct ArrowArray *out, const struct ArrowSchema *s,
 	if (n == 0)
 		return floe_error_set(err, FLOE_EINVAL, "nothing to concatenate");
 	if (!(segs = floe_calloc(n, sizeof(*segs))))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	for (size_t i = 0; i < n; i++)
 		segs[i] = (seg){arrays[i], arrays[i]->offset, arrays[i]->length};
 	rc = concat_rec(out, s, segs, n, err);

@@ -12,7 +12,7 @@
 
 static int nomem(floe_error *err)
 {
-	return floe_error_set(err, FLOE_ENOMEM, "arrow take: out of memory");
+	return floe_error_oomf(err, "arrow take: out of memory");
 }
 
 /* Bytes for n values of w bytes; never 0 so every buffer is a real pointer. */

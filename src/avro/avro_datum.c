@@ -152,7 +152,7 @@ bool floe_avro_dec_block(floe_cursor *c, int64_t *count, int64_t *block_bytes)
 
 static int skip_fail(floe_cursor *c, floe_error *err, const char *what)
 {
-	return floe_error_set(err, FLOE_ECORRUPT, "at offset %zu: %s", c->off, what);
+	return floe_error_corrupt(err, "at offset %zu: %s", c->off, what);
 }
 
 static int skip_rec(floe_cursor *c, const floe_avro_schema *s, floe_error *err, int depth)

@@ -96,9 +96,8 @@ static inline bool avro_dec_block(floe_cursor *c, int64_t *count, int64_t *block
 	return true;
 }
 
-/* Add context to err and return rc. (floe_error_prefix itself returns 0
- * when err is NULL, so `return floe_error_prefix(...)` would hide errors.) */
-#define AVRO_PREFIX(rc, err, ...) (floe_error_prefix((err), __VA_ARGS__), (rc))
+/* Add context to err and return rc. */
+#define AVRO_PREFIX(rc, err, ...) floe_error_prefix((err), (rc), __VA_ARGS__)
 
 bool floe_avro__default_matches(const floe_avro_schema *s, const floe_json *j, int depth);
 

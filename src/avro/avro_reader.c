@@ -83,7 +83,7 @@ static int window(floe_avro_reader *r, uint64_t off, size_t need, const uint8_t 
 		n = (size_t)(size - off);
 	floe_buf_clear(&r->win);
 	if (!(dst = floe_buf_extend(&r->win, n)))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory reading %zu bytes", n);
+		return floe_error_oomf(err, "out of memory reading %zu bytes", n);
 	r->win_off = off;
 	if ((rc = floe_input_read_exact(r->in, off, dst, n, err))) {
 		floe_buf_clear(&r->win);
@@ -112,7 +112,7 @@ int floe_avro_codec_parse(floe_codec *codec, const char *name, floe_error *err)
 				      "snappy and zstandard)",
 				      name);
 	} else {
-		return floe_error_set(err, FLOE_ECORRUPT, "unknown Avro codec '%.64s'", name);
+		return floe_error_corrupt(err, "unknown Avro codec '%.64s'", name);
 	}
 	return FLOE_OK;
 }
@@ -128,13 +128,12 @@ static int parse_header(floe_avro_reader *r, floe_cursor *c, floe_error *err)
 	if (!floe_cursor_bytes(c, 4, &m))
 		return 1;
 	if (memcmp(m, MAGIC, 4) != 0)
-		return floe_error_set(err, FLOE_ECORRUPT, "not an Avro container file (bad magic)");
+		return floe_error_corrupt(err, "not an Avro container file (bad magic)");
 	r->n_meta = 0;
 	for (;;) {
 		if (!avro_dec_block(c, &count, &bytes))
 			return floe_cursor_left(c) < 20 ? 1
-							: floe_error_set(err, FLOE_ECORRUPT,
-									 "bad metadata block header");
+							: floe_error_corrupt(err, "bad metadata block header");
 		if (count == 0)
 			break;
 		if ((uint64_t)count > floe_cursor_left(c) / 2)
@@ -143,7 +142,7 @@ static int parse_header(floe_avro_reader *r, floe_cursor *c, floe_error *err)
 			size_t ncap = r->n_meta + (size_t)count;
 			meta_entry *nm = floe_arena_calloc(&r->arena, ncap, sizeof(*nm));
 			if (!nm)
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 			if (r->n_meta)
 				memcpy(nm, r->meta, r->n_meta * sizeof(*nm));
 			r->meta = nm;
@@ -155,14 +154,13 @@ static int parse_header(floe_avro_reader *r, floe_cursor *c, floe_error *err)
 				return 1;
 			if (!(e->key = floe_arena_strndup(&r->arena, (const char *)k, kn)) ||
 			    !(e->value = floe_arena_strndup(&r->arena, (const char *)v, vn)))
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 			e->len = vn;
 			if (memchr(k, 0, kn))
-				return floe_error_set(err, FLOE_ECORRUPT, "metadata key contains NUL");
+				return floe_error_corrupt(err, "metadata key contains NUL");
 			for (size_t j = 0; j < r->n_meta; j++)
 				if (strcmp(r->meta[j].key, e->key) == 0)
-					return floe_error_set(err, FLOE_ECORRUPT,
-							      "metadata key '%.64s' appears twice",
+					return floe_error_corrupt(err, "metadata key '%.64s' appears twice",
 							      e->key);
 			r->n_meta++;
 		}
@@ -195,8 +193,7 @@ static int read_header(floe_avro_reader *r, floe_error *err)
 			return FLOE_OK;
 		}
 		if (avail < want || avail >= r->opts.max_header)
-			return floe_error_set(err, FLOE_ECORRUPT,
-					      avail < want ? "truncated header"
+			return floe_error_corrupt(err, avail < want ? "truncated header"
 							   : "header larger than the limit");
 		want = avail * 4;
 	}
@@ -213,7 +210,7 @@ int floe_avro_reader_open(floe_avro_reader **out, floe_input *in,
 	if (!in)
 		return floe_error_set(err, FLOE_EINVAL, "avro reader: no input");
 	if (!(r = floe_calloc(1, sizeof(*r))))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	r->in = in;
 	r->name = in->name ? in->name : "avro input";
 	if (opts)
@@ -244,7 +241,7 @@ int floe_avro_reader_open(floe_avro_reader **out, floe_input *in,
 		r->codec_name = "null";
 	schema_text = floe_avro_reader_meta(r, "avro.schema", &schema_len);
 	if (!schema_text) {
-		rc = floe_error_set(err, FLOE_ECORRUPT, "header has no avro.schema");
+		rc = floe_error_corrupt(err, "header has no avro.schema");
 		goto fail;
 	}
 	if ((rc = floe_avro_schema_parse(&r->schema, &r->arena, schema_text, schema_len, NULL,
@@ -253,7 +250,7 @@ int floe_avro_reader_open(floe_avro_reader **out, floe_input *in,
 	*out = r;
 	return FLOE_OK;
 fail:
-	floe_error_prefix(err, "%s: ", r->name);
+	floe_error_prefix(err, rc, "%s: ", r->name);
 	floe_avro_reader_free(r);
 	return rc;
 }
@@ -317,7 +314,7 @@ bool floe_avro_reader_meta_at(const floe_avro_reader *r, size_t i, const char **
 
 static int block_fail(floe_avro_reader *r, floe_error *err, uint64_t off, const char *what)
 {
-	return floe_error_set(err, FLOE_ECORRUPT, "%s: block %llu at offset %llu: %s", r->name,
+	return floe_error_corrupt(err, "%s: block %llu at offset %llu: %s", r->name,
 			      (unsigned long long)r->block_index, (unsigned long long)off, what);
 }
 
@@ -336,15 +333,14 @@ static int decompress(floe_avro_reader *r, const uint8_t *src, size_t n, floe_av
 		/* spec: snappy blocks are followed by the 4-byte big-endian CRC-32
 		 * of the uncompressed data */
 		if (n < 4)
-			return floe_error_set(err, FLOE_ECORRUPT, "snappy block shorter than its CRC");
+			return floe_error_corrupt(err, "snappy block shorter than its CRC");
 		if ((rc = floe_codec_decompress_any(FLOE_CODEC_SNAPPY, src, n - 4, &r->ubuf,
 						    r->opts.max_block_bytes, err)))
 			return rc == FLOE_ENOMEM ? rc : FLOE_ECORRUPT;
 		want = floe_load_u32be(src + n - 4);
 		got = floe_crc32(0, r->ubuf.data ? r->ubuf.data : (const uint8_t *)"", r->ubuf.len);
 		if (want != got)
-			return floe_error_set(err, FLOE_ECORRUPT,
-					      "snappy CRC mismatch (stored %08x, computed %08x)",
+			return floe_error_corrupt(err, "snappy CRC mismatch (stored %08x, computed %08x)",
 					      want, got);
 		break;
 	}
@@ -384,19 +380,16 @@ int floe_avro_reader_next_block(floe_avro_block *out, bool *eof, floe_avro_reade
 	if (!avro_dec_long(&c, &count) || !avro_dec_long(&c, &len))
 		return block_fail(r, err, off, "truncated or bad block header");
 	if (count < 0 || count > r->opts.max_block_count)
-		return floe_error_set(err, FLOE_ECORRUPT,
-				      "%s: block %llu at offset %llu: bad record count %lld", r->name,
+		return floe_error_corrupt(err, "%s: block %llu at offset %llu: bad record count %lld", r->name,
 				      (unsigned long long)r->block_index, (unsigned long long)off,
 				      (long long)count);
 	data_off = off + c.off;
 	if (len < 0 || (uint64_t)len > r->opts.max_block_bytes)
-		return floe_error_set(err, FLOE_ECORRUPT,
-				      "%s: block %llu at offset %llu: bad block size %lld", r->name,
+		return floe_error_corrupt(err, "%s: block %llu at offset %llu: bad block size %lld", r->name,
 				      (unsigned long long)r->block_index, (unsigned long long)off,
 				      (long long)len);
 	if ((uint64_t)len + 16 > size - data_off)
-		return floe_error_set(err, FLOE_ECORRUPT,
-				      "%s: block %llu at offset %llu: block size %lld exceeds the "
+		return floe_error_corrupt(err, "%s: block %llu at offset %llu: block size %lld exceeds the "
 				      "%llu bytes left in the file",
 				      r->name, (unsigned long long)r->block_index,
 				      (unsigned long long)off, (long long)len,
@@ -454,8 +447,7 @@ int floe_avro_reader_next(floe_avro_value *out, bool *eof, floe_avro_reader *r, 
 		}
 		if (r->blk.len > 0 || r->blk.count > 0) {
 			if (floe_cursor_left(&r->cur) != 0)
-				return floe_error_set(err, FLOE_ECORRUPT,
-						      "%s: block %llu at offset %llu: %zu bytes left "
+				return floe_error_corrupt(err, "%s: block %llu at offset %llu: %zu bytes left "
 						      "after its %lld records",
 						      r->name, (unsigned long long)r->blk.index,
 						      (unsigned long long)r->blk.offset,
@@ -477,8 +469,7 @@ int floe_avro_reader_next(floe_avro_value *out, bool *eof, floe_avro_reader *r, 
 		{
 			size_t min = floe_avro_min_size(r->schema);
 			if (min && (uint64_t)r->left > r->blk.len / min)
-				return floe_error_set(err, FLOE_ECORRUPT,
-						      "%s: block %llu at offset %llu: %lld records "
+				return floe_error_corrupt(err, "%s: block %llu at offset %llu: %lld records "
 						      "cannot fit in %zu bytes",
 						      r->name, (unsigned long long)r->blk.index,
 						      (unsigned long long)r->blk.offset,

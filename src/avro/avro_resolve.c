@@ -109,7 +109,7 @@ typedef struct builder {
 
 static int nomem(builder *b)
 {
-	return floe_error_set(b->err, FLOE_ENOMEM, "out of memory building an Avro decoder");
+	return floe_error_oomf(b->err, "out of memory building an Avro decoder");
 }
 
 static const char *tname(const floe_avro_schema *s)
@@ -234,12 +234,10 @@ static int build_record(builder *b, const floe_avro_schema *r, const floe_avro_s
 					fl->v.branch = (int32_t)k;
 		} else {
 			if (rf->field_id != FLOE_AVRO_ID_NONE)
-				return floe_error_set(b->err, FLOE_ECORRUPT,
-						      "required field '%s' (field-id %d) is not in "
+				return floe_error_corrupt(b->err, "required field '%s' (field-id %d) is not in "
 						      "the file's schema and has no default",
 						      rf->name, (int)rf->field_id);
-			return floe_error_set(b->err, FLOE_ECORRUPT,
-					      "required field '%s' is not in the file's schema and "
+			return floe_error_corrupt(b->err, "required field '%s' is not in the file's schema and "
 					      "has no default",
 					      rf->name);
 		}
@@ -320,16 +318,14 @@ static int build_body(builder *b, const floe_avro_schema *r, const floe_avro_sch
 			n_failed += failed;
 		}
 		if (w->n_branches && n_failed == w->n_branches)
-			return floe_error_set(b->err, FLOE_ECORRUPT,
-					      "no branch of the writer's union can be read as %s",
+			return floe_error_corrupt(b->err, "no branch of the writer's union can be read as %s",
 					      tname(r));
 		return FLOE_OK;
 	}
 	if (r->type == FLOE_AVRO_UNION) {
 		int k = pick_branch(r, w);
 		if (k < 0)
-			return floe_error_set(b->err, FLOE_ECORRUPT,
-					      "writer type %s matches no branch of the reader's union",
+			return floe_error_corrupt(b->err, "writer type %s matches no branch of the reader's union",
 					      tname(w));
 		p->op = OP_RUNION;
 		p->rbranch = k;
@@ -337,8 +333,7 @@ static int build_body(builder *b, const floe_avro_schema *r, const floe_avro_sch
 	}
 	if (r->type != w->type) {
 		if (!promotable(w->type, r->type))
-			return floe_error_set(b->err, FLOE_ECORRUPT,
-					      "cannot read writer type %s as %s", tname(w), tname(r));
+			return floe_error_corrupt(b->err, "cannot read writer type %s as %s", tname(w), tname(r));
 		switch (w->type) {
 		case FLOE_AVRO_INT:
 			p->op = r->type == FLOE_AVRO_LONG    ? OP_INT_LONG
@@ -365,8 +360,7 @@ static int build_body(builder *b, const floe_avro_schema *r, const floe_avro_sch
 	case FLOE_AVRO_STRING: p->op = OP_STRING; return FLOE_OK;
 	case FLOE_AVRO_FIXED:
 		if (r->size != w->size)
-			return floe_error_set(b->err, FLOE_ECORRUPT,
-					      "fixed %s has size %zu in the file, %zu in the reader",
+			return floe_error_corrupt(b->err, "fixed %s has size %zu in the file, %zu in the reader",
 					      tname(w), w->size, r->size);
 		p->op = OP_FIXED;
 		p->u.fixed_size = w->size;
@@ -383,7 +377,7 @@ static int build_body(builder *b, const floe_avro_schema *r, const floe_avro_sch
 		return FLOE_OK;
 	case FLOE_AVRO_UNION: break;
 	}
-	return floe_error_set(b->err, FLOE_ECORRUPT, "unknown schema type");
+	return floe_error_corrupt(b->err, "unknown schema type");
 }
 
 static int build(builder *b, const floe_avro_schema *r, const floe_avro_schema *w,
@@ -400,7 +394,7 @@ static int build(builder *b, const floe_avro_schema *r, const floe_avro_schema *
 		return FLOE_OK;
 	}
 	if (++b->depth > 256)
-		return floe_error_set(b->err, FLOE_ECORRUPT, "schemas nested too deeply");
+		return floe_error_corrupt(b->err, "schemas nested too deeply");
 	if (!(p = new_plan(b, OP_NULL)))
 		return nomem(b);
 	rc = build_body(b, r, w, p);
@@ -426,7 +420,7 @@ int floe_avro_decoder_new(floe_avro_decoder **out, const floe_avro_schema *reade
 	if (!reader)
 		reader = writer;
 	if (!(d = floe_calloc(1, sizeof(*d))))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	floe_arena_init(&d->arena, 16384);
 	d->reader = reader;
 	d->writer = writer;
@@ -476,7 +470,7 @@ typedef struct dctx {
 
 static int bad(dctx *x, const floe_cursor *c, const char *what)
 {
-	return floe_error_set(x->err, FLOE_ECORRUPT, "at offset %zu: %s", c->off, what);
+	return floe_error_corrupt(x->err, "at offset %zu: %s", c->off, what);
 }
 
 static int dec(dctx *x, const plan *p, floe_cursor *c, floe_avro_value *out);
@@ -556,7 +550,7 @@ static int dec_record(dctx *x, const plan *p, floe_cursor *c, floe_avro_value *o
 	floe_avro_value *items = NULL;
 	int rc;
 	if (n && !(items = floe_arena_alloc(x->a, n * sizeof(floe_avro_value))))
-		return floe_error_set(x->err, FLOE_ENOMEM, "out of memory decoding a record");
+		return floe_error_oomf(x->err, "out of memory decoding a record");
 	for (size_t j = 0; j < p->u.rec.n_steps; j++) {
 		const rstep *st = &p->u.rec.steps[j];
 		if (st->rindex >= 0)
@@ -621,8 +615,7 @@ static int dec(dctx *x, const plan *p, floe_cursor *c, floe_avro_value *out)
 		if (!avro_dec_long(c, &v) || v < 0 || (uint64_t)v >= p->u.en.n)
 			return bad(x, c, "bad enum index");
 		if (p->u.en.map[v] < 0)
-			return floe_error_set(x->err, FLOE_ECORRUPT,
-					      "at offset %zu: enum symbol '%s' is unknown to the reader",
+			return floe_error_corrupt(x->err, "at offset %zu: enum symbol '%s' is unknown to the reader",
 					      c->off, p->u.en.w->symbols[v]);
 		out->u.i = p->u.en.map[v];
 		return FLOE_OK;
@@ -699,7 +692,7 @@ static int dec(dctx *x, const plan *p, floe_cursor *c, floe_avro_value *out)
 		out->branch = p->rbranch;
 		return FLOE_OK;
 	case OP_FAIL:
-		return floe_error_set(x->err, FLOE_ECORRUPT, "at offset %zu: %s", c->off, p->u.msg);
+		return floe_error_corrupt(x->err, "at offset %zu: %s", c->off, p->u.msg);
 	}
 	return bad(x, c, "bad plan");
 }

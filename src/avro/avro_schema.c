@@ -81,7 +81,7 @@ static int corrupt(sparser *ps, const char *fmt, ...)
 
 static int nomem(sparser *ps)
 {
-	return floe_error_set(ps->err, FLOE_ENOMEM, "out of memory parsing an Avro schema");
+	return floe_error_oomf(ps->err, "out of memory parsing an Avro schema");
 }
 
 static floe_avro_schema *new_node(sparser *ps, floe_avro_type t)
@@ -102,8 +102,7 @@ static floe_avro_schema *new_node(sparser *ps, floe_avro_type t)
 static int node_fail(sparser *ps)
 {
 	if (ps->nodes > ps->lim.max_nodes)
-		return floe_error_set(ps->err, FLOE_ECORRUPT,
-				      "schema has more than %zu nodes", ps->lim.max_nodes);
+		return floe_error_corrupt(ps->err, "schema has more than %zu nodes", ps->lim.max_nodes);
 	return nomem(ps);
 }
 
@@ -225,16 +224,15 @@ static int parse_field(sparser *ps, const floe_json *fj, const char *enc_ns, flo
 	const floe_json *nm, *ty;
 	int rc;
 	if (fj->type != FLOE_JSON_OBJECT)
-		return floe_error_set(ps->err, FLOE_ECORRUPT, "field %zu is not an object", nth);
+		return floe_error_corrupt(ps->err, "field %zu is not an object", nth);
 	nm = floe_json_get(fj, "name");
 	if (!nm || nm->type != FLOE_JSON_STRING || nm->len == 0)
-		return floe_error_set(ps->err, FLOE_ECORRUPT,
-				      "field %zu needs a non-empty string \"name\"", nth);
+		return floe_error_corrupt(ps->err, "field %zu needs a non-empty string \"name\"", nth);
 	f->name = nm->s;
 	f->field_id = FLOE_AVRO_ID_NONE;
 	ty = floe_json_get(fj, "type");
 	if (!ty)
-		return floe_error_set(ps->err, FLOE_ECORRUPT, "field '%s' has no \"type\"", f->name);
+		return floe_error_corrupt(ps->err, "field '%s' has no \"type\"", f->name);
 	if ((rc = parse_node(ps, ty, enc_ns, &f->type)))
 		return AVRO_PREFIX(rc, ps->err, "field '%s': ", f->name);
 	for (const floe_json *c = fj->child; c; c = c->next) {
@@ -487,12 +485,10 @@ static int parse_union(sparser *ps, const floe_json *j, const char *enc_ns,
 		if ((rc = parse_node(ps, c, enc_ns, &s->branches[i])))
 			return AVRO_PREFIX(rc, ps->err, "union branch %zu: ", i);
 		if (s->branches[i]->type == FLOE_AVRO_UNION)
-			return floe_error_set(ps->err, FLOE_ECORRUPT,
-					      "union branch %zu: unions may not contain unions", i);
+			return floe_error_corrupt(ps->err, "union branch %zu: unions may not contain unions", i);
 		for (size_t k = 0; k < i; k++)
 			if (same_branch_kind(s->branches[k], s->branches[i]))
-				return floe_error_set(ps->err, FLOE_ECORRUPT,
-						      "union has two branches of type '%s'",
+				return floe_error_corrupt(ps->err, "union has two branches of type '%s'",
 						      s->branches[i]->fullname
 							      ? s->branches[i]->fullname
 							      : floe_avro_type_name(s->branches[i]->type));
@@ -568,8 +564,7 @@ int floe_avro_schema_parse(floe_avro_schema **out, floe_arena *a, const char *p,
 	int rc;
 	limits_init(&l, lim);
 	if (n > l.max_text)
-		return floe_error_set(err, FLOE_ECORRUPT,
-				      "avro schema: %zu bytes exceeds the limit of %zu", n,
+		return floe_error_corrupt(err, "avro schema: %zu bytes exceeds the limit of %zu", n,
 				      l.max_text);
 	jl.max_depth = l.max_depth;
 	jl.max_nodes = l.max_nodes * 8;

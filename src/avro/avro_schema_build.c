@@ -404,7 +404,7 @@ static int finish_named(finisher *f, floe_avro_schema *s)
 	}
 	if (floe_hmap_put(&f->names, s->fullname, strlen(s->fullname), (uint64_t)(uintptr_t)s,
 			  &existed))
-		return floe_error_set(f->err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(f->err);
 	return FLOE_OK;
 }
 
@@ -412,7 +412,7 @@ static int finish_body(finisher *f, floe_avro_schema *s)
 {
 	int rc;
 	if (s->broken)
-		return floe_error_set(f->err, FLOE_ENOMEM, "out of memory building the schema");
+		return floe_error_oomf(f->err, "out of memory building the schema");
 	switch (s->type) {
 	case FLOE_AVRO_RECORD:
 		if ((rc = finish_named(f, s)))
@@ -488,19 +488,19 @@ static int finish_rec(finisher *f, floe_avro_schema *s)
 	uint64_t st = 0;
 	int rc;
 	if (!s)
-		return floe_error_set(f->err, FLOE_ENOMEM, "out of memory building the schema");
+		return floe_error_oomf(f->err, "out of memory building the schema");
 	if (floe_imap_get(&f->seen, (int64_t)(intptr_t)s, &st))
 		return st == 1 ? floe_error_set(f->err, FLOE_EINVAL, "the schema contains a cycle")
 			       : FLOE_OK;
 	if (++f->depth > 200)
 		return floe_error_set(f->err, FLOE_EINVAL, "schema nested too deeply");
 	if (floe_imap_put(&f->seen, (int64_t)(intptr_t)s, 1))
-		return floe_error_set(f->err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(f->err);
 	s->node_id = f->next_id++;
 	if ((rc = finish_body(f, s)))
 		return rc;
 	if (floe_imap_put(&f->seen, (int64_t)(intptr_t)s, 2))
-		return floe_error_set(f->err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(f->err);
 	f->depth--;
 	return FLOE_OK;
 }

@@ -170,7 +170,7 @@ int floe_avro_file_write(const char *out_path, const char *schema_json, size_t s
 			if ((rc = floe_json_parse(&j, &ra, p, n, NULL, err)) ||
 			    (rc = floe_avro_value_from_json(&v, &ra, schema, j, err)) ||
 			    (rc = floe_avro_writer_append(w, &v, err)))
-				floe_error_prefix(err, "line %zu: ", line_no);
+				floe_error_prefix(err, rc, "line %zu: ", line_no);
 		}
 		floe_arena_reset(&ra);
 		if (rc)

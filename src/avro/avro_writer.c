@@ -58,7 +58,7 @@ int floe_avro_writer_open(floe_avro_writer **out_w, floe_output *out,
 	if (!out || !schema)
 		return floe_error_set(err, FLOE_EINVAL, "avro writer: no output or schema");
 	if (!(w = floe_calloc(1, sizeof(*w))))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	w->codec_name = o.codec ? o.codec : "deflate";
 	if ((rc = floe_avro_codec_parse(&w->codec, w->codec_name, err))) {
 		if (rc == FLOE_ECORRUPT)
@@ -90,7 +90,7 @@ int floe_avro_writer_open(floe_avro_writer **out_w, floe_output *out,
 	*out_w = w;
 	return FLOE_OK;
 fail:
-	floe_error_prefix(err, "%s: ", out && out->name ? out->name : "avro output");
+	floe_error_prefix(err, rc, "%s: ", out && out->name ? out->name : "avro output");
 	w->out = NULL;
 	floe_avro_writer_abort(w);
 	return rc;
@@ -114,13 +114,13 @@ int floe_avro_writer_meta(floe_avro_writer *w, const char *key, const void *valu
 		if (strcmp(w->meta[i].key, key) == 0)
 			m = &w->meta[i];
 	if (!(v = floe_memdup(len ? value : "", len ? len : 1)))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if (!m) {
 		char *k;
 		if (FLOE_ARRAY_RESERVE(w->meta, w->cap_meta, w->n_meta + 1) ||
 		    !(k = floe_strdup(key))) {
 			floe_free(v);
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		}
 		m = &w->meta[w->n_meta++];
 		m->key = k;
@@ -188,9 +188,9 @@ static int flush_block(floe_avro_writer *w, floe_error *err)
 		return rc;
 	if (w->codec == FLOE_CODEC_SNAPPY &&
 	    floe_buf_put_u32be(b, floe_crc32(0, w->block.data, w->block.len)))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if (floe_buf_append(b, w->sync, 16))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	/* count and size go in front: encode them into a small array */
 	{
 		floe_buf t;
@@ -198,7 +198,7 @@ static int flush_block(floe_avro_writer *w, floe_error *err)
 		if (floe_avro_enc_long(&t, (int64_t)w->block_count) ||
 		    floe_avro_enc_long(&t, (int64_t)(b->len - 16))) {
 			floe_buf_reset(&t);
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		}
 		hdr_len = t.len;
 		memcpy(hdr, t.data, t.len);
@@ -256,7 +256,7 @@ int floe_avro_writer_append_encoded(floe_avro_writer *w, const void *p, size_t n
 	floe_avro_writer_begin(w);
 	if (n && floe_buf_append(&w->block, p, n)) {
 		floe_avro_writer_rollback(w);
-		return floe_error_set(err, FLOE_ENOMEM, "avro writer: record too large");
+		return floe_error_oomf(err, "avro writer: record too large");
 	}
 	return floe_avro_writer_commit(w, err);
 }
@@ -309,7 +309,7 @@ int floe_avro_writer_close(floe_avro_writer *w, uint64_t *bytes_written, floe_er
 	else
 		rc = flush_block(w, err);
 	if (rc) {
-		floe_error_prefix(err, "%s: ", name);
+		floe_error_prefix(err, rc, "%s: ", name);
 		floe_avro_writer_abort(w);
 		return rc;
 	}

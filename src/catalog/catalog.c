@@ -3,6 +3,7 @@
  */
 #include "catalog/catalog_impl.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/alloc.h"
@@ -90,12 +91,76 @@ static void delete_old_metadata(floe_catalog *cat, const floe_metadata *base,
 	}
 }
 
+/*
+ * Test hook: FLOE_TEST_CATALOG_FAULT="<mode>:<n>[,<mode>:<n>...]" makes the
+ * n-th commit of each catalog object fail (n "*": every commit):
+ *   before-swap  a definite failure before anything is sent (EIO);
+ *   after-swap   the swap happens, then its answer is lost (ECOMMITUNKNOWN);
+ *   lose-swap    the metadata file is written, the swap never reaches the
+ *                catalog, and the caller cannot know (ECOMMITUNKNOWN);
+ *   conflict     a lost race (a retryable ECONFLICT), nothing written.
+ * The tests of the commit path use it with every catalog; nothing else reads
+ * it.
+ */
+enum { FAULT_NONE, FAULT_BEFORE, FAULT_AFTER, FAULT_LOSE, FAULT_CONFLICT };
+
+static int fault_for(floe_catalog *cat)
+{
+	const char *spec = getenv("FLOE_TEST_CATALOG_FAULT");
+	int64_t n = ++cat->n_commits;
+	if (!spec || !*spec)
+		return FAULT_NONE;
+	for (const char *p = spec; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		const char *colon = memchr(p, ':', len);
+		if (colon) {
+			size_t ml = (size_t)(colon - p);
+			const char *num = colon + 1;
+			size_t nl = len - ml - 1;
+			int64_t at = -1;
+			bool every = nl == 1 && *num == '*';
+			if (every || (floe_parse_i64(num, nl, &at) && at == n)) {
+				if (ml == 11 && !strncmp(p, "before-swap", ml))
+					return FAULT_BEFORE;
+				if (ml == 10 && !strncmp(p, "after-swap", ml))
+					return FAULT_AFTER;
+				if (ml == 9 && !strncmp(p, "lose-swap", ml))
+					return FAULT_LOSE;
+				if (ml == 8 && !strncmp(p, "conflict", ml))
+					return FAULT_CONFLICT;
+			}
+		}
+		p += len + (end ? 1 : 0);
+	}
+	return FAULT_NONE;
+}
+
+bool floe_catalog__fault_lose_swap(floe_catalog *cat)
+{
+	bool lose = cat->fault_lose_swap;
+	cat->fault_lose_swap = false;
+	return lose;
+}
+
 int floe_catalog_commit_table(floe_catalog *cat, const char *ns, const char *name,
 			      const floe_metadata *base, const floe_metadata *next, char **location,
 			      floe_error *err)
 {
+	int fault = fault_for(cat);
+	*location = NULL;
+	if (fault == FAULT_BEFORE)
+		return floe_error_set(err, FLOE_EIO, "injected fault: the catalog refused the swap");
+	if (fault == FAULT_CONFLICT)
+		return floe_error_set_retryable(err, FLOE_ECONFLICT,
+						"injected fault: another writer committed first");
+	cat->fault_lose_swap = fault == FAULT_LOSE;
 	int rc = cat->ops->commit_table(cat, ns, name, base, next, location, err);
-	if (rc == FLOE_OK && location && *location)
+	cat->fault_lose_swap = false;
+	if (rc == FLOE_OK && fault == FAULT_AFTER)
+		return floe_error_set(err, FLOE_ECOMMITUNKNOWN,
+				      "injected fault: the swap's answer was lost");
+	if (rc == FLOE_OK && *location)
 		delete_old_metadata(cat, base, next, *location);
 	return rc;
 }
@@ -134,7 +199,7 @@ static int props_to_map(floe_strmap *m, const floe_prop *props, size_t n, floe_e
 {
 	for (size_t i = 0; i < n; i++)
 		if (floe_strmap_set(m, props[i].key, props[i].value))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 	return FLOE_OK;
 }
 
@@ -201,7 +266,7 @@ int floe_catalog_split_ident(const char *ident, const char *dflt, char **ns, cha
 		floe_free(*ns);
 		floe_free(*name);
 		*ns = *name = NULL;
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	return FLOE_OK;
 }

@@ -5,9 +5,11 @@
  * A catalog writes the new metadata file itself (each catalog has its own
  * naming: "NNNNN-<uuid>.metadata.json" for SQL catalogs, "vN.metadata.json"
  * for the file-system catalog; a REST server writes it on its side) and then
- * swaps the pointer. A lost race is FLOE_ECONFLICT: the caller reloads,
- * re-applies its change and tries again. When the outcome is unknown the
- * catalog returns FLOE_EIO with retryable=false and deletes nothing.
+ * swaps the pointer. A lost race is a retryable FLOE_ECONFLICT: the caller
+ * reloads, re-applies its change and tries again. A swap whose outcome is
+ * unknown (sent, no answer) is FLOE_ECOMMITUNKNOWN: the catalog deletes
+ * nothing and hands back the metadata file's location, and the commit path
+ * (table/commit_path.c) reads the catalog again to learn the outcome.
  *
  * Namespaces are dotted strings ("db", "a.b"); table identifiers are a
  * namespace plus a name.
@@ -47,7 +49,9 @@ typedef struct floe_catalog_ops {
 	 * Write `next` as the table's new metadata and swap the pointer from
 	 * `base` (NULL: create the table; FLOE_EEXISTS if it exists). On success
 	 * *location receives the new metadata location (caller frees with
-	 * floe_free).
+	 * floe_free); on FLOE_ECOMMITUNKNOWN it receives the metadata file that
+	 * may have become current. An implementation honours
+	 * floe_catalog__fault_lose_swap (tests).
 	 */
 	int (*commit_table)(floe_catalog *cat, const char *ns, const char *name,
 			    const floe_metadata *base, const floe_metadata *next, char **location,
@@ -76,7 +80,15 @@ struct floe_catalog {
 	/* how it was opened, for floe_catalog_reopen (owned; uri NULL for
 	 * file-system catalogs, warehouse may be NULL for SQL ones) */
 	char *open_uri, *open_warehouse;
+	/* FLOE_TEST_CATALOG_FAULT state (catalog.c) */
+	int64_t n_commits;
+	bool fault_lose_swap;
 };
+
+/* Test hook for implementations of commit_table: true when this swap must
+ * be written but never performed (then return FLOE_ECOMMITUNKNOWN with the
+ * metadata location). */
+bool floe_catalog__fault_lose_swap(floe_catalog *cat);
 
 /*
  * A new catalog object on the same catalog (same kind, uri, warehouse and

@@ -181,7 +181,7 @@ int floe_fs_load_path(floe_fileio *io, const char *path, floe_metadata **out, fl
 		n--;
 	char *p = floe_strndup(path, n);
 	if (!p)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if (strstr(p, ".metadata.json") || floe_str_endswith(p, ".json") ||
 	    floe_str_endswith(p, ".json.gz")) {
 		rc = floe_metadata_read(io, p, out, err);
@@ -251,7 +251,7 @@ static int fs_create_namespace(floe_catalog *cat, const char *ns, const floe_str
 	char *u = ns_uri(c, ns, NULL);
 	int rc;
 	if (!u)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if (props && props->len) {
 		floe_free(u);
 		return floe_error_set(err, FLOE_EUNSUPPORTED,
@@ -302,7 +302,7 @@ static int list_dirs(fs_catalog *c, const char *uri, bool want_tables, dir_list 
 			continue;
 		if (FLOE_ARRAY_RESERVE(out->items, out->cap, out->n + 1) ||
 		    !(out->items[out->n] = floe_strdup(e->d_name))) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			break;
 		}
 		out->n++;
@@ -328,7 +328,7 @@ static int fs_list_namespaces(floe_catalog *cat, const char *parent, floe_name_f
 	char *u = ns_uri(c, parent, NULL);
 	int rc;
 	if (!u)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	rc = list_dirs(c, u, false, &l, err);
 	if (rc == FLOE_ENOTFOUND && (!parent || !*parent))
 		rc = FLOE_OK; /* empty warehouse */
@@ -352,7 +352,7 @@ static int fs_drop_namespace(floe_catalog *cat, const char *ns, floe_error *err)
 	char *u = ns_uri(c, ns, NULL);
 	int rc;
 	if (!u)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if ((rc = need_local(c, u, &path, err)) == 0) {
 		if (!is_dir(u))
 			rc = floe_error_set(err, FLOE_ENOTFOUND, "namespace '%s' does not exist", ns);
@@ -385,7 +385,7 @@ static int fs_list_tables(floe_catalog *cat, const char *ns, floe_name_fn fn, vo
 	char *u = ns_uri(c, ns, NULL);
 	int rc;
 	if (!u)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	rc = list_dirs(c, u, true, &l, err);
 	if (rc == FLOE_ENOTFOUND)
 		floe_error_set(err, rc, "namespace '%s' does not exist", ns);
@@ -403,7 +403,7 @@ static int fs_load_table(floe_catalog *cat, const char *ns, const char *name, fl
 	char *u = ns_uri(c, ns, name);
 	int rc;
 	if (!u)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	rc = floe_fs_load_path(cat->io, u, out, err);
 	if (rc == FLOE_ENOTFOUND)
 		floe_error_set(err, rc, "table '%s.%s' does not exist", ns, name);
@@ -422,7 +422,7 @@ static int fs_commit(floe_catalog *cat, const char *ns, const char *name,
 	int64_t v = 1;
 	int rc;
 	if (!u)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if (base) {
 		v = floe_metadata_file_version(base->metadata_location);
 		if (v < 0) {
@@ -472,14 +472,22 @@ static int fs_commit(floe_catalog *cat, const char *ns, const char *name,
 	floe_buf_reset(&data);
 	if (rc)
 		return rc;
+	if (floe_catalog__fault_lose_swap(cat)) {
+		/* the file this attempt wrote (the target name belongs to whichever
+		 * writer wins the rename) */
+		if (!(*location = floe_strdup(tmp)))
+			return floe_error_oom(err);
+		return floe_error_set(err, FLOE_ECOMMITUNKNOWN,
+				      "injected fault: the rename was lost on its way to the disk");
+	}
 	rc = floe_io_rename_noreplace(cat->io, tmp, target, err);
 	if (rc) {
 		floe_io_remove_quiet(cat->io, tmp);
 		if (rc == FLOE_EEXISTS)
-			return base ? floe_error_set(err, FLOE_ECONFLICT,
-						     "table '%s.%s': version %lld was committed by "
-						     "another writer",
-						     ns, name, (long long)v)
+			return base ? floe_error_set_retryable(err, FLOE_ECONFLICT,
+							       "table '%s.%s': version %lld was "
+							       "committed by another writer",
+							       ns, name, (long long)v)
 				    : floe_error_set(err, FLOE_EEXISTS, "table '%s.%s' already exists",
 						     ns, name);
 		return rc;
@@ -492,7 +500,7 @@ static int fs_commit(floe_catalog *cat, const char *ns, const char *name,
 	if (floe_io_write_all(cat->io, hint, num, (size_t)nl, true, &herr))
 		floe_error_clear(&herr);
 	*location = floe_strdup(target);
-	return *location ? FLOE_OK : floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	return *location ? FLOE_OK : floe_error_oom(err);
 }
 
 typedef struct rm_ctx {
@@ -515,7 +523,7 @@ static int fs_drop_table(floe_catalog *cat, const char *ns, const char *name, fl
 	rm_ctx r = {cat->io, 0};
 	int rc;
 	if (!u)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if (!is_table_dir(cat->io, u)) {
 		floe_free(u);
 		return floe_error_set(err, FLOE_ENOTFOUND, "table '%s.%s' does not exist", ns, name);
@@ -533,7 +541,7 @@ static int fs_default_location(floe_catalog *cat, const char *ns, const char *na
 			       floe_error *err)
 {
 	*out = ns_uri((fs_catalog *)cat, ns, name);
-	return *out ? FLOE_OK : floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	return *out ? FLOE_OK : floe_error_oom(err);
 }
 
 static void fs_free(floe_catalog *cat)
@@ -561,7 +569,7 @@ int floe_fs_catalog_open(floe_catalog **out, const floe_fs_catalog_opts *opts, f
 		return floe_error_set(err, FLOE_EINVAL, "the file-system catalog needs a warehouse");
 	c = floe_calloc(1, sizeof(*c));
 	if (!c)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	size_t n = strlen(opts->warehouse);
 	while (n > 1 && opts->warehouse[n - 1] == '/')
 		n--;
@@ -574,14 +582,14 @@ int floe_fs_catalog_open(floe_catalog **out, const floe_fs_catalog_opts *opts, f
 	c->base.open_warehouse = floe_strdup(opts->warehouse);
 	if (!c->warehouse || !c->name || !c->base.io || !c->base.open_warehouse) {
 		fs_free(&c->base);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	const char *local = floe_io_local_path(c->warehouse);
 	if (local) {
 		size_t len = strlen(local) + sizeof("/floe-locks.db");
 		if (!(c->base.lock_uri = floe_malloc(len))) {
 			fs_free(&c->base);
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		}
 		snprintf(c->base.lock_uri, len, "%s/floe-locks.db", local);
 	}

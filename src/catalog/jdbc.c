@@ -96,7 +96,7 @@ static int ns_exists(jdbc_catalog *c, const char *ns, bool *exists, floe_error *
 	int rc;
 	*exists = false;
 	if (!pat)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	const char *p[] = {c->name, ns, pat};
 	rc = floe_sql_exec(c->db,
 			   "SELECT 1 FROM iceberg_tables WHERE catalog_name = ? AND "
@@ -269,7 +269,7 @@ static int j_list_tables(floe_catalog *cat, const char *ns, floe_name_fn fn, voi
 				   "table_namespace = ? AND " TABLE_PRED " ORDER BY table_name",
 				   p, 2, name_collect, &l, NULL, err);
 	if (!rc && l.rc)
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 	for (size_t i = 0; i < l.n && !rc; i++)
 		rc = fn(ns, l.items[i], payload);
 	name_list_free(&l);
@@ -288,7 +288,7 @@ static int j_drop_namespace(floe_catalog *cat, const char *ns, floe_error *err)
 		return floe_error_set(err, FLOE_ENOTFOUND, "namespace '%s' does not exist", ns);
 	pat = child_pattern(ns);
 	if (!pat)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	const char *p[] = {c->name, ns, pat};
 	rc = floe_sql_exec(c->db,
 			   "SELECT 1 FROM iceberg_tables WHERE catalog_name = ? AND "
@@ -357,7 +357,7 @@ static int j_load_ns_props(floe_catalog *cat, const char *ns, floe_strmap *out, 
 			   "WHERE catalog_name = ? AND namespace = ? ORDER BY property_key",
 			   p, 2, prop_collect, &r, NULL, err);
 	if (!rc && r.rc)
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 	return rc;
 }
 
@@ -418,7 +418,7 @@ static int j_load_table(floe_catalog *cat, const char *ns, const char *name, flo
 	rc = floe_metadata_read(cat->io, loc, out, err);
 	floe_free(loc);
 	if (rc)
-		floe_error_prefix(err, "table '%s.%s': ", ns, name);
+		floe_error_prefix(err, rc, "table '%s.%s': ", ns, name);
 	return rc;
 }
 
@@ -432,7 +432,7 @@ static int write_metadata_file(floe_fileio *io, const floe_metadata *base,
 	floe_buf data;
 	int rc;
 	if (!dir)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if (v < 0)
 		v = 0;
 	floe_uuid_v4_str(uuid);
@@ -440,7 +440,7 @@ static int write_metadata_file(floe_fileio *io, const floe_metadata *base,
 	*out = floe_malloc(n);
 	if (!*out) {
 		floe_free(dir);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	snprintf(*out, n, "%s/%05lld-%s%s", dir, (long long)v, uuid,
 		 floe_metadata_file_suffix(next));
@@ -479,6 +479,11 @@ static int j_commit(floe_catalog *cat, const char *ns, const char *name, const f
 	}
 	if ((rc = write_metadata_file(cat->io, base, next, &loc, err)))
 		return rc;
+	if (floe_catalog__fault_lose_swap(cat)) {
+		*location = loc;
+		return floe_error_set(err, FLOE_ECOMMITUNKNOWN,
+				      "injected fault: the swap was lost on its way to the catalog");
+	}
 	if (!base) {
 		const char *p[] = {c->name, ns, name, loc};
 		rc = floe_sql_exec(c->db,
@@ -504,11 +509,17 @@ static int j_commit(floe_catalog *cat, const char *ns, const char *name, const f
 			rc = lr == FLOE_ENOTFOUND
 				     ? floe_error_set(err, FLOE_ENOTFOUND,
 						      "table '%s.%s' was dropped meanwhile", ns, name)
-				     : floe_error_set(err, FLOE_ECONFLICT,
-						      "table '%s.%s' changed since it was loaded "
-						      "(another writer committed first)",
-						      ns, name);
+				     : floe_error_set_retryable(err, FLOE_ECONFLICT,
+								"table '%s.%s' changed since it was "
+								"loaded (another writer committed "
+								"first)",
+								ns, name);
 		}
+	}
+	if (rc == FLOE_ECOMMITUNKNOWN) {
+		/* the statement may have run: the file may be current */
+		*location = loc;
+		return rc;
 	}
 	if (rc) {
 		/* a statement that failed changed nothing: the file is ours to remove */
@@ -590,10 +601,10 @@ static int j_default_location(floe_catalog *cat, const char *ns, const char *nam
 	floe_strmap_reset(&props);
 	if (rc) {
 		floe_buf_reset(&b);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	*out = floe_buf_detach(&b, NULL);
-	return *out ? FLOE_OK : floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	return *out ? FLOE_OK : floe_error_oom(err);
 }
 
 static void j_free(floe_catalog *cat)
@@ -626,7 +637,7 @@ int floe_sql_catalog_open(floe_catalog **out, const floe_sql_catalog_opts *opts,
 		return floe_error_set(err, FLOE_EINVAL, "the SQL catalog needs a uri");
 	c = floe_calloc(1, sizeof(*c));
 	if (!c)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	c->name = floe_strdup(opts->name && *opts->name ? opts->name : "default");
 	if (opts->warehouse) {
 		size_t n = strlen(opts->warehouse);
@@ -644,14 +655,14 @@ int floe_sql_catalog_open(floe_catalog **out, const floe_sql_catalog_opts *opts,
 	if (!c->name || (opts->warehouse && !c->warehouse) || !c->base.io || !c->base.lock_uri ||
 	    !c->base.open_uri || (opts->warehouse && !c->base.open_warehouse)) {
 		j_free(&c->base);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	rc = floe_sqldb_open_uri(&c->db, uri, opts->busy_timeout_ms, err);
 	if (!rc)
 		rc = init_schema(c, err);
 	if (rc) {
 		j_free(&c->base);
-		return floe_error_prefix(err, "SQL catalog '%s': ", uri), rc;
+		return floe_error_prefix(err, rc, "SQL catalog '%s': ", uri);
 	}
 	*out = &c->base;
 	return FLOE_OK;

@@ -73,7 +73,7 @@ int floe_metadata_encode(floe_buf *out, const floe_metadata *m, floe_error *err)
 		rc = floe_codec_compress(FLOE_CODEC_GZIP, 6, json.data, json.len, out, err);
 	else
 		rc = floe_buf_append(out, json.data, json.len)
-			     ? floe_error_set(err, FLOE_ENOMEM, "out of memory")
+			     ? floe_error_oom(err)
 			     : FLOE_OK;
 	floe_buf_reset(&json);
 	return rc;
@@ -91,11 +91,11 @@ int floe_metadata_read(floe_fileio *io, const char *location, floe_metadata **ou
 		rc = floe_metadata_parse_file_bytes(&m, b.data, b.len, err);
 	floe_buf_reset(&b);
 	if (rc)
-		return floe_error_prefix(err, "metadata '%s': ", location), rc;
+		return floe_error_prefix(err, rc, "metadata '%s': ", location);
 	m->metadata_location = floe_arena_strdup(&m->arena, location);
 	if (!m->metadata_location) {
 		floe_metadata_free(m);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	*out = m;
 	return FLOE_OK;

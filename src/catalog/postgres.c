@@ -40,11 +40,35 @@ static int pg_exec(floe_sqldb *db, const char *sql, const char *const *params, s
 	floe_buf_init(&q, 0);
 	if (rewrite(sql, &q)) {
 		floe_buf_reset(&q);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
+	}
+	/* a connection lost earlier (server restart, network): reconnect; until
+	 * the statement is sent, nothing has happened */
+	if (PQstatus(g->conn) != CONNECTION_OK) {
+		PQreset(g->conn);
+		if (PQstatus(g->conn) != CONNECTION_OK) {
+			floe_buf_reset(&q);
+			return floe_error_set_retryable(err, FLOE_EIO, "postgresql: cannot reconnect: %s",
+							PQerrorMessage(g->conn));
+		}
 	}
 	res = PQexecParams(g->conn, floe_buf_cstr(&q), (int)n_params, NULL, params, NULL, NULL, 0);
 	floe_buf_reset(&q);
 	ExecStatusType st = PQresultStatus(res);
+	if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK && PQstatus(g->conn) != CONNECTION_OK) {
+		/* The connection broke while the statement was out: the server may
+		 * have run it. For a read that is only a failure; for a write
+		 * (a catalog swap) the outcome is unknown. */
+		bool read = strncmp(sql, "SELECT", 6) == 0;
+		status = read ? floe_error_set_retryable(err, FLOE_EIO, "postgresql: connection lost: %s",
+							 PQerrorMessage(g->conn))
+			      : floe_error_set(err, FLOE_ECOMMITUNKNOWN,
+					       "postgresql: connection lost while the statement was "
+					       "running, its outcome is unknown: %s",
+					       PQerrorMessage(g->conn));
+		PQclear(res);
+		return status;
+	}
 	if (st == PGRES_TUPLES_OK) {
 		int rows = PQntuples(res), cols = PQnfields(res);
 		if (cols > 32)
@@ -100,7 +124,7 @@ int floe_sqldb_open_postgres(floe_sqldb **out, const char *conninfo, floe_error 
 {
 	pg_db *g = floe_calloc(1, sizeof(*g));
 	if (!g)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	g->conn = PQconnectdb(conninfo);
 	if (!g->conn || PQstatus(g->conn) != CONNECTION_OK) {
 		int rc = floe_error_set(err, FLOE_EIO, "postgresql: %s",

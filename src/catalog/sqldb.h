@@ -17,7 +17,9 @@ typedef struct floe_sqldb_ops {
 	/* Run one statement; rows go to fn (may be NULL); *changes receives the
 	 * number of rows an INSERT/UPDATE/DELETE touched (may be NULL).
 	 * A unique-key violation is FLOE_EEXISTS; a busy/locked database after
-	 * the timeout is FLOE_ETIMEDOUT. */
+	 * the timeout is a retryable FLOE_ETIMEDOUT; a connection lost while a
+	 * write statement was out is FLOE_ECOMMITUNKNOWN (the server may have
+	 * run it). */
 	int (*exec)(floe_sqldb *db, const char *sql, const char *const *params, size_t n_params,
 		    floe_sql_row_fn fn, void *payload, long *changes, floe_error *err);
 	/* Does table `table` have column `column`? */

@@ -26,12 +26,12 @@ static int map_rc(sqlite_db *s, int rc, const char *sql, floe_error *err)
 		return floe_error_set(err, FLOE_EEXISTS, "sqlite '%s': %s", s->path,
 				      sqlite3_errmsg(s->db));
 	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
-		return floe_error_set(err, FLOE_ETIMEDOUT, "sqlite '%s': database is locked",
+		return floe_error_set_retryable(err, FLOE_ETIMEDOUT, "sqlite '%s': database is locked",
 				      s->path);
 	if (rc == SQLITE_NOMEM)
-		return floe_error_set(err, FLOE_ENOMEM, "sqlite: out of memory");
+		return floe_error_oomf(err, "sqlite: out of memory");
 	if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB)
-		return floe_error_set(err, FLOE_ECORRUPT, "sqlite '%s': %s", s->path,
+		return floe_error_corrupt(err, "sqlite '%s': %s", s->path,
 				      sqlite3_errmsg(s->db));
 	(void)sql;
 	return floe_error_set(err, FLOE_EIO, "sqlite '%s': %s", s->path, sqlite3_errmsg(s->db));
@@ -110,7 +110,7 @@ int floe_sqldb_open_sqlite(floe_sqldb **out, const char *path, int busy_timeout_
 	int rc;
 	if (!s || !(s->path = floe_strdup(path && *path ? path : ":memory:"))) {
 		floe_free(s);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	rc = sqlite3_open_v2(s->path, &s->db,
 			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,

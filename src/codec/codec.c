@@ -142,7 +142,7 @@ int floe_codec_compress(floe_codec c, int level, const uint8_t *src, size_t n, f
 	switch (c) {
 	case FLOE_CODEC_NONE:
 		if (floe_buf_append(out, src, n))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		return FLOE_OK;
 	case FLOE_CODEC_SNAPPY: bound = snappy_max_compressed_length(n); break;
 	case FLOE_CODEC_GZIP:
@@ -150,7 +150,7 @@ int floe_codec_compress(floe_codec c, int level, const uint8_t *src, size_t n, f
 	case FLOE_CODEC_ZLIB: {
 		struct libdeflate_compressor *z = deflate_for(level);
 		if (!z)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		bound = c == FLOE_CODEC_GZIP	  ? libdeflate_gzip_compress_bound(z, n)
 			: c == FLOE_CODEC_ZLIB ? libdeflate_zlib_compress_bound(z, n)
 					       : libdeflate_deflate_compress_bound(z, n);
@@ -173,7 +173,7 @@ int floe_codec_compress(floe_codec c, int level, const uint8_t *src, size_t n, f
 	/* reserve, not extend: zeroing the whole bound would touch (and fault
 	 * in) up to several times the memory the compressed data needs */
 	if (floe_buf_reserve(out, bound))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	dst = out->data + start;
 
 	switch (c) {
@@ -230,7 +230,7 @@ fail:
 
 static int corrupt(floe_error *err, floe_codec c, const char *what)
 {
-	return floe_error_set(err, FLOE_ECORRUPT, "%s: %s", floe_codec_name(c), what);
+	return floe_error_corrupt(err, "%s: %s", floe_codec_name(c), what);
 }
 
 /* Parquet's deprecated LZ4 codec: Hadoop block framing (BE u32 decompressed
@@ -280,7 +280,7 @@ int floe_codec_decompress(floe_codec c, const uint8_t *src, size_t n, uint8_t *d
 		struct libdeflate_decompressor *d = inflater();
 		enum libdeflate_result r;
 		if (!d)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		if (c == FLOE_CODEC_GZIP) {
 			/* Hadoop's gzip codec may concatenate members. */
 			size_t in_used = 0, off_in = 0, off_out = 0;
@@ -310,7 +310,7 @@ int floe_codec_decompress(floe_codec c, const uint8_t *src, size_t n, uint8_t *d
 	}
 	case FLOE_CODEC_ZSTD:
 		if (!zstd_dctx())
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		got = ZSTD_decompressDCtx(zstd_dctx(), dst, dst_len, src, n);
 		if (ZSTD_isError(got))
 			return corrupt(err, c, ZSTD_getErrorName(got));
@@ -373,7 +373,7 @@ int floe_codec_decompress_any(floe_codec c, const uint8_t *src, size_t n, floe_b
 		if (ulen > max_out)
 			return corrupt(err, c, "output too large");
 		if (!(dst = floe_buf_extend(out, ulen)))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		if (snappy_uncompress((const char *)src, n, (char *)dst, &ulen) != SNAPPY_OK) {
 			out->len = start;
 			return corrupt(err, c, "corrupt block");
@@ -385,7 +385,7 @@ int floe_codec_decompress_any(floe_codec c, const uint8_t *src, size_t n, floe_b
 		ZSTD_inBuffer in = {src, n, 0};
 		int rc = FLOE_OK;
 		if (!ds)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		ZSTD_initDStream(ds);
 		for (;;) {
 			uint8_t tmp[65536];
@@ -400,7 +400,7 @@ int floe_codec_decompress_any(floe_codec c, const uint8_t *src, size_t n, floe_b
 				break;
 			}
 			if (floe_buf_append(out, tmp, o.pos)) {
-				rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				rc = floe_error_oom(err);
 				break;
 			}
 			/* r == 0: the frame is decoded and flushed; with the input
@@ -424,7 +424,7 @@ int floe_codec_decompress_any(floe_codec c, const uint8_t *src, size_t n, floe_b
 		size_t in_off = 0;
 		int rc = FLOE_OK;
 		if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		while (in_off < n) {
 			uint8_t tmp[65536];
 			size_t osz = sizeof(tmp), isz = n - in_off;
@@ -439,7 +439,7 @@ int floe_codec_decompress_any(floe_codec c, const uint8_t *src, size_t n, floe_b
 				break;
 			}
 			if (floe_buf_append(out, tmp, osz)) {
-				rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				rc = floe_error_oom(err);
 				break;
 			}
 			if (r == 0)
@@ -470,7 +470,7 @@ int floe_codec_decompress_any(floe_codec c, const uint8_t *src, size_t n, floe_b
 		enum libdeflate_result r;
 		struct libdeflate_decompressor *d;
 		if (!dst)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		if (c == FLOE_CODEC_BROTLI) {
 			size_t o = guess;
 			BrotliDecoderResult br = BrotliDecoderDecompress(n, src, &o, dst);
@@ -493,7 +493,7 @@ int floe_codec_decompress_any(floe_codec c, const uint8_t *src, size_t n, floe_b
 		}
 		d = inflater();
 		if (!d)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		if (c == FLOE_CODEC_GZIP)
 			r = libdeflate_gzip_decompress(d, src, n, dst, guess, &got);
 		else if (c == FLOE_CODEC_ZLIB)

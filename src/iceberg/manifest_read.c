@@ -88,7 +88,7 @@ static int decode_list_entry(floe_manifest_file *mf, floe_arena *a, const floe_a
 	memset(mf, 0, sizeof(*mf));
 	const char *path = get_str(a, rec, MF_PATH);
 	if (!path)
-		return floe_error_set(err, FLOE_ECORRUPT, "manifest list entry without manifest_path");
+		return floe_error_corrupt(err, "manifest list entry without manifest_path");
 	mf->path = floe_path_map_apply(map, a, path);
 	if (!get_long(rec, MF_LENGTH, &mf->length))
 		mf->length = -1;
@@ -99,7 +99,7 @@ static int decode_list_entry(floe_manifest_file *mf, floe_arena *a, const floe_a
 	if (!get_long(rec, MF_MIN_SEQUENCE_NUMBER, &mf->min_sequence_number))
 		mf->min_sequence_number = mf->sequence_number;
 	if (!get_long(rec, MF_ADDED_SNAPSHOT_ID, &mf->added_snapshot_id))
-		return floe_error_set(err, FLOE_ECORRUPT, "manifest '%s': no added_snapshot_id", path);
+		return floe_error_corrupt(err, "manifest '%s': no added_snapshot_id", path);
 	mf->added_files_count = get_long(rec, MF_ADDED_FILES, &x) ? (int32_t)x : -1;
 	mf->existing_files_count = get_long(rec, MF_EXISTING_FILES, &x) ? (int32_t)x : -1;
 	mf->deleted_files_count = get_long(rec, MF_DELETED_FILES, &x) ? (int32_t)x : -1;
@@ -157,7 +157,7 @@ int floe_manifest_list_read(floe_manifest_file **out, size_t *n, floe_arena *a, 
 	floe_avro_schema *rs = floe_iceberg__list_reader_schema(&sa);
 	if (!rs || floe_avro_schema_finish(rs, err)) {
 		floe_arena_reset(&sa);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	if ((rc = open_reader(&r, in, err)) || (rc = floe_avro_reader_set_schema(r, rs, err)))
 		goto done;
@@ -172,7 +172,7 @@ int floe_manifest_list_read(floe_manifest_file **out, size_t *n, floe_arena *a, 
 			size_t ncap = cap ? cap * 2 : 16;
 			floe_manifest_file *ni = floe_arena_calloc(a, ncap, sizeof(*ni));
 			if (!ni) {
-				rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				rc = floe_error_oom(err);
 				goto done;
 			}
 			if (len)
@@ -190,7 +190,7 @@ done:
 	floe_avro_reader_free(r);
 	floe_arena_reset(&sa);
 	if (rc)
-		floe_error_prefix(err, "manifest list '%s': ", in->name);
+		floe_error_prefix(err, rc, "manifest list '%s': ", in->name);
 	return rc;
 }
 
@@ -232,7 +232,7 @@ int floe_manifest_file_from_header(floe_manifest_file *out, floe_arena *a, floe_
 	header_info h;
 	int rc = open_reader(&r, in, err);
 	if (rc)
-		return floe_error_prefix(err, "manifest '%s': ", path), rc;
+		return floe_error_prefix(err, rc, "manifest '%s': ", path);
 	read_header(r, &h);
 	memset(out, 0, sizeof(*out));
 	out->path = floe_arena_strdup(a, path);
@@ -244,7 +244,7 @@ int floe_manifest_file_from_header(floe_manifest_file *out, floe_arena *a, floe_
 	out->added_rows_count = out->existing_rows_count = out->deleted_rows_count = -1;
 	out->first_row_id = -1;
 	floe_avro_reader_free(r);
-	return out->path ? FLOE_OK : floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	return out->path ? FLOE_OK : floe_error_oom(err);
 }
 
 static int metric_longs(floe_arena *a, const floe_avro_value *v, floe_id_long **out, size_t *n)
@@ -317,10 +317,10 @@ static int decode_entry(read_ctx *c, floe_arena *a, const floe_avro_value *rec,
 	int64_t x;
 	int rc;
 	if (!df || df->type != FLOE_AVRO_RECORD)
-		return floe_error_set(err, FLOE_ECORRUPT, "entry without data_file");
+		return floe_error_corrupt(err, "entry without data_file");
 	e->status = get_long(rec, ME_STATUS, &x) ? (int)x : -1;
 	if (e->status < 0 || e->status > 2)
-		return floe_error_set(err, FLOE_ECORRUPT, "entry status %d is not 0, 1 or 2", e->status);
+		return floe_error_corrupt(err, "entry status %d is not 0, 1 or 2", e->status);
 	/* spec: inherit a null snapshot id from the manifest */
 	if (!get_long(rec, ME_SNAPSHOT_ID, &e->snapshot_id))
 		e->snapshot_id = c->mf->added_snapshot_id;
@@ -330,8 +330,7 @@ static int decode_entry(read_ctx *c, floe_arena *a, const floe_avro_value *rec,
 		if (e->status == FLOE_ENTRY_ADDED || c->mf->sequence_number == 0)
 			e->sequence_number = c->mf->sequence_number;
 		else
-			return floe_error_set(err, FLOE_ECORRUPT,
-					      "%s entry without a sequence number",
+			return floe_error_corrupt(err, "%s entry without a sequence number",
 					      e->status == FLOE_ENTRY_EXISTING ? "existing" : "deleted");
 	}
 	if (!get_long(rec, ME_FILE_SEQUENCE_NUMBER, &e->file_sequence_number))
@@ -344,7 +343,7 @@ static int decode_entry(read_ctx *c, floe_arena *a, const floe_avro_value *rec,
 	f->content = get_long(df, DF_CONTENT, &x) ? (int)x : FLOE_CONTENT_DATA;
 	const char *path = get_str(a, df, DF_FILE_PATH);
 	if (!path)
-		return floe_error_set(err, FLOE_ECORRUPT, "entry without file_path");
+		return floe_error_corrupt(err, "entry without file_path");
 	f->file_path = floe_path_map_apply(c->map, a, path);
 	f->file_format = get_str(a, df, DF_FILE_FORMAT);
 	if (!f->file_format)
@@ -352,7 +351,7 @@ static int decode_entry(read_ctx *c, floe_arena *a, const floe_avro_value *rec,
 	f->spec_id = c->mf->spec_id;
 	if (!get_long(df, DF_RECORD_COUNT, &f->record_count) ||
 	    !get_long(df, DF_FILE_SIZE, &f->file_size_in_bytes))
-		return floe_error_set(err, FLOE_ECORRUPT, "'%s': record_count or file_size missing",
+		return floe_error_corrupt(err, "'%s': record_count or file_size missing",
 				      path);
 	/* partition tuple, in spec order, matched by field id */
 	const floe_avro_value *pv = floe_avro_value_field(df, DF_PARTITION);
@@ -386,7 +385,7 @@ static int decode_entry(read_ctx *c, floe_arena *a, const floe_avro_value *rec,
 		}
 		if ((rc = floe_iceberg__value_from_avro(&f->partition.values[i], a, t,
 							c->part_schema->fields[src].type, v, err)))
-			return floe_error_prefix(err, "'%s': ", path), rc;
+			return floe_error_prefix(err, rc, "'%s': ", path);
 	}
 	if ((rc = metric_longs(a, floe_avro_value_field(df, DF_COLUMN_SIZES), &f->column_sizes,
 			       &f->n_column_sizes)) ||
@@ -401,7 +400,7 @@ static int decode_entry(read_ctx *c, floe_arena *a, const floe_avro_value *rec,
 	    (rc = metric_bytes(a, floe_avro_value_field(df, DF_UPPER_BOUNDS), &f->upper_bounds,
 			       &f->n_upper_bounds)) ||
 	    (rc = get_bytes(a, df, DF_KEY_METADATA, &f->key_metadata, &f->key_metadata_len)))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	static const struct {
 		size_t field;
 		unsigned bit;
@@ -516,13 +515,13 @@ int floe_manifest_read(floe_input *in, const floe_metadata *m, const floe_manife
 	if (wpt && wpt->type == FLOE_AVRO_UNION)
 		wpt = floe_avro_union_nonnull(wpt); /* BigQuery writes ["null", record] */
 	if (!wpt || wpt->type != FLOE_AVRO_RECORD) {
-		rc = floe_error_set(err, FLOE_ECORRUPT, "no data_file.partition record in the schema");
+		rc = floe_error_corrupt(err, "no data_file.partition record in the schema");
 		goto done;
 	}
 	c.part_schema = wpt;
 	floe_avro_schema *rs = floe_iceberg__entry_reader_schema(&sa, (floe_avro_schema *)wpt);
 	if (!rs) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	if ((rc = floe_avro_schema_finish(rs, err)) ||
@@ -546,12 +545,12 @@ int floe_manifest_read(floe_input *in, const floe_metadata *m, const floe_manife
 			floe_avro_value v;
 			floe_manifest_entry e;
 			if ((rc = floe_avro_decode(&v, dec, &cur, &ba, err))) {
-				floe_error_prefix(err, "block %llu record %lld: ",
+				floe_error_prefix(err, rc, "block %llu record %lld: ",
 						  (unsigned long long)blk.index, (long long)i);
 				goto done;
 			}
 			if ((rc = decode_entry(&c, &ba, &v, &e, err))) {
-				floe_error_prefix(err, "block %llu record %lld: ",
+				floe_error_prefix(err, rc, "block %llu record %lld: ",
 						  (unsigned long long)blk.index, (long long)i);
 				goto done;
 			}
@@ -559,7 +558,7 @@ int floe_manifest_read(floe_input *in, const floe_metadata *m, const floe_manife
 				goto done;
 		}
 		if (floe_cursor_left(&cur) != 0) {
-			rc = floe_error_set(err, FLOE_ECORRUPT, "block %llu has %zu trailing bytes",
+			rc = floe_error_corrupt(err, "block %llu has %zu trailing bytes",
 					    (unsigned long long)blk.index, floe_cursor_left(&cur));
 			goto done;
 		}
@@ -570,6 +569,6 @@ done:
 	floe_arena_reset(&ba);
 	floe_arena_reset(&sa);
 	if (rc && rc != FLOE_ECANCELED && err && err->code)
-		floe_error_prefix(err, "manifest '%s': ", mf->path);
+		floe_error_prefix(err, rc, "manifest '%s': ", mf->path);
 	return rc;
 }

@@ -233,7 +233,7 @@ typedef struct sval {
 
 static int corrupt(mscan *ms, floe_cursor *c, const char *what)
 {
-	return floe_error_set(ms->err, FLOE_ECORRUPT, "%s: at offset %zu: %s",
+	return floe_error_corrupt(ms->err, "%s: at offset %zu: %s",
 			      ms->where ? ms->where : "entry", c->off, what);
 }
 
@@ -442,7 +442,7 @@ static int grow(void **v, size_t *cap, size_t elem, size_t need, mscan *ms)
 	if (need <= *cap)
 		return FLOE_OK;
 	if (floe_array_grow(v, cap, elem, need))
-		return floe_error_set(ms->err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(ms->err);
 	return FLOE_OK;
 }
 
@@ -822,7 +822,7 @@ static int set_str(mscan *ms, floe_buf *b, const sval *v, const char **out)
 		return FLOE_OK;
 	}
 	if (floe_buf_append(b, v->p, v->n))
-		return floe_error_set(ms->err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(ms->err);
 	*out = floe_buf_cstr(b);
 	return FLOE_OK;
 }
@@ -989,12 +989,12 @@ static int read_entry(mscan *ms, floe_cursor *c, bool *deliver)
 	}
 	ms->where = NULL;
 	if (status < 0 || status > 2)
-		return floe_error_set(ms->err, FLOE_ECORRUPT, "entry status %lld is not 0, 1 or 2",
+		return floe_error_corrupt(ms->err, "entry status %lld is not 0, 1 or 2",
 				      (long long)status);
 	if (!ms->has[S_DATA_FILE] || !f->file_path)
-		return floe_error_set(ms->err, FLOE_ECORRUPT, "entry without data_file.file_path");
+		return floe_error_corrupt(ms->err, "entry without data_file.file_path");
 	if (!ms->has[S_RECORD_COUNT] || !ms->has[S_FILE_SIZE])
-		return floe_error_set(ms->err, FLOE_ECORRUPT, "'%s': record_count or file_size missing",
+		return floe_error_corrupt(ms->err, "'%s': record_count or file_size missing",
 				      f->file_path);
 	e->status = (int)status;
 	/* spec: inherit a null snapshot id from the manifest */
@@ -1006,7 +1006,7 @@ static int read_entry(mscan *ms, floe_cursor *c, bool *deliver)
 	} else if (status == FLOE_ENTRY_ADDED || mf->sequence_number == 0) {
 		e->sequence_number = mf->sequence_number;
 	} else {
-		return floe_error_set(ms->err, FLOE_ECORRUPT, "%s entry without a sequence number",
+		return floe_error_corrupt(ms->err, "%s entry without a sequence number",
 				      status == FLOE_ENTRY_EXISTING ? "existing" : "deleted");
 	}
 	e->file_sequence_number = has_fseq ? fseq
@@ -1060,7 +1060,7 @@ static const floe_avro_schema *nonnull(const floe_avro_schema *s)
 static int compile(mscan *ms, const floe_avro_schema *root, floe_error *err)
 {
 	if (!root || root->type != FLOE_AVRO_RECORD)
-		return floe_error_set(err, FLOE_ECORRUPT, "the schema is not a manifest_entry record");
+		return floe_error_corrupt(err, "the schema is not a manifest_entry record");
 	if (root->n_fields > MAX_STEPS)
 		return floe_error_set(err, FLOE_EUNSUPPORTED, "manifest_entry has %zu fields",
 				      root->n_fields);
@@ -1083,7 +1083,7 @@ static int compile(mscan *ms, const floe_avro_schema *root, floe_error *err)
 			df = nonnull(fl->type);
 	}
 	if (!df || df->type != FLOE_AVRO_RECORD)
-		return floe_error_set(err, FLOE_ECORRUPT, "no data_file record in the schema");
+		return floe_error_corrupt(err, "no data_file record in the schema");
 	if (df->n_fields > MAX_STEPS)
 		return floe_error_set(err, FLOE_EUNSUPPORTED, "data_file has %zu fields", df->n_fields);
 	bool fids = false;
@@ -1106,7 +1106,7 @@ static int compile(mscan *ms, const floe_avro_schema *root, floe_error *err)
 			part = nonnull(fl->type);
 	}
 	if (!part || part->type != FLOE_AVRO_RECORD)
-		return floe_error_set(err, FLOE_ECORRUPT, "no data_file.partition record in the schema");
+		return floe_error_corrupt(err, "no data_file.partition record in the schema");
 	if (part->n_fields > MAX_STEPS)
 		return floe_error_set(err, FLOE_EUNSUPPORTED, "partition has %zu fields",
 				      part->n_fields);
@@ -1161,7 +1161,7 @@ int floe_manifest_scan(floe_input *in, const floe_metadata *m, const floe_manife
 	mscan *ms = floe_calloc(1, sizeof(*ms));
 	int rc;
 	if (!ms)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	floe_arena_init(&sa, 16384);
 	ms->o = opts ? opts : &dflt;
 	ms->mf = mf;
@@ -1214,7 +1214,7 @@ int floe_manifest_scan(floe_input *in, const floe_metadata *m, const floe_manife
 		for (int64_t i = 0; i < blk.count; i++) {
 			bool deliver = false;
 			if ((rc = read_entry(ms, &cur, &deliver))) {
-				floe_error_prefix(err, "block %llu record %lld: ",
+				floe_error_prefix(err, rc, "block %llu record %lld: ",
 						  (unsigned long long)blk.index, (long long)i);
 				goto done;
 			}
@@ -1228,7 +1228,7 @@ int floe_manifest_scan(floe_input *in, const floe_metadata *m, const floe_manife
 				goto done;
 		}
 		if (floe_cursor_left(&cur) != 0) {
-			rc = floe_error_set(err, FLOE_ECORRUPT, "block %llu has %zu trailing bytes",
+			rc = floe_error_corrupt(err, "block %llu has %zu trailing bytes",
 					    (unsigned long long)blk.index, floe_cursor_left(&cur));
 			goto done;
 		}
@@ -1239,6 +1239,6 @@ done:
 	floe_free(ms);
 	floe_arena_reset(&sa);
 	if (rc && rc != FLOE_ECANCELED && err && err->code)
-		floe_error_prefix(err, "manifest '%s': ", mf->path);
+		floe_error_prefix(err, rc, "manifest '%s': ", mf->path);
 	return rc;
 }

@@ -403,7 +403,7 @@ floe_avro_schema *floe_iceberg__list_reader_schema(floe_arena *a)
 
 static int value_bad(floe_error *err, const char *why)
 {
-	return floe_error_set(err, FLOE_ECORRUPT, "partition value: %s", why);
+	return floe_error_corrupt(err, "partition value: %s", why);
 }
 
 int floe_iceberg__value_from_avro(floe_value *out, floe_arena *a, const floe_type *t,
@@ -561,5 +561,5 @@ int floe_iceberg__value_to_avro(floe_buf *b, const floe_value *v, const floe_typ
 	}
 	default: return floe_error_set(err, FLOE_EUNSUPPORTED, "value type cannot be written to Avro");
 	}
-	return rc ? floe_error_set(err, FLOE_ENOMEM, "out of memory") : FLOE_OK;
+	return rc ? floe_error_oom(err) : FLOE_OK;
 }

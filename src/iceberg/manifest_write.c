@@ -91,7 +91,7 @@ int floe_manifest_writer_open(floe_manifest_writer **out_w, floe_output *out, co
 	int rc = FLOE_OK;
 	if (!w) {
 		floe_output_abort(out);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	floe_arena_init(&w->arena, 16384);
 	w->fv = fv;
@@ -104,7 +104,7 @@ int floe_manifest_writer_open(floe_manifest_writer **out_w, floe_output *out, co
 	w->acc = floe_arena_calloc(&w->arena, spec->n_fields + 1, sizeof(summary_acc));
 	floe_buf_init(&hdr, 0);
 	if (!w->path || !w->spec || !w->part_types || !w->acc) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto fail;
 	}
 	for (size_t i = 0; i < spec->n_fields; i++) {
@@ -118,7 +118,7 @@ int floe_manifest_writer_open(floe_manifest_writer **out_w, floe_output *out, co
 	floe_avro_schema *part = floe_iceberg__partition_record(&w->arena, spec, schema, &cache, err);
 	floe_avro_schema *es = part ? floe_iceberg__entry_schema(&w->arena, fv, part) : NULL;
 	if (!es) {
-		rc = err && err->code ? err->code : floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = err && err->code ? err->code : floe_error_oom(err);
 		goto fail;
 	}
 	if ((rc = floe_avro_schema_finish(es, err)))
@@ -136,7 +136,7 @@ int floe_manifest_writer_open(floe_manifest_writer **out_w, floe_output *out, co
 	floe_jw_init(&jw, &hdr, 0);
 	floe_spec_write_fields_json(&jw, spec);
 	if (!sj || floe_jw_finish(&jw)) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto fail;
 	}
 	if ((rc = floe_avro_writer_meta_str(w->aw, "schema", sj, err)))
@@ -164,7 +164,7 @@ fail:
 	if (out)
 		floe_output_abort(out);
 	floe_manifest_writer_abort(w);
-	return floe_error_prefix(err, "manifest '%s': ", path), rc;
+	return floe_error_prefix(err, rc, "manifest '%s': ", path);
 }
 
 static void summarise(floe_manifest_writer *w, const floe_partition *p)
@@ -236,8 +236,8 @@ int floe_manifest_writer_add(floe_manifest_writer *w, int status, int64_t snapsh
 			rc = floe_avro_enc_union(b, 1);
 			if (!rc && (rc = floe_iceberg__value_to_avro(b, v, w->part_types[i], err))) {
 				floe_avro_writer_rollback(w->aw);
-				return floe_error_prefix(err, "'%s' partition field '%s': ",
-							 f->file_path, w->spec->fields[i].name), rc;
+				return floe_error_prefix(err, rc, "'%s' partition field '%s': ",
+							 f->file_path, w->spec->fields[i].name);
 			}
 		}
 	}
@@ -301,10 +301,10 @@ int floe_manifest_writer_add(floe_manifest_writer *w, int status, int64_t snapsh
 	}
 	if (rc) {
 		floe_avro_writer_rollback(w->aw);
-		return floe_error_set(err, FLOE_ENOMEM, "manifest '%s': out of memory", w->path);
+		return floe_error_oomf(err, "manifest '%s': out of memory", w->path);
 	}
 	if ((rc = floe_avro_writer_commit(w->aw, err)))
-		return floe_error_prefix(err, "manifest '%s': ", w->path), rc;
+		return floe_error_prefix(err, rc, "manifest '%s': ", w->path);
 
 	/* bookkeeping for the list entry */
 	w->entries++;
@@ -361,7 +361,7 @@ int floe_manifest_writer_close(floe_manifest_writer *w, floe_manifest_file *out,
 	int rc = floe_avro_writer_close(w->aw, &size, err);
 	w->aw = NULL;
 	if (rc) {
-		floe_error_prefix(err, "manifest '%s': ", w->path);
+		floe_error_prefix(err, rc, "manifest '%s': ", w->path);
 		goto done;
 	}
 	memset(out, 0, sizeof(*out));
@@ -384,7 +384,7 @@ int floe_manifest_writer_close(floe_manifest_writer *w, floe_manifest_file *out,
 	out->n_partitions = w->spec->n_fields;
 	out->partitions = floe_arena_calloc(a, w->spec->n_fields + 1, sizeof(floe_field_summary));
 	if (!out->path || !out->partitions) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	for (size_t i = 0; i < w->spec->n_fields; i++) {
@@ -401,7 +401,7 @@ int floe_manifest_writer_close(floe_manifest_writer *w, floe_manifest_file *out,
 			if (floe_value_to_bytes(&lb, &s->lower) || floe_value_to_bytes(&ub, &s->upper)) {
 				floe_buf_reset(&lb);
 				floe_buf_reset(&ub);
-				rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				rc = floe_error_oom(err);
 				goto done;
 			}
 			fs->has_lower = fs->has_upper = true;
@@ -414,7 +414,7 @@ int floe_manifest_writer_close(floe_manifest_writer *w, floe_manifest_file *out,
 			floe_buf_reset(&lb);
 			floe_buf_reset(&ub);
 			if (!fs->lower || !fs->upper) {
-				rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				rc = floe_error_oom(err);
 				goto done;
 			}
 		}
@@ -531,14 +531,14 @@ int floe_manifest_list_write(floe_output *out, int fv, int64_t snapshot_id, int6
 	if (!s || (rc = floe_avro_schema_finish(s, err))) {
 		floe_output_abort(out);
 		floe_arena_reset(&a);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	floe_avro_writer_opts wo = FLOE_AVRO_WRITER_OPTS_INIT;
 	wo.codec = "deflate";
 	if ((rc = floe_avro_writer_open(&aw, out, s, &wo, err))) {
 		floe_output_abort(out);
 		floe_arena_reset(&a);
-		return floe_error_prefix(err, "%s: ", name), rc;
+		return floe_error_prefix(err, rc, "%s: ", name);
 	}
 	snprintf(num, sizeof(num), "%lld", (long long)snapshot_id);
 	rc = floe_avro_writer_meta_str(aw, "snapshot-id", num, err);
@@ -579,7 +579,7 @@ int floe_manifest_list_write(floe_output *out, int fv, int64_t snapshot_id, int6
 		floe_buf *b = floe_avro_writer_begin(aw);
 		if (enc_list_entry(b, fv, mf)) {
 			floe_avro_writer_rollback(aw);
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			break;
 		}
 		rc = floe_avro_writer_commit(aw, err);
@@ -587,13 +587,13 @@ int floe_manifest_list_write(floe_output *out, int fv, int64_t snapshot_id, int6
 	if (rc) {
 		floe_avro_writer_abort(aw);
 		floe_arena_reset(&a);
-		return floe_error_prefix(err, "%s: ", name), rc;
+		return floe_error_prefix(err, rc, "%s: ", name);
 	}
 	uint64_t size = 0;
 	rc = floe_avro_writer_close(aw, &size, err);
 	floe_arena_reset(&a);
 	if (rc)
-		return floe_error_prefix(err, "%s: ", name), rc;
+		return floe_error_prefix(err, rc, "%s: ", name);
 	if (next_row_id)
 		*next_row_id = row;
 	if (length)

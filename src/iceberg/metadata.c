@@ -15,7 +15,7 @@
 #include "codec/codec.h"
 #include "util/rand.h"
 
-#define CORRUPT(err, ...) floe_error_set(err, FLOE_ECORRUPT, __VA_ARGS__)
+#define CORRUPT(err, ...) floe_error_corrupt(err, __VA_ARGS__)
 
 void floe_metadata_free(floe_metadata *m)
 {
@@ -148,10 +148,7 @@ static int parse_snapshot(floe_arena *a, const floe_json *j, floe_snapshot *s, i
 		s->key_id = kid->s;
 	return FLOE_OK;
 bad:
-	if (err)
-		err->code = FLOE_ECORRUPT;
-	floe_error_prefix(err, "snapshot %lld: ", (long long)s->snapshot_id);
-	return FLOE_ECORRUPT;
+	return floe_error_prefix(err, FLOE_ECORRUPT, "snapshot %lld: ", (long long)s->snapshot_id);
 }
 
 static int parse_ref(const floe_json *j, floe_snapshot_ref *r, floe_error *err)
@@ -177,10 +174,7 @@ static int parse_ref(const floe_json *j, floe_snapshot_ref *r, floe_error *err)
 		goto bad;
 	return FLOE_OK;
 bad:
-	if (err)
-		err->code = FLOE_ECORRUPT;
-	floe_error_prefix(err, "ref '%s': ", j->key);
-	return FLOE_ECORRUPT;
+	return floe_error_prefix(err, FLOE_ECORRUPT, "ref '%s': ", j->key);
 }
 
 static int parse_json_list(floe_arena *a, const floe_json *arr, floe_json ***out, size_t *n,
@@ -493,13 +487,13 @@ int floe_metadata_parse(floe_metadata **out, const char *json, size_t n, floe_er
 	floe_json_limits lim = {.max_depth = 256, .max_nodes = (size_t)64 << 20, .max_string = 0};
 	int rc;
 	if (!m)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	rc = floe_json_parse(&root, &m->arena, json, n, &lim, err);
 	if (!rc)
 		rc = parse_body(m, root, err);
 	if (rc) {
 		if (rc == FLOE_ENOMEM)
-			floe_error_set(err, FLOE_ENOMEM, "out of memory reading table metadata");
+			floe_error_oomf(err, "out of memory reading table metadata");
 		floe_metadata_free(m);
 		return rc;
 	}
@@ -568,6 +562,17 @@ const floe_snapshot *floe_metadata_snapshot(const floe_metadata *m, int64_t snap
 		if (m->snapshots[i].snapshot_id == snapshot_id)
 			return &m->snapshots[i];
 	return NULL;
+}
+
+const floe_snapshot *floe_metadata_parent(const floe_metadata *m, const floe_snapshot *s)
+{
+	if (!s || s->parent_id < 0)
+		return NULL;
+	/* snapshots are kept in commit order, so a parent is usually the entry
+	 * before: an ancestry walk stays linear */
+	if (s > m->snapshots && s <= m->snapshots + m->n_snapshots && s[-1].snapshot_id == s->parent_id)
+		return &s[-1];
+	return floe_metadata_snapshot(m, s->parent_id);
 }
 
 const floe_snapshot *floe_metadata_current_snapshot(const floe_metadata *m)

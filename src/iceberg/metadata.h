@@ -122,6 +122,9 @@ const floe_partition_spec *floe_metadata_spec(const floe_metadata *m, int32_t sp
 const floe_partition_spec *floe_metadata_default_spec(const floe_metadata *m);
 const floe_sort_order *floe_metadata_sort_order(const floe_metadata *m, int32_t order_id);
 const floe_snapshot *floe_metadata_snapshot(const floe_metadata *m, int64_t snapshot_id);
+/* The parent of s in m (NULL for a root or a parent that expired); s must
+ * be one of m's snapshots. Walking an ancestry with it is linear. */
+const floe_snapshot *floe_metadata_parent(const floe_metadata *m, const floe_snapshot *s);
 const floe_snapshot *floe_metadata_current_snapshot(const floe_metadata *m);
 const floe_snapshot_ref *floe_metadata_ref(const floe_metadata *m, const char *name);
 /* Head of a branch (main when name is NULL): NULL when the branch is absent. */

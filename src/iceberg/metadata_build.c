@@ -25,7 +25,7 @@ struct floe_metadata_builder {
 	do {                                                                                  \
 		T *grown_ = floe_arena_calloc(&(m)->arena, (n) + 1, sizeof(T));               \
 		if (!grown_)                                                                  \
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");             \
+			return floe_error_oom(err);             \
 		if (n)                                                                        \
 			memcpy(grown_, (arr), (n) * sizeof(T));                               \
 		(arr) = grown_;                                                               \
@@ -79,7 +79,7 @@ int floe_metadata_builder_from(floe_metadata_builder **out, const floe_metadata 
 	floe_metadata_builder *b = builder_alloc();
 	int rc;
 	if (!b)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	floe_buf_init(&json, 0);
 	rc = floe_metadata_write(&json, base, 0);
 	if (!rc)
@@ -87,7 +87,7 @@ int floe_metadata_builder_from(floe_metadata_builder **out, const floe_metadata 
 	floe_buf_reset(&json);
 	if (rc) {
 		floe_free(b);
-		return floe_error_prefix(err, "copying table metadata: "), rc;
+		return floe_error_prefix(err, rc, "copying table metadata: ");
 	}
 	b->m->metadata_location = NULL;
 	*out = b;
@@ -131,13 +131,13 @@ int floe_metadata_builder_new_table(floe_metadata_builder **out, int format_vers
 		return floe_error_set(err, FLOE_EINVAL, "a table needs a location");
 	b = builder_alloc();
 	if (!b)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	floe_arena_init(&a, 64 * 1024);
 	m = floe_arena_calloc(&a, 1, sizeof(*m));
 	if (!m) {
 		floe_arena_reset(&a);
 		floe_free(b);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	m->arena = a;
 	b->m = m;
@@ -232,7 +232,7 @@ int floe_metadata_builder_new_table(floe_metadata_builder **out, int format_vers
 	*out = b;
 	return FLOE_OK;
 nomem:
-	rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	rc = floe_error_oom(err);
 fail:
 	floe_metadata_builder_free(b);
 	return rc;
@@ -247,7 +247,7 @@ int floe_mb_set_properties(floe_metadata_builder *b, const floe_strmap *updates,
 		if (is_reserved(k))
 			continue;
 		if (!(vc = floe_arena_strdup(&m->arena, v)))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		size_t j;
 		for (j = 0; j < m->n_properties; j++)
 			if (strcmp(m->properties[j].key, k) == 0)
@@ -260,7 +260,7 @@ int floe_mb_set_properties(floe_metadata_builder *b, const floe_strmap *updates,
 		m->properties[m->n_properties].key = floe_arena_strdup(&m->arena, k);
 		m->properties[m->n_properties].value = vc;
 		if (!m->properties[m->n_properties].key)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		m->n_properties++;
 	}
 	return FLOE_OK;
@@ -321,7 +321,7 @@ int floe_mb_add_schema(floe_metadata_builder *b, const floe_schema *s, int32_t *
 				      floe_type_min_format_version(s->root), m->format_version);
 	floe_schema *c = floe_schema_copy(&m->arena, s);
 	if (!c)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	c->schema_id = new_id;
 	GROW(m, m->schemas, m->n_schemas, floe_schema *);
 	m->schemas[m->n_schemas++] = c;
@@ -360,7 +360,7 @@ int floe_mb_add_spec(floe_metadata_builder *b, const floe_partition_spec *s, int
 		return rc;
 	floe_partition_spec *c = floe_spec_copy(&m->arena, s);
 	if (!c)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	c->spec_id = new_id;
 	GROW(m, m->specs, m->n_specs, floe_partition_spec *);
 	m->specs[m->n_specs++] = c;
@@ -399,7 +399,7 @@ int floe_mb_add_sort_order(floe_metadata_builder *b, const floe_sort_order *o, i
 		new_id = 0;
 	floe_sort_order *c = floe_sort_order_copy(&m->arena, o);
 	if (!c)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	c->order_id = new_id;
 	GROW(m, m->sort_orders, m->n_sort_orders, floe_sort_order *);
 	m->sort_orders[m->n_sort_orders++] = c;
@@ -461,7 +461,7 @@ int floe_mb_add_snapshot(floe_metadata_builder *b, const floe_snapshot *s, floe_
 		return floe_error_set(err, FLOE_EINVAL, "format version 1 has no sequence numbers");
 	GROW(m, m->snapshots, m->n_snapshots, floe_snapshot);
 	if (copy_snapshot(&m->arena, &m->snapshots[m->n_snapshots], s))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	m->n_snapshots++;
 	if (s->sequence_number > m->last_sequence_number)
 		m->last_sequence_number = s->sequence_number;
@@ -490,7 +490,7 @@ int floe_mb_set_ref(floe_metadata_builder *b, const floe_snapshot_ref *ref, floe
 	m->refs[i] = *ref;
 	m->refs[i].name = floe_arena_strdup(&m->arena, ref->name);
 	if (!m->refs[i].name)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if (strcmp(ref->name, "main") == 0 && m->current_snapshot_id != ref->snapshot_id) {
 		m->current_snapshot_id = ref->snapshot_id;
 		GROW(m, m->snapshot_log, m->n_snapshot_log, floe_snapshot_log_entry);
@@ -577,7 +577,7 @@ int floe_mb_set_location(floe_metadata_builder *b, const char *location, floe_er
 {
 	const char *l = floe_arena_strdup(&b->m->arena, location);
 	if (!l)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	b->m->location = l;
 	return FLOE_OK;
 }
@@ -605,7 +605,7 @@ int floe_metadata_builder_finish(floe_metadata **out, floe_metadata_builder *b,
 		m->metadata_log[m->n_metadata_log].metadata_file =
 			floe_arena_strdup(&m->arena, previous_location);
 		if (!m->metadata_log[m->n_metadata_log].metadata_file)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		m->n_metadata_log++;
 		if (m->n_metadata_log > (size_t)maxv) {
 			size_t drop = m->n_metadata_log - (size_t)maxv;

@@ -357,9 +357,9 @@ static int parse_mappings(floe_name_mapping **out, size_t *n, floe_arena *a, con
 {
 	size_t i = 0;
 	if (depth > 64)
-		return floe_error_set(err, FLOE_ECORRUPT, "name mapping nested too deeply");
+		return floe_error_corrupt(err, "name mapping nested too deeply");
 	if (!arr || arr->type != FLOE_JSON_ARRAY)
-		return floe_error_set(err, FLOE_ECORRUPT, "a name mapping must be a JSON array");
+		return floe_error_corrupt(err, "a name mapping must be a JSON array");
 	*out = floe_arena_calloc(a, arr->len ? arr->len : 1, sizeof(floe_name_mapping));
 	if (!*out)
 		return FLOE_ENOMEM;
@@ -369,7 +369,7 @@ static int parse_mappings(floe_name_mapping **out, size_t *n, floe_arena *a, con
 		const floe_json *names = floe_json_get(c, "names");
 		nm->field_id = -1;
 		if (id && floe_json_as_i32(id, &nm->field_id))
-			return floe_error_set(err, FLOE_ECORRUPT, "name mapping: bad field-id");
+			return floe_error_corrupt(err, "name mapping: bad field-id");
 		if (names && names->type == FLOE_JSON_ARRAY) {
 			nm->names = floe_arena_calloc(a, names->len ? names->len : 1, sizeof(char *));
 			if (!nm->names)
@@ -395,7 +395,7 @@ int floe_name_mapping_parse(floe_name_mapping **out, size_t *n, floe_arena *a, c
 	floe_json *j;
 	int rc = floe_json_parse(&j, a, json, strlen(json), NULL, err);
 	if (rc)
-		return floe_error_prefix(err, "schema.name-mapping.default: "), rc;
+		return floe_error_prefix(err, rc, "schema.name-mapping.default: ");
 	return parse_mappings(out, n, a, j, 0, err);
 }
 

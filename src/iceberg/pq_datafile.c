@@ -41,7 +41,7 @@ static int read_footer(floe_parquet_file_meta **meta, floe_arena *a, floe_input 
 	uint8_t tail[8];
 	int rc;
 	if (in->size < 12)
-		return floe_error_set(err, FLOE_ECORRUPT, "'%s' is too small to be a Parquet file",
+		return floe_error_corrupt(err, "'%s' is too small to be a Parquet file",
 				      in->name);
 	if ((rc = floe_input_read_exact(in, in->size - 8, tail, 8, err)))
 		return rc;
@@ -49,15 +49,14 @@ static int read_footer(floe_parquet_file_meta **meta, floe_arena *a, floe_input 
 		return floe_error_set(err, FLOE_EUNSUPPORTED, "'%s' is an encrypted Parquet file",
 				      in->name);
 	if (memcmp(tail + 4, "PAR1", 4) != 0)
-		return floe_error_set(err, FLOE_ECORRUPT, "'%s' is not a Parquet file (bad magic)",
+		return floe_error_corrupt(err, "'%s' is not a Parquet file (bad magic)",
 				      in->name);
 	uint32_t len = floe_load_u32le(tail);
 	if (len > in->size - 12 || len > MAX_FOOTER)
-		return floe_error_set(err, FLOE_ECORRUPT,
-				      "'%s': footer length %u does not fit in the file", in->name, len);
+		return floe_error_corrupt(err, "'%s': footer length %u does not fit in the file", in->name, len);
 	uint8_t *buf = floe_arena_alloc(a, len ? len : 1);
 	if (!buf)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if ((rc = floe_input_read_exact(in, in->size - 8 - len, buf, len, err)))
 		return rc;
 	return floe_parquet_meta_parse(meta, a, buf, len, in->name, err);
@@ -292,7 +291,7 @@ int floe_parquet_data_file(floe_data_file *out, floe_arena *a, floe_input *in, c
 
 	cols = floe_arena_calloc(&tmp, s->n_index + 1, sizeof(col_acc));
 	if (!cols) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	for (size_t i = 0; i < s->n_index; i++) {
@@ -339,14 +338,14 @@ int floe_parquet_data_file(floe_data_file *out, floe_arena *a, floe_input *in, c
 	out->record_count = meta->num_rows;
 	out->file_size_in_bytes = (int64_t)in->size;
 	if (!out->file_path) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	/* split offsets: where each row group starts */
 	if (meta->n_row_groups) {
 		out->split_offsets = floe_arena_alloc(a, meta->n_row_groups * sizeof(int64_t));
 		if (!out->split_offsets) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			goto done;
 		}
 		for (size_t g = 0; g < meta->n_row_groups; g++) {
@@ -374,7 +373,7 @@ int floe_parquet_data_file(floe_data_file *out, floe_arena *a, floe_input *in, c
 	out->upper_bounds = floe_arena_calloc(a, n_cols + 1, sizeof(floe_id_bytes));
 	if (!out->column_sizes || !out->value_counts || !out->null_value_counts ||
 	    !out->lower_bounds || !out->upper_bounds) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	for (size_t k = 0; k < n_cols; k++) {
@@ -393,14 +392,14 @@ int floe_parquet_data_file(floe_data_file *out, floe_arena *a, floe_input *in, c
 		floe_value lo = c->lower, hi = c->upper;
 		if ((rc = floe_metrics_bound(&out->lower_bounds[out->n_lower_bounds], a,
 					     c->field_id, &lo, mode, false, &w))) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			goto done;
 		}
 		if (w)
 			out->n_lower_bounds++;
 		if ((rc = floe_metrics_bound(&out->upper_bounds[out->n_upper_bounds], a,
 					     c->field_id, &hi, mode, true, &w))) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			goto done;
 		}
 		if (w)
@@ -411,7 +410,7 @@ int floe_parquet_data_file(floe_data_file *out, floe_arena *a, floe_input *in, c
 	out->partition.n = spec->n_fields;
 	out->partition.values = floe_arena_calloc(a, spec->n_fields + 1, sizeof(floe_value));
 	if (!out->partition.values) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	for (size_t i = 0; i < spec->n_fields; i++) {
@@ -452,7 +451,7 @@ int floe_parquet_data_file(floe_data_file *out, floe_arena *a, floe_input *in, c
 				goto done;
 			}
 			if ((rc = floe_value_own(&lo, a))) {
-				rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				rc = floe_error_oom(err);
 				goto done;
 			}
 			*pv = lo;

@@ -33,7 +33,7 @@ int floe_spec_from_json(floe_partition_spec **out, floe_arena *a, const floe_jso
 		fields = floe_json_get(j, "fields");
 	}
 	if (!fields || fields->type != FLOE_JSON_ARRAY)
-		return floe_error_set(err, FLOE_ECORRUPT, "partition spec %d: 'fields' must be an array",
+		return floe_error_corrupt(err, "partition spec %d: 'fields' must be an array",
 				      spec_id);
 	s = floe_arena_calloc(a, 1, sizeof(*s));
 	if (!s)
@@ -74,16 +74,13 @@ int floe_spec_from_json(floe_partition_spec **out, floe_arena *a, const floe_jso
 		else if (rc)
 			goto bad;
 		if ((rc = transform_from_json(&pf->transform, a, f, "partition field", err)))
-			return floe_error_prefix(err, "partition spec %d: ", spec_id), rc;
+			return floe_error_prefix(err, rc, "partition spec %d: ", spec_id);
 	}
 	floe_error_clear(err);
 	*out = s;
 	return FLOE_OK;
 bad:
-	if (err)
-		err->code = FLOE_ECORRUPT;
-	floe_error_prefix(err, "partition spec %d field %zu: ", spec_id, i);
-	return FLOE_ECORRUPT;
+	return floe_error_prefix(err, FLOE_ECORRUPT, "partition spec %d field %zu: ", spec_id, i);
 }
 
 static void write_transform(floe_jw *w, const floe_transform *t)
@@ -444,7 +441,7 @@ int floe_partition_compute(floe_partition *out, floe_arena *a, const floe_partit
 			src = &nullv;
 		}
 		if ((rc = floe_transform_apply(&out->values[i], &f->transform, e->type, src, err)))
-			return floe_error_prefix(err, "partition field '%s': ", f->name), rc;
+			return floe_error_prefix(err, rc, "partition field '%s': ", f->name);
 	}
 	return FLOE_OK;
 }
@@ -483,7 +480,7 @@ int floe_sort_order_from_json(floe_sort_order **out, floe_arena *a, const floe_j
 		return FLOE_ECORRUPT;
 	fields = floe_json_get(j, "fields");
 	if (!fields || fields->type != FLOE_JSON_ARRAY)
-		return floe_error_set(err, FLOE_ECORRUPT, "sort order %d: 'fields' must be an array",
+		return floe_error_corrupt(err, "sort order %d: 'fields' must be an array",
 				      o->order_id);
 	o->n_fields = fields->len;
 	o->fields = floe_arena_calloc(a, fields->len ? fields->len : 1, sizeof(*o->fields));
@@ -496,9 +493,7 @@ int floe_sort_order_from_json(floe_sort_order **out, floe_arena *a, const floe_j
 		    (rc = floe_json_get_i32(f, "source-id", &sf->source_id, "sort field", err)) ||
 		    (rc = floe_json_get_str(f, "direction", &dir, "sort field", err)) ||
 		    (rc = floe_json_get_str(f, "null-order", &nulls, "sort field", err))) {
-			if (err)
-				err->code = FLOE_ECORRUPT;
-			return floe_error_prefix(err, "sort order %d: ", o->order_id), FLOE_ECORRUPT;
+			return floe_error_prefix(err, FLOE_ECORRUPT, "sort order %d: ", o->order_id);
 		}
 		sf->descending = floe_str_ieq(dir, "desc");
 		sf->nulls_first = floe_str_ieq(nulls, "nulls-first");

@@ -49,8 +49,7 @@ int floe_transform_parse(floe_transform *out, floe_arena *a, const char *s, floe
 			}
 		} else if ((wl == 6 && strncmp(s, "bucket", 6) == 0) ||
 			   (wl == 8 && strncmp(s, "truncate", 8) == 0)) {
-			return floe_error_set(err, FLOE_ECORRUPT,
-					      "transform '%s': the parameter must be a positive integer",
+			return floe_error_corrupt(err, "transform '%s': the parameter must be a positive integer",
 					      s);
 		}
 	}

@@ -183,8 +183,7 @@ int floe_type_parse_primitive(const floe_type **out, floe_arena *a, const char *
 			if (comma && parse_int_arg(p + 1, (size_t)(comma - p - 1), &prec) &&
 			    parse_int_arg(comma + 1, (size_t)(p + m - 1 - comma - 1), &scale)) {
 				if (prec < 1 || prec > 38 || scale < 0 || scale > prec)
-					return floe_error_set(err, FLOE_ECORRUPT,
-							      "decimal(%d, %d): precision must be 1..38 "
+					return floe_error_corrupt(err, "decimal(%d, %d): precision must be 1..38 "
 							      "and scale 0..precision",
 							      prec, scale);
 				*out = floe_type_decimal(a, prec, scale);
@@ -229,7 +228,7 @@ int floe_type_parse_primitive(const floe_type **out, floe_arena *a, const char *
 		return FLOE_OK;
 	}
 bad:
-	return floe_error_set(err, FLOE_ECORRUPT, "unknown type '%.*s'", (int)(n > 64 ? 64 : n), s);
+	return floe_error_corrupt(err, "unknown type '%.*s'", (int)(n > 64 ? 64 : n), s);
 }
 
 bool floe_type_equal(const floe_type *a, const floe_type *b)
@@ -280,7 +279,7 @@ static int struct_from_json(floe_type **out, floe_arena *a, const floe_json *j, 
 	size_t i = 0;
 	int rc;
 	if (!fields || fields->type != FLOE_JSON_ARRAY)
-		return floe_error_set(err, FLOE_ECORRUPT, "struct: 'fields' must be an array");
+		return floe_error_corrupt(err, "struct: 'fields' must be an array");
 	t = floe_arena_calloc(a, 1, sizeof(*t));
 	if (!t)
 		return FLOE_ENOMEM;
@@ -293,24 +292,21 @@ static int struct_from_json(floe_type **out, floe_arena *a, const floe_json *j, 
 		floe_field *fd = &t->fields[i];
 		const char *name;
 		if (f->type != FLOE_JSON_OBJECT)
-			return floe_error_set(err, FLOE_ECORRUPT, "struct field %zu is not an object", i);
+			return floe_error_corrupt(err, "struct field %zu is not an object", i);
 		if ((rc = floe_json_get_i32(f, "id", &fd->id, "schema field", err)) ||
-		    (rc = floe_json_get_str(f, "name", &name, "schema field", err))) {
-			if (err)
-				err->code = FLOE_ECORRUPT;
-			return FLOE_ECORRUPT;
-		}
+		    (rc = floe_json_get_str(f, "name", &name, "schema field", err)))
+			return floe_error_prefix(err, FLOE_ECORRUPT, "schema: ");
 		fd->name = name;
 		if ((rc = floe_json_get_bool(f, "required", &fd->required, "schema field", err))) {
-			floe_error_set(err, FLOE_ECORRUPT, "field '%s': 'required' must be a boolean",
+			floe_error_corrupt(err, "field '%s': 'required' must be a boolean",
 				       name);
 			return FLOE_ECORRUPT;
 		}
 		floe_json *ty = floe_json_get(f, "type");
 		if (!ty)
-			return floe_error_set(err, FLOE_ECORRUPT, "field '%s': 'type' is missing", name);
+			return floe_error_corrupt(err, "field '%s': 'type' is missing", name);
 		if ((rc = type_from_json(&fd->type, a, ty, depth + 1, err)))
-			return floe_error_prefix(err, "field '%s': ", name), rc;
+			return floe_error_prefix(err, rc, "field '%s': ", name);
 		floe_json *doc = floe_json_get(f, "doc");
 		if (doc && doc->type == FLOE_JSON_STRING)
 			fd->doc = doc->s;
@@ -327,11 +323,11 @@ static int type_from_json(const floe_type **out, floe_arena *a, const floe_json 
 	const char *kind;
 	int rc;
 	if (depth > MAX_TYPE_DEPTH)
-		return floe_error_set(err, FLOE_ECORRUPT, "type nesting deeper than %d", MAX_TYPE_DEPTH);
+		return floe_error_corrupt(err, "type nesting deeper than %d", MAX_TYPE_DEPTH);
 	if (j->type == FLOE_JSON_STRING)
 		return floe_type_parse_primitive(out, a, j->s, j->len, err);
 	if (j->type != FLOE_JSON_OBJECT)
-		return floe_error_set(err, FLOE_ECORRUPT, "a type must be a string or an object");
+		return floe_error_corrupt(err, "a type must be a string or an object");
 	if ((rc = floe_json_get_str(j, "type", &kind, "type", err)))
 		return FLOE_ECORRUPT;
 	if (floe_str_ieq(kind, "struct")) {
@@ -352,7 +348,7 @@ static int type_from_json(const floe_type **out, floe_arena *a, const floe_json 
 					     err)))
 			return FLOE_ECORRUPT;
 		if (!el)
-			return floe_error_set(err, FLOE_ECORRUPT, "list: 'element' is missing");
+			return floe_error_corrupt(err, "list: 'element' is missing");
 		if ((rc = type_from_json(&t->element, a, el, depth + 1, err)))
 			return rc;
 	} else if (floe_str_ieq(kind, "map")) {
@@ -363,12 +359,12 @@ static int type_from_json(const floe_type **out, floe_arena *a, const floe_json 
 		    (rc = floe_json_get_bool(j, "value-required", &t->value_required, "map", err)))
 			return FLOE_ECORRUPT;
 		if (!k || !v)
-			return floe_error_set(err, FLOE_ECORRUPT, "map: 'key' and 'value' are required");
+			return floe_error_corrupt(err, "map: 'key' and 'value' are required");
 		if ((rc = type_from_json(&t->key, a, k, depth + 1, err)) ||
 		    (rc = type_from_json(&t->value, a, v, depth + 1, err)))
 			return rc;
 	} else {
-		return floe_error_set(err, FLOE_ECORRUPT, "unknown nested type '%s'", kind);
+		return floe_error_corrupt(err, "unknown nested type '%s'", kind);
 	}
 	*out = t;
 	return FLOE_OK;
@@ -390,7 +386,7 @@ static void index_add(index_builder *b, int32_t id, const floe_field *f, const f
 	if (b->rc)
 		return;
 	if (id <= 0) {
-		b->rc = floe_error_set(b->err, FLOE_ECORRUPT, "field '%s' has invalid id %d", name, id);
+		b->rc = floe_error_corrupt(b->err, "field '%s' has invalid id %d", name, id);
 		return;
 	}
 	if (b->len == b->cap) {
@@ -459,7 +455,7 @@ int floe_schema_make(floe_schema **out, floe_arena *a, int32_t schema_id, const 
 	floe_schema *s;
 	index_builder b = {a, NULL, 0, 0, 0, err};
 	if (!root || root->id != FLOE_T_STRUCT)
-		return floe_error_set(err, FLOE_ECORRUPT, "a schema must be a struct");
+		return floe_error_corrupt(err, "a schema must be a struct");
 	s = floe_arena_calloc(a, 1, sizeof(*s));
 	if (!s)
 		return FLOE_ENOMEM;
@@ -474,13 +470,12 @@ int floe_schema_make(floe_schema **out, floe_arena *a, int32_t schema_id, const 
 	}
 	index_type(&b, root, NULL, 0, false);
 	if (b.rc)
-		return b.rc == FLOE_ENOMEM ? floe_error_set(err, FLOE_ENOMEM, "out of memory") : b.rc;
+		return b.rc == FLOE_ENOMEM ? floe_error_oom(err) : b.rc;
 	if (b.len)
 		qsort(b.items, b.len, sizeof(*b.items), cmp_entry);
 	for (size_t i = 1; i < b.len; i++)
 		if (b.items[i].id == b.items[i - 1].id)
-			return floe_error_set(err, FLOE_ECORRUPT,
-					      "schema %d: field id %d is used by '%s' and '%s'",
+			return floe_error_corrupt(err, "schema %d: field id %d is used by '%s' and '%s'",
 					      schema_id, b.items[i].id, b.items[i - 1].full_name,
 					      b.items[i].full_name);
 	s->index = b.items;
@@ -489,8 +484,7 @@ int floe_schema_make(floe_schema **out, floe_arena *a, int32_t schema_id, const 
 	for (size_t i = 0; i < n_identifier; i++) {
 		const floe_schema_entry *e = floe_schema_find(s, identifier_ids[i]);
 		if (!e)
-			return floe_error_set(err, FLOE_ECORRUPT,
-					      "schema %d: identifier field %d does not exist", schema_id,
+			return floe_error_corrupt(err, "schema %d: identifier field %d does not exist", schema_id,
 					      identifier_ids[i]);
 	}
 	*out = s;
@@ -505,17 +499,17 @@ int floe_schema_from_json(floe_schema **out, floe_arena *a, const floe_json *j, 
 	size_t n_ids = 0;
 	int rc;
 	if (!j || j->type != FLOE_JSON_OBJECT)
-		return floe_error_set(err, FLOE_ECORRUPT, "schema must be an object");
+		return floe_error_corrupt(err, "schema must be an object");
 	rc = floe_json_get_i32(j, "schema-id", &schema_id, "schema", err);
 	if (rc && rc != FLOE_ENOTFOUND)
 		return rc;
 	floe_error_clear(err);
 	const char *kind = NULL;
 	if (floe_json_get_str(j, "type", &kind, "schema", NULL) != 0 || !floe_str_ieq(kind, "struct"))
-		return floe_error_set(err, FLOE_ECORRUPT, "schema %d: 'type' must be \"struct\"",
+		return floe_error_corrupt(err, "schema %d: 'type' must be \"struct\"",
 				      schema_id);
 	if ((rc = struct_from_json(&root, a, j, 0, err)))
-		return floe_error_prefix(err, "schema %d: ", schema_id), rc;
+		return floe_error_prefix(err, rc, "schema %d: ", schema_id);
 	floe_json *ident = floe_json_get(j, "identifier-field-ids");
 	if (ident && ident->type == FLOE_JSON_ARRAY && ident->len) {
 		ids = floe_arena_calloc(a, ident->len, sizeof(int32_t));
@@ -523,8 +517,7 @@ int floe_schema_from_json(floe_schema **out, floe_arena *a, const floe_json *j, 
 			return FLOE_ENOMEM;
 		for (floe_json *c = ident->child; c; c = c->next)
 			if (floe_json_as_i32(c, &ids[n_ids++]))
-				return floe_error_set(err, FLOE_ECORRUPT,
-						      "schema %d: bad identifier-field-ids", schema_id);
+				return floe_error_corrupt(err, "schema %d: bad identifier-field-ids", schema_id);
 	}
 	return floe_schema_make(out, a, schema_id, root, ids, n_ids, err);
 }
@@ -764,17 +757,17 @@ int floe_schema_assign_fresh_ids(floe_schema **out, floe_arena *a, const floe_sc
 	id_map m = {0};
 	int32_t *ident = NULL;
 	if (!root)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	m.cap = in->n_index + 1;
 	m.old_ids = floe_arena_calloc(a, m.cap, sizeof(int32_t));
 	m.new_ids = floe_arena_calloc(a, m.cap, sizeof(int32_t));
 	if (!m.old_ids || !m.new_ids)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	reassign(a, root, last_id, &m);
 	if (in->n_identifier_field_ids) {
 		ident = floe_arena_calloc(a, in->n_identifier_field_ids, sizeof(int32_t));
 		if (!ident)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		for (size_t i = 0; i < in->n_identifier_field_ids; i++) {
 			ident[i] = -1;
 			for (size_t k = 0; k < m.len; k++)
@@ -1010,7 +1003,7 @@ static int c_type(compact *c, const floe_type **out)
 				return FLOE_OK;
 			}
 		if ((rc = floe_type_parse_primitive(out, c->a, c->s + st, c->i - st, c->err)))
-			return floe_error_prefix(c->err, "column list at character %zu: ", st + 1), rc;
+			return floe_error_prefix(c->err, rc, "column list at character %zu: ", st + 1);
 	}
 	c->depth--;
 	return FLOE_OK;

@@ -187,7 +187,7 @@ static int bad_len(floe_error *err, const floe_type *t, size_t n)
 	floe_buf_init(&b, 64);
 	if (floe_type_format(&b, t))
 		floe_buf_clear(&b);
-	rc = floe_error_set(err, FLOE_ECORRUPT, "a %s value cannot be %zu bytes long",
+	rc = floe_error_corrupt(err, "a %s value cannot be %zu bytes long",
 			    floe_buf_cstr(&b), n);
 	floe_buf_reset(&b);
 	return rc;
@@ -537,7 +537,7 @@ static int json_bad(floe_error *err, const floe_type *t, const char *why)
 	floe_buf_init(&b, 64);
 	if (floe_type_format(&b, t))
 		floe_buf_clear(&b);
-	rc = floe_error_set(err, FLOE_ECORRUPT, "bad %s value: %s", floe_buf_cstr(&b), why);
+	rc = floe_error_corrupt(err, "bad %s value: %s", floe_buf_cstr(&b), why);
 	floe_buf_reset(&b);
 	return rc;
 }

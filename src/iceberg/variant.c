@@ -39,19 +39,19 @@ static uint64_t le(const uint8_t *p, unsigned n)
 
 static int bad(vctx *c, const char *what)
 {
-	return floe_error_set(c->err, FLOE_ECORRUPT, "variant: %s", what);
+	return floe_error_corrupt(c->err, "variant: %s", what);
 }
 
 static int put(vctx *c, const char *s, size_t n)
 {
-	return floe_buf_append(c->out, s, n) ? floe_error_set(c->err, FLOE_ENOMEM, "out of memory")
+	return floe_buf_append(c->out, s, n) ? floe_error_oom(c->err)
 					     : FLOE_OK;
 }
 
 static int put_str(vctx *c, const uint8_t *p, size_t n)
 {
 	return floe_json_escape(c->out, (const char *)p, n)
-		       ? floe_error_set(c->err, FLOE_ENOMEM, "out of memory")
+		       ? floe_error_oom(c->err)
 		       : FLOE_OK;
 }
 
@@ -231,7 +231,7 @@ static int primitive(vctx *c, unsigned type, const uint8_t *p, size_t n, size_t 
 		if (!rc)
 			rc = put_str(c, b64.data, b64.len);
 		else
-			rc = floe_error_set(c->err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(c->err);
 		floe_buf_reset(&b64);
 		return rc;
 	}

@@ -126,7 +126,7 @@ static int l_open_read(floe_fileio *io, const char *uri, floe_input **out, floe_
 	if (!l || !(l->name = floe_strdup(uri))) {
 		floe_free(l);
 		close(fd);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	l->fd = fd;
 	l->base.ops = &local_input_ops;
@@ -257,7 +257,7 @@ static int l_create(floe_fileio *io, const char *uri, bool overwrite, floe_outpu
 		return rc;
 	o = floe_calloc(1, sizeof(*o));
 	if (!o)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	o->fd = -1;
 	o->overwrite = overwrite;
 	o->name = floe_strdup(uri);
@@ -270,7 +270,7 @@ static int l_create(floe_fileio *io, const char *uri, bool overwrite, floe_outpu
 	o->tmp = floe_malloc(tlen);
 	if (!o->name || !o->target || !o->buf || !o->tmp) {
 		lo_free(o);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	snprintf(o->tmp, tlen, "%.*s/.%s.%s.tmp", (int)dlen, path, slash ? slash + 1 : path, uuid);
 	if (!overwrite && access(path, F_OK) == 0) {
@@ -281,7 +281,7 @@ static int l_create(floe_fileio *io, const char *uri, bool overwrite, floe_outpu
 		char *dir = floe_strndup(path, dlen);
 		if (!dir) {
 			lo_free(o);
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		}
 		if (mkdirs(dir) != 0) {
 			rc = os_err(err, "mkdir", dir, errno);

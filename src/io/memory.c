@@ -151,7 +151,7 @@ static int m_open_read(floe_fileio *io, const char *path, floe_input **out, floe
 			floe_free(mi->name);
 			floe_free(mi);
 		}
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	mi->base.ops = &mem_input_ops;
 	mi->base.name = mi->name;
@@ -173,7 +173,7 @@ static int mo_write(floe_output *out, const void *p, size_t n, floe_error *err)
 {
 	mem_output *o = (mem_output *)out;
 	if (floe_buf_append(&o->buf, p, n))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	return FLOE_OK;
 }
 
@@ -232,7 +232,7 @@ static int m_create(floe_fileio *io, const char *path, bool overwrite, floe_outp
 	mem_output *o = floe_calloc(1, sizeof(*o));
 	if (!o || !(o->name = floe_strdup(path))) {
 		floe_free(o);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	floe_buf_init(&o->buf, 0);
 	o->m = m;

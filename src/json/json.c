@@ -36,7 +36,7 @@ static int fail(parser *ps, const char *msg, const char *detail)
 			col++;
 		}
 	}
-	return floe_error_set(ps->err, FLOE_ECORRUPT, "json line %zu column %zu: %s%s", line, col,
+	return floe_error_corrupt(ps->err, "json line %zu column %zu: %s%s", line, col,
 			      msg, detail ? detail : "");
 }
 
@@ -170,7 +170,7 @@ static int parse_string(parser *ps, const char **out, size_t *out_len)
 		return fail(ps, "string longer than the limit", NULL);
 	char *o = floe_arena_alloc(ps->a, end - start + 1);
 	if (!o)
-		return floe_error_set(ps->err, FLOE_ENOMEM, "out of memory parsing json");
+		return floe_error_oomf(ps->err, "out of memory parsing json");
 	if (!escapes) {
 		memcpy(o, ps->p + start, end - start);
 		o[end - start] = 0;
@@ -265,7 +265,7 @@ static int parse_number(parser *ps, floe_json *j)
 		return fail(ps, "number too long", NULL);
 	char *t = floe_arena_strndup(ps->a, ps->p + s, i - s);
 	if (!t)
-		return floe_error_set(ps->err, FLOE_ENOMEM, "out of memory parsing json");
+		return floe_error_oomf(ps->err, "out of memory parsing json");
 	j->s = t;
 	j->len = i - s;
 	j->is_int = integral && floe_parse_i64(t, i - s, &j->i);
@@ -392,7 +392,7 @@ static int parse_value(parser *ps, floe_json **out, size_t depth)
 nomem:
 	if (ps->nodes > ps->lim.max_nodes)
 		return fail(ps, "more nodes than the limit", NULL);
-	return floe_error_set(ps->err, FLOE_ENOMEM, "out of memory parsing json");
+	return floe_error_oomf(ps->err, "out of memory parsing json");
 }
 
 int floe_json_parse(floe_json **out, floe_arena *a, const char *p, size_t n,
@@ -487,7 +487,7 @@ const char *floe_json_type_name(floe_json_type t)
 static int wrong_type(const char *key, const char *what, const char *want, const floe_json *j,
 		      floe_error *err)
 {
-	return floe_error_set(err, FLOE_ECORRUPT, "%s%s'%s' must be %s, found %s", what ? what : "",
+	return floe_error_corrupt(err, "%s%s'%s' must be %s, found %s", what ? what : "",
 			      what ? ": " : "", key, want, floe_json_type_name(j->type));
 }
 

@@ -24,7 +24,7 @@ int floe_maint_lock_target(floe_table *t, char **uri, char **lock_id, floe_error
 	    (cat->lock_uri && !(*uri = floe_strdup(cat->lock_uri)))) {
 		floe_free(*lock_id);
 		*lock_id = NULL;
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	snprintf(*lock_id, n, "%s.%s.%s", cat->name, floe_table_namespace(t), floe_table_name(t));
 	return FLOE_OK;
@@ -123,9 +123,8 @@ int floe_maintain(floe_table *t, const floe_maintain_opts *opts, floe_maintain_r
 done:
 	floe_maint_lock_release(lock);
 	res->duration_ms = (floe_monotonic_ns() - start) / 1000000;
-	return rc ? floe_error_prefix(err, "maintain %s.%s: ", floe_table_namespace(t),
-				      floe_table_name(t))
-		  : FLOE_OK;
+	return floe_error_prefix(err, rc, "maintain %s.%s: ", floe_table_namespace(t),
+				      floe_table_name(t));
 }
 
 bool floe_maintain_parse_steps(const char *list, unsigned *out)

@@ -225,7 +225,7 @@ static int plan(compactor *c, floe_error *err)
 	floe_hmap_reset(&parts);
 	floe_buf_reset(&key);
 	if (rc)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if (c->n_groups > 1)
 		qsort(c->groups, c->n_groups, sizeof(*c->groups), cmp_groups);
 	/* the per-run cap on bytes read */
@@ -327,7 +327,7 @@ static int write_sorted(compactor *c, floe_task_writer *tw, const struct ArrowAr
 	int64_t *perm = floe_calloc((size_t)n + 1, sizeof(*perm));
 	int rc = FLOE_OK;
 	if (!keys || !perm) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory sorting %lld rows", (long long)n);
+		rc = floe_error_oomf(err, "out of memory sorting %lld rows", (long long)n);
 		goto done;
 	}
 	for (size_t k = 0; k < nf && !rc; k++) {
@@ -404,7 +404,7 @@ static int write_group(compactor *c, cgroup *g, size_t gi, floe_error *err)
 		if (c->order) {
 			if (FLOE_ARRAY_RESERVE(held, cap_held, n_held + 1)) {
 				floe_arrow_array_release(&batch);
-				rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				rc = floe_error_oom(err);
 				goto done;
 			}
 			floe_arrow_array_move(&held[n_held++], &batch);
@@ -419,7 +419,7 @@ static int write_group(compactor *c, cgroup *g, size_t gi, floe_error *err)
 		struct ArrowArray all;
 		const struct ArrowArray **parts = floe_calloc(n_held, sizeof(*parts));
 		if (!parts) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			goto done;
 		}
 		for (size_t i = 0; i < n_held; i++)
@@ -508,11 +508,11 @@ static int commit_groups(compactor *c, size_t from, size_t to, floe_error *err)
 				uint64_t cnt = 0;
 				floe_imap_get(&dec, key, &cnt);
 				if (floe_imap_put(&dec, key, cnt + 1))
-					rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+					rc = floe_error_oom(err);
 				else if (cnt == 0 &&
 					 (FLOE_ARRAY_RESERVE(gone, cap_gone, n_gone + 1) ||
 					  !(gone[n_gone++] = g->files[i]->deletes[k])))
-					rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+					rc = floe_error_oom(err);
 			}
 		}
 		for (size_t i = 0; i < g->n_out && !rc; i++) {
@@ -578,7 +578,7 @@ static int commit_or_give_up(compactor *c, size_t from, size_t to, bool *committ
 	int rc = commit_groups(c, from, to, err);
 	*committed = rc == FLOE_OK;
 	if (rc == FLOE_ECONFLICT) {
-		FLOE_WARN("compact: giving up %zu group(s): %s", to - from, err->msg);
+		FLOE_WARN("compact: giving up %zu group(s): %s", to - from, err ? err->msg : "conflict");
 		c->res->groups_failed += to - from;
 		floe_error_clear(err);
 		rc = FLOE_OK;
@@ -601,7 +601,7 @@ static int lineage_metadata(floe_metadata **out, const floe_metadata *m, floe_ar
 	int32_t id;
 	int rc;
 	if (!fs)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	*root = *s->root;
 	memcpy(fs, s->root->fields, s->root->n_fields * sizeof(*fs));
 	fs[s->root->n_fields] = (floe_field){ID_ROW_ID, "_row_id", false,
@@ -634,7 +634,7 @@ static int scan_columns(compactor *c, floe_scan_opts *so, floe_error *err)
 		return FLOE_OK; /* all columns */
 	const char **cols = floe_arena_calloc(&c->a, s->root->n_fields + 2, sizeof(*cols));
 	if (!cols)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	for (size_t i = 0; i < s->root->n_fields; i++)
 		cols[i] = s->root->fields[i].name;
 	cols[s->root->n_fields] = "_row_id";
@@ -646,13 +646,15 @@ static int scan_columns(compactor *c, floe_scan_opts *so, floe_error *err)
 
 int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
 		      floe_maintain_progress_fn progress_fn, int (*interrupted)(void *payload),
-		      void *payload, floe_compact_result *res, floe_error *err)
+		      void *payload, floe_compact_result *res, floe_error *err_out)
 {
+	floe_error local, *err = err_out ? err_out : &local; /* the record is read below */
 	floe_compact_opts dflt = FLOE_COMPACT_OPTS_INIT;
 	const floe_compact_opts *o = opts ? opts : &dflt;
 	floe_scan_opts so = FLOE_SCAN_OPTS_INIT;
 	compactor c;
 	int rc;
+	floe_error_clear(&local);
 	memset(res, 0, sizeof(*res));
 	memset(&c, 0, sizeof(c));
 	c.t = t;
@@ -733,8 +735,8 @@ int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
 			if (gi > from) {
 				bool committed;
 				rc = commit_or_give_up(&c, from, gi, &committed, err);
-				if (rc == FLOE_EIO && !err->retryable)
-					goto done;
+				if (rc == FLOE_ECOMMITUNKNOWN)
+					goto done; /* the files may be referenced */
 				if (!committed)
 					for (size_t k = from; k < gi; k++)
 						drop_output(&c, &c.groups[k]);
@@ -746,7 +748,7 @@ int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
 			break;
 		}
 		if ((rc = write_group(&c, &c.groups[gi], gi, err))) {
-			floe_error_prefix(err, "compacting %zu files: ", c.groups[gi].n);
+			floe_error_prefix(err, rc, "compacting %zu files: ", c.groups[gi].n);
 			break;
 		}
 		c.bytes_done += c.groups[gi].bytes;
@@ -754,8 +756,8 @@ int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
 		if (last || gi + 1 - from >= per_commit) {
 			bool committed;
 			rc = commit_or_give_up(&c, from, gi + 1, &committed, err);
-			if (rc == FLOE_EIO && !err->retryable)
-				goto done; /* outcome unknown: the files may be referenced */
+			if (rc == FLOE_ECOMMITUNKNOWN)
+				goto done; /* the files may be referenced */
 			if (!committed)
 				for (size_t k = from; k <= gi; k++)
 					drop_output(&c, &c.groups[k]);
@@ -780,7 +782,7 @@ done:
 	floe_imap_reset(&c.refs);
 	floe_imap_reset(&c.removed_deletes);
 	floe_arena_reset(&c.a);
-	return rc ? floe_error_prefix(err, "compact: ") : FLOE_OK;
+	return floe_error_prefix(err, rc, "compact: ");
 }
 
 int floe_compact(floe_table *t, const floe_compact_opts *opts, floe_compact_result *res,

@@ -72,7 +72,7 @@ static int decide(plan *p, floe_arena *a, const floe_metadata *m, const floe_exp
 		int64_t keep_n = ref->min_snapshots_to_keep >= 0 ? ref->min_snapshots_to_keep : min_keep;
 		int64_t bcut = ref->max_snapshot_age_ms >= 0 ? now - ref->max_snapshot_age_ms : cutoff;
 		int64_t count = 0;
-		for (const floe_snapshot *s = head; s; s = floe_metadata_snapshot(m, s->parent_id)) {
+		for (const floe_snapshot *s = head; s; s = floe_metadata_parent(m, s)) {
 			if (count >= keep_n && s->timestamp_ms < bcut)
 				break;
 			if (!in_ids(p->keep, p->n_keep, s->snapshot_id))
@@ -88,7 +88,7 @@ static int decide(plan *p, floe_arena *a, const floe_metadata *m, const floe_exp
 			if (m->refs[r].is_tag)
 				continue;
 			for (const floe_snapshot *x = floe_metadata_snapshot(m, m->refs[r].snapshot_id);
-			     x && !in_branch; x = floe_metadata_snapshot(m, x->parent_id))
+			     x && !in_branch; x = floe_metadata_parent(m, x))
 				in_branch = x->snapshot_id == s->snapshot_id;
 		}
 		if (!in_branch && s->timestamp_ms >= cutoff && !in_ids(p->keep, p->n_keep, s->snapshot_id))
@@ -188,7 +188,7 @@ static int cleanup(floe_table *t, const floe_metadata *before, const floe_metada
 	for (size_t i = 0; i < after->n_snapshots && !rc; i++)
 		rc = floe_reach_snapshot(&keep, t, &after->snapshots[i], err);
 	if (!rc && floe_reach_metadata(&keep, after))
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 	for (size_t i = 0; i < p->n_expire && !rc; i++) {
 		const floe_snapshot *s = floe_metadata_snapshot(before, p->expire[i]);
 		if (s)
@@ -203,7 +203,7 @@ static int cleanup(floe_table *t, const floe_metadata *before, const floe_metada
 		    floe_json_get_str(before->statistics[i], "statistics-path", &path, NULL, NULL) ==
 			    0 &&
 		    floe_reach_add(&cand, path, FLOE_REACH_METADATA))
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 	}
 	if (!rc)
 		delete_unreached(t, &cand, &keep, batch ? batch : 1000, res);
@@ -212,78 +212,93 @@ static int cleanup(floe_table *t, const floe_metadata *before, const floe_metada
 	return rc;
 }
 
+typedef struct expire_ctx {
+	const floe_expire_opts *o;
+	floe_expire_result *res;
+	floe_arena a;           /* the plan of the latest attempt */
+	plan p;
+	floe_metadata *before;  /* a copy of the base the commit replaced, for the cleanup */
+	bool nothing;
+} expire_ctx;
+
+/* One attempt: decide on base (the current metadata, re-read after a lost
+ * race) and build the metadata without the expired snapshots. */
+static int build_expire(void *payload, const floe_metadata *base, int attempt,
+			floe_metadata **next, floe_error *err)
+{
+	expire_ctx *c = payload;
+	floe_metadata_builder *b = NULL;
+	int rc;
+	(void)attempt;
+	floe_arena_reset(&c->a);
+	floe_arena_init(&c->a, 4096);
+	floe_metadata_free(c->before);
+	c->before = NULL;
+	if (decide(&c->p, &c->a, base, c->o))
+		return floe_error_oom(err);
+	c->res->snapshots_expired = c->p.n_expire;
+	if ((c->p.n_expire == 0 && c->p.n_drop_refs == 0) || c->o->dry_run) {
+		c->nothing = true;
+		return FLOE_OK;
+	}
+	/* the cleanup compares what the old and the new metadata reach */
+	if (c->o->clean_files) {
+		floe_buf json;
+		floe_buf_init(&json, 0);
+		rc = floe_metadata_write(&json, base, 0) ? floe_error_oom(err) : FLOE_OK;
+		if (!rc)
+			rc = floe_metadata_parse(&c->before, (const char *)json.data, json.len, err);
+		floe_buf_reset(&json);
+		if (rc)
+			return rc;
+	}
+	rc = floe_metadata_builder_from(&b, base, err);
+	for (size_t i = 0; i < c->p.n_drop_refs && !rc; i++)
+		rc = floe_mb_remove_ref(b, c->p.drop_refs[i], err);
+	if (!rc)
+		rc = floe_mb_remove_snapshots(b, c->p.expire, c->p.n_expire, err);
+	if (rc) {
+		floe_metadata_builder_free(b);
+		return rc;
+	}
+	return floe_metadata_builder_finish(next, b, base->metadata_location, base->last_updated_ms,
+					    err);
+}
+
+/* None of the snapshots this expiry removes is left. */
+static bool expire_landed(void *payload, const floe_metadata *cur)
+{
+	expire_ctx *c = payload;
+	for (size_t i = 0; i < c->p.n_expire; i++)
+		if (floe_metadata_snapshot(cur, c->p.expire[i]))
+			return false;
+	for (size_t i = 0; i < c->p.n_drop_refs; i++)
+		if (floe_metadata_ref(cur, c->p.drop_refs[i]))
+			return false;
+	return true;
+}
+
 int floe_expire_snapshots(floe_table *t, const floe_expire_opts *opts, floe_expire_result *res,
 			  floe_error *err)
 {
 	floe_expire_opts dflt = FLOE_EXPIRE_OPTS_INIT;
-	floe_retry_policy pol;
 	const floe_expire_opts *o = opts ? opts : &dflt;
+	static const floe_commit_fns fns = {build_expire, NULL, expire_landed};
+	expire_ctx c;
 	int rc;
 	memset(res, 0, sizeof(*res));
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	c.res = res;
+	floe_arena_init(&c.a, 4096);
 	if (!floe_table_catalog(t))
 		return floe_error_set(err, FLOE_EUNSUPPORTED, "expire needs a table opened by a catalog");
-	floe_retry_policy_from(&pol, floe_table_metadata(t));
-	for (int attempt = 0;; attempt++) {
-		floe_arena a;
-		plan p;
-		const floe_metadata *base = floe_table_metadata(t);
-		floe_metadata_builder *b = NULL;
-		floe_metadata *next = NULL;
-		char *loc = NULL;
-		floe_arena_init(&a, 4096);
-		if (decide(&p, &a, base, o)) {
-			floe_arena_reset(&a);
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
-		}
-		res->snapshots_expired = p.n_expire;
-		if ((p.n_expire == 0 && p.n_drop_refs == 0) || o->dry_run) {
-			floe_arena_reset(&a);
-			return FLOE_OK;
-		}
-		rc = floe_metadata_builder_from(&b, base, err);
-		for (size_t i = 0; i < p.n_drop_refs && !rc; i++)
-			rc = floe_mb_remove_ref(b, p.drop_refs[i], err);
-		if (!rc)
-			rc = floe_mb_remove_snapshots(b, p.expire, p.n_expire, err);
-		if (!rc) {
-			rc = floe_metadata_builder_finish(&next, b, base->metadata_location,
-							  base->last_updated_ms, err);
-			b = NULL;
-		}
-		if (!rc)
-			rc = floe_catalog_commit_table(floe_table_catalog(t), floe_table_namespace(t),
-						       floe_table_name(t), base, next, &loc, err);
-		floe_metadata_builder_free(b);
-		if (!rc) {
-			/* keep the old metadata for the cleanup, install the new one */
-			floe_metadata *before = NULL;
-			floe_buf json;
-			floe_buf_init(&json, 0);
-			if (floe_metadata_write(&json, base, 0) == 0 &&
-			    floe_metadata_parse(&before, (const char *)json.data, json.len, NULL) != 0)
-				before = NULL;
-			floe_buf_reset(&json);
-			next->metadata_location = floe_arena_strdup(&next->arena, loc);
-			floe_free(loc);
-			floe_table__set_metadata(t, next);
-			if (!floe_table_metadata(t)->metadata_location) {
-				floe_metadata_free(before);
-				floe_arena_reset(&a);
-				return floe_table_refresh(t, err);
-			}
-			if (o->clean_files && before)
-				rc = cleanup(t, before, floe_table_metadata(t), &p, o->delete_batch, res,
-					     err);
-			floe_metadata_free(before);
-			floe_arena_reset(&a);
-			return rc ? floe_error_prefix(err, "expire: deleting files: ") : FLOE_OK;
-		}
-		floe_metadata_free(next);
-		floe_arena_reset(&a);
-		if ((rc != FLOE_ECONFLICT && rc != FLOE_ETIMEDOUT) || attempt >= pol.num_retries)
-			return floe_error_prefix(err, "expire snapshots: "), rc;
-		floe_error_clear(err);
-		if ((rc = floe_table_refresh(t, err)))
-			return rc;
+	rc = floe_table__commit(t, "expire snapshots of", &fns, &c, err);
+	if (!rc && !c.nothing && o->clean_files && c.before) {
+		rc = cleanup(t, c.before, floe_table_metadata(t), &c.p, o->delete_batch, res, err);
+		rc = floe_error_prefix(err, rc, "expire: deleting files: ");
 	}
+	floe_metadata_free(c.before);
+	floe_arena_reset(&c.a);
+	return rc;
 }

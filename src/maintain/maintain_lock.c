@@ -79,11 +79,11 @@ static int open_db(floe_sqldb **db, const char *uri, floe_error *err)
 		return floe_error_set(err, FLOE_EINVAL,
 				      "no database for maintenance locks (set maintenance.lock-uri)");
 	if ((rc = floe_sqldb_open_uri(db, uri, 30000, err)))
-		return floe_error_prefix(err, "maintenance lock database: "), rc;
+		return floe_error_prefix(err, rc, "maintenance lock database: ");
 	if ((rc = init_tables(*db, err))) {
 		(*db)->ops->close(*db);
 		*db = NULL;
-		return floe_error_prefix(err, "maintenance lock database: "), rc;
+		return floe_error_prefix(err, rc, "maintenance lock database: ");
 	}
 	return FLOE_OK;
 }
@@ -227,9 +227,9 @@ static int start_heartbeat(floe_maint_lock *l, const char *uri, int64_t stale_af
 	if ((rc = floe_sqldb_open_uri(&l->hb_db, uri, 30000, err)))
 		return rc;
 	if (floe_mutex_init(&l->mu) || floe_cond_init(&l->cv))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if (floe_thread_start(&l->thread, "floe-lock-hb", heartbeat_main, l))
-		return floe_error_set(err, FLOE_ENOMEM, "cannot start the heartbeat thread");
+		return floe_error_oomf(err, "cannot start the heartbeat thread");
 	return FLOE_OK;
 }
 
@@ -260,7 +260,7 @@ int floe_maint_lock_acquire(floe_maint_lock **out, const char *uri, const char *
 				      "maintenance lock id must be 1 to %d characters", LOCK_ID_MAX - 1);
 	if (!(l = floe_calloc(1, sizeof(*l))) || !(l->lock_id = floe_strdup(lock_id))) {
 		floe_free(l);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	floe_uuid_v4_str(l->instance);
 	if ((rc = open_db(&l->db, uri, err))) {
@@ -383,5 +383,5 @@ int floe_maint_lock_break(const char *uri, const char *lock_id, floe_error *err)
 			drop_heartbeat(db, h.instance);
 	}
 	db->ops->close(db);
-	return rc ? floe_error_prefix(err, "maintenance lock '%s': ", lock_id) : FLOE_OK;
+	return floe_error_prefix(err, rc, "maintenance lock '%s': ", lock_id);
 }

@@ -89,7 +89,7 @@ static int write_group(floe_snapshot_op *op, const floe_metadata *m, const group
 	int content = g->content == FLOE_MANIFEST_DELETES ? FLOE_MANIFEST_DELETES : FLOE_MANIFEST_DATA;
 	int rc = FLOE_OK;
 	if (!spec)
-		return floe_error_set(err, FLOE_ECORRUPT, "manifest names unknown partition spec %d",
+		return floe_error_corrupt(err, "manifest names unknown partition spec %d",
 				      (int)g->spec_id);
 	if (n > 1)
 		qsort(v, n, sizeof(*v), cmp_entries);
@@ -101,7 +101,7 @@ static int write_group(floe_snapshot_op *op, const floe_metadata *m, const group
 		bool last = i + 1 == n;
 		if (!rc && (last || (int64_t)floe_manifest_writer_size_estimate(w) >= target)) {
 			if (FLOE_ARRAY_RESERVE(*fresh, *cap_fresh, *n_fresh + 1)) {
-				rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				rc = floe_error_oom(err);
 				break;
 			}
 			rc = floe_manifest_writer_close(w, &(*fresh)[*n_fresh], a, err);
@@ -163,7 +163,7 @@ int floe_rewrite_manifests(floe_table *t, const floe_rewrite_manifests_opts *opt
 		group *g = find_group(&groups, &n_groups, &cap_groups, mfs[i].content,
 				      mfs[i].spec_id);
 		if (!g || FLOE_ARRAY_RESERVE(g->small, g->cap_small, g->n_small + 1)) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			goto done;
 		}
 		g->small[g->n_small++] = mfs[i];
@@ -173,7 +173,7 @@ int floe_rewrite_manifests(floe_table *t, const floe_rewrite_manifests_opts *opt
 		goto done;
 	old = floe_arena_calloc(&a, n_mfs + 1, sizeof(*old));
 	if (!old) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	for (size_t gi = 0; gi < n_groups && !rc; gi++) {
@@ -233,5 +233,5 @@ done:
 	floe_free(groups);
 	floe_free(fresh);
 	floe_arena_reset(&a);
-	return rc ? floe_error_prefix(err, "rewrite manifests: ") : FLOE_OK;
+	return floe_error_prefix(err, rc, "rewrite manifests: ");
 }

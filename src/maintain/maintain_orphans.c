@@ -28,12 +28,12 @@ static int valid_set(floe_table *t, floe_reach *valid, floe_error *err)
 		const floe_snapshot *s = &m->snapshots[i];
 		for (size_t k = 0; k < s->n_v1_manifests && !rc; k++)
 			if (floe_reach_add(valid, s->v1_manifests[k], FLOE_REACH_MANIFEST))
-				rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				rc = floe_error_oom(err);
 		if (!rc)
 			rc = floe_reach_snapshot(valid, t, s, err);
 	}
 	if (!rc && floe_reach_metadata(valid, m))
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 	return rc;
 }
 
@@ -122,5 +122,5 @@ done:
 		floe_free(c.paths[i]);
 	floe_free(c.paths);
 	floe_reach_reset(&valid);
-	return rc ? floe_error_prefix(err, "delete orphan files: ") : FLOE_OK;
+	return floe_error_prefix(err, rc, "delete orphan files: ");
 }

@@ -64,14 +64,14 @@ int floe_reach_snapshot(floe_reach *r, floe_table *t, const floe_snapshot *s, fl
 	size_t n = 0;
 	int rc;
 	if (floe_reach_add(r, s->manifest_list, FLOE_REACH_MANIFEST_LIST))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	floe_arena_init(&a, 65536);
 	rc = floe_table_manifests(&mfs, &n, &a, t, s, err);
 	for (size_t i = 0; i < n && !rc; i++) {
 		if (floe_reach_has(r, mfs[i].path))
 			continue; /* shared with a snapshot already added */
 		if (floe_reach_add(r, mfs[i].path, FLOE_REACH_MANIFEST)) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			break;
 		}
 		rc = floe_table_walk_manifest(t, &mfs[i],
@@ -82,7 +82,7 @@ int floe_reach_snapshot(floe_reach *r, floe_table *t, const floe_snapshot *s, fl
 			floe_error_set(err, rc, "out of memory");
 	}
 	floe_arena_reset(&a);
-	return rc ? floe_error_prefix(err, "snapshot %lld: ", (long long)s->snapshot_id) : FLOE_OK;
+	return floe_error_prefix(err, rc, "snapshot %lld: ", (long long)s->snapshot_id);
 }
 
 static int add_stat_files(floe_reach *r, floe_json *const *items, size_t n)

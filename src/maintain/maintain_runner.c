@@ -190,7 +190,7 @@ int floe_maint_runner_start(floe_maint_runner **out, const floe_catalog *cat, co
 	int rc;
 	*out = NULL;
 	if (!r || !(r->ns = floe_strdup(ns)) || !(r->name = floe_strdup(name))) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto fail;
 	}
 	r->sched = sched ? *sched : dflt;
@@ -209,11 +209,11 @@ int floe_maint_runner_start(floe_maint_runner **out, const floe_catalog *cat, co
 	if ((rc = floe_catalog_reopen(cat, &r->cat, err)))
 		goto fail;
 	if (floe_mutex_init(&r->mu) || floe_cond_init(&r->cv)) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto fail;
 	}
 	if (floe_thread_start(&r->thread, "floe-maintain", runner_main, r)) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "cannot start the maintenance thread");
+		rc = floe_error_oomf(err, "cannot start the maintenance thread");
 		floe_cond_destroy(&r->cv);
 		floe_mutex_destroy(&r->mu);
 		goto fail;

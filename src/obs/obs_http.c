@@ -92,7 +92,7 @@ int floe_metrics_http_start(floe_metrics_http **out, floe_metrics *r, const char
 				      bind);
 	h = floe_calloc(1, sizeof(*h));
 	if (!h)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	h->r = r;
 	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, (uint16_t)port, NULL, NULL, answer,
 				h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,

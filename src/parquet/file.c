@@ -67,7 +67,7 @@ static int open_local(floe_input **out, const char *path, floe_error *err)
 	if (!l || !(l->path = floe_strdup(path))) {
 		floe_free(l);
 		close(fd);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	l->fd = fd;
 	l->base.ops = &local_input_ops;
@@ -134,7 +134,7 @@ static int create_local(floe_output **out, const char *path, floe_error *err)
 		floe_free(l);
 		close(fd);
 		unlink(path);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	l->fd = fd;
 	l->base.ops = &local_output_ops;
@@ -156,7 +156,7 @@ int floe_parquet_file_open(floe_parquet_file **out, const char *path, floe_error
 	floe_parquet_file *f = floe_calloc(1, sizeof(*f));
 	int rc;
 	if (!f)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	f->ropts = (floe_parquet_reader_opts)FLOE_PARQUET_READER_OPTS_INIT;
 	if ((rc = open_local(&f->in, path, err)) ||
 	    (rc = floe_parquet_reader_open(&f->r, f->in, &f->ropts, err))) {
@@ -346,7 +346,7 @@ int floe_parquet_file_meta_json(floe_parquet_file *f, floe_parquet_out_fn fn, vo
 	rc = emit(&o, fn, payload, err);
 	goto done;
 oom:
-	rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	rc = floe_error_oom(err);
 done:
 	floe_buf_reset(&o);
 	return rc;
@@ -359,7 +359,7 @@ int floe_parquet_file_schema_text(floe_parquet_file *f, floe_parquet_out_fn fn, 
 	int rc;
 	floe_buf_init(&o, 0);
 	if (floe_parquet_schema_print(floe_parquet_reader_schema(f->r), &o))
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 	else
 		rc = emit(&o, fn, payload, err);
 	floe_buf_reset(&o);
@@ -379,7 +379,7 @@ static int resolve_columns(floe_parquet_file *f, const char *spec, int **nodes, 
 	*nodes = floe_calloc(cap, sizeof(int));
 	*n = 0;
 	if (!*nodes)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	for (const char *p = spec; *p;) {
 		const char *e = strchr(p, ',');
 		size_t len = e ? (size_t)(e - p) : strlen(p);

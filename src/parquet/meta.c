@@ -22,7 +22,7 @@ typedef struct pctx {
 
 static int nomem(pctx *c)
 {
-	return floe_error_set(c->r.err, FLOE_ENOMEM, "%s: out of memory", c->r.what);
+	return floe_error_oomf(c->r.err, "%s: out of memory", c->r.what);
 }
 
 static int missing(pctx *c, const char *st, const char *field)
@@ -850,7 +850,7 @@ int floe_parquet_meta_parse(floe_parquet_file_meta **out, floe_arena *arena, con
 	c.arena = arena;
 	m = floe_arena_calloc(arena, 1, sizeof(*m));
 	if (!m)
-		return floe_error_set(err, FLOE_ENOMEM, "%s: out of memory", what);
+		return floe_error_oomf(err, "%s: out of memory", what);
 	if ((rc = parse_file_meta(&c, m)))
 		return rc;
 	*out = m;

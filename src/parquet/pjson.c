@@ -43,7 +43,7 @@ static int jbuild(jnode *j, const struct ArrowSchema *s, int depth, floe_error *
 	if (s->n_children > 0) {
 		j->c = floe_calloc((size_t)s->n_children, sizeof(*j->c));
 		if (!j->c)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		for (int64_t i = 0; i < s->n_children; i++) {
 			j->n = (int)i + 1;
 			if ((rc = jbuild(&j->c[i], s->children[i], depth + 1, err)))
@@ -392,7 +392,7 @@ int floe_parquet__json_rows(floe_buf *out, const struct ArrowSchema *s, const st
 	}
 	for (int64_t i = from; i < to && i < a->length; i++) {
 		if (put_object(out, &j, a, i + a->offset) || floe_buf_putc(out, '\n')) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			break;
 		}
 	}

@@ -181,7 +181,7 @@ static int corrupt(floe_parquet__rcol *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return floe_error_set(c->err, FLOE_ECORRUPT, "%s page %d: %s", c->ctx, c->page_no, msg);
+	return floe_error_corrupt(c->err, "%s page %d: %s", c->ctx, c->page_no, msg);
 }
 
 /* A reader limit (not corruption): the file may be valid but too big. */
@@ -194,7 +194,7 @@ static int too_big(floe_parquet__rcol *c, const char *what, size_t n, size_t lim
 
 static int nomem(floe_parquet__rcol *c)
 {
-	return floe_error_set(c->err, FLOE_ENOMEM, "%s: out of memory", c->ctx);
+	return floe_error_oomf(c->err, "%s: out of memory", c->ctx);
 }
 
 int floe_parquet__rcol_start(floe_parquet__rcol *c, const floe_parquet_column_chunk *cc,
@@ -215,7 +215,7 @@ int floe_parquet__rcol_start(floe_parquet__rcol *c, const floe_parquet_column_ch
 				      "%s: column chunk in another file ('%s') is not supported", c->ctx,
 				      cc->file_path);
 	if (m->type != c->leaf->physical)
-		return floe_error_set(err, FLOE_ECORRUPT, "%s: chunk type %s, schema says %s", c->ctx,
+		return floe_error_corrupt(err, "%s: chunk type %s, schema says %s", c->ctx,
 				      floe_parquet_type_name(m->type),
 				      floe_parquet_type_name(c->leaf->physical));
 	if (!floe_parquet__codec_of(m->codec, &c->codec))
@@ -228,8 +228,7 @@ int floe_parquet__rcol_start(floe_parquet__rcol *c, const floe_parquet_column_ch
 		start = (uint64_t)m->dictionary_page_offset;
 	len = (uint64_t)m->total_compressed_size;
 	if (start < 4 || start > c->in->size || len > c->in->size - start)
-		return floe_error_set(err, FLOE_ECORRUPT,
-				      "%s: chunk at %llu+%llu is outside the file (%llu bytes)", c->ctx,
+		return floe_error_corrupt(err, "%s: chunk at %llu+%llu is outside the file (%llu bytes)", c->ctx,
 				      (unsigned long long)start, (unsigned long long)len,
 				      (unsigned long long)c->in->size);
 	/* PARQUET-816: parquet-mr up to 1.2.8 left the dictionary page header out
@@ -283,7 +282,7 @@ static int window(floe_parquet__rcol *c, uint64_t off, size_t n, const uint8_t *
 	if (floe_buf_reserve(&c->win, size))
 		return nomem(c);
 	if ((rc = floe_input_read_exact(c->in, off, c->win.data, size, c->err)))
-		return floe_error_prefix(c->err, "%s: ", c->ctx), rc;
+		return floe_error_prefix(c->err, rc, "%s: ", c->ctx);
 	c->win.len = size;
 	c->win_start = off;
 	*p = c->win.data;
@@ -923,8 +922,7 @@ int floe_parquet__rcol_read(floe_parquet__rcol *c, size_t rows, floe_error *err)
 			if (rc == 1) {
 				if (got == rows)
 					break;
-				return floe_error_set(err, FLOE_ECORRUPT,
-						      "%s: the column ends after %zu of %zu rows", c->ctx,
+				return floe_error_corrupt(err, "%s: the column ends after %zu of %zu rows", c->ctx,
 						      got, rows);
 			}
 			if (c->page_levels == 0)

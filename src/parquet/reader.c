@@ -126,7 +126,7 @@ int floe_parquet_reader_open(floe_parquet_reader **out, floe_input *in,
 	if (!opts)
 		opts = &dflt;
 	if (in->size < 12)
-		return floe_error_set(err, FLOE_ECORRUPT, "'%s': %llu bytes is too small for a Parquet file",
+		return floe_error_corrupt(err, "'%s': %llu bytes is too small for a Parquet file",
 				      name_of(in), (unsigned long long)in->size);
 	if ((rc = floe_input_read_exact(in, in->size - 8, tail, 8, err)) ||
 	    (rc = floe_input_read_exact(in, 0, head, 4, err)))
@@ -136,16 +136,15 @@ int floe_parquet_reader_open(floe_parquet_reader **out, floe_input *in,
 				      "'%s': encrypted Parquet files (encrypted footer) are not supported",
 				      name_of(in));
 	if (memcmp(tail + 4, "PAR1", 4) != 0 || memcmp(head, "PAR1", 4) != 0)
-		return floe_error_set(err, FLOE_ECORRUPT, "'%s': not a Parquet file (no PAR1 magic)",
+		return floe_error_corrupt(err, "'%s': not a Parquet file (no PAR1 magic)",
 				      name_of(in));
 	flen = floe_load_u32le(tail);
 	if (flen > in->size - 12 || flen > opts->max_footer_bytes)
-		return floe_error_set(err, FLOE_ECORRUPT,
-				      "'%s': footer length %u does not fit the file (%llu bytes)",
+		return floe_error_corrupt(err, "'%s': footer length %u does not fit the file (%llu bytes)",
 				      name_of(in), flen, (unsigned long long)in->size);
 	r = floe_calloc(1, sizeof(*r));
 	if (!r)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	r->in = in;
 	r->opts = *opts;
 	if (r->opts.batch_rows <= 0)
@@ -154,7 +153,7 @@ int floe_parquet_reader_open(floe_parquet_reader **out, floe_input *in,
 	floe_arena_init(&r->tree, 8192);
 	footer = floe_malloc(flen ? flen : 1);
 	if (!footer) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto fail;
 	}
 	if ((rc = floe_input_read_exact(in, in->size - 8 - flen, footer, flen, err)) ||
@@ -166,8 +165,7 @@ int floe_parquet_reader_open(floe_parquet_reader **out, floe_input *in,
 	r->parquet_816 = old_parquet_mr(r->meta->created_by);
 	for (size_t i = 0; i < r->meta->n_row_groups; i++) {
 		if (r->meta->row_groups[i].n_columns != (size_t)r->schema->n_leaves) {
-			rc = floe_error_set(err, FLOE_ECORRUPT,
-					    "'%s': row group %zu has %zu columns, the schema %d",
+			rc = floe_error_corrupt(err, "'%s': row group %zu has %zu columns, the schema %d",
 					    name_of(in), i, r->meta->row_groups[i].n_columns,
 					    r->schema->n_leaves);
 			goto fail;
@@ -176,7 +174,7 @@ int floe_parquet_reader_open(floe_parquet_reader **out, floe_input *in,
 	r->leaf_sel = floe_calloc((size_t)r->schema->n_leaves + 1, sizeof(bool));
 	r->col_of_leaf = floe_calloc((size_t)r->schema->n_leaves + 1, sizeof(int));
 	if (!r->leaf_sel || !r->col_of_leaf) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto fail;
 	}
 	if ((rc = floe_parquet_reader_select(r, NULL, 0, err)) ||
@@ -206,7 +204,7 @@ int floe_parquet_reader_select_row_groups(floe_parquet_reader *r, const int *row
 	size_t total = row_groups ? n : r->meta->n_row_groups;
 	int *rgs = floe_calloc(total ? total : 1, sizeof(int));
 	if (!rgs)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	for (size_t i = 0; i < total; i++) {
 		int g = row_groups ? row_groups[i] : (int)i;
 		if (g < 0 || (size_t)g >= r->meta->n_row_groups) {
@@ -421,7 +419,7 @@ int floe_parquet_reader_select(floe_parquet_reader *r, const int *nodes, size_t 
 		ncols += r->leaf_sel[i];
 	r->cols = floe_calloc((size_t)(ncols ? ncols : 1), sizeof(*r->cols));
 	if (!r->cols)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	for (int i = 0; i < s->n_leaves; i++) {
 		r->col_of_leaf[i] = -1;
 		if (!r->leaf_sel[i])
@@ -432,18 +430,18 @@ int floe_parquet_reader_select(floe_parquet_reader *r, const int *nodes, size_t 
 		r->col_of_leaf[i] = r->n_cols++;
 		int rc = floe_parquet__leafout_init(&c->out, s->leaves[i], r->opts.int96_as_micros, err);
 		if (rc)
-			return floe_error_prefix(err, "'%s': ", name_of(r->in)), rc;
+			return floe_error_prefix(err, rc, "'%s': ", name_of(r->in));
 	}
 	floe_arena_reset(&r->tree);
 	r->n_tops = 0;
 	r->tops = floe_arena_calloc(&r->tree, (size_t)root->n_children + 1, sizeof(onode *));
 	if (!r->tops)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	for (int i = 0; i < root->n_children; i++) {
 		if (!any_selected(r, root->children[i]))
 			continue;
 		if (!(r->tops[r->n_tops] = make_field(r, root->children[i], 0, 0)))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		r->n_tops++;
 	}
 	r->rg_pos = 0;
@@ -533,8 +531,7 @@ static inline int rget(const lv *l, size_t i)
 static int inconsistent(floe_parquet_reader *r, const onode *o, floe_error *err)
 {
 	char path[256];
-	return floe_error_set(err, FLOE_ECORRUPT,
-			      "'%s': the columns below '%s' have inconsistent levels",
+	return floe_error_corrupt(err, "'%s': the columns below '%s' have inconsistent levels",
 			      name_of(r->in), floe_parquet_node_path(o->pn, path, sizeof(path)));
 }
 
@@ -666,7 +663,7 @@ static int build_leaf(floe_parquet_reader *r, const onode *o, struct ArrowArray 
 oom:
 	floe_buf_reset(&bits);
 	floe_buf_reset(&vals);
-	return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	return floe_error_oom(err);
 }
 
 static int build_group(floe_parquet_reader *r, const onode *o, struct ArrowArray *a, floe_error *err)
@@ -735,7 +732,7 @@ static int build_group(floe_parquet_reader *r, const onode *o, struct ArrowArray
 oom:
 	floe_buf_reset(&bits);
 	floe_buf_reset(&offs);
-	return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	return floe_error_oom(err);
 }
 
 static int build(floe_parquet_reader *r, const onode *o, struct ArrowArray *a, floe_error *err)

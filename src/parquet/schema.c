@@ -116,12 +116,12 @@ int floe_parquet_schema_new(floe_parquet_schema **out, const char *root_name, fl
 {
 	floe_parquet_schema *s = floe_calloc(1, sizeof(*s));
 	if (!s)
-		return floe_error_set(err, FLOE_ENOMEM, "parquet schema: out of memory");
+		return floe_error_oomf(err, "parquet schema: out of memory");
 	floe_arena_init(&s->arena, 8192);
 	s->root = floe_arena_calloc(&s->arena, 1, sizeof(*s->root));
 	if (!s->root || !(s->root->name = floe_arena_strdup(&s->arena, root_name ? root_name : "schema"))) {
 		floe_parquet_schema_free(s);
-		return floe_error_set(err, FLOE_ENOMEM, "parquet schema: out of memory");
+		return floe_error_oomf(err, "parquet schema: out of memory");
 	}
 	s->root->repetition = FLOE_PARQUET_REQUIRED;
 	s->root->physical = -1;
@@ -205,7 +205,7 @@ static int add_named(floe_parquet_schema *s, floe_parquet_node *parent,
 				      f->physical < 0 ? "a group" : floe_parquet_type_name(f->physical));
 	n = new_node(s, parent, f, name);
 	if (!n)
-		return floe_error_set(err, FLOE_ENOMEM, "parquet schema: out of memory");
+		return floe_error_oomf(err, "parquet schema: out of memory");
 	if (out)
 		*out = n;
 	return FLOE_OK;
@@ -352,9 +352,9 @@ static int finish(floe_parquet_schema *s, bool allow_empty_groups, floe_error *e
 	s->nodes = floe_arena_calloc(&s->arena, (size_t)nodes, sizeof(*s->nodes));
 	s->leaves = floe_arena_calloc(&s->arena, (size_t)(leaves ? leaves : 1), sizeof(*s->leaves));
 	if (!s->nodes || !s->leaves)
-		return floe_error_set(err, FLOE_ENOMEM, "parquet schema: out of memory");
+		return floe_error_oomf(err, "parquet schema: out of memory");
 	if (link_nodes(s, s->root, 0))
-		return floe_error_set(err, FLOE_ENOMEM, "parquet schema: out of memory");
+		return floe_error_oomf(err, "parquet schema: out of memory");
 	if (!allow_empty_groups) {
 		for (int i = 0; i < s->n_nodes; i++)
 			if (s->nodes[i]->physical < 0 && s->nodes[i]->n_children == 0)
@@ -383,17 +383,15 @@ static int from_elems(floe_parquet_schema *s, floe_parquet_node *parent,
 	int32_t nc;
 
 	if (depth > FLOE_PARQUET_MAX_DEPTH)
-		return floe_error_set(err, FLOE_ECORRUPT, "'%s': schema nested deeper than %d levels",
+		return floe_error_corrupt(err, "'%s': schema nested deeper than %d levels",
 				      name, FLOE_PARQUET_MAX_DEPTH);
 	group = e->has_num_children && (e->num_children > 0 || e->type < 0);
 	nc = group ? e->num_children : 0;
 	if (!group && e->type < 0)
-		return floe_error_set(err, FLOE_ECORRUPT,
-				      "'%s': schema element %zu ('%s') is neither a group nor typed",
+		return floe_error_corrupt(err, "'%s': schema element %zu ('%s') is neither a group nor typed",
 				      name, *pos, e->name);
 	if ((size_t)nc > m->n_schema - *pos - 1)
-		return floe_error_set(err, FLOE_ECORRUPT,
-				      "'%s': schema element %zu ('%s') claims %d children, only %zu "
+		return floe_error_corrupt(err, "'%s': schema element %zu ('%s') claims %d children, only %zu "
 				      "elements follow",
 				      name, *pos, e->name, (int)nc, m->n_schema - *pos - 1);
 	f.repetition = e->repetition < 0 ? FLOE_PARQUET_REQUIRED : e->repetition;
@@ -404,14 +402,13 @@ static int from_elems(floe_parquet_schema *s, floe_parquet_node *parent,
 	f.logical = e->logical;
 	f.converted = e->converted;
 	if (!group && f.physical == FLOE_PARQUET_FIXED_LEN_BYTE_ARRAY && f.type_length <= 0)
-		return floe_error_set(err, FLOE_ECORRUPT,
-				      "'%s': column '%s' is FIXED_LEN_BYTE_ARRAY without a length",
+		return floe_error_corrupt(err, "'%s': column '%s' is FIXED_LEN_BYTE_ARRAY without a length",
 				      name, e->name);
 	if (!annotation_fits(f.physical, f.type_length, &f.logical))
 		f.logical.kind = FLOE_PARQUET_LT_NONE; /* read as the physical type */
 	if (parent) {
 		if (!(n = new_node(s, parent, &f, e->name)))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 	} else {
 		n = s->root;
 		n->has_field_id = f.has_field_id;
@@ -421,7 +418,7 @@ static int from_elems(floe_parquet_schema *s, floe_parquet_node *parent,
 	for (int32_t i = 0; i < nc; i++) {
 		int rc;
 		if (*pos >= m->n_schema)
-			return floe_error_set(err, FLOE_ECORRUPT, "'%s': schema list ends early", name);
+			return floe_error_corrupt(err, "'%s': schema list ends early", name);
 		if ((rc = from_elems(s, n, m, pos, depth + 1, name, err)))
 			return rc;
 	}
@@ -437,19 +434,18 @@ int floe_parquet_schema_from_meta(floe_parquet_schema **out, const floe_parquet_
 	if (!name)
 		name = "parquet";
 	if (m->n_schema == 0)
-		return floe_error_set(err, FLOE_ECORRUPT, "'%s': empty schema", name);
+		return floe_error_corrupt(err, "'%s': empty schema", name);
 	if ((rc = floe_parquet_schema_new(&s, m->schema[0].name, err)))
 		return rc;
 	if (!m->schema[0].has_num_children)
-		rc = floe_error_set(err, FLOE_ECORRUPT, "'%s': the schema root is not a group", name);
+		rc = floe_error_corrupt(err, "'%s': the schema root is not a group", name);
 	else
 		rc = from_elems(s, NULL, m, &pos, 0, name, err);
 	if (!rc && pos != m->n_schema)
-		rc = floe_error_set(err, FLOE_ECORRUPT,
-				    "'%s': schema has %zu elements but the tree uses %zu", name,
+		rc = floe_error_corrupt(err, "'%s': schema has %zu elements but the tree uses %zu", name,
 				    m->n_schema, pos);
 	if (!rc && (rc = finish(s, true, err)) == FLOE_EINVAL)
-		rc = floe_error_set(err, FLOE_ECORRUPT, "'%s': %s", name, err ? err->msg : "");
+		rc = floe_error_corrupt(err, "'%s': %s", name, err ? err->msg : "");
 	if (rc) {
 		floe_parquet_schema_free(s);
 		return rc;

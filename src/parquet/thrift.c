@@ -28,7 +28,7 @@ int floe_thrift_corrupt(floe_thrift_reader *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return floe_error_set(r->err, FLOE_ECORRUPT, "%s at offset %zu: %s", r->what, r->off, msg);
+	return floe_error_corrupt(r->err, "%s at offset %zu: %s", r->what, r->off, msg);
 }
 
 static int get_u8(floe_thrift_reader *r, uint8_t *v)

@@ -116,7 +116,7 @@ void floe_parquet__wcol_trim(floe_parquet__wcol *c)
 
 static int nomem(floe_error *err)
 {
-	return floe_error_set(err, FLOE_ENOMEM, "parquet writer: out of memory");
+	return floe_error_oomf(err, "parquet writer: out of memory");
 }
 
 /* Append plain values (fixed bytes, bools, or views). */

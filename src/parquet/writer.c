@@ -668,7 +668,7 @@ int floe_parquet_writer_new(floe_parquet_writer **out, floe_output *output,
 		return floe_error_set(err, FLOE_EINVAL, "parquet writer: negative size option");
 	w = floe_calloc(1, sizeof(*w));
 	if (!w)
-		return floe_error_set(err, FLOE_ENOMEM, "parquet writer: out of memory");
+		return floe_error_oomf(err, "parquet writer: out of memory");
 	w->out = output;
 	w->schema = schema;
 	w->opts = *opts;
@@ -684,7 +684,7 @@ int floe_parquet_writer_new(floe_parquet_writer **out, floe_output *output,
 	w->bind = floe_calloc((size_t)schema->n_leaves, sizeof(*w->bind));
 	w->cols = floe_calloc((size_t)schema->n_leaves, sizeof(*w->cols));
 	if (!w->kind || !w->large || !w->bind || !w->cols) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "parquet writer: out of memory");
+		rc = floe_error_oomf(err, "parquet writer: out of memory");
 		goto fail;
 	}
 	if ((rc = classify(w, err)))
@@ -736,7 +736,7 @@ int floe_parquet_writer_set_kv(floe_parquet_writer *w, const char *key, const ch
 	if (w->closed)
 		return floe_error_set(err, FLOE_EINVAL, "parquet writer: already closed");
 	if (floe_strmap_set(&w->kv, key, value ? value : ""))
-		return floe_error_set(err, FLOE_ENOMEM, "parquet writer: out of memory");
+		return floe_error_oomf(err, "parquet writer: out of memory");
 	return FLOE_OK;
 }
 
@@ -792,12 +792,12 @@ int floe_parquet_writer_flush_row_group(floe_parquet_writer *w, floe_error *err)
 	if (w->rg_rows == 0)
 		return FLOE_OK;
 	if (floe_array_grow((void **)&w->rgs, &w->cap_rgs, sizeof(*w->rgs), w->n_rgs + 1))
-		return floe_error_set(err, FLOE_ENOMEM, "parquet writer: out of memory");
+		return floe_error_oomf(err, "parquet writer: out of memory");
 	rg = &w->rgs[w->n_rgs];
 	memset(rg, 0, sizeof(*rg));
 	rg->columns = floe_arena_calloc(&w->meta, (size_t)w->n_cols, sizeof(*rg->columns));
 	if (!rg->columns)
-		return floe_error_set(err, FLOE_ENOMEM, "parquet writer: out of memory");
+		return floe_error_oomf(err, "parquet writer: out of memory");
 	rg->n_columns = (size_t)w->n_cols;
 	for (int i = 0; i < w->n_cols; i++) {
 		if ((rc = floe_parquet__wcol_flush(&w->cols[i], w->out, &w->meta, &rg->columns[i], err))) {
@@ -894,7 +894,7 @@ int floe_parquet_writer_write(floe_parquet_writer *w, const struct ArrowArray *b
 		return floe_error_set(err, FLOE_EINVAL, "parquet writer: %s",
 				      w->closed ? "already closed" : "failed earlier");
 	if ((rc = floe_arrow_check(bs, batch, err)))
-		return floe_error_prefix(err, "parquet writer: "), rc;
+		return floe_error_prefix(err, rc, "parquet writer: ");
 	if (strcmp(bs->format, "+s") != 0 || bs->n_children != root->n_children)
 		return floe_error_set(err, FLOE_EINVAL,
 				      "parquet writer: a batch must be a struct of the %d top-level "
@@ -941,7 +941,7 @@ static int make_result(floe_parquet_writer *w, floe_error *err)
 	r->columns = floe_calloc((size_t)w->n_cols, sizeof(*r->columns));
 	r->split_offsets = floe_arena_calloc(&w->meta, w->n_rgs ? w->n_rgs : 1, sizeof(int64_t));
 	if (!r->columns || !r->split_offsets)
-		return floe_error_set(err, FLOE_ENOMEM, "parquet writer: out of memory");
+		return floe_error_oomf(err, "parquet writer: out of memory");
 	for (size_t i = 0; i < w->n_rgs; i++)
 		r->split_offsets[i] = w->rgs[i].file_offset;
 	r->n_row_groups = w->n_rgs;
@@ -967,20 +967,20 @@ static int make_result(floe_parquet_writer *w, floe_error *err)
 		size_t l = floe_parquet__trunc_min(mn->data, mn->len, cap, utf8);
 		uint8_t *p = floe_arena_memdup(&w->meta, mn->data, l ? l : 1);
 		if (!p)
-			return floe_error_set(err, FLOE_ENOMEM, "parquet writer: out of memory");
+			return floe_error_oomf(err, "parquet writer: out of memory");
 		cr->has_min = true;
 		cr->min = (floe_parquet_bytes){p, l};
 		cr->min_exact = l == mn->len;
 		if (mx->len <= cap) {
 			p = floe_arena_memdup(&w->meta, mx->data, mx->len ? mx->len : 1);
 			if (!p)
-				return floe_error_set(err, FLOE_ENOMEM, "parquet writer: out of memory");
+				return floe_error_oomf(err, "parquet writer: out of memory");
 			cr->has_max = cr->max_exact = true;
 			cr->max = (floe_parquet_bytes){p, mx->len};
 		} else {
 			p = floe_arena_alloc(&w->meta, cap);
 			if (!p)
-				return floe_error_set(err, FLOE_ENOMEM, "parquet writer: out of memory");
+				return floe_error_oomf(err, "parquet writer: out of memory");
 			l = floe_parquet__trunc_max(mx->data, mx->len, cap, utf8, p);
 			cr->has_max = l > 0;
 			cr->max = (floe_parquet_bytes){p, l};
@@ -1011,7 +1011,7 @@ int floe_parquet_writer_close(floe_parquet_writer *w, const floe_parquet_file_re
 	if (w->kv.len) {
 		m.kv = floe_arena_calloc(&w->meta, w->kv.len, sizeof(*m.kv));
 		if (!m.kv)
-			return floe_error_set(err, FLOE_ENOMEM, "parquet writer: out of memory");
+			return floe_error_oomf(err, "parquet writer: out of memory");
 		for (size_t i = 0; i < w->kv.len; i++) {
 			m.kv[i].key = w->kv.items[i].key;
 			m.kv[i].value = w->kv.items[i].value;
@@ -1022,7 +1022,7 @@ int floe_parquet_writer_close(floe_parquet_writer *w, const floe_parquet_file_re
 	m.created_by = w->opts.created_by ? w->opts.created_by : "floe version " FLOE_VERSION;
 	m.column_orders = floe_arena_calloc(&w->meta, (size_t)w->n_cols, sizeof(int));
 	if (!m.column_orders)
-		return floe_error_set(err, FLOE_ENOMEM, "parquet writer: out of memory");
+		return floe_error_oomf(err, "parquet writer: out of memory");
 	for (int i = 0; i < w->n_cols; i++)
 		m.column_orders[i] = FLOE_PARQUET_ORDER_TYPE_DEFINED;
 	m.n_column_orders = (size_t)w->n_cols;

@@ -19,18 +19,18 @@ static int copy_opts(floe_scan *s, const floe_scan_opts *o, floe_error *err)
 {
 	s->o = *o;
 	if (o->where && !(s->o.where = floe_arena_strdup(&s->a, o->where)))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if (o->branch && !(s->o.branch = floe_arena_strdup(&s->a, o->branch)))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if (o->tag && !(s->o.tag = floe_arena_strdup(&s->a, o->tag)))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if (o->n_columns) {
 		const char **cols = floe_arena_calloc(&s->a, o->n_columns, sizeof(char *));
 		if (!cols)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		for (size_t i = 0; i < o->n_columns; i++)
 			if (!(cols[i] = floe_arena_strdup(&s->a, o->columns[i])))
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 		s->o.columns = cols;
 	}
 	const floe_path_map *map = floe_table_path_map(s->t);
@@ -62,7 +62,7 @@ static int scan_open(floe_scan **out, floe_table *t, const floe_scan_opts *opts,
 	if (!t)
 		return floe_error_set(err, FLOE_EINVAL, "no table");
 	if (!(s = scan_new(t)))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if ((rc = copy_opts(s, opts ? opts : &dflt, err)) || (rc = floe_scan__resolve(s, err)))
 		goto fail;
 	if (after >= 0) {
@@ -75,7 +75,7 @@ static int scan_open(floe_scan **out, floe_table *t, const floe_scan_opts *opts,
 					    err)))
 			goto fail;
 	} else if (!(s->filter = floe_expr_const(&s->a, true))) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto fail;
 	}
 	if ((rc = floe_scan__columns(s, err)) || (rc = floe_scan__plan(s, err)))
@@ -165,7 +165,7 @@ int floe_scan_tasks(floe_scan *s, floe_scan_task_fn fn, void *payload, floe_erro
 			floe_buf_clear(&b);
 		t.residual = floe_arena_strndup(&s->a, floe_buf_cstr(&b), b.len);
 		if (!t.partition || !t.residual) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			break;
 		}
 		rc = fn(&t, payload);
@@ -280,7 +280,7 @@ int floe_scan_follow(floe_table *t, const floe_scan_opts *opts, int64_t interval
 	for (int64_t poll = 0; max_polls <= 0 || poll < max_polls; poll++) {
 		sleep_ms(interval_ms);
 		if ((rc = floe_table_refresh(t, err)))
-			return floe_error_prefix(err, "refreshing the table: "), rc;
+			return floe_error_prefix(err, rc, "refreshing the table: ");
 		const floe_snapshot *head =
 			o.branch ? floe_metadata_branch_head(floe_table_metadata(t), o.branch)
 				 : floe_metadata_current_snapshot(floe_table_metadata(t));
@@ -308,7 +308,7 @@ int floe_inspect_open(floe_scan **out, floe_table *t, const char *name, int64_t 
 	if (!t || !name)
 		return floe_error_set(err, FLOE_EINVAL, "no table or metadata table name");
 	if (!(s = scan_new(t)))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	s->o = (floe_scan_opts)FLOE_SCAN_OPTS_INIT;
 	const floe_path_map *map = floe_table_path_map(t);
 	if (map)
@@ -342,7 +342,7 @@ int floe_table_open_path(floe_table **out, const char *path, const char *const *
 	*out = NULL;
 	pthread_once(&io_once, make_io);
 	if (!shared_io)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	floe_arena_init(&a, 1024);
 	/* relative paths are relative to the working directory */
 	char cwd[4096];
@@ -350,11 +350,11 @@ int floe_table_open_path(floe_table **out, const char *path, const char *const *
 	if (path[0] != '/' && !strstr(path, "://") && strncmp(path, "file:", 5) && have_cwd &&
 	    !(path = floe_arena_sprintf(&a, "%s/%s", cwd, path))) {
 		floe_arena_reset(&a);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	if (n_map && !(rules = floe_arena_calloc(&a, n_map, sizeof(*rules)))) {
 		floe_arena_reset(&a);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	for (size_t i = 0; i < n_map; i++) {
 		const char *eq = strchr(path_map[i], '=');
@@ -370,7 +370,7 @@ int floe_table_open_path(floe_table **out, const char *path, const char *const *
 			rules[i].to = floe_arena_sprintf(&a, "%s/%s", cwd, eq + 1);
 		if (!rules[i].from || !rules[i].to) {
 			floe_arena_reset(&a);
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		}
 	}
 	floe_path_map map = {rules, n_map};

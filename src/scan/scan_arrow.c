@@ -53,7 +53,7 @@ static lay layout_of(const floe_type *t, size_t *width)
 
 static int oom(floe_error *err)
 {
-	return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	return floe_error_oom(err);
 }
 
 static int n_buffers(lay l)
@@ -242,7 +242,7 @@ int floe_sa_default(struct ArrowArray *out, const floe_field *f, int64_t n, floe
 	floe_arena_init(&a, 1024);
 	rc = floe_value_from_json(&v, &a, t, f->initial_default, err);
 	if (rc)
-		floe_error_prefix(err, "initial-default of '%s': ", f->name);
+		floe_error_prefix(err, rc, "initial-default of '%s': ", f->name);
 	else
 		rc = floe_sa_const(out, t, &v, n, err);
 	floe_arena_reset(&a);
@@ -746,7 +746,7 @@ static int convert_list(struct ArrowArray *out, struct ArrowArray *src,
 		struct ArrowArray *e = out->children[0];
 		if (cs->n_children != 2 || moved.n_children != 2) {
 			floe_arrow_array_release(&moved);
-			rc = floe_error_set(err, FLOE_ECORRUPT, "column '%s': map entries are not a pair",
+			rc = floe_error_corrupt(err, "column '%s': map entries are not a pair",
 					    what);
 			goto fail;
 		}
@@ -846,7 +846,7 @@ static int convert_variant(struct ArrowArray *out, struct ArrowArray *src,
 			size_t mn, vn;
 			const uint8_t *mp = bin_at(m, row, &mn), *vp = bin_at(v, row, &vn);
 			if ((rc = floe_variant_to_json(&data, mp, mn, vp, vn, err)))
-				floe_error_prefix(err, "column '%s': row %lld: ", what ? what : "?",
+				floe_error_prefix(err, rc, "column '%s': row %lld: ", what ? what : "?",
 						  (long long)i);
 			valid.data[i >> 3] |= (uint8_t)(1u << (i & 7));
 		} else {

@@ -59,18 +59,18 @@ int floe_scan__avro_open(scan_avro_file **out, floe_input *in, const char *path,
 	*out = NULL;
 	if (!af || !(af->cols = floe_calloc(n_fields ? n_fields : 1, sizeof(acol)))) {
 		floe_free(af);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	af->path = path;
 	af->n_cols = n_fields;
 	if ((rc = floe_avro_reader_open(&af->r, in, &ro, err))) {
 		floe_scan__avro_free(af);
-		return floe_error_prefix(err, "'%s': ", path), rc;
+		return floe_error_prefix(err, rc, "'%s': ", path);
 	}
 	const floe_avro_schema *s = floe_avro_reader_schema(af->r);
 	if (s->type != FLOE_AVRO_RECORD) {
 		floe_scan__avro_free(af);
-		return floe_error_set(err, FLOE_ECORRUPT, "'%s': the file's schema is not a record",
+		return floe_error_corrupt(err, "'%s': the file's schema is not a record",
 				      path);
 	}
 	bool ids = false;
@@ -116,8 +116,7 @@ void floe_scan__avro_free(scan_avro_file *af)
 
 static int bad_value(const scan_avro_file *af, const acol *c, floe_error *err)
 {
-	return floe_error_set(err, FLOE_ECORRUPT,
-			      "'%s': column '%s': a value of the file's type does not convert to "
+	return floe_error_corrupt(err, "'%s': column '%s': a value of the file's type does not convert to "
 			      "the table's",
 			      af->path, c->field->name);
 }
@@ -131,7 +130,7 @@ static int append(const scan_avro_file *af, acol *c, const floe_avro_schema *fs,
 	size_t vb = (size_t)(row >> 3) + 1;
 	if (c->valid.len < vb) {
 		if (floe_buf_reserve(&c->valid, vb - c->valid.len + 64))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		memset(c->valid.data + c->valid.len, 0, vb - c->valid.len);
 		c->valid.len = vb;
 	}
@@ -149,7 +148,7 @@ static int append(const scan_avro_file *af, acol *c, const floe_avro_schema *fs,
 		size_t bb = (size_t)(row >> 3) + 1;
 		if (c->data.len < bb) {
 			if (floe_buf_reserve(&c->data, bb - c->data.len + 64))
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 			memset(c->data.data + c->data.len, 0, bb - c->data.len);
 			c->data.len = bb;
 		}
@@ -263,7 +262,7 @@ static int append(const scan_avro_file *af, acol *c, const floe_avro_schema *fs,
 		if (c->offs.len == 0) {
 			int32_t z = 0;
 			if (floe_buf_append(&c->offs, &z, 4))
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 		}
 		if (!null) {
 			if (v->type != FLOE_AVRO_STRING && v->type != FLOE_AVRO_BYTES &&
@@ -274,11 +273,11 @@ static int append(const scan_avro_file *af, acol *c, const floe_avro_schema *fs,
 						      "'%s': column '%s': over 2 GiB in one batch",
 						      af->path, c->field->name);
 			if (floe_buf_append(&c->data, v->u.bytes.p, v->u.bytes.len))
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 		}
 		int32_t end = (int32_t)c->data.len;
 		if (floe_buf_append(&c->offs, &end, 4))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		return FLOE_OK;
 	}
 	default:
@@ -287,12 +286,12 @@ static int append(const scan_avro_file *af, acol *c, const floe_avro_schema *fs,
 	}
 	if (p == NULL) {
 		if (floe_buf_reserve(&c->data, n))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		memset(c->data.data + c->data.len, 0, n);
 		c->data.len += n;
 		return FLOE_OK;
 	}
-	return floe_buf_append(&c->data, p, n) ? floe_error_set(err, FLOE_ENOMEM, "out of memory")
+	return floe_buf_append(&c->data, p, n) ? floe_error_oom(err)
 					       : FLOE_OK;
 }
 
@@ -301,7 +300,7 @@ static int finish(acol *c, struct ArrowArray *out, int64_t n, floe_error *err)
 {
 	bool varbin = c->field->type->id == FLOE_T_STRING || c->field->type->id == FLOE_T_BINARY;
 	if (floe_arrow_array_init(out, varbin ? 3 : 2, 0))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	out->length = n;
 	out->null_count = c->nulls;
 	int rc = 0;
@@ -317,7 +316,7 @@ static int finish(acol *c, struct ArrowArray *out, int64_t n, floe_error *err)
 	c->nulls = 0;
 	if (rc) {
 		floe_arrow_array_release(out);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	return FLOE_OK;
 }
@@ -333,11 +332,11 @@ int floe_scan__avro_next(scan_avro_file *af, int64_t max_rows, struct ArrowArray
 		floe_avro_value v;
 		bool eof;
 		if ((rc = floe_avro_reader_next(&v, &eof, af->r, err)))
-			return floe_error_prefix(err, "'%s': ", af->path), rc;
+			return floe_error_prefix(err, rc, "'%s': ", af->path);
 		if (eof)
 			break;
 		if (v.type != FLOE_AVRO_RECORD || v.u.list.n != s->n_fields)
-			return floe_error_set(err, FLOE_ECORRUPT, "'%s': record %lld is malformed",
+			return floe_error_corrupt(err, "'%s': record %lld is malformed",
 					      af->path, (long long)n);
 		for (size_t i = 0; i < af->n_cols && !rc; i++) {
 			acol *c = &af->cols[i];

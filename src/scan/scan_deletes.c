@@ -62,7 +62,7 @@ int floe_scan__deletes_init(floe_scan *s, floe_error *err)
 		return FLOE_OK;
 	delete_cache *dc = floe_calloc(1, sizeof(*dc));
 	if (!dc)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	floe_arena_init(&dc->a, 4096);
 	floe_hmap_init(&dc->footers);
 	s->dc = dc;
@@ -70,7 +70,7 @@ int floe_scan__deletes_init(floe_scan *s, floe_error *err)
 	floe_type *root = floe_arena_calloc(&dc->a, 1, sizeof(*root));
 	floe_field *fs = floe_arena_calloc(&dc->a, 2, sizeof(*fs));
 	if (!root || !fs)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	fs[0] = (floe_field){FLOE_ID_DELETE_FILE_PATH, "file_path", false,
 			     floe_type_primitive(FLOE_T_STRING), NULL, NULL, NULL};
 	fs[1] = (floe_field){FLOE_ID_DELETE_POS, "pos", false, floe_type_primitive(FLOE_T_LONG),
@@ -195,7 +195,7 @@ static int load_pos_file(floe_scan *s, scan_file *d, floe_error *err)
 	static const int32_t ids[2] = {FLOE_ID_DELETE_FILE_PATH, FLOE_ID_DELETE_POS};
 	pos_loaded *p = floe_calloc(1, sizeof(*p));
 	if (!p)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	floe_hmap_init(&p->by_path);
 	d->loaded = p;
 	pos_ctx c = {s, p, ids, {0}, {0}};
@@ -205,9 +205,9 @@ static int load_pos_file(floe_scan *s, scan_file *d, floe_error *err)
 	floe_arena_reset(&c.a);
 	floe_buf_reset(&c.tmp);
 	if (rc == FLOE_ENOMEM && (!err || !err->code))
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 	if (rc)
-		return floe_error_prefix(err, "position delete file: "), rc;
+		return floe_error_prefix(err, rc, "position delete file: ");
 	for (size_t i = 0; i < p->n; i++)
 		p->lists[i].n = sort_unique(p->lists[i].v, p->lists[i].n);
 	return FLOE_OK;
@@ -225,12 +225,12 @@ static int puffin_footer(floe_scan *s, floe_input *in, const char *path,
 		return FLOE_OK;
 	}
 	if (floe_array_grow((void **)&dc->f, &dc->cap_f, sizeof(*dc->f), dc->n_f + 1))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	int rc = floe_puffin_read_footer(&dc->f[dc->n_f], &dc->a, in, err);
 	if (rc)
 		return rc;
 	if (floe_hmap_put(&dc->footers, path, strlen(path), dc->n_f, NULL))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	*out = &dc->f[dc->n_f++];
 	return FLOE_OK;
 }
@@ -245,8 +245,7 @@ static int load_dv(floe_scan *s, const scan_file *d, const scan_file *data, uint
 	*pos = NULL;
 	*n = 0;
 	if (d->content_offset < 0 || d->content_size < 0)
-		return floe_error_set(err, FLOE_ECORRUPT,
-				      "deletion vector in '%s' for '%s' has no content_offset / "
+		return floe_error_corrupt(err, "deletion vector in '%s' for '%s' has no content_offset / "
 				      "content_size_in_bytes",
 				      d->path, data->raw_path);
 	if ((rc = floe_io_open_read(floe_table_io(s->t), d->path, &in, err)))
@@ -259,15 +258,14 @@ static int load_dv(floe_scan *s, const scan_file *d, const scan_file *data, uint
 		if (ft->blobs[i].offset == d->content_offset && ft->blobs[i].length == d->content_size)
 			b = &ft->blobs[i];
 	if (!b) {
-		rc = floe_error_set(err, FLOE_ECORRUPT,
-				    "'%s': no blob at offset %lld with length %lld (the manifest's "
+		rc = floe_error_corrupt(err, "'%s': no blob at offset %lld with length %lld (the manifest's "
 				    "deletion vector for '%s')",
 				    d->path, (long long)d->content_offset, (long long)d->content_size,
 				    data->raw_path);
 		goto done;
 	}
 	if (strcmp(b->type, "deletion-vector-v1") != 0) {
-		rc = floe_error_set(err, FLOE_ECORRUPT, "'%s': blob at offset %lld is a '%s', not a "
+		rc = floe_error_corrupt(err, "'%s': blob at offset %lld is a '%s', not a "
 							"deletion-vector-v1",
 				    d->path, (long long)b->offset, b->type);
 		goto done;
@@ -278,7 +276,7 @@ static int load_dv(floe_scan *s, const scan_file *d, const scan_file *data, uint
 					 : (size_t)(data->record_count > 0 ? data->record_count : 1);
 	rc = floe_dv_decode(pos, n, blob.data, blob.len, d->record_count, cap, err);
 	if (rc)
-		floe_error_prefix(err, "'%s' (deletion vector for '%s'): ", d->path, data->raw_path);
+		floe_error_prefix(err, rc, "'%s' (deletion vector for '%s'): ", d->path, data->raw_path);
 done:
 	floe_buf_reset(&blob);
 	floe_input_close(in);
@@ -303,7 +301,7 @@ int floe_scan__positions(floe_scan *s, const scan_file *f, uint64_t **pos, size_
 				break;
 			if (floe_array_grow((void **)&all.v, &all.cap, sizeof(uint64_t), all.n + k)) {
 				floe_free(v);
-				rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				rc = floe_error_oom(err);
 				break;
 			}
 			if (k)
@@ -320,7 +318,7 @@ int floe_scan__positions(floe_scan *s, const scan_file *f, uint64_t **pos, size_
 			continue;
 		plist *l = &p->lists[li];
 		if (floe_array_grow((void **)&all.v, &all.cap, sizeof(uint64_t), all.n + l->n)) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			break;
 		}
 		if (l->n)
@@ -409,7 +407,7 @@ int floe_scan__eq_set(floe_scan *s, scan_file *d, const eq_delete_set **out, flo
 		return FLOE_OK;
 	}
 	if (!d->n_equality_ids)
-		return floe_error_set(err, FLOE_ECORRUPT, "equality delete file '%s' has no equality_ids",
+		return floe_error_corrupt(err, "equality delete file '%s' has no equality_ids",
 				      d->raw_path);
 	/* the read schema, or an older one that still has the columns */
 	const floe_schema *schema = s->schema;
@@ -426,8 +424,7 @@ int floe_scan__eq_set(floe_scan *s, scan_file *d, const eq_delete_set **out, flo
 			schema = s->m->schemas[i];
 	}
 	if (!schema)
-		return floe_error_set(err, FLOE_ECORRUPT,
-				      "equality delete file '%s': its equality ids are in no schema",
+		return floe_error_corrupt(err, "equality delete file '%s': its equality ids are in no schema",
 				      d->raw_path);
 	eq_delete_set *q = floe_calloc(1, sizeof(*q));
 	int32_t *top = floe_calloc(d->n_equality_ids, sizeof(int32_t));
@@ -436,7 +433,7 @@ int floe_scan__eq_set(floe_scan *s, scan_file *d, const eq_delete_set **out, flo
 		floe_free(q);
 		floe_free(top);
 		floe_free(vals);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	d->loaded = q;
 	floe_hmap_init(&q->keys);
@@ -462,9 +459,9 @@ int floe_scan__eq_set(floe_scan *s, scan_file *d, const eq_delete_set **out, flo
 	eq_ctx c = {q, top, n_top, vals};
 	rc = floe_scan__read_file_columns(s, d, schema, top, n_top, on_eq_batch, &c, err);
 	if (rc == FLOE_ENOMEM && (!err || !err->code))
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 	if (rc)
-		floe_error_prefix(err, "equality delete file: ");
+		floe_error_prefix(err, rc, "equality delete file: ");
 done:
 	floe_free(top);
 	floe_free(vals);

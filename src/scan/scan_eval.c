@@ -360,7 +360,7 @@ int floe_expr_project(floe_expr **out, floe_arena *a, const floe_expr *bound,
 {
 	projector pj = {a, spec, schema, err, 0};
 	*out = project_rec(&pj, bound, 0);
-	return *out ? FLOE_OK : floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	return *out ? FLOE_OK : floe_error_oom(err);
 }
 
 /* ---- partition tuples ------------------------------------------------------------------- */

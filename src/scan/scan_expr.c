@@ -241,7 +241,7 @@ static int lex_quoted(parser *ps, char q, tok *t)
 	char *out = floe_arena_alloc(ps->a, ps->n - start + 1);
 	size_t o = 0;
 	if (!out)
-		return ps->rc = floe_error_set(ps->err, FLOE_ENOMEM, "out of memory");
+		return ps->rc = floe_error_oom(ps->err);
 	for (;;) {
 		if (ps->i >= ps->n)
 			return perr(ps, start, "unterminated %s", q == '\'' ? "string" : "quoted name");
@@ -421,7 +421,7 @@ static char *dup_tok(parser *ps, const tok *t)
 {
 	char *s = floe_arena_strndup(ps->a, t->p, t->n);
 	if (!s && !ps->rc)
-		ps->rc = floe_error_set(ps->err, FLOE_ENOMEM, "out of memory");
+		ps->rc = floe_error_oom(ps->err);
 	return s;
 }
 
@@ -458,7 +458,7 @@ static char *parse_column(parser *ps, bool *is_col)
 	char *s = floe_arena_strndup(ps->a, floe_buf_cstr(&b), b.len);
 	floe_buf_reset(&b);
 	if (!s && !ps->rc)
-		ps->rc = floe_error_set(ps->err, FLOE_ENOMEM, "out of memory");
+		ps->rc = floe_error_oom(ps->err);
 	return s;
 }
 
@@ -486,7 +486,7 @@ static int decode_hex(parser *ps, floe_literal *l, const tok *t)
 	l->len = b.len;
 	floe_buf_reset(&b);
 	if (!l->text && !ps->rc)
-		ps->rc = floe_error_set(ps->err, FLOE_ENOMEM, "out of memory");
+		ps->rc = floe_error_oom(ps->err);
 	return ps->rc;
 }
 
@@ -504,7 +504,7 @@ static int parse_literal(parser *ps, floe_literal *l, bool *ok)
 			return perr(ps, at, "expected a number after '%c'", minus ? '-' : '+');
 		char *s = floe_arena_sprintf(ps->a, "%s%.*s", minus ? "-" : "", (int)ps->t.n, ps->t.p);
 		if (!s)
-			return ps->rc = floe_error_set(ps->err, FLOE_ENOMEM, "out of memory");
+			return ps->rc = floe_error_oom(ps->err);
 		l->kind = FLOE_LIT_NUMBER;
 		l->text = s;
 		l->len = strlen(s);
@@ -591,7 +591,7 @@ static floe_expr *make_pred(parser *ps, floe_expr_op op, const char *col, size_t
 {
 	floe_expr *e = node(ps->a, FLOE_EX_PRED);
 	if (!e) {
-		ps->rc = floe_error_set(ps->err, FLOE_ENOMEM, "out of memory");
+		ps->rc = floe_error_oom(ps->err);
 		return NULL;
 	}
 	e->op = op;
@@ -601,7 +601,7 @@ static floe_expr *make_pred(parser *ps, floe_expr_op op, const char *col, size_t
 	if (n) {
 		e->lits = floe_arena_alloc(ps->a, n * sizeof(floe_literal));
 		if (!e->lits) {
-			ps->rc = floe_error_set(ps->err, FLOE_ENOMEM, "out of memory");
+			ps->rc = floe_error_oom(ps->err);
 			return NULL;
 		}
 		memcpy(e->lits, lits, n * sizeof(floe_literal));
@@ -640,7 +640,7 @@ static floe_expr *like_pred(parser *ps, const char *col, size_t at, bool negate)
 		return make_pred(ps, negate ? FLOE_OP_NOT_LIKE : FLOE_OP_LIKE, col, at, &l, 1);
 	uint8_t *plain = floe_arena_alloc(ps->a, n + 1);
 	if (!plain) {
-		ps->rc = floe_error_set(ps->err, FLOE_ENOMEM, "out of memory");
+		ps->rc = floe_error_oom(ps->err);
 		return NULL;
 	}
 	size_t body = floe_like_prefix((const uint8_t *)l.text, n, plain);
@@ -729,7 +729,7 @@ static floe_expr *parse_in_list(parser *ps, const char *col, size_t at, bool neg
 			goto done;
 		}
 		if (FLOE_ARRAY_RESERVE(lits, cap, n + 1)) {
-			ps->rc = floe_error_set(ps->err, FLOE_ENOMEM, "out of memory");
+			ps->rc = floe_error_oom(ps->err);
 			goto done;
 		}
 		lits[n++] = l;
@@ -930,7 +930,7 @@ static floe_expr *parse_primary(parser *ps)
 	}
 	ps->depth--;
 	if (!e && !ps->rc)
-		ps->rc = floe_error_set(ps->err, FLOE_ENOMEM, "out of memory");
+		ps->rc = floe_error_oom(ps->err);
 	return ps->rc ? NULL : e;
 }
 
@@ -991,7 +991,7 @@ int floe_expr_parse(floe_expr **out, floe_arena *a, const char *text, size_t n, 
 	if (ps.rc)
 		return ps.rc;
 	if (!e)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	*out = e;
 	return FLOE_OK;
 }
@@ -1352,7 +1352,7 @@ static int convert(binder *b, floe_expr *p, floe_expr_op *op, const floe_literal
 	case FLOE_T_UUID: {
 		uint8_t *u = floe_arena_alloc(b->a, 16);
 		if (!u)
-			return floe_error_set(b->err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(b->err);
 		if (l->kind == FLOE_LIT_BINARY && l->len == 16)
 			memcpy(u, l->text, 16);
 		else if (l->kind != FLOE_LIT_STRING || !parse_uuid(l->text, l->len, u))
@@ -1439,7 +1439,7 @@ static int bind_pred(binder *b, const floe_expr *u, floe_expr **out)
 					      u->at + 1, u->name);
 	}
 	if (!(p = floe_arena_alloc(b->a, sizeof(*p))))
-		return floe_error_set(b->err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(b->err);
 	*p = *u;
 	p->field_id = se->id;
 	p->type = se->type;
@@ -1452,7 +1452,7 @@ static int bind_pred(binder *b, const floe_expr *u, floe_expr **out)
 	case FLOE_OP_NOT_NULL:
 		if (!se->in_repeated && never_null(b->schema, se)) {
 			*out = floe_expr_const(b->a, u->op == FLOE_OP_NOT_NULL);
-			return *out ? FLOE_OK : floe_error_set(b->err, FLOE_ENOMEM, "out of memory");
+			return *out ? FLOE_OK : floe_error_oom(b->err);
 		}
 		*out = p;
 		return FLOE_OK;
@@ -1487,7 +1487,7 @@ static int bind_pred(binder *b, const floe_expr *u, floe_expr **out)
 	bool set = u->op == FLOE_OP_IN || u->op == FLOE_OP_NOT_IN;
 	p->values = floe_arena_calloc(b->a, u->n_lits ? u->n_lits : 1, sizeof(floe_value));
 	if (!p->values)
-		return floe_error_set(b->err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(b->err);
 	size_t n = 0;
 	for (size_t i = 0; i < u->n_lits; i++) {
 		floe_expr_op op = u->op;
@@ -1498,7 +1498,7 @@ static int bind_pred(binder *b, const floe_expr *u, floe_expr **out)
 			/* IN drops values that cannot match; NOT IN with NULL is never TRUE */
 			if (u->lits[i].kind == FLOE_LIT_NULL && u->op == FLOE_OP_NOT_IN) {
 				*out = floe_expr_const(b->a, false);
-				return *out ? FLOE_OK : floe_error_set(b->err, FLOE_ENOMEM, "oom");
+				return *out ? FLOE_OK : floe_error_oomf(b->err, "oom");
 			}
 			if (outcome == LIT_OK)
 				n++;
@@ -1514,7 +1514,7 @@ static int bind_pred(binder *b, const floe_expr *u, floe_expr **out)
 				(*out)->in_repeated = se->in_repeated;
 				(*out)->name = u->name;
 			}
-			return *out ? FLOE_OK : floe_error_set(b->err, FLOE_ENOMEM, "out of memory");
+			return *out ? FLOE_OK : floe_error_oom(b->err);
 		}
 		p->op = op;
 		n++;
@@ -1530,7 +1530,7 @@ static int bind_pred(binder *b, const floe_expr *u, floe_expr **out)
 			*out = u->op == FLOE_OP_IN ? floe_expr_const(b->a, false)
 						   : floe_expr_bound_pred(b->a, FLOE_OP_NOT_NULL,
 									  se->id, se->type, NULL, 0);
-			return *out ? FLOE_OK : floe_error_set(b->err, FLOE_ENOMEM, "out of memory");
+			return *out ? FLOE_OK : floe_error_oom(b->err);
 		}
 		if (n == 1)
 			p->op = u->op == FLOE_OP_IN ? FLOE_OP_EQ : FLOE_OP_NOT_EQ;
@@ -1570,7 +1570,7 @@ static int bind_rec(binder *b, const floe_expr *u, floe_expr **out, int depth)
 		break;
 	case FLOE_EX_PRED: return bind_pred(b, u, out);
 	}
-	return *out ? FLOE_OK : floe_error_set(b->err, FLOE_ENOMEM, "out of memory");
+	return *out ? FLOE_OK : floe_error_oom(b->err);
 }
 
 int floe_expr_bind(floe_expr **out, floe_arena *a, const floe_expr *unbound,
@@ -1589,7 +1589,7 @@ int floe_expr_compile(floe_expr **out, floe_arena *a, const char *text,
 		return rc;
 	floe_expr *nn = floe_expr_rewrite_not(a, u);
 	if (!nn)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	return floe_expr_bind(out, a, nn, schema, case_sensitive, err);
 }
 

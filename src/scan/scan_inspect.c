@@ -395,7 +395,7 @@ static int finish(floe_scan *s, const floe_type *root, colb *rows, floe_error *e
 	s->n_cols = root->n_fields;
 	s->cols = floe_arena_calloc(&s->a, s->n_cols ? s->n_cols : 1, sizeof(scan_col));
 	if (!s->cols)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if ((rc = floe_arrow_schema_init(&s->out_schema, "+s", "", 0, (int64_t)s->n_cols)))
 		return floe_error_set(err, rc, "out of memory");
 	for (size_t i = 0; i < s->n_cols; i++) {
@@ -407,13 +407,13 @@ static int finish(floe_scan *s, const floe_type *root, colb *rows, floe_error *e
 			return rc;
 	}
 	if (cb_error(rows))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if ((rc = cb_finish(rows, &batch)))
 		return floe_error_set(err, rc, "out of memory");
 	s->mem = floe_calloc(1, sizeof(*s->mem));
 	if (!s->mem || !(s->mem->batches = floe_calloc(1, sizeof(struct ArrowArray)))) {
 		floe_arrow_array_release(&batch);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	floe_arrow_array_move(&s->mem->batches[0], &batch);
 	s->mem->n = 1;
@@ -437,7 +437,7 @@ static int t_snapshots(floe_scan *s, floe_error *err)
 	tb_add(&b, "summary", map_of(&s->a, 100, T(FLOE_T_STRING), 101, T(FLOE_T_STRING)), false);
 	const floe_type *root = tb_struct(&b);
 	if (b.rc || !root || cb_init(&rows, root))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	for (size_t i = 0; i < m->n_snapshots; i++) {
 		const floe_snapshot *sn = &m->snapshots[i];
 		cb_i64(&rows.ch[0], sn->timestamp_ms * 1000);
@@ -466,7 +466,7 @@ static int t_snapshots(floe_scan *s, floe_error *err)
 static bool is_current_ancestor(const floe_metadata *m, int64_t id)
 {
 	for (const floe_snapshot *x = floe_metadata_current_snapshot(m); x;
-	     x = floe_metadata_snapshot(m, x->parent_id))
+	     x = floe_metadata_parent(m, x))
 		if (x->snapshot_id == id)
 			return true;
 	return false;
@@ -484,7 +484,7 @@ static int t_history(floe_scan *s, floe_error *err)
 	tb_add(&b, "is_current_ancestor", T(FLOE_T_BOOLEAN), true);
 	const floe_type *root = tb_struct(&b);
 	if (b.rc || !root || cb_init(&rows, root))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	for (size_t i = 0; i < m->n_snapshot_log; i++) {
 		const floe_snapshot_log_entry *e = &m->snapshot_log[i];
 		const floe_snapshot *sn = floe_metadata_snapshot(m, e->snapshot_id);
@@ -516,7 +516,7 @@ static int t_refs(floe_scan *s, floe_error *err)
 	tb_add(&b, "max_snapshot_age_in_ms", T(FLOE_T_LONG), false);
 	const floe_type *root = tb_struct(&b);
 	if (b.rc || !root || cb_init(&rows, root))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	/* refs as the metadata lists them; without refs, main from current-snapshot-id */
 	bool have_main = false;
 	for (size_t i = 0; i < m->n_refs; i++)
@@ -576,7 +576,7 @@ static int t_metadata_log(floe_scan *s, floe_error *err)
 	tb_add(&b, "latest_sequence_number", T(FLOE_T_LONG), false);
 	const floe_type *root = tb_struct(&b);
 	if (b.rc || !root || cb_init(&rows, root))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	/* Java's MetadataLogEntriesTable: the log, then the current file */
 	for (size_t i = 0; i <= m->n_metadata_log; i++) {
 		int64_t ts = i < m->n_metadata_log ? m->metadata_log[i].timestamp_ms : m->last_updated_ms;
@@ -646,7 +646,7 @@ static int t_manifests(floe_scan *s, int64_t snapshot_id, floe_error *err)
 	tb_add(&b, "partition_summaries", list_of(&s->a, 99, summ, true), true);
 	const floe_type *root = tb_struct(&b);
 	if (b.rc || sb.rc || !root || cb_init(&rows, root))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	floe_buf_init(&h, 0);
 	floe_manifest_file *mfs = NULL;
 	size_t n = 0;
@@ -1022,7 +1022,7 @@ static int walk_manifests(floe_scan *s, const floe_snapshot *sn, files_ctx *c, b
 					NULL, err);
 		floe_input_close(in);
 		if (rc == FLOE_ENOMEM && (!err || !err->code))
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 	}
 	return rc;
 }
@@ -1036,7 +1036,7 @@ static int t_files(floe_scan *s, int kind, int64_t snapshot_id, floe_error *err)
 	files_ctx c = {s, NULL, kind, NULL, 0, NULL, 0};
 	const floe_type *part, *rm = readable_metrics_type(s);
 	if (!rm || partition_struct(s, NULL, 0, &c.pf, &c.n_pf, &part))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	tb b = {&s->a, NULL, 0, 0, 1, 0};
 	colb rows;
 	if (kind == 3) {
@@ -1053,7 +1053,7 @@ static int t_files(floe_scan *s, int kind, int64_t snapshot_id, floe_error *err)
 	tb_add(&b, "readable_metrics", rm, false);
 	const floe_type *root = tb_struct(&b);
 	if (b.rc || !root || cb_init(&rows, root))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	c.rows = &rows;
 	rc = walk_manifests(s, sn, &c, kind == 3, err);
 	if (!rc)
@@ -1176,13 +1176,13 @@ static int t_partitions(floe_scan *s, int64_t snapshot_id, floe_error *err)
 		goto done;
 	ids = floe_arena_calloc(&s->a, n ? n : 1, sizeof(int32_t));
 	if (!ids) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	for (size_t i = 0; i < n; i++)
 		ids[i] = mfs[i].spec_id;
 	if (partition_struct(s, ids, n, &c.pf, &c.n_pf, &part)) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
@@ -1193,7 +1193,7 @@ static int t_partitions(floe_scan *s, int64_t snapshot_id, floe_error *err)
 		rc = floe_manifest_scan(in, s->m, &mfs[i], &o, on_part_entry, &c, NULL, err);
 		floe_input_close(in);
 		if (rc == FLOE_ENOMEM && (!err || !err->code))
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 	}
 	if (rc)
 		goto done;
@@ -1214,7 +1214,7 @@ static int t_partitions(floe_scan *s, int64_t snapshot_id, floe_error *err)
 	tb_add(&b, "last_updated_snapshot_id", T(FLOE_T_LONG), false);
 	const floe_type *root = tb_struct(&b);
 	if (b.rc || !root || cb_init(&rows, root)) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	rows_init = true;

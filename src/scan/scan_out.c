@@ -364,7 +364,7 @@ int floe_scan__render(floe_scan *s, floe_output_format fmt, int64_t limit, floe_
 	}
 	flush(&o, true);
 	if (o.rc && !rc)
-		rc = o.rc == FLOE_ENOMEM ? floe_error_set(err, FLOE_ENOMEM, "out of memory") : o.rc;
+		rc = o.rc == FLOE_ENOMEM ? floe_error_oom(err) : o.rc;
 done:
 	for (size_t i = 0; i < tc.n_rows * s->n_cols; i++)
 		floe_free(tc.cells[i]);
@@ -389,7 +389,7 @@ int floe_scan__write_parquet(floe_scan *s, const char *path, floe_error *err)
 	floe_type *root = floe_arena_calloc(&a, 1, sizeof(*root));
 	floe_field *fs = floe_arena_calloc(&a, s->n_cols ? s->n_cols : 1, sizeof(*fs));
 	if (!root || !fs) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	for (size_t i = 0; i < s->n_cols; i++) {
@@ -434,6 +434,6 @@ done:
 	floe_parquet_schema_free(ps);
 	floe_arena_reset(&a);
 	if (rc)
-		floe_error_prefix(err, "writing '%s': ", path);
+		floe_error_prefix(err, rc, "writing '%s': ", path);
 	return rc;
 }

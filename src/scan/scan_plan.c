@@ -57,7 +57,7 @@ static const floe_snapshot *as_of(const floe_metadata *m, int64_t ts)
 
 static bool is_ancestor(const floe_metadata *m, const floe_snapshot *head, int64_t id)
 {
-	for (const floe_snapshot *s = head; s; s = floe_metadata_snapshot(m, s->parent_id))
+	for (const floe_snapshot *s = head; s; s = floe_metadata_parent(m, s))
 		if (s->snapshot_id == id)
 			return true;
 	return false;
@@ -91,7 +91,7 @@ int floe_scan__resolve(floe_scan *s, floe_error *err)
 			return floe_error_set(err, FLOE_ENOTFOUND, "no branch '%s'%s", o->branch,
 					      r ? " (it is a tag)" : "");
 		if (!(s->snap = floe_metadata_snapshot(m, r->snapshot_id)))
-			return floe_error_set(err, FLOE_ECORRUPT, "branch '%s' points to missing snapshot %lld",
+			return floe_error_corrupt(err, "branch '%s' points to missing snapshot %lld",
 					      o->branch, (long long)r->snapshot_id);
 	} else if (o->tag) {
 		const floe_snapshot_ref *r = floe_metadata_ref(m, o->tag);
@@ -99,14 +99,14 @@ int floe_scan__resolve(floe_scan *s, floe_error *err)
 			return floe_error_set(err, FLOE_ENOTFOUND, "no tag '%s'%s", o->tag,
 					      r ? " (it is a branch)" : "");
 		if (!(s->snap = floe_metadata_snapshot(m, r->snapshot_id)))
-			return floe_error_set(err, FLOE_ECORRUPT, "tag '%s' points to missing snapshot %lld",
+			return floe_error_corrupt(err, "tag '%s' points to missing snapshot %lld",
 					      o->tag, (long long)r->snapshot_id);
 		s->schema = floe_snapshot_schema(m, s->snap);
 	} else {
 		s->snap = floe_metadata_current_snapshot(m);
 	}
 	if (!s->schema)
-		return floe_error_set(err, FLOE_ECORRUPT, "the table has no schema");
+		return floe_error_corrupt(err, "the table has no schema");
 	s->from_exclusive = -1;
 	if (o->start == FLOE_START_NONE || o->start == FLOE_START_TABLE_THEN_INCREMENTAL)
 		return FLOE_OK;
@@ -147,7 +147,7 @@ int floe_scan__resolve(floe_scan *s, floe_error *err)
 	case FLOE_START_TIMESTAMP: {
 		/* the oldest ancestor committed at or after the time, inclusive */
 		const floe_snapshot *first = NULL;
-		for (const floe_snapshot *x = s->snap; x; x = floe_metadata_snapshot(m, x->parent_id))
+		for (const floe_snapshot *x = s->snap; x; x = floe_metadata_parent(m, x))
 			if (x->timestamp_ms >= o->start_timestamp_ms)
 				first = x;
 			else
@@ -206,7 +206,7 @@ static int col_path(scan_col *c, const floe_schema *schema, const floe_schema_en
 			if (t->fields[i].id == chain[k - 1])
 				idx = (int32_t)i;
 		if (idx < 0)
-			return floe_error_set(err, FLOE_ECORRUPT, "schema index of '%s' is inconsistent",
+			return floe_error_corrupt(err, "schema index of '%s' is inconsistent",
 					      e->full_name);
 		c->path[c->depth++] = idx;
 		cur = floe_schema_find(schema, chain[k - 1]);
@@ -221,7 +221,7 @@ static int add_col(floe_scan *s, size_t *cap, const char *name, floe_error *err)
 		size_t nc = *cap ? *cap * 2 : 16;
 		scan_col *n = floe_arena_calloc(&s->a, nc, sizeof(*n));
 		if (!n)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		if (s->n_cols)
 			memcpy(n, s->cols, s->n_cols * sizeof(*n));
 		s->cols = n;
@@ -574,7 +574,7 @@ static int on_entry(const floe_manifest_entry *e, void *payload)
 		}
 	}
 	if (keep(w, e))
-		return floe_error_set(&w->err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(&w->err);
 	return 0;
 }
 
@@ -655,14 +655,14 @@ static int run_jobs(floe_scan *s, job *jobs, size_t n_jobs, scan_file **out[2], 
 	size_t np = count_preds(s->filter);
 	int32_t *ids = floe_arena_calloc(&s->a, np ? np : 1, sizeof(int32_t)), *p = ids;
 	if (!ids)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	floe_expr_field_ids(s->filter, collect_id, &p);
 	size_t nids = (size_t)(p - ids);
 	worker *ws = floe_calloc(nw, sizeof(*ws));
 	floe_arena *arenas = floe_arena_alloc(&s->a, nw * sizeof(floe_arena));
 	if (!ws || !arenas) {
 		floe_free(ws);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	for (size_t i = 0; i < nw; i++) {
 		floe_arena_init(&arenas[i], 1 << 20);
@@ -704,7 +704,7 @@ static int run_jobs(floe_scan *s, job *jobs, size_t n_jobs, scan_file **out[2], 
 	for (int k = 0; k < 2 && !rc; k++) {
 		out[k] = floe_arena_alloc(&s->a, (total[k] ? total[k] : 1) * sizeof(*out[k]));
 		if (!out[k]) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			break;
 		}
 		size_t n = 0;
@@ -826,8 +826,7 @@ static int match_deletes(floe_scan *s, scan_file **dfiles, size_t nd, floe_error
 		if (d->content == FLOE_CONTENT_POSITION_DELETES) {
 			if (d->is_dv) {
 				if (!d->referenced) {
-					rc = floe_error_set(err, FLOE_ECORRUPT,
-							    "deletion vector '%s' has no referenced_data_file",
+					rc = floe_error_corrupt(err, "deletion vector '%s' has no referenced_data_file",
 							    d->raw_path);
 					break;
 				}
@@ -853,7 +852,7 @@ static int match_deletes(floe_scan *s, scan_file **dfiles, size_t nd, floe_error
 			}
 		}
 		if (rc)
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 	}
 	for (size_t i = 0; i < s->n_files && !rc; i++) {
 		scan_file *f = s->files[i];
@@ -892,13 +891,13 @@ static int match_deletes(floe_scan *s, scan_file **dfiles, size_t nd, floe_error
 			if (b->v[j]->data_seq > f->data_seq)
 				rc = dels_add(&cur, b->v[j]);
 		if (rc) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			break;
 		}
 		if (cur.n) {
 			f->deletes = floe_arena_memdup(&s->a, cur.v, cur.n * sizeof(*cur.v));
 			if (!f->deletes) {
-				rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				rc = floe_error_oom(err);
 				break;
 			}
 			f->n_deletes = cur.n;
@@ -913,7 +912,7 @@ static int match_deletes(floe_scan *s, scan_file **dfiles, size_t nd, floe_error
 			used += dfiles[i]->used;
 		s->deletes = floe_arena_alloc(&s->a, (used ? used : 1) * sizeof(*s->deletes));
 		if (!s->deletes) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 		} else {
 			for (size_t i = 0; i < nd; i++)
 				if (dfiles[i]->used)
@@ -969,7 +968,7 @@ static int add_manifests(floe_scan *s, const floe_snapshot *snap, int64_t only_s
 			continue;
 		}
 		if (floe_array_grow((void **)jobs, cap, sizeof(**jobs), *n_jobs + 1))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		job *j = &(*jobs)[(*n_jobs)];
 		j->mf = mf;
 		j->only_snapshot = only_snapshot;
@@ -1016,14 +1015,14 @@ int floe_scan__plan(floe_scan *s, floe_error *err)
 		return FLOE_OK;
 	ctx = floe_arena_calloc(&s->a, s->m->n_specs ? s->m->n_specs : 1, sizeof(*ctx));
 	if (!ctx)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	for (size_t i = 0; i < s->m->n_specs; i++) {
 		const floe_partition_spec *sp = s->m->specs[i];
 		ctx[i].spec = sp;
 		ctx[i].types = floe_arena_calloc(&s->a, sp->n_fields ? sp->n_fields : 1,
 						 sizeof(*ctx[i].types));
 		if (!ctx[i].types)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		for (size_t k = 0; k < sp->n_fields; k++)
 			ctx[i].types[k] = floe_spec_field_type(sp, k, s->schema);
 		if (!floe_expr_is_true(s->filter) &&
@@ -1037,7 +1036,7 @@ int floe_scan__plan(floe_scan *s, floe_error *err)
 		const floe_snapshot *chain[4096];
 		size_t nc = 0;
 		for (const floe_snapshot *x = s->snap; x && x->snapshot_id != s->from_exclusive;
-		     x = floe_metadata_snapshot(s->m, x->parent_id)) {
+		     x = floe_metadata_parent(s->m, x)) {
 			if (nc == sizeof(chain) / sizeof(chain[0])) {
 				rc = floe_error_set(err, FLOE_EUNSUPPORTED,
 						    "incremental read over more than %zu snapshots",
@@ -1075,7 +1074,7 @@ int floe_scan__plan(floe_scan *s, floe_error *err)
 		scan_file *f = s->files[i];
 		f->residual = floe_expr_residual(&s->a, s->filter, f->spec, &f->partition);
 		if (!f->residual) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			goto done;
 		}
 	}

@@ -144,7 +144,7 @@ static int absent_column(struct ArrowArray *out, const file_reader *fr, const fl
 		b = floe_calloc((size_t)(n ? n : 1), sizeof(int64_t));
 		if (!b) {
 			floe_arrow_array_release(out);
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		}
 		for (int64_t i = 0; i < n; i++)
 			b[i] = fl->id == FLOE_ID_ROW_ID ? f->first_row_id + first_pos + i : f->data_seq;
@@ -153,7 +153,7 @@ static int absent_column(struct ArrowArray *out, const file_reader *fr, const fl
 			uint8_t *v = floe_calloc((size_t)(n + 7) / 8 + 1, 1);
 			if (!v) {
 				floe_arrow_array_release(out);
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 			}
 			floe_arrow_array_set_buffer(out, 0, v);
 			out->null_count = n;
@@ -310,7 +310,7 @@ static int prune_row_groups(file_reader *fr, floe_scan *s, const floe_expr *filt
 	int64_t *start = floe_calloc(fm->n_row_groups, sizeof(int64_t));
 	int rc = FLOE_OK;
 	if (!vc || !nc || !lo || !hi || !buf || !kept || !start) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	size_t n_kept = 0;
@@ -403,7 +403,7 @@ static int fr_open(file_reader *fr, floe_scan *s, const scan_file *f,
 	fr->match = floe_calloc(n_fields ? n_fields : 1, sizeof(floe_sa_match));
 	if (!fr->src || !fr->match) {
 		fr_close(fr);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	for (size_t i = 0; i < n_fields; i++)
 		fr->src[i] = -1;
@@ -457,7 +457,7 @@ static int fr_open(file_reader *fr, floe_scan *s, const scan_file *f,
 		floe_free(nodes);
 		floe_arrow_schema_release(&full);
 		fr_close(fr);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	for (size_t i = 0; i < n_fields; i++) {
 		const floe_field *fl = fields[i];
@@ -539,7 +539,7 @@ static int fr_open(file_reader *fr, floe_scan *s, const scan_file *f,
 	floe_free(col);
 	floe_free(nodes);
 	if (rc) {
-		floe_error_prefix(err, "'%s': ", f->path);
+		floe_error_prefix(err, rc, "'%s': ", f->path);
 		fr_close(fr);
 	}
 	return rc;
@@ -556,12 +556,12 @@ static int fr_next_avro(file_reader *fr, struct ArrowArray *out, int64_t *first_
 	int64_t n = 0;
 	int rc;
 	if (!cols)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	rc = floe_scan__avro_next(fr->af, fr->batch_rows, cols, &n, err);
 	if (!rc && n == 0)
 		*eof = true;
 	if (!rc && n > 0 && floe_arrow_array_init(out, 1, (int64_t)fr->n_fields))
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 	if (!rc && n > 0) {
 		out->length = n;
 		out->null_count = 0;
@@ -606,7 +606,7 @@ static int fr_next(file_reader *fr, struct ArrowArray *out, int64_t *first_pos, 
 	} else {
 		bool end;
 		if ((rc = floe_parquet_reader_next(fr->pr, &fb, &end, err)))
-			return floe_error_prefix(err, "'%s': ", fr->f->path), rc;
+			return floe_error_prefix(err, rc, "'%s': ", fr->f->path);
 		if (end) {
 			*eof = true;
 			return FLOE_OK;
@@ -620,8 +620,7 @@ static int fr_next(file_reader *fr, struct ArrowArray *out, int64_t *first_pos, 
 				fr->cur++;
 			if (fr->cur >= fr->n_kept) {
 				floe_arrow_array_release(&fb);
-				return floe_error_set(err, FLOE_ECORRUPT,
-						      "'%s': more rows than its row groups declare",
+				return floe_error_corrupt(err, "'%s': more rows than its row groups declare",
 						      fr->f->path);
 			}
 			int g = fr->kept[fr->cur];
@@ -669,7 +668,7 @@ static int fr_next(file_reader *fr, struct ArrowArray *out, int64_t *first_pos, 
 		rc = floe_sa_convert(out->children[i], &moved, fr->sel_schema.children[c], fl->type, &m,
 				     fl->name, err);
 		if (rc)
-			floe_error_prefix(err, "'%s': ", fr->f->path);
+			floe_error_prefix(err, rc, "'%s': ", fr->f->path);
 	}
 	floe_arrow_array_release(&fb);
 	if (rc) {
@@ -740,7 +739,7 @@ int floe_scan__read_file_columns(floe_scan *s, const scan_file *f, const floe_sc
 	const floe_field **fields = floe_calloc(n_ids ? n_ids : 1, sizeof(*fields));
 	int rc = FLOE_OK;
 	if (!fields)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	for (size_t i = 0; i < n_ids; i++) {
 		const floe_schema_entry *e = floe_schema_find(schema, ids[i]);
 		if (!e || !e->field || e->parent_id != 0) {
@@ -896,7 +895,7 @@ static int reader_init(floe_scan *s, floe_error *err)
 {
 	scan_reader *rd = floe_calloc(1, sizeof(*rd));
 	if (!rd)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	s->rd = rd;
 	rd->meta_fields[0] =
 		(floe_field){FLOE_ID_ROW_ID, "_row_id", false, floe_type_primitive(FLOE_T_LONG), NULL,
@@ -918,12 +917,12 @@ static int reader_init(floe_scan *s, floe_error *err)
 		else if (c->kind == COL_LAST_UPDATED_SEQ)
 			f = &rd->meta_fields[1];
 		if (f && add_field(rd, f))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 	}
 	ids_ctx ic = {rd, s->schema, 0};
 	floe_expr_field_ids(s->filter, add_filter_id, &ic);
 	if (ic.rc)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	rd->n_base = rd->n_fields;
 	return floe_scan__deletes_init(s, err);
 }
@@ -961,7 +960,7 @@ static int open_next(floe_scan *s, floe_error *err)
 	for (size_t i = 0; i < f->n_deletes; i++)
 		n_eqfiles += f->deletes[i]->content == FLOE_CONTENT_EQUALITY_DELETES;
 	if (n_eqfiles && !(rd->eq = floe_calloc(n_eqfiles, sizeof(*rd->eq))))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	for (size_t i = 0; i < f->n_deletes; i++) {
 		scan_file *d = f->deletes[i];
 		if (d->content != FLOE_CONTENT_EQUALITY_DELETES)
@@ -975,7 +974,7 @@ static int open_next(floe_scan *s, floe_error *err)
 		for (size_t k = 0; k < nid; k++) {
 			const floe_field *tf = top_field(s->schema, ids[k]);
 			if (tf && add_field(rd, tf))
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 		}
 	}
 	if ((rc = floe_scan__positions(s, f, &rd->pos, &rd->n_pos, err)))
@@ -1035,7 +1034,7 @@ static int out_column(floe_scan *s, struct ArrowArray *out, const scan_col *c,
 	case COL_POS: {
 		int64_t *b = floe_calloc((size_t)(n ? n : 1), sizeof(int64_t));
 		if (!b)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		for (int64_t i = 0; i < n; i++)
 			b[i] = first_pos + idx[i];
 		if ((rc = floe_arrow_array_init(out, 2, 0))) {
@@ -1099,7 +1098,7 @@ static int out_column(floe_scan *s, struct ArrowArray *out, const scan_col *c,
 	if (!bits) {
 		bits = floe_malloc((size_t)(n + 7) / 8 + 1);
 		if (!bits)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		memset(bits, 0xff, (size_t)(n + 7) / 8 + 1);
 		floe_arrow_array_set_buffer(out, 0, bits);
 	}
@@ -1124,7 +1123,7 @@ static int process(floe_scan *s, const struct ArrowArray *batch, int64_t first_p
 	if ((size_t)n > rd->cap_idx) {
 		int64_t *ni = floe_realloc(rd->idx, (size_t)n * sizeof(int64_t));
 		if (!ni)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		rd->idx = ni;
 		rd->cap_idx = (size_t)n;
 	}

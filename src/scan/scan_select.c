@@ -16,7 +16,7 @@ int floe_scan__select(floe_scan *s, scan_file *const *files, size_t n, floe_erro
 {
 	scan_file **v = floe_arena_calloc(&s->a, n + 1, sizeof(*v));
 	if (!v)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if (n)
 		memcpy(v, files, n * sizeof(*v));
 	floe_scan__reader_free(s); /* closes a file left open; the delete cache stays */

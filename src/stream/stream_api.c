@@ -11,7 +11,7 @@ int floe_pipeline_open(floe_pipeline **out, floe_catalog *cat, const char *yaml,
 	int rc;
 	*out = NULL;
 	if ((rc = stream_config_parse_yaml(&cfg, yaml, n, opts ? opts->base_dir : NULL, err)))
-		return floe_error_prefix(err, "pipeline config: "), rc;
+		return floe_error_prefix(err, rc, "pipeline config: ");
 	/* the runtime owns cfg from here, also on failure */
 	return stream_pipeline_open(out, cfg, cat, NULL, opts, err);
 }
@@ -21,7 +21,7 @@ int floe_pipeline_check(const char *yaml, size_t n, floe_error *err)
 	stream_config *cfg = NULL;
 	int rc = stream_config_parse_yaml(&cfg, yaml, n, NULL, err);
 	stream_config_free(cfg);
-	return rc ? floe_error_prefix(err, "pipeline config: ") : FLOE_OK;
+	return floe_error_prefix(err, rc, "pipeline config: ");
 }
 
 int floe_pipeline_config_reference(floe_write_fn fn, void *payload, floe_error *err)

@@ -93,7 +93,7 @@ int stream_col_init(stream_col *c, const floe_type *t, const char *name, int32_t
 		c->n_kids = t->n_fields;
 		c->kids = floe_calloc(t->n_fields ? t->n_fields : 1, sizeof(stream_col));
 		if (!c->kids)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		for (size_t i = 0; i < t->n_fields; i++) {
 			const floe_field *f = &t->fields[i];
 			if ((rc = stream_col_init(&c->kids[i], f->type, f->name, f->id, !f->required,
@@ -101,14 +101,14 @@ int stream_col_init(stream_col *c, const floe_type *t, const char *name, int32_t
 				return rc;
 		}
 		if (build_index(c))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		break;
 	case FLOE_T_LIST:
 		c->kind = SB_LIST;
 		c->n_kids = 1;
 		c->kids = floe_calloc(1, sizeof(stream_col));
 		if (!c->kids)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		if ((rc = stream_col_init(&c->kids[0], t->element, "element", t->element_id,
 					  !t->element_required, err)))
 			return rc;
@@ -118,7 +118,7 @@ int stream_col_init(stream_col *c, const floe_type *t, const char *name, int32_t
 		c->n_kids = 2;
 		c->kids = floe_calloc(2, sizeof(stream_col));
 		if (!c->kids)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		if ((rc = stream_col_init(&c->kids[0], t->key, "key", t->key_id, false, err)) ||
 		    (rc = stream_col_init(&c->kids[1], t->value, "value", t->value_id,
 					  !t->value_required, err)))

@@ -272,16 +272,16 @@ static int expand(pctx *x, const yaml_node_t *n, const char *s, size_t len, cons
 				break;
 			}
 			if (floe_buf_puts(&b, v))
-				rc = floe_error_set(x->err, FLOE_ENOMEM, "config value too long");
+				rc = floe_error_oomf(x->err, "config value too long");
 			i = (size_t)(e - s) + 1;
 		} else {
 			if (floe_buf_putc(&b, s[i]))
-				rc = floe_error_set(x->err, FLOE_ENOMEM, "config value too long");
+				rc = floe_error_oomf(x->err, "config value too long");
 			i++;
 		}
 	}
 	if (!rc && !(*out = floe_arena_strndup(&x->c->arena, floe_buf_cstr(&b), b.len)))
-		rc = floe_error_set(x->err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(x->err);
 	floe_buf_reset(&b);
 	return rc;
 }
@@ -397,7 +397,7 @@ static int assign(pctx *x, const keydef *d, void *base, yaml_node_t *v, const ch
 		size_t *count = (size_t *)(void *)((uint8_t *)base + d->off2);
 		if (v->type == YAML_SCALAR_NODE) {
 			if (!(*list = floe_arena_calloc(&x->c->arena, 1, sizeof(char *))))
-				return floe_error_set(x->err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(x->err);
 			*count = 1;
 			return scalar(x, v, full, &(*list)[0]);
 		}
@@ -407,7 +407,7 @@ static int assign(pctx *x, const keydef *d, void *base, yaml_node_t *v, const ch
 		if (n > 100000)
 			return fail_at(x, v, "'%s' has too many items", full);
 		if (!(*list = floe_arena_calloc(&x->c->arena, n ? n : 1, sizeof(char *))))
-			return floe_error_set(x->err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(x->err);
 		for (size_t i = 0; i < n; i++) {
 			yaml_node_t *it = node(x, v->data.sequence.items.start[i]);
 			if (!it)
@@ -432,7 +432,7 @@ static int assign(pctx *x, const keydef *d, void *base, yaml_node_t *v, const ch
 			    (rc = scalar(x, vn, k, &val)))
 				return rc;
 			if (floe_strmap_set(m, k, val))
-				return floe_error_set(x->err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(x->err);
 		}
 		return FLOE_OK;
 	}
@@ -513,7 +513,7 @@ static int collect_prefix(pctx *x, floe_strmap *sm, yaml_node_t *v, const char *
 		    (rc = scalar(x, v, full, &val)))
 			return rc;
 		if (floe_strmap_set(sm, full, val))
-			return floe_error_set(x->err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(x->err);
 		return FLOE_OK;
 	}
 	if (v->type != YAML_MAPPING_NODE)
@@ -592,7 +592,7 @@ static int parse_sources(pctx *x, yaml_node_t *v)
 		return fail_at(x, v, "too many sources");
 	c->sources = floe_arena_calloc(&c->arena, n ? n : 1, sizeof(stream_source_cfg));
 	if (!c->sources)
-		return floe_error_set(x->err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(x->err);
 	for (size_t i = 0; i < n; i++) {
 		stream_source_cfg *s = &c->sources[i];
 		yaml_node_t *m = node(x, v->data.sequence.items.start[i]);
@@ -633,7 +633,7 @@ static int parse_tables(pctx *x, yaml_node_t *v)
 		return fail_at(x, v, "too many tables");
 	c->tables = floe_arena_calloc(&c->arena, n ? n : 1, sizeof(stream_table_cfg));
 	if (!c->tables)
-		return floe_error_set(x->err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(x->err);
 	for (size_t i = 0; i < n; i++) {
 		stream_table_cfg *t = &c->tables[i];
 		yaml_node_t *m = node(x, v->data.sequence.items.start[i]);
@@ -698,7 +698,7 @@ static int apply_password_file(stream_config *c, floe_error *err)
 	    (rc = floe_input_read_all(in, &b, 65536, err))) {
 		floe_input_close(in);
 		floe_buf_reset(&b);
-		return floe_error_prefix(err, "catalog.password-file: "), rc;
+		return floe_error_prefix(err, rc, "catalog.password-file: ");
 	}
 	floe_input_close(in);
 	size_t n = 0;
@@ -722,7 +722,7 @@ static int apply_password_file(stream_config *c, floe_error *err)
 	floe_buf_reset(&enc);
 	floe_buf_reset(&b);
 	if (!full)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	c->catalog_uri = full;
 	return FLOE_OK;
 }
@@ -946,7 +946,7 @@ int stream_config_parse_yaml(stream_config **out, const char *text, size_t n, co
 		return floe_error_set(err, FLOE_EINVAL, "configuration is larger than 1 MiB");
 	c = floe_calloc(1, sizeof(*c));
 	if (!c)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	floe_arena_init(&c->arena, 16384);
 	c->checkpoint_interval_ms = 10000;
 	c->parallelism = floe_cpu_count() > 16 ? 16 : floe_cpu_count();
@@ -955,7 +955,7 @@ int stream_config_parse_yaml(stream_config **out, const char *text, size_t n, co
 	c->memory_budget = (int64_t)32 << 20;
 	if (!yaml_parser_initialize(&parser)) {
 		floe_free(c);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, n);
 	if (!yaml_parser_load(&parser, &doc)) {
@@ -981,7 +981,7 @@ int stream_config_parse_yaml(stream_config **out, const char *text, size_t n, co
 	if ((rc = walk_map(&x, pipeline_keys, c, root, NULL, "", 0)))
 		goto done;
 	if (base_dir && !(c->base_dir = floe_arena_strdup(&c->arena, base_dir))) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	if (!c->dead_letter_path)
@@ -989,7 +989,7 @@ int stream_config_parse_yaml(stream_config **out, const char *text, size_t n, co
 	if (c->dead_letter_path[0] != '/' && c->base_dir) {
 		const char *p = floe_arena_sprintf(&c->arena, "%s/%s", c->base_dir, c->dead_letter_path);
 		if (!p) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			goto done;
 		}
 		c->dead_letter_path = p;

@@ -213,20 +213,21 @@ static int restore_table(floe_pipeline *p, rt_table *t, floe_error *err)
 	const floe_metadata *m = floe_table_metadata(t->commit_t);
 	const floe_snapshot *s = floe_metadata_branch_head(m, NULL);
 	int guard = 0;
+	t->fence_snap = FLOE_NO_SNAPSHOT;
 	while (s && guard++ < 1000000) {
 		const char *id = floe_snapshot_summary(s, "floe.pipeline-id");
 		if (id && !strcmp(id, p->pipeline_id)) {
+			t->fence_snap = s->snapshot_id;
 			const char *offs = floe_snapshot_summary(s, "floe.source-offsets");
 			const char *ck = floe_snapshot_summary(s, "floe.checkpoint-id");
 			int rc;
 			if (!offs)
-				return floe_error_set(err, FLOE_ECORRUPT,
-						      "table %s: snapshot %lld of pipeline '%s' has no "
+				return floe_error_corrupt(err, "table %s: snapshot %lld of pipeline '%s' has no "
 						      "floe.source-offsets",
 						      t->ident, (long long)s->snapshot_id, p->pipeline_id);
 			if ((rc = stream_offsets_parse_json(&t->skip, offs, strlen(offs), err)))
-				return floe_error_prefix(err, "table %s: snapshot %lld: ", t->ident,
-							 (long long)s->snapshot_id), rc;
+				return floe_error_prefix(err, rc, "table %s: snapshot %lld: ", t->ident,
+							 (long long)s->snapshot_id);
 			if (ck && !floe_parse_i64(ck, strlen(ck), &t->last_ckpt))
 				t->last_ckpt = 0;
 			t->skipping = true;
@@ -235,7 +236,7 @@ static int restore_table(floe_pipeline *p, rt_table *t, floe_error *err)
 				  (long long)s->snapshot_id);
 			return FLOE_OK;
 		}
-		s = s->parent_id >= 0 ? floe_metadata_snapshot(m, s->parent_id) : NULL;
+		s = floe_metadata_parent(m, s);
 	}
 	return FLOE_OK;
 }
@@ -248,9 +249,9 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 	stream_offsets_init(&t->skip);
 	floe_imap_init(&t->owners);
 	if ((rc = floe_catalog_split_ident(tc->name, NULL, &t->ns, &t->name, err)))
-		return floe_error_prefix(err, "table '%s': ", tc->name), rc;
+		return floe_error_prefix(err, rc, "table '%s': ", tc->name);
 	if (!(t->ident = floe_strdup(tc->name)))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	rc = floe_table_load(&t->commit_t, p->cat, t->ns, t->name, err);
 	if (rc == FLOE_ENOTFOUND && tc->schema) {
 		floe_error_clear(err);
@@ -262,7 +263,7 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 		floe_prop *props = NULL;
 		size_t np = tc->properties.len;
 		if (!rc && np && !(props = floe_calloc(np, sizeof(*props))))
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 		for (size_t i = 0; !rc && i < np; i++) {
 			props[i].key = tc->properties.items[i].key;
 			props[i].value = tc->properties.items[i].value;
@@ -292,18 +293,18 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 				      t->ident);
 	}
 	if (rc)
-		return floe_error_prefix(err, "table %s: ", t->ident), rc;
+		return floe_error_prefix(err, rc, "table %s: ", t->ident);
 	if ((rc = floe_table_load(&t->write_t, p->cat, t->ns, t->name, err)))
-		return floe_error_prefix(err, "table %s: ", t->ident), rc;
+		return floe_error_prefix(err, rc, "table %s: ", t->ident);
 	t->meta = floe_table_metadata(t->write_t);
 	t->schema = floe_metadata_current_schema(t->meta);
 	t->spec = floe_metadata_default_spec(t->meta);
 	if (!t->schema || !t->spec)
-		return floe_error_set(err, FLOE_ECORRUPT, "table %s: no current schema or spec",
+		return floe_error_corrupt(err, "table %s: no current schema or spec",
 				      t->ident);
 	if ((rc = floe_iceberg_arrow_schema(&t->aschema, t->schema, err)) ||
 	    (rc = floe_write_config_from(&t->wcfg, &t->warena, t->meta, err)))
-		return floe_error_prefix(err, "table %s: ", t->ident), rc;
+		return floe_error_prefix(err, rc, "table %s: ", t->ident);
 	t->decode_type = t->schema->root;
 	if (tc->filter) {
 		/* fields the filter tests but the table lacks are decoded as extra
@@ -312,20 +313,20 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 		size_t n_names = 0;
 		if ((rc = stream_filter_unknown_fields(&names, &n_names, tc->filter, t->schema->root,
 						       err)))
-			return floe_error_prefix(err, "table %s: ", t->ident), rc;
+			return floe_error_prefix(err, rc, "table %s: ", t->ident);
 		if (n_names) {
 			const floe_type *root = t->schema->root;
 			floe_type *ext = floe_arena_calloc(&t->warena, 1, sizeof(*ext));
 			floe_field *fs = floe_arena_calloc(&t->warena, root->n_fields + n_names,
 							   sizeof(*fs));
 			if (!ext || !fs)
-				rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				rc = floe_error_oom(err);
 			for (size_t i = 0; !rc && i < n_names; i++) {
 				floe_field *f = &fs[root->n_fields + i];
 				f->id = INT32_MAX - (int32_t)i;
 				f->type = floe_type_primitive(FLOE_T_STRING);
 				if (!(f->name = floe_arena_strdup(&t->warena, names[i])))
-					rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+					rc = floe_error_oom(err);
 			}
 			if (!rc) {
 				*ext = *root;
@@ -342,7 +343,7 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 		if (rc)
 			return rc;
 		if ((rc = stream_filter_compile(&t->filter, tc->filter, t->decode_type, err)))
-			return floe_error_prefix(err, "table %s: ", t->ident), rc;
+			return floe_error_prefix(err, rc, "table %s: ", t->ident);
 	}
 	t->dist = tc->distribution;
 	if (t->dist == STREAM_DIST_UNSET) {
@@ -358,7 +359,7 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 	if (t->dist == STREAM_DIST_HASH && t->spec->n_fields) {
 		t->pplan = floe_calloc(t->spec->n_fields, sizeof(rt_pfield));
 		if (!t->pplan)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		for (size_t i = 0; i < t->spec->n_fields; i++) {
 			const floe_partition_field *pf = &t->spec->fields[i];
 			const floe_schema_entry *e = floe_schema_find(t->schema, pf->source_id);
@@ -383,7 +384,7 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 		stream_file_opts fo = {0};
 		char **abs = floe_arena_calloc(a, sc->n_paths ? sc->n_paths : 1, sizeof(char *));
 		if (!abs)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		for (size_t i = 0; i < sc->n_paths; i++) {
 			const char *path = sc->paths[i];
 			if (path[0] != '/' && p->cfg->base_dir)
@@ -391,7 +392,7 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 			else
 				abs[i] = floe_arena_strdup(a, path);
 			if (!abs[i])
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 		}
 		fo.paths = (const char *const *)abs;
 		fo.n_paths = sc->n_paths;
@@ -417,7 +418,7 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 		floe_schema *gs = NULL;
 		if (sc->schema) {
 			if ((rc = floe_schema_parse_compact(&gs, a, sc->schema, err)))
-				return floe_error_prefix(err, "source '%s': schema: ", sc->name), rc;
+				return floe_error_prefix(err, rc, "source '%s': schema: ", sc->name);
 			go.schema = gs;
 		} else if (s->n_tables) {
 			go.schema = p->tables[s->tables[0]].schema;
@@ -460,13 +461,13 @@ static int seek_sources(floe_pipeline *p, floe_error *err)
 		for (size_t j = 0; j < params.n && !rc; j++)
 			rc = stream_offsets_set(&start, params.items[j].split, params.items[j].pos);
 		if (rc)
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 		else
 			rc = s->src->ops->seek(s->src, &start, err);
 		stream_offsets_reset(&start);
 		stream_offsets_reset(&params);
 		if (rc)
-			return floe_error_prefix(err, "source '%s': ", s->cfg->name), rc;
+			return floe_error_prefix(err, rc, "source '%s': ", s->cfg->name);
 	}
 	return FLOE_OK;
 }
@@ -481,7 +482,7 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 	p = floe_calloc(1, sizeof(*p));
 	if (!p) {
 		stream_config_free(cfg);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	p->cfg = cfg;
 	p->cat = cat;
@@ -495,13 +496,13 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 	floe_uuid_v4_str(p->op_id);
 	if (floe_mutex_init(&p->lock) || floe_cond_init(&p->hub_cv) || floe_cond_init(&p->commit_cv) ||
 	    floe_mutex_init(&p->dlq_lock) || floe_mutex_init(&p->owner_lock)) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto fail;
 	}
 	p->pipeline_id = floe_strdup(cfg->pipeline_id);
 	p->dlq_path = floe_strdup(cfg->dead_letter_path);
 	if (!p->pipeline_id || !p->dlq_path) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto fail;
 	}
 	if (cfg->has_catalog) {
@@ -526,7 +527,7 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 	p->sources = floe_calloc(cfg->n_sources ? cfg->n_sources : 1, sizeof(rt_source));
 	p->tasks = floe_calloc((size_t)p->n_tasks, sizeof(rt_task));
 	if (!p->raw || !p->tables || !p->sources || !p->tasks) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto fail;
 	}
 	p->n_sources = cfg->n_sources;
@@ -548,7 +549,7 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 		rt_source *s = &p->sources[k];
 		s->tables = floe_calloc(cfg->n_tables ? cfg->n_tables : 1, sizeof(size_t));
 		if (!s->tables) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			goto fail;
 		}
 		for (size_t i = 0; i < p->n_tables; i++)
@@ -556,7 +557,7 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 				s->tables[s->n_tables++] = i;
 		if ((rc = open_source(p, s, &cfg->sources[k], &cfg->arena, err))) {
 			if (!strstr(err ? err->msg : "", "source '"))
-				floe_error_prefix(err, "source '%s': ", cfg->sources[k].name);
+				floe_error_prefix(err, rc, "source '%s': ", cfg->sources[k].name);
 			goto fail;
 		}
 	}
@@ -624,9 +625,12 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 	rc = rc ? rc : floe_append_set_summary(ap, "floe.source-offsets", c->offsets[ti], err);
 	rc = rc ? rc : floe_append_set_summary(ap, "flink.job-id", p->pipeline_id, err);
 	rc = rc ? rc : floe_append_set_summary(ap, "flink.max-committed-checkpoint-id", num, err);
+	rc = rc ? rc : floe_op_fence_pipeline(ap, p->pipeline_id, t->fence_snap, err);
 	rc = rc ? rc : floe_append_commit(ap, &snap, err);
 	if (rc)
 		goto done;
+	if (snap >= 0)
+		t->fence_snap = snap;
 	int64_t dt = now_ms() - t0;
 	atomic_store(&t->last_commit_ms, floe_now_ms());
 	floe_metric_set(t->m_commit_ms, dt);
@@ -649,7 +653,7 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 done:
 	floe_append_free(ap);
 	if (rc)
-		floe_error_prefix(err, "checkpoint %lld: table %s: ", (long long)c->id, t->ident);
+		floe_error_prefix(err, rc, "checkpoint %lld: table %s: ", (long long)c->id, t->ident);
 	return rc;
 }
 
@@ -699,7 +703,7 @@ static int checkpoint(floe_pipeline *p, floe_error *err)
 	int rc = FLOE_OK;
 	int64_t t0;
 	if (!c)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	c->files = floe_calloc(p->n_tables ? p->n_tables : 1, sizeof(floe_data_file *));
 	c->n_files = floe_calloc(p->n_tables ? p->n_tables : 1, sizeof(size_t));
 	c->offsets = floe_calloc(p->n_tables ? p->n_tables : 1, sizeof(char *));
@@ -707,7 +711,7 @@ static int checkpoint(floe_pipeline *p, floe_error *err)
 	c->arenas = floe_calloc((size_t)p->n_tasks, sizeof(floe_arena *));
 	if (!c->files || !c->n_files || !c->offsets || !c->positions || !c->arenas) {
 		ckpt_free(c, p->n_tables, p->n_sources);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	for (size_t i = 0; i < p->n_sources; i++)
 		stream_offsets_init(&c->positions[i]);
@@ -731,7 +735,7 @@ static int checkpoint(floe_pipeline *p, floe_error *err)
 			rc = FLOE_ENOMEM;
 		floe_buf_reset(&b);
 		if (rc)
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 	}
 	if (rc) {
 		ckpt_free(c, p->n_tables, p->n_sources);
@@ -771,7 +775,7 @@ static int checkpoint(floe_pipeline *p, floe_error *err)
 			floe_data_file *f = floe_realloc(c->files[i], (c->n_files[i] + n) * sizeof(*f));
 			if (!f) {
 				ckpt_free(c, p->n_tables, p->n_sources);
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 			}
 			memcpy(f + c->n_files[i], t->ckpt_files[i], n * sizeof(*f));
 			c->files[i] = f;
@@ -828,10 +832,10 @@ static int start_threads(floe_pipeline *p, floe_error *err)
 	for (int i = 0; i < p->n_tasks; i++) {
 		snprintf(name, sizeof(name), "floe-task-%d", i % 1000);
 		if (floe_thread_start(&p->tasks[i].th, name, stream_task_main, &p->tasks[i]))
-			return floe_error_set(err, FLOE_ENOMEM, "cannot start a writer thread");
+			return floe_error_oomf(err, "cannot start a writer thread");
 	}
 	if (floe_thread_start(&p->committer, "floe-commit", committer_main, p))
-		return floe_error_set(err, FLOE_ENOMEM, "cannot start the committer thread");
+		return floe_error_oomf(err, "cannot start the committer thread");
 	p->threads_started = true;
 	return FLOE_OK;
 }
@@ -919,7 +923,7 @@ static int start_maintenance(floe_pipeline *p, floe_error *err)
 			floe_mutex_unlock(&p->lock);
 		}
 		if (rc)
-			return floe_error_prefix(err, "table %s: maintenance: ", t->ident), rc;
+			return floe_error_prefix(err, rc, "table %s: maintenance: ", t->ident);
 		FLOE_INFO("table %s: embedded maintenance on (every %lld commits, rate limit %lld ms)",
 			  t->ident, (long long)sc.commit_count, (long long)sc.rate_limit_ms);
 	}
@@ -997,7 +1001,7 @@ int floe_pipeline_run(floe_pipeline *p, floe_error *err)
 				continue;
 			memset(&b, 0, sizeof(b));
 			if ((rc = s->src->ops->next(s->src, &b, &got, &eof, &local))) {
-				floe_error_prefix(&local, "source '%s': ", s->cfg->name);
+				floe_error_prefix(&local, rc, "source '%s': ", s->cfg->name);
 				stream_fail(p, &local);
 				break;
 			}

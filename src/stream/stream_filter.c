@@ -148,7 +148,7 @@ static int parse_field(fparser *ps, fnode *n, const floe_type **type)
 			if (!dup) {
 				if (FLOE_ARRAY_RESERVE(ps->names, ps->cap_names, ps->n_names + 1) ||
 				    !(ps->names[ps->n_names] = floe_strndup(start, len)))
-					return floe_error_set(ps->err, FLOE_ENOMEM, "out of memory");
+					return floe_error_oom(ps->err);
 				ps->n_names++;
 			}
 			while (*ps->p == '.' || is_ident(*ps->p, false))
@@ -377,7 +377,7 @@ int stream_filter_compile(stream_filter **out, const char *text, const floe_type
 		return floe_error_set(err, FLOE_EINVAL, "filter: empty or longer than 64 KiB");
 	f = floe_calloc(1, sizeof(*f));
 	if (!f)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if ((rc = parse_expr(&ps, &f->root, 0))) {
 		stream_filter_free(f);
 		return rc;

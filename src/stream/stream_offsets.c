@@ -105,21 +105,20 @@ int stream_offsets_parse_json(stream_offsets *o, const char *p, size_t n, floe_e
 	if ((rc = floe_json_parse(&j, &a, p, n, NULL, err)))
 		goto done;
 	if (j->type != FLOE_JSON_OBJECT) {
-		rc = floe_error_set(err, FLOE_ECORRUPT, "source offsets must be a JSON object");
+		rc = floe_error_corrupt(err, "source offsets must be a JSON object");
 		goto done;
 	}
 	for (floe_json *m = j->child; m; m = m->next) {
 		int64_t v;
 		if (floe_json_as_i64(m, &v) || v < 0) {
-			rc = floe_error_set(err, FLOE_ECORRUPT,
-					    "source offset of '%.*s' is not a non-negative integer",
+			rc = floe_error_corrupt(err, "source offset of '%.*s' is not a non-negative integer",
 					    (int)(m->key_len > 200 ? 200 : m->key_len), m->key);
 			goto done;
 		}
 		char *k = floe_strndup(m->key, m->key_len);
 		if (!k || stream_offsets_set(o, k, v)) {
 			floe_free(k);
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			goto done;
 		}
 		floe_free(k);

@@ -83,6 +83,10 @@ typedef struct rt_table {
 	stream_offsets skip; /* committed positions: records before them are in the table */
 	bool skipping;
 	int64_t last_ckpt; /* last committed checkpoint id (0: none) */
+	/* the pipeline's newest snapshot in this table as this process knows it
+	 * (resumed from or committed; FLOE_NO_SNAPSHOT): every commit is fenced
+	 * on it (floe_op_fence_pipeline) */
+	int64_t fence_snap;
 	rt_pfield *pplan;
 	size_t n_pplan;
 	floe_imap owners; /* HASH: partition hash -> task (hub's owner_lock) */

@@ -105,7 +105,7 @@ static int walk(file_source *s, const char *dir, found *f, int depth, floe_error
 			continue;
 		floe_buf_clear(&p);
 		if (floe_buf_printf(&p, "%s/%s", dir, e->d_name)) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "path too long under '%s'", dir);
+			rc = floe_error_oomf(err, "path too long under '%s'", dir);
 			break;
 		}
 		if (stat(floe_buf_cstr(&p), &st) != 0)
@@ -237,7 +237,7 @@ static int read_header(file_source *s, fsplit *sp, bool *ready, floe_error *err)
 	for (;;) {
 		bool complete;
 		if (!(buf = floe_malloc(cap)))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		if ((rc = read_at(s, sp, buf, cap, 0, &got, err))) {
 			floe_free(buf);
 			return rc;
@@ -247,7 +247,7 @@ static int read_header(file_source *s, fsplit *sp, bool *ready, floe_error *err)
 			sp->header = floe_strndup((const char *)buf, len);
 			floe_free(buf);
 			if (!sp->header)
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 			sp->header_len = len;
 			sp->header_done = true;
 			if (sp->pos < (int64_t)len)
@@ -260,8 +260,7 @@ static int read_header(file_source *s, fsplit *sp, bool *ready, floe_error *err)
 			return FLOE_OK;
 		}
 		if (cap >= s->o.max_record_bytes)
-			return floe_error_set(err, FLOE_ECORRUPT,
-					      "'%s': the CSV header is longer than %zu bytes", sp->path,
+			return floe_error_corrupt(err, "'%s': the CSV header is longer than %zu bytes", sp->path,
 					      s->o.max_record_bytes);
 		cap *= 2;
 	}
@@ -363,7 +362,7 @@ static int next_mapped(file_source *s, fsplit *sp, stream_block *b, bool *got, f
 			memset(b, 0, sizeof(*b));
 			b->len = n < 1024 ? n : 1024;
 			if (!(b->data = floe_memdup(base, b->len)))
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 			b->oversize = true;
 			b->split = (int32_t)s->cur;
 			b->split_name = sp->path;
@@ -443,7 +442,7 @@ static int file_next(stream_source *base, stream_block *b, bool *got, bool *eof,
 			size_t n = (int64_t)want < left ? want : (size_t)left, rd = 0;
 			uint8_t *buf = floe_malloc(n ? n : 1);
 			if (!buf)
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 			if ((rc = read_at(s, sp, buf, n, sp->pos, &rd, err))) {
 				floe_free(buf);
 				return rc;
@@ -491,7 +490,7 @@ static int file_seek(stream_source *base, const stream_offsets *pos, floe_error 
 	file_source *s = (file_source *)base;
 	stream_offsets_reset(&s->seeked);
 	if (pos && stream_offsets_copy(&s->seeked, pos))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	for (size_t i = 0; i < s->n; i++)
 		s->splits[i].pos = stream_offsets_get(&s->seeked, s->splits[i].path, 0);
 	s->cur = 0;
@@ -506,7 +505,7 @@ static int file_position(stream_source *base, stream_offsets *out, floe_error *e
 	 * positions, so the recorded offsets stay as small as the folder */
 	for (size_t i = 0; i < s->n; i++)
 		if (!s->splits[i].gone && stream_offsets_set(out, s->splits[i].path, s->splits[i].pos))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 	return FLOE_OK;
 }
 
@@ -555,7 +554,7 @@ int stream_source_files_new(stream_source **out, const char *name, const stream_
 		return floe_error_set(err, FLOE_EINVAL, "source '%s': no path given", name);
 	s = floe_calloc(1, sizeof(*s));
 	if (!s)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	s->base.ops = &file_ops;
 	s->base.format = o->format;
 	s->base.replayable = true;
@@ -576,7 +575,7 @@ int stream_source_files_new(stream_source **out, const char *name, const stream_
 	if (!(s->base.name = floe_strdup(name)) || !s->roots ||
 	    (o->pattern && !(s->pattern = floe_strdup(o->pattern)))) {
 		file_free(&s->base);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	for (size_t i = 0; i < o->n_paths; i++) {
 		char abs[PATH_MAX];
@@ -587,13 +586,13 @@ int stream_source_files_new(stream_source **out, const char *name, const stream_
 		}
 		if (!(s->roots[i] = floe_strdup(abs))) {
 			file_free(&s->base);
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		}
 		s->n_roots++;
 	}
 	if ((rc = scan(s, err))) {
 		file_free(&s->base);
-		return floe_error_prefix(err, "source '%s': ", name), rc;
+		return floe_error_prefix(err, rc, "source '%s': ", name);
 	}
 	*out = &s->base;
 	return FLOE_OK;

@@ -140,7 +140,7 @@ static int setup_field(gen_source *s, gfield *g, const floe_field *f, floe_error
 				n--;
 			if (FLOE_ARRAY_RESERVE(g->values, cap, g->n_values + 1) ||
 			    !(g->values[g->n_values] = floe_strndup(p, n)))
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 			g->n_values++;
 			if (!e)
 				break;
@@ -392,11 +392,11 @@ static int gen_next(stream_source *base, stream_block *b, bool *got, bool *eof, 
 	floe_buf_clear(&s->out);
 	for (int64_t i = 0; i < n; i++)
 		if (gen_row(s, s->row + i))
-			return floe_error_set(err, FLOE_ENOMEM, "generator: out of memory");
+			return floe_error_oomf(err, "generator: out of memory");
 	memset(b, 0, sizeof(*b));
 	b->data = floe_memdup(s->out.data, s->out.len);
 	if (!b->data)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	b->len = s->out.len;
 	b->split_name = "rows";
 	b->start = s->row;
@@ -427,7 +427,7 @@ static int gen_position(stream_source *base, stream_offsets *out, floe_error *er
 	gen_source *s = (gen_source *)base;
 	if (stream_offsets_set(out, "rows", s->row) ||
 	    stream_offsets_set(out, "@base-time-ms", s->base_ms))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	return FLOE_OK;
 }
 
@@ -469,7 +469,7 @@ int stream_source_gen_new(stream_source **out, const char *name, const stream_ge
 	if (!s || !(s->base.name = floe_strdup(name)) ||
 	    !(s->fields = floe_calloc(root->n_fields ? root->n_fields : 1, sizeof(gfield)))) {
 		gen_free(&s->base);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	s->base.ops = &gen_ops;
 	s->base.format = STREAM_FMT_JSONL;
@@ -484,7 +484,7 @@ int stream_source_gen_new(stream_source **out, const char *name, const stream_ge
 		if ((rc = setup_field(s, &s->fields[i], &root->fields[i], err))) {
 			s->n_fields = i + 1;
 			gen_free(&s->base);
-			return floe_error_prefix(err, "generator '%s': ", name), rc;
+			return floe_error_prefix(err, rc, "generator '%s': ", name);
 		}
 		s->n_fields = i + 1;
 		const gfield *g = &s->fields[i];

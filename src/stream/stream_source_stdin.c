@@ -52,7 +52,7 @@ static int stdin_seek(stream_source *base, const stream_offsets *pos, floe_error
 			if (complete) {
 				floe_free(s->header);
 				if (!(s->header = floe_strndup(tmp, k)))
-					return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+					return floe_error_oom(err);
 				s->header_len = k;
 				s->header_done = true;
 			}
@@ -89,7 +89,7 @@ static int fill(stdin_source *s, int timeout_ms, floe_error *err)
 		size_t ncap = s->len + want;
 		uint8_t *nb = floe_realloc(s->buf, ncap);
 		if (!nb)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		s->buf = nb;
 		s->cap = ncap;
 	}
@@ -172,7 +172,7 @@ static int stdin_next(stream_source *base, stream_block *b, bool *got, bool *eof
 		if (!complete && !(s->eof && s->len))
 			goto maybe_end;
 		if (!(s->header = floe_strndup((const char *)s->buf, k)))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		s->header_len = k;
 		s->header_done = true;
 		consume(s, k);
@@ -182,13 +182,13 @@ static int stdin_next(stream_source *base, stream_block *b, bool *got, bool *eof
 		n = s->len;
 	if (n > 0) {
 		if (emit(s, b, n, false))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		*got = true;
 		return FLOE_OK;
 	}
 	if (s->len >= s->o.max_record_bytes) {
 		if (emit(s, b, s->len, true))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		s->discarding = true;
 		*got = true;
 		return FLOE_OK;
@@ -202,7 +202,7 @@ static int stdin_position(stream_source *base, stream_offsets *out, floe_error *
 {
 	stdin_source *s = (stdin_source *)base;
 	if (stream_offsets_set(out, STDIN_SPLIT, s->pos))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	return FLOE_OK;
 }
 
@@ -238,7 +238,7 @@ int stream_source_stdin_new(stream_source **out, const char *name, const stream_
 	*out = NULL;
 	if (!s || !(s->base.name = floe_strdup(name))) {
 		floe_free(s);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	s->base.ops = &stdin_ops;
 	s->base.format = o->format;

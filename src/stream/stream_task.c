@@ -54,7 +54,7 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 	t->p = p;
 	t->idx = idx;
 	if (floe_cond_init(&t->cv))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	t->sinks = floe_calloc(nt, sizeof(void *));
 	t->roots = floe_calloc(nt, sizeof(stream_col));
 	t->csv = floe_calloc(nt, sizeof(stream_csv_dec));
@@ -70,7 +70,7 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 			floe_imap_init(&t->owner_cache[i]);
 	if (!t->sinks || !t->roots || !t->csv || !t->csv_header || !t->ckpt_files || !t->ckpt_n ||
 	    !t->inbox || !t->owner_cache)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	floe_buf_init(&t->dlq, (size_t)256 << 20);
 	stream_json_dec_init(&t->json, NULL);
 	for (size_t i = 0; i < p->n_tables; i++) {
@@ -173,8 +173,7 @@ static int dead_letter(rt_task *t, rt_table *tb, const stream_block *b, const ch
 	floe_metric_add(tb->m_dead, 1);
 	atomic_fetch_add(&p->dead, 1);
 	if (p->cfg->errors == STREAM_ERRORS_FAIL)
-		return floe_error_set(err, FLOE_ECORRUPT,
-				      "table %s: record at offset %lld of '%s' does not fit: %s "
+		return floe_error_corrupt(err, "table %s: record at offset %lld of '%s' does not fit: %s "
 				      "(errors: fail)",
 				      tb->ident, (long long)off, b->split_name ? b->split_name : "?",
 				      reason);
@@ -198,14 +197,14 @@ static int dead_letter(rt_task *t, rt_table *tb, const stream_block *b, const ch
 		floe_buf_init(&b64, 0);
 		if (floe_base64_encode(&b64, (const uint8_t *)rec, n)) {
 			floe_buf_reset(&b64);
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		}
 		floe_jw_kv_str(&w, "record_base64", floe_buf_cstr(&b64));
 		floe_buf_reset(&b64);
 	}
 	floe_jw_obj_end(&w);
 	if (floe_jw_finish(&w) || floe_buf_putc(&t->dlq, '\n'))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if (t->dlq.len >= DLQ_FLUSH_BYTES)
 		return stream_dlq_flush(p, &t->dlq, false, err);
 	return FLOE_OK;
@@ -226,10 +225,10 @@ static int write_batch(rt_task *t, size_t ti, struct ArrowArray *batch, floe_err
 		o.budget = p->budget;
 		if ((rc = p->sink->open(&t->sinks[ti], floe_table_io(tb->write_t), tb->meta, &tb->wcfg,
 					&o, err)))
-			return floe_error_prefix(err, "table %s: ", tb->ident), rc;
+			return floe_error_prefix(err, rc, "table %s: ", tb->ident);
 	}
 	if ((rc = p->sink->write(t->sinks[ti], batch, &tb->aschema, err)))
-		return floe_error_prefix(err, "table %s: ", tb->ident), rc;
+		return floe_error_prefix(err, rc, "table %s: ", tb->ident);
 	t->rows_written += batch->length;
 	atomic_fetch_add(&p->rows_written, batch->length);
 	return FLOE_OK;
@@ -400,14 +399,14 @@ static int emit(rt_task *t, size_t ti, floe_error *err)
 		if (nd)
 			t->dest = nd;
 		if (!nd || !ni)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		t->rowidx = ni;
 		t->dest_cap = cap;
 	}
 	for (int64_t r = 0; r < rows; r++) {
 		uint32_t d;
 		if (partition_owner(t, ti, row_partition_hash(tb, root, r), &d))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		t->dest[r] = d;
 		counts[d]++;
 	}
@@ -424,14 +423,14 @@ static int emit(rt_task *t, size_t ti, floe_error *err)
 	if (!sb) {
 		floe_arrow_array_release(&batch);
 		stream_col_truncate(root, 0);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	rc = floe_arrow_take(&sb->arr, &tb->aschema, &batch, t->rowidx, rows, err);
 	floe_arrow_array_release(&batch);
 	stream_col_truncate(root, 0);
 	if (rc) {
 		floe_free(sb);
-		return floe_error_prefix(err, "table %s: ", tb->ident), rc;
+		return floe_error_prefix(err, rc, "table %s: ", tb->ident);
 	}
 	int users = 0;
 	for (int d = 0; d < n; d++)
@@ -490,7 +489,7 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 			t->csv_header[ti] = b->header;
 		} else if (!sc->csv_header && !cd->have_map) {
 			if (stream_csv_set_positional(cd, root))
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 		}
 	}
 	const char *data = (const char *)b->data, *end = data + b->len, *rec = data;
@@ -574,7 +573,7 @@ static int complete_all(rt_task *t, floe_error *err)
 	floe_pipeline *p = t->p;
 	int rc;
 	if (!t->ckpt_arena && !(t->ckpt_arena = floe_arena_new(65536)))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	for (size_t i = 0; i < p->n_tables; i++) {
 		t->ckpt_n[i] = 0;
 		if (!t->sinks[i])
@@ -585,7 +584,7 @@ static int complete_all(rt_task *t, floe_error *err)
 		t->ckpt_files[i] = files;
 		t->ckpt_n[i] = n;
 		if (rc)
-			return floe_error_prefix(err, "table %s: ", p->tables[i].ident), rc;
+			return floe_error_prefix(err, rc, "table %s: ", p->tables[i].ident);
 	}
 	return stream_dlq_flush(p, &t->dlq, false, err);
 }

@@ -96,7 +96,7 @@ int floe_table_create(floe_table **out, floe_catalog *cat, const char *ns, const
 		if (!rc)
 			rc = floe_schema_from_json(&schema, &a, j, err);
 		if (rc)
-			floe_error_prefix(err, "schema JSON: ");
+			floe_error_prefix(err, rc, "schema JSON: ");
 	} else {
 		rc = floe_schema_parse_compact(&schema, &a, s, err);
 	}
@@ -107,7 +107,7 @@ int floe_table_create(floe_table **out, floe_catalog *cat, const char *ns, const
 		rc = floe_sort_order_parse_expr(&order, &a, opts->sort_by, schema, 1, err);
 	for (size_t i = 0; i < opts->n_properties && !rc; i++)
 		if (floe_strmap_set(&props, opts->properties[i].key, opts->properties[i].value))
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 	if (!rc) {
 		floe_table_spec ts = FLOE_TABLE_SPEC_INIT;
 		ts.schema = schema;
@@ -394,7 +394,7 @@ int floe_table_set_properties(floe_table *t, const floe_prop *set, size_t n_set,
 	floe_strmap_init(&m);
 	for (size_t i = 0; i < n_set && !rc; i++)
 		if (floe_strmap_set(&m, set[i].key, set[i].value))
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 	if (!rc)
 		rc = floe_table_update_properties(t, &m, remove, n_remove, err);
 	floe_strmap_reset(&m);
@@ -430,7 +430,7 @@ int floe_table_add_files(floe_table *t, const char *const *paths, size_t n,
 		floe_buf_init(&json, 0);
 		if (floe_name_mapping_from_schema(&json, floe_metadata_current_schema(m))) {
 			floe_buf_reset(&json);
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			goto done;
 		}
 		floe_prop p = {"schema.name-mapping.default", floe_buf_cstr(&json)};
@@ -444,7 +444,7 @@ int floe_table_add_files(floe_table *t, const char *const *paths, size_t n,
 		goto done;
 	files = floe_arena_calloc(&a, n, sizeof(*files));
 	if (!files) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	const floe_partition_spec *spec = floe_metadata_default_spec(m);
@@ -460,7 +460,7 @@ int floe_table_add_files(floe_table *t, const char *const *paths, size_t n,
 			uri = floe_arena_sprintf(&a, "file://%s", abs);
 		}
 		if (!uri) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			break;
 		}
 		if (floe_hmap_has(&seen, uri, strlen(uri))) {
@@ -469,7 +469,7 @@ int floe_table_add_files(floe_table *t, const char *const *paths, size_t n,
 			break;
 		}
 		if ((rc = floe_hmap_put_str(&seen, uri, 1))) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			break;
 		}
 		floe_input *in;
@@ -559,7 +559,7 @@ int floe_catalog_drop_table(floe_catalog *cat, const char *ns, const char *name,
 			floe_error_set(err, rc, "out of memory");
 		floe_hmap_reset(&c.paths);
 		floe_table_free(t);
-		return floe_error_prefix(err, "drop %s.%s: ", ns, name), rc;
+		return floe_error_prefix(err, rc, "drop %s.%s: ", ns, name);
 	}
 	/* first out of the catalog (no reader sees a half-deleted table), then files */
 	rc = floe_catalog__drop_table(cat, ns, name, err);

@@ -68,6 +68,18 @@ void floe_op_validate_from(floe_snapshot_op *op, int64_t snapshot_id);
 int floe_op_replace_manifests(floe_snapshot_op *op, const floe_manifest_file *old, size_t n_old,
 			      const floe_manifest_file *fresh, size_t n_fresh,
 			      floe_error *err) FLOE_WUR;
+/*
+ * Fence a pipeline's commit: every attempt requires that the newest
+ * snapshot of `pipeline_id` (summary floe.pipeline-id) in the branch's
+ * ancestry is `expected` (FLOE_NO_SNAPSHOT: none) — the snapshot this
+ * process resumed from or committed last. Otherwise the commit fails with
+ * a final FLOE_ECONFLICT naming the other process's snapshot.
+ */
+int floe_op_fence_pipeline(floe_snapshot_op *op, const char *pipeline_id, int64_t expected,
+			   floe_error *err) FLOE_WUR;
+/* The newest snapshot of pipeline_id from head back (FLOE_NO_SNAPSHOT). */
+int64_t floe_pipeline_last_snapshot(const floe_metadata *m, const floe_snapshot *head,
+				    const char *pipeline_id);
 /* The id the snapshot will have. */
 int64_t floe_op_snapshot_id(const floe_snapshot_op *op);
 /* A new manifest writer at <metadata>/<commit uuid>-m<N>.avro for the
@@ -119,12 +131,52 @@ static inline void floe_append_free(floe_append *ap)
 	floe_op_free(ap);
 }
 
-/* Retry policy read from table properties (commit.retry.*). */
+/* Retry policy read from table properties (commit.retry.*, and
+ * commit.status-check.* for swaps whose outcome is unknown). */
 typedef struct floe_retry_policy {
 	int num_retries;
 	int64_t min_wait_ms, max_wait_ms, total_timeout_ms;
+	int status_checks;
+	int64_t status_wait_ms;
 } floe_retry_policy;
 
 void floe_retry_policy_from(floe_retry_policy *p, const floe_metadata *m);
+
+/* ---- the commit path (commit_path.c) ------------------------------------------- */
+
+/*
+ * What a change to a table's metadata supplies to the commit path. Every
+ * metadata change goes through floe_table__commit: creation, property
+ * updates, snapshot producers, snapshot expiry.
+ */
+typedef struct floe_commit_fns {
+	/*
+	 * Build the next metadata on `base` (the table's current metadata, NULL
+	 * for a create; attempt counts from 1). FLOE_OK with *next NULL: there
+	 * is nothing to commit. A failed validation returns a non-retryable
+	 * error; a retryable one refreshes and builds again.
+	 */
+	int (*build)(void *payload, const floe_metadata *base, int attempt, floe_metadata **next,
+		     floe_error *err);
+	/* The attempt's swap definitely failed: remove what only that attempt
+	 * wrote (optional). Never called for an attempt that may be current. */
+	void (*drop_attempt)(void *payload, int attempt);
+	/* Does `cur` hold the change (its snapshot id, table uuid, properties)?
+	 * Resolves an unknown outcome; without it the metadata file's location
+	 * decides, which is not proof for a catalog that reuses locations. */
+	bool (*landed)(void *payload, const floe_metadata *cur);
+} floe_commit_fns;
+
+/*
+ * Commit a change: build on the current metadata, swap through the catalog,
+ * retry lost races (the catalog's retryable errors) with exponential backoff
+ * and jitter inside commit.retry.*, and resolve an unknown outcome by
+ * re-reading the catalog (commit_path.c DESIGN). On success the table holds
+ * the new metadata. Errors: the build's, a final ECONFLICT, or
+ * ECOMMITUNKNOWN (nothing may be deleted: the change may be current).
+ * `what` names the change in messages ("append to").
+ */
+int floe_table__commit(floe_table *t, const char *what, const floe_commit_fns *fns, void *payload,
+		       floe_error *err) FLOE_WUR;
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * create.c — table creation and property updates.
+ * create.c — table creation and property updates, both through the commit
+ * path (commit_path.c).
  */
 #include "table/create.h"
 
@@ -7,15 +8,48 @@
 
 #include "table/commit.h"
 #include "util/alloc.h"
+#include "util/rand.h"
+
+typedef struct create_ctx {
+	const floe_table_spec *ts;
+	int fv;
+	const char *location;
+	char uuid[37]; /* the same in every attempt: how a create whose answer was lost is known */
+} create_ctx;
+
+static int build_create(void *payload, const floe_metadata *base, int attempt, floe_metadata **next,
+			floe_error *err)
+{
+	create_ctx *c = payload;
+	floe_metadata_builder *b = NULL;
+	(void)base;
+	(void)attempt;
+	int rc = floe_metadata_builder_new_table(&b, c->fv, c->location, c->uuid, c->ts->schema,
+						 c->ts->spec, c->ts->sort_order, c->ts->properties,
+						 err);
+	if (rc) {
+		floe_metadata_builder_free(b);
+		return rc;
+	}
+	return floe_metadata_builder_finish(next, b, NULL, 0, err);
+}
+
+/* A table with this create's uuid is this create's table. */
+static bool create_landed(void *payload, const floe_metadata *cur)
+{
+	create_ctx *c = payload;
+	return cur->table_uuid && strcmp(cur->table_uuid, c->uuid) == 0;
+}
 
 int floe_table__create(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
 		       const floe_table_spec *ts, floe_error *err)
 {
-	floe_metadata_builder *b = NULL;
-	floe_metadata *m = NULL;
-	char *loc = NULL, *meta_loc = NULL;
+	floe_table *t = NULL;
+	char *loc = NULL;
 	int fv = ts->format_version;
 	int rc;
+	if (out)
+		*out = NULL;
 	if (!ts->schema)
 		return floe_error_set(err, FLOE_EINVAL, "a table needs a schema");
 	if (fv == 0 && ts->properties) {
@@ -35,67 +69,72 @@ int floe_table__create(floe_table **out, floe_catalog *cat, const char *ns, cons
 			n--;
 		loc = floe_strndup(ts->location, n);
 		if (!loc)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 	} else if ((rc = floe_catalog_default_location(cat, ns, name, &loc, err))) {
 		return rc;
 	}
-	rc = floe_metadata_builder_new_table(&b, fv, loc, NULL, ts->schema, ts->spec, ts->sort_order,
-					     ts->properties, err);
+	create_ctx c = {ts, fv, loc, {0}};
+	floe_uuid_v4_str(c.uuid);
+	static const floe_commit_fns fns = {build_create, NULL, create_landed};
+	rc = floe_table__new_unloaded(&t, cat, ns, name, err);
 	if (!rc)
-		rc = floe_metadata_builder_finish(&m, b, NULL, 0, err);
-	else
-		floe_metadata_builder_free(b);
-	if (!rc)
-		rc = floe_catalog_commit_table(cat, ns, name, NULL, m, &meta_loc, err);
-	floe_metadata_free(m);
-	floe_free(meta_loc);
+		rc = floe_table__commit(t, "create table", &fns, &c, err);
 	floe_free(loc);
-	if (rc)
-		return floe_error_prefix(err, "create table %s.%s: ", ns, name), rc;
+	if (rc) {
+		floe_table_free(t);
+		return rc;
+	}
 	if (out)
-		return floe_table_load(out, cat, ns, name, err);
+		*out = t;
+	else
+		floe_table_free(t);
 	return FLOE_OK;
+}
+
+typedef struct props_ctx {
+	const floe_strmap *set;
+	const char *const *remove;
+	size_t n_remove;
+} props_ctx;
+
+static int build_props(void *payload, const floe_metadata *base, int attempt, floe_metadata **next,
+		       floe_error *err)
+{
+	props_ctx *c = payload;
+	floe_metadata_builder *b = NULL;
+	(void)attempt;
+	int rc = floe_metadata_builder_from(&b, base, err);
+	if (!rc && c->set)
+		rc = floe_mb_set_properties(b, c->set, err);
+	if (!rc && c->n_remove)
+		rc = floe_mb_remove_properties(b, c->remove, c->n_remove, err);
+	if (rc) {
+		floe_metadata_builder_free(b);
+		return rc;
+	}
+	return floe_metadata_builder_finish(next, b, base->metadata_location, base->last_updated_ms,
+					    err);
+}
+
+/* The properties are as asked (the change is idempotent). */
+static bool props_landed(void *payload, const floe_metadata *cur)
+{
+	props_ctx *c = payload;
+	for (size_t i = 0; c->set && i < c->set->len; i++) {
+		const char *v = floe_metadata_property(cur, c->set->items[i].key);
+		if (!v || strcmp(v, c->set->items[i].value) != 0)
+			return false;
+	}
+	for (size_t i = 0; i < c->n_remove; i++)
+		if (floe_metadata_property(cur, c->remove[i]))
+			return false;
+	return true;
 }
 
 int floe_table_update_properties(floe_table *t, const floe_strmap *set, const char *const *remove,
 				 size_t n_remove, floe_error *err)
 {
-	floe_retry_policy pol;
-	floe_retry_policy_from(&pol, floe_table_metadata(t));
-	for (int attempt = 0;; attempt++) {
-		const floe_metadata *base = floe_table_metadata(t);
-		floe_metadata_builder *b = NULL;
-		floe_metadata *next = NULL;
-		char *loc = NULL;
-		int rc = floe_metadata_builder_from(&b, base, err);
-		if (!rc && set)
-			rc = floe_mb_set_properties(b, set, err);
-		if (!rc && n_remove)
-			rc = floe_mb_remove_properties(b, remove, n_remove, err);
-		if (!rc) {
-			rc = floe_metadata_builder_finish(&next, b, base->metadata_location,
-							  base->last_updated_ms, err);
-			b = NULL;
-		}
-		if (!rc)
-			rc = floe_catalog_commit_table(floe_table_catalog(t), floe_table_namespace(t),
-						       floe_table_name(t), base, next, &loc, err);
-		floe_metadata_builder_free(b);
-		if (!rc) {
-			next->metadata_location = floe_arena_strdup(&next->arena, loc);
-			floe_free(loc);
-			if (!next->metadata_location) {
-				floe_metadata_free(next);
-				return floe_table_refresh(t, err);
-			}
-			floe_table__set_metadata(t, next);
-			return FLOE_OK;
-		}
-		floe_metadata_free(next);
-		if ((rc != FLOE_ECONFLICT && rc != FLOE_ETIMEDOUT) || attempt >= pol.num_retries)
-			return rc;
-		floe_error_clear(err);
-		if ((rc = floe_table_refresh(t, err)))
-			return rc;
-	}
+	props_ctx c = {set, remove, n_remove};
+	static const floe_commit_fns fns = {build_props, NULL, props_landed};
+	return floe_table__commit(t, "set properties of", &fns, &c, err);
 }

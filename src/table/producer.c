@@ -63,6 +63,9 @@ struct floe_snapshot_op {
 	floe_hmap remove_keys; /* "<content>|<path>" -> index */
 	floe_hmap no_match;    /* manifests known to hold none of the removals (immutable files) */
 	floe_strmap extra;
+	char *attempt_list; /* the manifest list of the current attempt */
+	char *fence_pipeline; /* floe_op_fence_pipeline */
+	int64_t fence_expect;
 	char commit_uuid[37];
 	int64_t snapshot_id;
 	int64_t data_seq;      /* -1: inherit */
@@ -89,29 +92,13 @@ struct floe_snapshot_op {
 	int64_t changed_partitions;
 };
 
-void floe_retry_policy_from(floe_retry_policy *p, const floe_metadata *m)
-{
-	/* Java's defaults are 4 retries, 100 ms .. 60 s, 30 min; floe waits for
-	 * more attempts by default because streaming writers commit often */
-	p->num_retries = (int)floe_metadata_property_i64(m, "commit.retry.num-retries", 10);
-	p->min_wait_ms = floe_metadata_property_i64(m, "commit.retry.min-wait-ms", 100);
-	p->max_wait_ms = floe_metadata_property_i64(m, "commit.retry.max-wait-ms", 60000);
-	p->total_timeout_ms = floe_metadata_property_i64(m, "commit.retry.total-timeout-ms", 1800000);
-	if (p->num_retries < 0)
-		p->num_retries = 0;
-	if (p->min_wait_ms < 1)
-		p->min_wait_ms = 1;
-	if (p->max_wait_ms < p->min_wait_ms)
-		p->max_wait_ms = p->min_wait_ms;
-}
-
 int floe_op_new(floe_snapshot_op **out, floe_table *t, floe_op_kind kind, const char *branch,
 		floe_error *err)
 {
 	floe_snapshot_op *op = floe_calloc(1, sizeof(*op));
 	if (!op || !(op->branch = floe_strdup(branch ? branch : "main"))) {
 		floe_free(op);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	op->t = t;
 	op->kind = kind;
@@ -141,6 +128,8 @@ void floe_op_free(floe_snapshot_op *op)
 	floe_hmap_reset(&op->no_match);
 	floe_strmap_reset(&op->extra);
 	floe_arena_reset(&op->arena);
+	floe_free(op->attempt_list);
+	floe_free(op->fence_pipeline);
 	floe_free(op->branch);
 	floe_free(op);
 }
@@ -203,7 +192,7 @@ int floe_op_add_file(floe_snapshot_op *op, const floe_data_file *f, floe_error *
 			g = &op->groups[i];
 	if (!g) {
 		if (FLOE_ARRAY_RESERVE(op->groups, op->cap_groups, op->n_groups + 1))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		g = &op->groups[op->n_groups++];
 		memset(g, 0, sizeof(*g));
 		g->spec_id = f->spec_id;
@@ -211,7 +200,7 @@ int floe_op_add_file(floe_snapshot_op *op, const floe_data_file *f, floe_error *
 	}
 	if (FLOE_ARRAY_RESERVE(g->files, g->cap, g->n + 1) ||
 	    floe_data_file_copy(&g->files[g->n], &op->arena, f))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	g->n++;
 	switch (f->content) {
 	case FLOE_CONTENT_DATA:
@@ -259,14 +248,14 @@ int floe_op_remove_file(floe_snapshot_op *op, const floe_data_file *f, floe_erro
 	if ((rc = remove_key(&k, f)) ||
 	    (rc = floe_hmap_put(&op->remove_keys, k.data, k.len, op->n_removes, &existed))) {
 		floe_buf_reset(&k);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	floe_buf_reset(&k);
 	if (existed)
 		return FLOE_OK;
 	if (FLOE_ARRAY_RESERVE(op->removes, op->cap_removes, op->n_removes + 1) ||
 	    floe_data_file_copy(&op->removes[op->n_removes], &op->arena, f))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	op->n_removes++;
 	return FLOE_OK;
 }
@@ -280,10 +269,10 @@ int floe_op_replace_manifests(floe_snapshot_op *op, const floe_manifest_file *ol
 	op->mr_old = floe_arena_calloc(&op->arena, n_old + 1, sizeof(char *));
 	op->mr_new = floe_arena_calloc(&op->arena, n_fresh + 1, sizeof(floe_manifest_file));
 	if (!op->mr_old || !op->mr_new)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	for (size_t i = 0; i < n_old; i++)
 		if (!(op->mr_old[i] = floe_arena_strdup(&op->arena, old[i].path)))
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 	for (size_t i = 0; i < n_fresh; i++) {
 		op->mr_new[i] = fresh[i];
 		op->mr_new[i].path = floe_arena_strdup(&op->arena, fresh[i].path);
@@ -291,14 +280,14 @@ int floe_op_replace_manifests(floe_snapshot_op *op, const floe_manifest_file *ol
 			floe_arena_memdup(&op->arena, fresh[i].partitions,
 					  (fresh[i].n_partitions + 1) * sizeof(floe_field_summary));
 		if (!op->mr_new[i].path || !op->mr_new[i].partitions)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		for (size_t k = 0; k < fresh[i].n_partitions; k++) {
 			floe_field_summary *fs = &op->mr_new[i].partitions[k];
 			if ((fs->has_lower && !(fs->lower = floe_arena_memdup(&op->arena, fs->lower,
 									       fs->lower_len + 1))) ||
 			    (fs->has_upper && !(fs->upper = floe_arena_memdup(&op->arena, fs->upper,
 									       fs->upper_len + 1))))
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 		}
 	}
 	op->n_mr_old = n_old;
@@ -311,7 +300,7 @@ int floe_op_set_summary(floe_snapshot_op *op, const char *key, const char *value
 	if (strcmp(key, "operation") == 0)
 		return floe_error_set(err, FLOE_EINVAL, "'operation' is set by the producer");
 	if (floe_strmap_set(&op->extra, key, value))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	return FLOE_OK;
 }
 
@@ -370,12 +359,12 @@ static int open_manifest(floe_snapshot_op *op, const floe_metadata *m,
 	floe_output *out;
 	int rc;
 	if (!dir)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	const char *path = floe_arena_sprintf(&op->arena, "%s/%s-m%d.avro", dir, op->commit_uuid,
 					      op->n_manifest_files++);
 	floe_free(dir);
 	if (!path)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if ((rc = floe_io_create(floe_table_io(op->t), path, false, &out, err)))
 		return rc;
 	return floe_manifest_writer_open(w, out, path, m->format_version,
@@ -400,7 +389,7 @@ static int write_new_manifests(floe_snapshot_op *op, floe_error *err)
 	int rc = FLOE_OK;
 	op->manifests = floe_arena_calloc(&op->arena, op->n_groups + 1, sizeof(floe_manifest_file));
 	if (!op->manifests)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	/* data manifests first, then delete manifests */
 	for (int pass = 0; pass < 2 && !rc; pass++) {
 		for (size_t g = 0; g < op->n_groups && !rc; g++) {
@@ -559,7 +548,7 @@ static int filter_manifests(floe_snapshot_op *op, const floe_metadata *m,
 	floe_buf_init(&c.key, 0);
 	c.found = floe_calloc(op->n_removes + 1, sizeof(bool));
 	if (!c.found)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	for (size_t i = 0; i < op->n_rewrites; i++)
 		op->rewrites[i].used = false;
 	bool remove_data = false, remove_deletes = false;
@@ -596,7 +585,7 @@ static int filter_manifests(floe_snapshot_op *op, const floe_metadata *m,
 		rc = floe_manifest_read(in, m, mf, floe_table_path_map(op->t), match_cb, &c, err);
 		if (!rc && !c.any) {
 			if (floe_hmap_put_str(&op->no_match, mf->path, 1))
-				rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				rc = floe_error_oom(err);
 		} else if (!rc && c.any) {
 			floe_manifest_writer *w = NULL;
 			rc = open_manifest(op, m, floe_metadata_spec(m, mf->spec_id), mf->content, &w,
@@ -612,13 +601,13 @@ static int filter_manifests(floe_snapshot_op *op, const floe_metadata *m,
 				} else if (FLOE_ARRAY_RESERVE(op->rewrites, op->cap_rewrites,
 							      op->n_rewrites + 1)) {
 					floe_manifest_writer_abort(w);
-					rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+					rc = floe_error_oom(err);
 				} else {
 					rewrite *rw = &op->rewrites[op->n_rewrites];
 					rw->orig_path = floe_arena_strdup(&op->arena, mf->path);
 					rc = floe_manifest_writer_close(w, &rw->written, &op->arena, err);
 					if (!rc && !rw->orig_path)
-						rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+						rc = floe_error_oom(err);
 					if (!rc) {
 						rw->used = true;
 						rw->totals = mt;
@@ -646,8 +635,6 @@ static int filter_manifests(floe_snapshot_op *op, const floe_metadata *m,
 			rc = floe_error_set(err, FLOE_ECONFLICT,
 					    "'%s' is no longer in the table (removed by another commit)",
 					    op->removes[i].file_path);
-			if (err)
-				err->retryable = false;
 		}
 	floe_free(c.found);
 	floe_free(c.cur);
@@ -738,13 +725,13 @@ static int validate(floe_snapshot_op *op, const floe_metadata *m, const floe_sna
 	for (size_t i = 0; i < op->n_removes && !rc; i++)
 		if (op->removes[i].content == FLOE_CONTENT_DATA &&
 		    floe_hmap_put_str(&removed, op->removes[i].file_path, 1))
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 	/* Only snapshots not validated by an earlier attempt, only those that can
 	 * add delete files (appends cannot), and only the delete manifests each
 	 * one added: a retry beside a busy writer stays cheap. */
 	for (const floe_snapshot *s = head;
 	     s && s->snapshot_id != op->validate_from && s->snapshot_id != op->validated_head && !rc;
-	     s = floe_metadata_snapshot(m, s->parent_id)) {
+	     s = floe_metadata_parent(m, s)) {
 		const char *operation = floe_snapshot_summary(s, "operation");
 		if (operation && strcmp(operation, "append") == 0)
 			continue;
@@ -765,8 +752,6 @@ static int validate(floe_snapshot_op *op, const floe_metadata *m, const floe_sna
 					    "replaces: start over from the new snapshot",
 					    (long long)s->snapshot_id, floe_content_name(v.conflict_kind),
 					    v.conflict);
-			if (err)
-				err->retryable = false;
 		}
 	}
 	if (!rc)
@@ -868,15 +853,73 @@ static int build_summary(floe_snapshot_op *op, const floe_snapshot *parent,
 	return rc;
 }
 
+/* ---- pipeline fencing ----------------------------------------------------------------- */
+
+int floe_op_fence_pipeline(floe_snapshot_op *op, const char *pipeline_id, int64_t expected,
+			   floe_error *err)
+{
+	floe_free(op->fence_pipeline);
+	if (!(op->fence_pipeline = floe_strdup(pipeline_id)))
+		return floe_error_oom(err);
+	op->fence_expect = expected;
+	return FLOE_OK;
+}
+
+int64_t floe_pipeline_last_snapshot(const floe_metadata *m, const floe_snapshot *head,
+				    const char *pipeline_id)
+{
+	for (const floe_snapshot *s = head; s; s = floe_metadata_parent(m, s)) {
+		const char *id = floe_snapshot_summary(s, "floe.pipeline-id");
+		if (id && strcmp(id, pipeline_id) == 0)
+			return s->snapshot_id;
+	}
+	return FLOE_NO_SNAPSHOT;
+}
+
+/*
+ * The design's fencing rule: the newest snapshot of the pipeline on the
+ * branch must be the one this process resumed from or committed itself.
+ * Otherwise another process of the same pipeline (started twice, or this one
+ * is stale) committed meanwhile, and committing would apply its input twice:
+ * a final, non-retryable conflict. (Iceberg's Flink committer checks
+ * flink.max-committed-checkpoint-id for the same reason.)
+ */
+static int check_fence(floe_snapshot_op *op, const floe_metadata *base,
+		       const floe_snapshot *parent, floe_error *err)
+{
+	int64_t last = floe_pipeline_last_snapshot(base, parent, op->fence_pipeline);
+	if (last == op->fence_expect)
+		return FLOE_OK;
+	const floe_snapshot *ls = floe_metadata_snapshot(base, last);
+	const char *ck = ls ? floe_snapshot_summary(ls, "floe.checkpoint-id") : NULL;
+	if (op->fence_expect == FLOE_NO_SNAPSHOT)
+		return floe_error_set(err, FLOE_ECONFLICT,
+				      "pipeline '%s' is fenced: another process of it committed "
+				      "snapshot %lld (checkpoint %s) after this one started from "
+				      "nothing; stop this process (its input would be applied "
+				      "twice)",
+				      op->fence_pipeline, (long long)last, ck ? ck : "?");
+	return floe_error_set(err, FLOE_ECONFLICT,
+			      "pipeline '%s' is fenced: its newest snapshot on '%s' is %lld "
+			      "(checkpoint %s), not %lld which this process resumed from or "
+			      "committed; another process of the same pipeline is running (or "
+			      "this one is stale), and committing would apply its input twice",
+			      op->fence_pipeline, op->branch, (long long)last, ck ? ck : "none",
+			      (long long)op->fence_expect);
+}
+
 /* ---- one attempt ---------------------------------------------------------------------- */
 
-/* One attempt against the table's current metadata. *list_path receives the
- * manifest list path (to delete on failure). */
-static int attempt(floe_snapshot_op *op, int n_attempt, char **list_path, floe_error *err)
+/* One attempt on base (the table's current metadata): the manifest list
+ * and the next metadata (*next NULL: nothing to commit). The list's path
+ * is kept for drop_attempt. */
+static int build_attempt(void *payload, const floe_metadata *base, int n_attempt,
+			 floe_metadata **next_out, floe_error *err)
 {
+	floe_snapshot_op *op = payload;
 	floe_table *t = op->t;
-	const floe_metadata *base = floe_table_metadata(t);
 	floe_fileio *io = floe_table_io(t);
+	char **list_path = &op->attempt_list;
 	const floe_snapshot_ref *ref = floe_metadata_ref(base, op->branch);
 	const floe_snapshot *parent = ref ? floe_metadata_snapshot(base, ref->snapshot_id)
 					  : floe_metadata_current_snapshot(base);
@@ -887,13 +930,14 @@ static int attempt(floe_snapshot_op *op, int n_attempt, char **list_path, floe_e
 	floe_metadata_builder *b = NULL;
 	floe_metadata *next = NULL;
 	removed_totals removed;
-	char *loc = NULL;
 	int rc;
 	int fv = base->format_version;
 
 	floe_arena_init(&a, 65536);
 	floe_strmap_init(&summary);
 	memset(&removed, 0, sizeof(removed));
+	*next_out = NULL;
+	floe_free(*list_path);
 	*list_path = NULL;
 	if (ref && ref->is_tag) {
 		rc = floe_error_set(err, FLOE_EINVAL, "'%s' is a tag, not a branch", op->branch);
@@ -906,12 +950,14 @@ static int attempt(floe_snapshot_op *op, int n_attempt, char **list_path, floe_e
 	}
 	if (parent && (rc = floe_table_manifests(&old, &n_old, &a, t, parent, err)))
 		goto done;
+	if (op->fence_pipeline && (rc = check_fence(op, base, parent, err)))
+		goto done;
 	if ((rc = validate(op, base, parent, err)))
 		goto done;
 	kept = floe_arena_calloc(&a, n_old + 1, sizeof(*kept));
 	all = floe_arena_calloc(&a, op->n_manifests + n_old + 1, sizeof(*all));
 	if (!kept || !all) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	if (op->n_mr_old) {
@@ -925,8 +971,6 @@ static int attempt(floe_snapshot_op *op, int n_attempt, char **list_path, floe_e
 				rc = floe_error_set(err, FLOE_ECONFLICT,
 						    "manifest '%s' was replaced by another commit",
 						    op->mr_old[k]);
-				if (err)
-					err->retryable = false;
 				goto done;
 			}
 		}
@@ -954,7 +998,7 @@ static int attempt(floe_snapshot_op *op, int n_attempt, char **list_path, floe_e
 	if (op->n_mr_new) {
 		all = floe_arena_calloc(&a, op->n_mr_new + n_old + 1, sizeof(*all));
 		if (!all) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			goto done;
 		}
 		/* rewritten manifests keep their sequence numbers ("replace" adds no
@@ -986,14 +1030,14 @@ static int attempt(floe_snapshot_op *op, int n_attempt, char **list_path, floe_e
 	int64_t next_row_id = first_row_id;
 	char *dir = floe_metadata_dir(base);
 	if (!dir) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	size_t plen = strlen(dir) + 128;
 	*list_path = floe_malloc(plen);
 	if (!*list_path) {
 		floe_free(dir);
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	snprintf(*list_path, plen, "%s/snap-%lld-%d-%s.avro", dir, (long long)op->snapshot_id,
@@ -1009,12 +1053,12 @@ static int attempt(floe_snapshot_op *op, int n_attempt, char **list_path, floe_e
 		goto done;
 
 	if ((rc = build_summary(op, parent, &removed, &summary))) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	floe_kv *kvs = floe_arena_calloc(&a, summary.len + 1, sizeof(floe_kv));
 	if (!kvs) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto done;
 	}
 	for (size_t i = 0; i < summary.len; i++) {
@@ -1050,22 +1094,9 @@ static int attempt(floe_snapshot_op *op, int n_attempt, char **list_path, floe_e
 	b = NULL;
 	if (rc)
 		goto done;
-	rc = floe_catalog_commit_table(floe_table_catalog(t), floe_table_namespace(t),
-				       floe_table_name(t), base, next, &loc, err);
-	if (rc)
-		goto done;
-	next->metadata_location = floe_arena_strdup(&next->arena, loc);
-	if (!next->metadata_location) {
-		/* committed: reload rather than fail */
-		floe_metadata_free(next);
-		next = NULL;
-		rc = floe_table_refresh(t, err);
-		goto done;
-	}
-	floe_table__set_metadata(t, next);
+	*next_out = next;
 	next = NULL;
 done:
-	floe_free(loc);
 	floe_metadata_builder_free(b);
 	floe_metadata_free(next);
 	floe_strmap_reset(&summary);
@@ -1073,28 +1104,27 @@ done:
 	return rc;
 }
 
-static void sleep_ms(int64_t ms)
+static void drop_attempt(void *payload, int n_attempt)
 {
-	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) != 0)
-		;
+	floe_snapshot_op *op = payload;
+	(void)n_attempt;
+	if (op->attempt_list)
+		floe_io_remove_quiet(floe_table_io(op->t), op->attempt_list);
+	floe_free(op->attempt_list);
+	op->attempt_list = NULL;
 }
 
-/* The catalog reports "the commit may or may not have happened" (a timeout or
- * a 5xx from a REST server) as a non-retryable EIO: then nothing the commit
- * wrote may be deleted, since the table may already reference it. */
-static bool outcome_unknown(int rc, const floe_error *err)
+static bool landed(void *payload, const floe_metadata *cur)
 {
-	return rc == FLOE_EIO && !err->retryable;
+	floe_snapshot_op *op = payload;
+	return floe_metadata_snapshot(cur, op->snapshot_id) != NULL;
 }
 
 int floe_op_commit(floe_snapshot_op *op, int64_t *snapshot_id, floe_error *err_out)
 {
 	floe_table *t = op->t;
-	floe_retry_policy pol;
 	floe_error local, *err = err_out ? err_out : &local;
 	int rc;
-	int64_t start = floe_monotonic_ns();
 	floe_error_clear(&local);
 	if (snapshot_id)
 		*snapshot_id = -1;
@@ -1104,43 +1134,21 @@ int floe_op_commit(floe_snapshot_op *op, int64_t *snapshot_id, floe_error *err_o
 	if (floe_op_added(op) == 0 && op->n_removes == 0 && op->n_mr_old == 0)
 		return FLOE_OK;
 	if ((rc = count_partitions(op)))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if (!op->manifests_written && (rc = write_new_manifests(op, err))) {
 		remove_written(op);
-		return floe_error_prefix(err, "commit to %s.%s: ", floe_table_namespace(t),
-					 floe_table_name(t)), rc;
+		return floe_error_prefix(err, rc, "commit to %s.%s: ", floe_table_namespace(t),
+					 floe_table_name(t));
 	}
-	floe_retry_policy_from(&pol, floe_table_metadata(t));
-	int64_t wait = pol.min_wait_ms;
-	for (int n = 1;; n++) {
-		char *list_path = NULL;
-		rc = attempt(op, n, &list_path, err);
-		if (rc == FLOE_OK) {
-			floe_free(list_path);
-			break;
-		}
-		bool unknown = outcome_unknown(rc, err);
-		bool retry = (rc == FLOE_ECONFLICT && err->retryable) || rc == FLOE_ETIMEDOUT;
-		if (list_path && !unknown)
-			floe_io_remove_quiet(floe_table_io(t), list_path);
-		floe_free(list_path);
-		int64_t elapsed_ms = (floe_monotonic_ns() - start) / 1000000;
-		if (!retry || n > pol.num_retries || elapsed_ms > pol.total_timeout_ms) {
-			if (!unknown)
-				remove_written(op);
-			return floe_error_prefix(err, "commit to %s.%s (attempt %d): ",
-						 floe_table_namespace(t), floe_table_name(t), n), rc;
-		}
-		FLOE_DEBUG("commit to %s.%s lost a race (attempt %d): %s", floe_table_namespace(t),
-			   floe_table_name(t), n, err->msg);
-		/* exponential backoff with jitter */
-		sleep_ms(wait / 2 + (int64_t)(floe_random_u64() % (uint64_t)(wait / 2 + 1)));
-		wait = wait * 2 > pol.max_wait_ms ? pol.max_wait_ms : wait * 2;
-		floe_error_clear(err);
-		if ((rc = floe_table_refresh(t, err))) {
+	static const floe_commit_fns fns = {build_attempt, drop_attempt, landed};
+	rc = floe_table__commit(t, "commit to", &fns, op, err);
+	floe_free(op->attempt_list);
+	op->attempt_list = NULL;
+	if (rc) {
+		/* a commit that may be current keeps every file it wrote */
+		if (rc != FLOE_ECOMMITUNKNOWN)
 			remove_written(op);
-			return rc;
-		}
+		return rc;
 	}
 	if (snapshot_id)
 		*snapshot_id = floe_metadata_snapshot(floe_table_metadata(t), op->snapshot_id)

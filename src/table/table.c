@@ -19,18 +19,28 @@ struct floe_table {
 	floe_arena map_arena;
 };
 
-int floe_table_load(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
-		    floe_error *err)
+int floe_table__new_unloaded(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
+			     floe_error *err)
 {
 	floe_table *t = floe_calloc(1, sizeof(*t));
-	int rc;
 	if (!t || !(t->ns = floe_strdup(ns)) || !(t->name = floe_strdup(name))) {
 		floe_table_free(t);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	floe_arena_init(&t->map_arena, 1024);
 	t->cat = cat;
 	t->io = cat->io;
+	*out = t;
+	return FLOE_OK;
+}
+
+int floe_table_load(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
+		    floe_error *err)
+{
+	floe_table *t = NULL;
+	int rc = floe_table__new_unloaded(&t, cat, ns, name, err);
+	if (rc)
+		return rc;
 	if ((rc = floe_catalog_load_table(cat, ns, name, &t->meta, err))) {
 		floe_table_free(t);
 		return rc;
@@ -46,7 +56,7 @@ int floe_table_load_path(floe_table **out, floe_fileio *io, const char *path,
 	int rc;
 	if (!t || !(t->path = floe_strdup(path))) {
 		floe_free(t);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	floe_arena_init(&t->map_arena, 1024);
 	t->io = io;
@@ -54,14 +64,14 @@ int floe_table_load_path(floe_table **out, floe_fileio *io, const char *path,
 		floe_path_rule *rules = floe_arena_calloc(&t->map_arena, map->n, sizeof(*rules));
 		if (!rules) {
 			floe_table_free(t);
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		}
 		for (size_t i = 0; i < map->n; i++) {
 			rules[i].from = floe_arena_strdup(&t->map_arena, map->rules[i].from);
 			rules[i].to = floe_arena_strdup(&t->map_arena, map->rules[i].to);
 			if (!rules[i].from || !rules[i].to) {
 				floe_table_free(t);
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 			}
 		}
 		t->map.rules = rules;
@@ -77,7 +87,7 @@ int floe_table_load_path(floe_table **out, floe_fileio *io, const char *path,
 
 int floe_table_refresh(floe_table *t, floe_error *err)
 {
-	floe_metadata *m;
+	floe_metadata *m = NULL;
 	int rc = t->cat ? floe_catalog_load_table(t->cat, t->ns, t->name, &m, err)
 			: floe_fs_load_path(t->io, t->path, &m, err);
 	if (rc)
@@ -145,9 +155,9 @@ int floe_table_manifests(floe_manifest_file **out, size_t *n, floe_arena *a, flo
 		floe_input *in;
 		const char *p = floe_path_map_apply(map, a, snap->manifest_list);
 		if (!p)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		if ((rc = floe_io_open_read(t->io, p, &in, err)))
-			return floe_error_prefix(err, "snapshot %lld: ", (long long)snap->snapshot_id), rc;
+			return floe_error_prefix(err, rc, "snapshot %lld: ", (long long)snap->snapshot_id);
 		rc = floe_manifest_list_read(out, n, a, in, map, err);
 		floe_input_close(in);
 		return rc;
@@ -155,12 +165,12 @@ int floe_table_manifests(floe_manifest_file **out, size_t *n, floe_arena *a, flo
 	/* v1: manifests embedded in the snapshot */
 	floe_manifest_file *items = floe_arena_calloc(a, snap->n_v1_manifests + 1, sizeof(*items));
 	if (!items)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	for (size_t i = 0; i < snap->n_v1_manifests; i++) {
 		floe_input *in;
 		const char *p = floe_path_map_apply(map, a, snap->v1_manifests[i]);
 		if (!p)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		if ((rc = floe_io_open_read(t->io, p, &in, err)))
 			return rc;
 		rc = floe_manifest_file_from_header(&items[i], a, in, p, snap->snapshot_id, err);

@@ -24,6 +24,10 @@ floe_catalog *floe_table_catalog(const floe_table *t);
 const char *floe_table_namespace(const floe_table *t);
 const char *floe_table_name(const floe_table *t);
 const floe_path_map *floe_table_path_map(const floe_table *t);
+/* A handle on a table that does not exist yet (no metadata): what a create
+ * commits through. */
+int floe_table__new_unloaded(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
+			     floe_error *err) FLOE_WUR;
 /* Replace the table's metadata after a commit (takes ownership). */
 void floe_table__set_metadata(floe_table *t, floe_metadata *m);
 

@@ -262,8 +262,12 @@ char *floe_arena_strdup(floe_arena *a, const char *s)
 void *floe_arena_memdup(floe_arena *a, const void *p, size_t n)
 {
 	void *q = floe_arena_alloc(a, n);
-	if (q && n)
-		memcpy(q, p, n);
+	if (q && n) {
+		if (p)
+			memcpy(q, p, n);
+		else
+			memset(q, 0, n); /* an empty array's NULL copies as zeroes */
+	}
 	return q;
 }
 

@@ -57,7 +57,7 @@ int floe_input_file_open(floe_input **out, const char *path, floe_error *err)
 	if (!f || !(f->name = floe_strdup(path))) {
 		floe_free(f);
 		close(fd);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	f->fd = fd;
 	f->base.ops = &file_input_ops;
@@ -128,7 +128,7 @@ int floe_output_file_create(floe_output **out, const char *path, floe_error *err
 		floe_free(f);
 		close(fd);
 		unlink(path);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	f->fd = fd;
 	f->base.ops = &file_output_ops;

@@ -12,8 +12,7 @@ int floe_input_read_exact(floe_input *in, uint64_t off, void *buf, size_t n, flo
 	size_t got = 0;
 	int rc;
 	if (off > in->size || n > in->size - off)
-		return floe_error_set(err, FLOE_ECORRUPT,
-				      "%s: read of %zu bytes at offset %llu is past the end (size %llu)",
+		return floe_error_corrupt(err, "%s: read of %zu bytes at offset %llu is past the end (size %llu)",
 				      in->name ? in->name : "input", n, (unsigned long long)off,
 				      (unsigned long long)in->size);
 	while (n > 0) {
@@ -21,7 +20,7 @@ int floe_input_read_exact(floe_input *in, uint64_t off, void *buf, size_t n, flo
 		if (rc)
 			return rc;
 		if (got == 0)
-			return floe_error_set(err, FLOE_ECORRUPT, "%s: unexpected end of file at %llu",
+			return floe_error_corrupt(err, "%s: unexpected end of file at %llu",
 					      in->name ? in->name : "input",
 					      (unsigned long long)off);
 		buf = (char *)buf + got;
@@ -35,12 +34,12 @@ int floe_input_read_all(floe_input *in, floe_buf *out, size_t max, floe_error *e
 {
 	uint8_t *p;
 	if (in->size > max)
-		return floe_error_set(err, FLOE_ECORRUPT, "%s: %llu bytes exceeds the limit of %zu",
+		return floe_error_corrupt(err, "%s: %llu bytes exceeds the limit of %zu",
 				      in->name ? in->name : "input", (unsigned long long)in->size,
 				      max);
 	p = floe_buf_extend(out, (size_t)in->size);
 	if (!p)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory reading %s", in->name);
+		return floe_error_oomf(err, "out of memory reading %s", in->name);
 	return floe_input_read_exact(in, 0, p, (size_t)in->size, err);
 }
 
@@ -127,7 +126,7 @@ static int buf_write(floe_output *out, const void *p, size_t n, floe_error *err)
 {
 	buf_output *b = (buf_output *)out;
 	if (floe_buf_append(b->target, p, n))
-		return floe_error_set(err, FLOE_ENOMEM, "%s: buffer limit reached", b->name);
+		return floe_error_oomf(err, "%s: buffer limit reached", b->name);
 	return FLOE_OK;
 }
 

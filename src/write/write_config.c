@@ -145,7 +145,7 @@ int floe_write_config_from(floe_write_config *out, floe_arena *a, const floe_met
 		out->data_path = loc ? floe_arena_sprintf(a, "%s/data", loc) : NULL;
 	}
 	if (!out->data_path)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	return FLOE_OK;
 }
 

@@ -94,7 +94,7 @@ int floe_write__format_new(floe_write__format **out, const floe_metadata *m,
 	int rc;
 	*out = NULL;
 	if (!f)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	f->m = m;
 	f->schema = schema;
 	f->prune = needs_prune(schema->root);
@@ -106,7 +106,7 @@ int floe_write__format_new(floe_write__format **out, const floe_metadata *m,
 	floe_arena_reset(&tmp);
 	f->leaves = floe_calloc((size_t)f->pq->n_leaves + 1, sizeof(*f->leaves));
 	if (!f->schema_json || !f->leaves) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto fail;
 	}
 	for (int i = 0; i < f->pq->n_leaves; i++) {
@@ -251,7 +251,7 @@ int floe_write__data_writer_open(floe_data_writer **out, floe_fileio *io, const 
 	int rc;
 	*out = NULL;
 	if (!w)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	floe_arena_init(&w->arena, 1024);
 	floe_arena_init(&w->scratch, 4096);
 	w->io = io;
@@ -260,7 +260,7 @@ int floe_write__data_writer_open(floe_data_writer **out, floe_fileio *io, const 
 	w->opts = *opts;
 	w->path = floe_arena_strdup(&w->arena, path);
 	if (!w->path || copy_partition(&w->partition, &w->arena, partition)) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto fail;
 	}
 	if ((rc = floe_io_create(io, path, false, &w->out, err)))
@@ -271,7 +271,7 @@ int floe_write__data_writer_open(floe_data_writer **out, floe_fileio *io, const 
 	*out = w;
 	return FLOE_OK;
 fail:
-	floe_error_prefix(err, "data file '%s': ", path);
+	floe_error_prefix(err, rc, "data file '%s': ", path);
 	floe_data_writer_abort(w);
 	return rc;
 }
@@ -292,7 +292,7 @@ int floe_data_writer_open(floe_data_writer **out, floe_fileio *io, const char *p
 				      "fields",
 				      path, partition->n, spec->n_fields);
 	if ((rc = floe_write__format_new(&fmt, m, schema, err)))
-		return floe_error_prefix(err, "data file '%s': ", path), rc;
+		return floe_error_prefix(err, rc, "data file '%s': ", path);
 	if (budget)
 		opts.budget = budget;
 	if ((rc = floe_write__data_writer_open(out, io, path, fmt, spec ? spec->spec_id : 0,
@@ -314,11 +314,11 @@ int floe_data_writer_write(floe_data_writer *w, const struct ArrowArray *batch,
 		floe_arena_reset(&w->scratch);
 		if ((rc = project(&w->scratch, w->fmt->schema->root, "$", schema, batch, &ps, &pa,
 				  0, err)))
-			return floe_error_prefix(err, "data file '%s': ", w->path), rc;
+			return floe_error_prefix(err, rc, "data file '%s': ", w->path);
 	}
 	rc = floe_parquet_writer_write(w->pw, pa, ps, err);
 	if (rc)
-		return floe_error_prefix(err, "data file '%s': ", w->path), rc;
+		return floe_error_prefix(err, rc, "data file '%s': ", w->path);
 	w->rows += batch->length;
 	return FLOE_OK;
 }
@@ -346,7 +346,7 @@ size_t floe_data_writer_buffered(const floe_data_writer *w)
 int floe_data_writer_flush(floe_data_writer *w, floe_error *err)
 {
 	int rc = floe_parquet_writer_flush_row_group(w->pw, err);
-	return rc ? floe_error_prefix(err, "data file '%s': ", w->path) : FLOE_OK;
+	return floe_error_prefix(err, rc, "data file '%s': ", w->path);
 }
 
 const floe_parquet_writer *floe_data_writer_parquet(const floe_data_writer *w)
@@ -461,11 +461,11 @@ int floe_data_writer_close(floe_data_writer *w, floe_data_file *out, floe_arena 
 nomem:
 	/* the file is published but its entry could not be made: the caller
 	 * cannot commit it, so take it back */
-	rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	rc = floe_error_oom(err);
 	floe_io_remove_quiet(w->io, w->path);
 done:
 	if (rc)
-		floe_error_prefix(err, "data file '%s': ", w->path);
+		floe_error_prefix(err, rc, "data file '%s': ", w->path);
 	free_writer(w);
 	return rc;
 }

@@ -187,14 +187,14 @@ int floe_write__partitioner_new(floe_write__partitioner **out, const floe_schema
 	int rc;
 	*out = NULL;
 	if (!p)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	p->schema = schema;
 	p->spec = spec;
 	p->n_fields = spec->n_fields;
 	p->fields = floe_calloc(spec->n_fields + 1, sizeof(*p->fields));
 	p->vals = floe_calloc((spec->n_fields + 1) * CHUNK, sizeof(floe_value));
 	if (!p->fields || !p->vals) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto fail;
 	}
 	for (size_t i = 0; i < spec->n_fields; i++) {
@@ -290,7 +290,7 @@ static int bind_sources(floe_write__partitioner *p, const struct ArrowArray *bat
 			s = s->children[pos];
 			a = a->children[pos];
 			if ((rc = floe_arrow_view_child(&next, &cur, s, a, err)))
-				return floe_error_prefix(err, "column '%s': ", f->src_name), rc;
+				return floe_error_prefix(err, rc, "column '%s': ", f->src_name);
 			cur = next;
 		}
 		f->src.view = cur;
@@ -480,7 +480,7 @@ int floe_write__partition(floe_write__partitioner *p, floe_write__groups *out,
 			p->row_group = rg;
 		int64_t *rows = rg ? floe_realloc(p->rows, n * sizeof(int64_t)) : NULL;
 		if (!rows)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		p->rows = rows;
 		p->cap_rows = n;
 	}
@@ -503,7 +503,7 @@ int floe_write__partition(floe_write__partitioner *p, floe_write__groups *out,
 			}
 			uint32_t g;
 			if (group_of(p, tuple, &g))
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 			p->row_group[r0 + i] = g;
 			p->gcount[g]++;
 			prev = g;
@@ -512,7 +512,7 @@ int floe_write__partition(floe_write__partitioner *p, floe_write__groups *out,
 	/* counting sort of row indices by group */
 	if (p->n_groups + 1 > p->cap_start &&
 	    floe_array_grow((void **)&p->start, &p->cap_start, sizeof(int64_t), p->n_groups + 1))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	int64_t at = 0;
 	for (size_t g = 0; g < p->n_groups; g++) {
 		p->start[g] = at;

@@ -86,7 +86,7 @@ int floe_write__fanout_new(floe_write__fanout **out, const floe_write__fanout_op
 	int rc;
 	*out = NULL;
 	if (!fo)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	floe_arena_init(&fo->cfg_arena, 1024);
 	floe_arena_init(&fo->done_arena, 16384);
 	floe_hmap_init(&fo->index);
@@ -106,7 +106,7 @@ int floe_write__fanout_new(floe_write__fanout **out, const floe_write__fanout_op
 	fo->task_id = o->task_id;
 	fo->max_open = o->max_open_files ? o->max_open_files : 1000;
 	if (!fo->cfg.data_path) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto fail;
 	}
 	if (o->operation_id && *o->operation_id) {
@@ -125,7 +125,7 @@ int floe_write__fanout_new(floe_write__fanout **out, const floe_write__fanout_op
 		if (floe_parquet_budget_new(&fo->budget,
 					    o->private_budget ? o->private_budget : (uint64_t)256 << 20,
 					    on_over, fo)) {
-			rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			rc = floe_error_oom(err);
 			goto fail;
 		}
 		fo->own_budget = true;
@@ -233,7 +233,7 @@ static int slot_get(floe_write__fanout *fo, const floe_partition *p, slot **out,
 	slot *s = NULL;
 	int rc;
 	if (tuple_key(&fo->key, p))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if (floe_hmap_get(&fo->index, fo->key.data, fo->key.len, &idx)) {
 		*out = fo->slots[idx];
 		return FLOE_OK;
@@ -269,7 +269,7 @@ static int slot_get(floe_write__fanout *fo, const floe_partition *p, slot **out,
 	return FLOE_OK;
 nomem:
 	slot_free(s);
-	return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+	return floe_error_oom(err);
 }
 
 /* Finish a slot's open file: its entry joins the done list. */
@@ -284,7 +284,7 @@ static int slot_finish(floe_write__fanout *fo, slot *s, floe_error *err)
 	fo->open_files--;
 	if (FLOE_ARRAY_RESERVE(fo->done, fo->cap_done, fo->n_done + 1)) {
 		fo->ops->abort(f);
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	}
 	int64_t exact, open;
 	fo->ops->size_parts(f, &exact, &open);
@@ -333,7 +333,7 @@ static int slot_open(floe_write__fanout *fo, slot *s, floe_error *err)
 		 (long long)fo->task_id, fo->op_id, fo->file_count + 1, fo->ops->ext);
 	floe_buf_clear(&fo->path);
 	if (floe_write_location(&fo->path, &fo->cfg, s->part_path, name))
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	if ((rc = fo->ops->open(&s->file, fo->factory, floe_buf_cstr(&fo->path), &s->part, err)))
 		return rc;
 	fo->file_count++;
@@ -465,11 +465,11 @@ int floe_write__fanout_complete(floe_write__fanout *fo, floe_data_file **files, 
 	if (fo->n_done) {
 		floe_data_file *arr = floe_realloc(*files, (*n + fo->n_done) * sizeof(**files));
 		if (!arr)
-			return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+			return floe_error_oom(err);
 		*files = arr;
 		for (size_t i = 0; i < fo->n_done; i++)
 			if (floe_data_file_copy(&arr[*n + i], a, &fo->done[i]))
-				return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+				return floe_error_oom(err);
 		*n += fo->n_done;
 	}
 	fo->n_done = 0;

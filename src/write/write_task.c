@@ -41,7 +41,7 @@ int floe_task_writer_new(floe_task_writer **out, floe_fileio *io, const floe_met
 		return floe_error_set(err, FLOE_EINVAL, "task writer: options version %d", opts->version);
 	tw = floe_calloc(1, sizeof(*tw));
 	if (!tw)
-		return floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		return floe_error_oom(err);
 	tw->m = m;
 	tw->schema = floe_metadata_current_schema(m);
 	tw->spec = floe_metadata_default_spec(m);
@@ -54,7 +54,7 @@ int floe_task_writer_new(floe_task_writer **out, floe_fileio *io, const floe_met
 	tw->nulls.n = tw->spec->n_fields;
 	tw->nulls.values = floe_calloc(tw->spec->n_fields + 1, sizeof(floe_value));
 	if (!tw->nulls.values) {
-		rc = floe_error_set(err, FLOE_ENOMEM, "out of memory");
+		rc = floe_error_oom(err);
 		goto fail;
 	}
 	for (size_t i = 0; i < tw->spec->n_fields; i++) {
@@ -89,7 +89,7 @@ int floe_task_writer_new(floe_task_writer **out, floe_fileio *io, const floe_met
 	*out = tw;
 	return FLOE_OK;
 fail:
-	floe_error_prefix(err, "task writer: ");
+	floe_error_prefix(err, rc, "task writer: ");
 	floe_task_writer_abort(tw);
 	return rc;
 }
@@ -143,7 +143,7 @@ int floe_task_writer_write(floe_task_writer *tw, const struct ArrowArray *batch,
 		return floe_error_set(err, FLOE_EINVAL, "task writer: failed earlier (abort it)");
 	if ((rc = write_batch(tw, batch, schema, err))) {
 		tw->failed = true;
-		return floe_error_prefix(err, "task writer: "), rc;
+		return floe_error_prefix(err, rc, "task writer: ");
 	}
 	return FLOE_OK;
 }
@@ -156,7 +156,7 @@ int floe_task_writer_complete(floe_task_writer *tw, floe_data_file **files, size
 		return floe_error_set(err, FLOE_EINVAL, "task writer: failed earlier (abort it)");
 	if ((rc = floe_write__fanout_complete(tw->fo, files, n, a, err))) {
 		tw->failed = true;
-		return floe_error_prefix(err, "task writer: "), rc;
+		return floe_error_prefix(err, rc, "task writer: ");
 	}
 	return FLOE_OK;
 }

@@ -227,7 +227,7 @@ static int col_append(jcol *c, const floe_json *j, floe_arena *tmp, floe_error *
 		FLOE_FALLTHROUGH;
 	default:
 		if ((rc = floe_value_from_json(&v, tmp, c->t, j, err)))
-			return floe_error_prefix(err, "field '%s': ", c->name);
+			return floe_error_prefix(err, rc, "field '%s': ", c->name);
 		break;
 	}
 	if (floe_buf_putc(&c->valid, 1))

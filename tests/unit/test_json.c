@@ -28,7 +28,7 @@ static void test_parse_basic(void)
 	T_OK(floe_json_get_i64(j, "neg", &v, NULL, &err), &err);
 	T_EQ_INT(v, -12);
 	T_ERR(floe_json_get_i64(j, "f", &v, "obj", &err), FLOE_ECORRUPT);
-	T_EQ_STR(err.msg, "obj: 'f' must be an integer, found number");
+	T_EQ_MSG(err.msg, "obj: 'f' must be an integer, found number");
 	T_CHECK(floe_json_get(j, "f")->d == 1500.0);
 	T_ERR(floe_json_get_i64(j, "zz", &v, NULL, &err), FLOE_ENOTFOUND);
 	const char *s;

@@ -19,16 +19,43 @@ static void test_error_prefix(void)
 {
 	floe_error err;
 	floe_error_clear(&err);
-	T_EQ_INT(floe_error_prefix(&err, "ctx: "), 0);
+	T_EQ_INT(floe_error_prefix(&err, 0, "ctx: "), 0);
 	T_EQ_STR(err.msg, "");
 	T_EQ_INT(floe_error_set(&err, FLOE_ECORRUPT, "block %d: bad", 3), FLOE_ECORRUPT);
-	floe_error_prefix(&err, "manifest '%s': ", "m1.avro");
-	floe_error_prefix(&err, "commit db.t: ");
+	T_EQ_INT(floe_error_prefix(&err, FLOE_ECORRUPT, "manifest '%s': ", "m1.avro"), FLOE_ECORRUPT);
+	floe_error_prefix(&err, FLOE_ECORRUPT, "commit db.t: ");
 	T_EQ_STR(err.msg, "commit db.t: manifest 'm1.avro': block 3: bad");
 	T_CHECK(!err.retryable);
+	/* the status is returned whether or not a record was passed */
+	T_EQ_INT(floe_error_prefix(NULL, FLOE_EINVAL, "ctx: "), FLOE_EINVAL);
+	/* a record the callee left empty still names the code */
+	floe_error_clear(&err);
+	T_EQ_INT(floe_error_prefix(&err, FLOE_ENOMEM, "manifest '%s': ", "m"), FLOE_ENOMEM);
+	T_EQ_INT(err.code, FLOE_ENOMEM);
+	T_EQ_STR(err.msg, "manifest 'm': out of memory");
+	/* the caller's code wins: err->code always equals what is returned */
+	floe_error_set(&err, FLOE_EIO, "read failed");
+	T_EQ_INT(floe_error_prefix(&err, FLOE_ECORRUPT, "x: "), FLOE_ECORRUPT);
+	T_EQ_INT(err.code, FLOE_ECORRUPT);
+	/* retryable is said by the code that knows, not derived from the code */
 	floe_error_set(&err, FLOE_ECONFLICT, "lost race");
+	T_CHECK(!err.retryable);
+	floe_error_set_retryable(&err, FLOE_ECONFLICT, "lost race");
 	T_CHECK(err.retryable);
+	floe_error_set(&err, FLOE_EIO, "x");
+	T_CHECK(!err.retryable);
 	T_EQ_INT(floe_error_set(NULL, FLOE_EIO, "x"), FLOE_EIO);
+	/* corruption and out-of-memory errors say where they were raised */
+	T_EQ_INT(floe_error_corrupt(&err, "block %d: bad varint", 3), FLOE_ECORRUPT);
+#ifdef FLOE_ERROR_SOURCE
+	T_CHECK(strstr(err.msg, "block 3: bad varint [tests/unit/test_util.c:") == err.msg);
+#else
+	T_EQ_STR(err.msg, "block 3: bad varint");
+#endif
+	T_EQ_INT(floe_error_oom(&err), FLOE_ENOMEM);
+	T_CHECK(strncmp(err.msg, "out of memory", 13) == 0);
+	T_EQ_INT(floe_error_set(&err, FLOE_ENOMEM, NULL), FLOE_ENOMEM);
+	T_EQ_STR(err.msg, "out of memory");
 }
 
 static void test_arena(void)
