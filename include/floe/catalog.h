@@ -36,49 +36,53 @@ typedef struct floe_catalog_config {
 #define FLOE_CATALOG_CONFIG_INIT {1, NULL, NULL, NULL, NULL}
 
 /* Open a catalog. */
-int floe_catalog_open(floe_catalog **out, const floe_catalog_config *cfg, floe_error *err) FLOE_WUR;
+FLOE_EXPORT int floe_catalog_open(floe_catalog **out, const floe_catalog_config *cfg, floe_error *err) FLOE_WUR;
 /*
  * The embedded default: "<dir>/warehouse" with the SQLite catalog file
  * "<dir>/warehouse/catalog.db" (dir NULL: the working directory). Creates
  * them when missing. Catalog name "default".
  */
-int floe_catalog_open_default(floe_catalog **out, const char *dir, floe_error *err) FLOE_WUR;
-void floe_catalog_free(floe_catalog *cat);
+FLOE_EXPORT int floe_catalog_open_default(floe_catalog **out, const char *dir, floe_error *err) FLOE_WUR;
+/* The embedded default when it exists (FLOE_ENOTFOUND naming the catalog
+ * file otherwise): nothing is created. For commands that only read. */
+FLOE_EXPORT int floe_catalog_open_default_existing(floe_catalog **out, const char *dir,
+				       floe_error *err) FLOE_WUR;
+FLOE_EXPORT void floe_catalog_free(floe_catalog *cat);
 
 /* Names: fn(namespace, NULL) for namespaces, fn(namespace, table) for tables. */
 typedef int (*floe_name_fn)(const char *ns, const char *name, void *payload);
 typedef int (*floe_prop_fn)(const char *key, const char *value, void *payload);
 
 /* FLOE_EEXISTS when it exists. */
-int floe_catalog_create_namespace(floe_catalog *cat, const char *ns, const floe_prop *props,
+FLOE_EXPORT int floe_catalog_create_namespace(floe_catalog *cat, const char *ns, const floe_prop *props,
 				  size_t n_props, floe_error *err) FLOE_WUR;
 /* Children of parent (NULL: top level), sorted. */
-int floe_catalog_list_namespaces(floe_catalog *cat, const char *parent, floe_name_fn fn,
+FLOE_EXPORT int floe_catalog_list_namespaces(floe_catalog *cat, const char *parent, floe_name_fn fn,
 				 void *payload, floe_error *err) FLOE_WUR;
 /* FLOE_ENOTFOUND, or FLOE_EINVAL when it still holds tables or namespaces. */
-int floe_catalog_drop_namespace(floe_catalog *cat, const char *ns, floe_error *err) FLOE_WUR;
-int floe_catalog_namespace_properties(floe_catalog *cat, const char *ns, floe_prop_fn fn,
+FLOE_EXPORT int floe_catalog_drop_namespace(floe_catalog *cat, const char *ns, floe_error *err) FLOE_WUR;
+FLOE_EXPORT int floe_catalog_namespace_properties(floe_catalog *cat, const char *ns, floe_prop_fn fn,
 				      void *payload, floe_error *err) FLOE_WUR;
-int floe_catalog_set_namespace_properties(floe_catalog *cat, const char *ns,
+FLOE_EXPORT int floe_catalog_set_namespace_properties(floe_catalog *cat, const char *ns,
 					  const floe_prop *set, size_t n_set,
 					  const char *const *remove, size_t n_remove,
 					  floe_error *err) FLOE_WUR;
-int floe_catalog_list_tables(floe_catalog *cat, const char *ns, floe_name_fn fn, void *payload,
+FLOE_EXPORT int floe_catalog_list_tables(floe_catalog *cat, const char *ns, floe_name_fn fn, void *payload,
 			     floe_error *err) FLOE_WUR;
 /* Remove a table from the catalog; purge also deletes its data and metadata
  * files (every file any of its snapshots references). */
-int floe_catalog_drop_table(floe_catalog *cat, const char *ns, const char *name, bool purge,
+FLOE_EXPORT int floe_catalog_drop_table(floe_catalog *cat, const char *ns, const char *name, bool purge,
 			    floe_error *err) FLOE_WUR;
-int floe_catalog_rename_table(floe_catalog *cat, const char *from_ns, const char *from_name,
+FLOE_EXPORT int floe_catalog_rename_table(floe_catalog *cat, const char *from_ns, const char *from_name,
 			      const char *to_ns, const char *to_name, floe_error *err) FLOE_WUR;
 
 /* Split "db.events" into a namespace and a name (caller frees both with
  * floe_free_string). A name without a dot uses `dflt` (NULL: error). */
-int floe_catalog_split_ident(const char *ident, const char *dflt, char **ns, char **name,
+FLOE_EXPORT int floe_catalog_split_ident(const char *ident, const char *dflt, char **ns, char **name,
 			     floe_error *err) FLOE_WUR;
 
 /* Free a string the library returned. */
-void floe_free_string(char *s);
+FLOE_EXPORT void floe_free_string(char *s);
 
 #ifdef __cplusplus
 }

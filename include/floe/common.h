@@ -24,12 +24,16 @@
 extern "C" {
 #endif
 
+/* FLOE_EXPORT marks the public API: the library is compiled with
+ * -fvisibility=hidden, so a shared object built from it exports only these. */
 #if defined(__GNUC__) || defined(__clang__)
+#define FLOE_EXPORT __attribute__((visibility("default")))
 #define FLOE_PRINTF(fmt_idx, args_idx) __attribute__((format(printf, fmt_idx, args_idx)))
 #define FLOE_WUR __attribute__((warn_unused_result))
 #define FLOE_UNUSED __attribute__((unused))
 #define FLOE_FALLTHROUGH __attribute__((fallthrough)) /* gcc and clang both check it */
 #else
+#define FLOE_EXPORT
 #define FLOE_PRINTF(fmt_idx, args_idx)
 #define FLOE_WUR
 #define FLOE_UNUSED
@@ -67,15 +71,15 @@ typedef struct floe_error {
 } floe_error;
 
 /* Name of a status code ("ECORRUPT"). Never NULL. */
-const char *floe_strerror(int code);
+FLOE_EXPORT const char *floe_strerror(int code);
 
-void floe_error_clear(floe_error *err);
+FLOE_EXPORT void floe_error_clear(floe_error *err);
 
 /* Durations as options spell them: "10s", "500ms", "2m", "1h", "3d" or a
  * bare number of milliseconds. */
-bool floe_parse_duration_ms(const char *s, int64_t *ms);
+FLOE_EXPORT bool floe_parse_duration_ms(const char *s, int64_t *ms);
 /* Sizes: "128MB", "1 GiB", "512k" or a bare number of bytes (binary units). */
-bool floe_parse_size(const char *s, int64_t *bytes);
+FLOE_EXPORT bool floe_parse_size(const char *s, int64_t *bytes);
 
 /*
  * Set err to code and a formatted message; returns code so that
@@ -85,10 +89,10 @@ bool floe_parse_size(const char *s, int64_t *bytes);
  * says so with floe_error_set_retryable. A NULL fmt gives a message naming
  * the code ("out of memory" for ENOMEM).
  */
-int floe_error_set(floe_error *err, int code, const char *fmt, ...) FLOE_PRINTF(3, 4);
-int floe_error_setv(floe_error *err, int code, const char *fmt, va_list ap) FLOE_PRINTF(3, 0);
+FLOE_EXPORT int floe_error_set(floe_error *err, int code, const char *fmt, ...) FLOE_PRINTF(3, 4);
+FLOE_EXPORT int floe_error_setv(floe_error *err, int code, const char *fmt, va_list ap) FLOE_PRINTF(3, 0);
 /* The same, marking the error retryable. */
-int floe_error_set_retryable(floe_error *err, int code, const char *fmt, ...) FLOE_PRINTF(3, 4);
+FLOE_EXPORT int floe_error_set_retryable(floe_error *err, int code, const char *fmt, ...) FLOE_PRINTF(3, 4);
 
 /*
  * Add context as an error rises: returns rc, always, so that
@@ -97,7 +101,7 @@ int floe_error_set_retryable(floe_error *err, int code, const char *fmt, ...) FL
  * takes code rc and "manifest 'x.avro': " is prepended to its message (a
  * record that holds no message yet gets the code's name after the prefix).
  */
-int floe_error_prefix(floe_error *err, int rc, const char *fmt, ...) FLOE_PRINTF(3, 4);
+FLOE_EXPORT int floe_error_prefix(floe_error *err, int rc, const char *fmt, ...) FLOE_PRINTF(3, 4);
 
 /*
  * Corruption and out-of-memory errors carry a message always, and in builds
@@ -108,7 +112,7 @@ int floe_error_prefix(floe_error *err, int rc, const char *fmt, ...) FLOE_PRINTF
 #define floe_error_corrupt(err, ...) floe_error__at((err), FLOE_ECORRUPT, __FILE__, __LINE__, __VA_ARGS__)
 #define floe_error_oom(err) floe_error__at((err), FLOE_ENOMEM, __FILE__, __LINE__, "out of memory")
 #define floe_error_oomf(err, ...) floe_error__at((err), FLOE_ENOMEM, __FILE__, __LINE__, __VA_ARGS__)
-int floe_error__at(floe_error *err, int code, const char *file, int line, const char *fmt, ...)
+FLOE_EXPORT int floe_error__at(floe_error *err, int code, const char *file, int line, const char *fmt, ...)
 	FLOE_PRINTF(5, 6);
 
 /* Allocator hook. All of floe's memory goes through it. */
@@ -121,14 +125,14 @@ typedef struct floe_allocator {
 
 /* Install a custom allocator (NULL restores the C library's). Not thread-safe:
  * call it before anything else. */
-void floe_set_allocator(const floe_allocator *alloc);
+FLOE_EXPORT void floe_set_allocator(const floe_allocator *alloc);
 
 /* Allocate through the hook (free with floe_free, which accepts NULL). */
-void *floe_malloc(size_t n) FLOE_WUR;
-void *floe_calloc(size_t count, size_t size) FLOE_WUR; /* NULL on overflow */
-void *floe_realloc(void *p, size_t n) FLOE_WUR;
-void floe_free(void *p);
-char *floe_strdup(const char *s) FLOE_WUR;
+FLOE_EXPORT void *floe_malloc(size_t n) FLOE_WUR;
+FLOE_EXPORT void *floe_calloc(size_t count, size_t size) FLOE_WUR; /* NULL on overflow */
+FLOE_EXPORT void *floe_realloc(void *p, size_t n) FLOE_WUR;
+FLOE_EXPORT void floe_free(void *p);
+FLOE_EXPORT char *floe_strdup(const char *s) FLOE_WUR;
 
 /* Output sink for text the library renders (JSON, tables, file dumps). A
  * non-zero return stops the producer and is returned by it. */
@@ -145,7 +149,7 @@ typedef enum floe_log_level {
 typedef void (*floe_log_fn)(floe_log_level level, const char *msg, void *payload);
 
 /* Set the log sink and the minimum level. fn NULL discards all messages. */
-void floe_set_logger(floe_log_fn fn, void *payload, floe_log_level min_level);
+FLOE_EXPORT void floe_set_logger(floe_log_fn fn, void *payload, floe_log_level min_level);
 
 #ifdef __cplusplus
 }

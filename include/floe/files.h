@@ -14,10 +14,10 @@ extern "C" {
 
 /* Header, codec, block and record counts, metadata (JSON values shown as
  * JSON) of an Avro container file, as one pretty JSON object. */
-int floe_avro_file_meta(const char *path, floe_write_fn fn, void *payload,
+FLOE_EXPORT int floe_avro_file_meta(const char *path, floe_write_fn fn, void *payload,
 			floe_error *err) FLOE_WUR;
 /* Every record as a JSON line. */
-int floe_avro_file_cat(const char *path, floe_write_fn fn, void *payload,
+FLOE_EXPORT int floe_avro_file_cat(const char *path, floe_write_fn fn, void *payload,
 		       floe_error *err) FLOE_WUR;
 
 typedef struct floe_avro_file_write_opts {
@@ -32,7 +32,7 @@ typedef struct floe_avro_file_write_opts {
 
 /* Write records given as JSON lines (in Avro's JSON conventions) against a
  * schema (JSON text) into an Avro container file; *bytes receives its size. */
-int floe_avro_file_write(const char *out_path, const char *schema_json, size_t schema_len,
+FLOE_EXPORT int floe_avro_file_write(const char *out_path, const char *schema_json, size_t schema_len,
 			 const char *jsonl, size_t jsonl_len, const floe_avro_file_write_opts *opts,
 			 uint64_t *bytes, floe_error *err) FLOE_WUR;
 

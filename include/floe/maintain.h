@@ -116,7 +116,7 @@ typedef struct floe_rewrite_manifests_result {
  * that no delete file committed meanwhile targets a replaced file (else the
  * group is given up, its files deleted, nothing lost).
  */
-int floe_compact(floe_table *t, const floe_compact_opts *opts, floe_compact_result *res,
+FLOE_EXPORT int floe_compact(floe_table *t, const floe_compact_opts *opts, floe_compact_result *res,
 		 floe_error *err) FLOE_WUR;
 
 /*
@@ -127,7 +127,7 @@ int floe_compact(floe_table *t, const floe_compact_opts *opts, floe_compact_resu
  * pipeline that writes the table (floe.pipeline-id: its offsets are its
  * state). Then delete the files only expired snapshots reached.
  */
-int floe_expire_snapshots(floe_table *t, const floe_expire_opts *opts, floe_expire_result *res,
+FLOE_EXPORT int floe_expire_snapshots(floe_table *t, const floe_expire_opts *opts, floe_expire_result *res,
 			  floe_error *err) FLOE_WUR;
 
 /*
@@ -136,7 +136,7 @@ int floe_expire_snapshots(floe_table *t, const floe_expire_opts *opts, floe_expi
  * are older than the cutoff (younger files may belong to a commit in
  * progress). fn (may be NULL) sees each orphan.
  */
-int floe_delete_orphan_files(floe_table *t, const floe_orphan_opts *opts, floe_orphan_fn fn,
+FLOE_EXPORT int floe_delete_orphan_files(floe_table *t, const floe_orphan_opts *opts, floe_orphan_fn fn,
 			     void *payload, floe_orphan_result *res, floe_error *err) FLOE_WUR;
 
 /*
@@ -144,7 +144,7 @@ int floe_delete_orphan_files(floe_table *t, const floe_orphan_opts *opts, floe_o
  * clustered by partition, into manifests near the target size in one
  * "replace" snapshot (data and delete manifests apart, per spec).
  */
-int floe_rewrite_manifests(floe_table *t, const floe_rewrite_manifests_opts *opts,
+FLOE_EXPORT int floe_rewrite_manifests(floe_table *t, const floe_rewrite_manifests_opts *opts,
 			   floe_rewrite_manifests_result *res, floe_error *err) FLOE_WUR;
 
 /* ---- all of it, in order, under the lock ------------------------------------------ */
@@ -213,7 +213,7 @@ typedef struct floe_maintain_result {
  * (FLOE_ECONFLICT, naming the holder, when another maintainer has it).
  * A failed step stops the run: later steps depend on earlier ones.
  */
-int floe_maintain(floe_table *t, const floe_maintain_opts *opts, floe_maintain_result *res,
+FLOE_EXPORT int floe_maintain(floe_table *t, const floe_maintain_opts *opts, floe_maintain_result *res,
 		  floe_error *err) FLOE_WUR;
 
 /*
@@ -222,7 +222,7 @@ int floe_maintain(floe_table *t, const floe_maintain_opts *opts, floe_maintain_r
  * rewrite-manifests too; spaces allowed) into FLOE_STEP_* bits. False for
  * an unknown name or an empty list.
  */
-bool floe_maintain_parse_steps(const char *list, unsigned *out);
+FLOE_EXPORT bool floe_maintain_parse_steps(const char *list, unsigned *out);
 
 /* ---- the lock ------------------------------------------------------------------------ */
 
@@ -240,17 +240,17 @@ typedef struct floe_maint_lock floe_maint_lock;
  * no longer exists, loses its lock. Locks held by Java (no heartbeat) are
  * never broken automatically.
  */
-int floe_maint_lock_acquire(floe_maint_lock **out, const char *uri, const char *lock_id,
+FLOE_EXPORT int floe_maint_lock_acquire(floe_maint_lock **out, const char *uri, const char *lock_id,
 			    int64_t stale_after_ms, floe_error *err) FLOE_WUR;
 /* FLOE_ECONFLICT when the lock was broken and taken by another instance. */
-int floe_maint_lock_check(floe_maint_lock *l, floe_error *err) FLOE_WUR;
+FLOE_EXPORT int floe_maint_lock_check(floe_maint_lock *l, floe_error *err) FLOE_WUR;
 /* Release (only our own row is deleted) and free. Accepts NULL. */
-void floe_maint_lock_release(floe_maint_lock *l);
+FLOE_EXPORT void floe_maint_lock_release(floe_maint_lock *l);
 /* Remove any holder's lock (the operator's escape hatch for a dead Java holder). */
-int floe_maint_lock_break(const char *uri, const char *lock_id, floe_error *err) FLOE_WUR;
+FLOE_EXPORT int floe_maint_lock_break(const char *uri, const char *lock_id, floe_error *err) FLOE_WUR;
 /* The lock database and default lock id of a table (caller frees with floe_free);
  * *uri is NULL when the catalog has no lock database. */
-int floe_maint_lock_target(floe_table *t, char **uri, char **lock_id, floe_error *err) FLOE_WUR;
+FLOE_EXPORT int floe_maint_lock_target(floe_table *t, char **uri, char **lock_id, floe_error *err) FLOE_WUR;
 
 #ifdef __cplusplus
 }

@@ -29,19 +29,19 @@ typedef struct floe_parquet_file floe_parquet_file;
 typedef int (*floe_parquet_out_fn)(const char *p, size_t n, void *payload);
 
 /* Open a local file and read its footer. Close with floe_parquet_file_close. */
-int floe_parquet_file_open(floe_parquet_file **out, const char *path, floe_error *err) FLOE_WUR;
-void floe_parquet_file_close(floe_parquet_file *f); /* accepts NULL */
+FLOE_EXPORT int floe_parquet_file_open(floe_parquet_file **out, const char *path, floe_error *err) FLOE_WUR;
+FLOE_EXPORT void floe_parquet_file_close(floe_parquet_file *f); /* accepts NULL */
 
-int64_t floe_parquet_file_num_rows(const floe_parquet_file *f);
+FLOE_EXPORT int64_t floe_parquet_file_num_rows(const floe_parquet_file *f);
 
 /* The footer as one JSON document: version, created_by, num_rows, key/value
  * metadata, and per row group and column chunk the type, path, codec,
  * encodings, encoding stats, sizes, offsets and statistics. */
-int floe_parquet_file_meta_json(floe_parquet_file *f, floe_parquet_out_fn fn, void *payload,
+FLOE_EXPORT int floe_parquet_file_meta_json(floe_parquet_file *f, floe_parquet_out_fn fn, void *payload,
 			   floe_error *err) FLOE_WUR;
 
 /* The schema in parquet-mr's "message" text form (with field ids). */
-int floe_parquet_file_schema_text(floe_parquet_file *f, floe_parquet_out_fn fn, void *payload,
+FLOE_EXPORT int floe_parquet_file_schema_text(floe_parquet_file *f, floe_parquet_out_fn fn, void *payload,
 			     floe_error *err) FLOE_WUR;
 
 typedef struct floe_parquet_cat_opts {
@@ -65,7 +65,7 @@ typedef struct floe_parquet_cat_opts {
  * as JSON strings; binary and fixed as base64; lists as arrays; maps as
  * arrays of [key, value]; structs as objects.
  */
-int floe_parquet_file_cat(floe_parquet_file *f, const floe_parquet_cat_opts *opts,
+FLOE_EXPORT int floe_parquet_file_cat(floe_parquet_file *f, const floe_parquet_cat_opts *opts,
 			  floe_parquet_out_fn fn, void *payload, floe_error *err) FLOE_WUR;
 
 typedef struct floe_parquet_rewrite_opts {
@@ -90,12 +90,12 @@ typedef struct floe_parquet_rewrite_opts {
  * 3-level LISTs, INT96 becomes TIMESTAMP(NANOS), field ids are kept). The
  * output is removed on failure. *rows_out (optional) gets the rows written.
  */
-int floe_parquet_file_rewrite(floe_parquet_file *f, const char *out_path,
+FLOE_EXPORT int floe_parquet_file_rewrite(floe_parquet_file *f, const char *out_path,
 			      const floe_parquet_rewrite_opts *opts, int64_t *rows_out,
 			      floe_error *err) FLOE_WUR;
 
 /* Codec name ("zstd") -> Parquet codec id; -1 when unknown. */
-int floe_parquet_codec_from_name(const char *name);
+FLOE_EXPORT int floe_parquet_codec_from_name(const char *name);
 
 #ifdef __cplusplus
 }

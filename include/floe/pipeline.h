@@ -70,11 +70,11 @@ typedef struct floe_pipeline_opts {
  * its tables in cat (or in the catalog the config names, which then wins),
  * and read each table's committed offsets. cat must outlive the pipeline.
  */
-int floe_pipeline_open(floe_pipeline **out, floe_catalog *cat, const char *yaml, size_t n,
+FLOE_EXPORT int floe_pipeline_open(floe_pipeline **out, floe_catalog *cat, const char *yaml, size_t n,
 		       const floe_pipeline_opts *opts, floe_error *err) FLOE_WUR;
 
 /* Parse and check a configuration only (no catalog, no files touched). */
-int floe_pipeline_check(const char *yaml, size_t n, floe_error *err) FLOE_WUR;
+FLOE_EXPORT int floe_pipeline_check(const char *yaml, size_t n, floe_error *err) FLOE_WUR;
 
 /*
  * Run until the sources end (files without follow, a bounded generator,
@@ -82,19 +82,19 @@ int floe_pipeline_check(const char *yaml, size_t n, floe_error *err) FLOE_WUR;
  * an error (nothing after the last commit is committed). Returns 0 after a
  * clean end or stop, FLOE_ECANCELED after floe_pipeline_cancel.
  */
-int floe_pipeline_run(floe_pipeline *p, floe_error *err) FLOE_WUR;
+FLOE_EXPORT int floe_pipeline_run(floe_pipeline *p, floe_error *err) FLOE_WUR;
 
 /* Finish the current checkpoint and end (async-signal-safe). */
-void floe_pipeline_stop(floe_pipeline *p);
+FLOE_EXPORT void floe_pipeline_stop(floe_pipeline *p);
 /* End as soon as possible without another commit (async-signal-safe). */
-void floe_pipeline_cancel(floe_pipeline *p);
+FLOE_EXPORT void floe_pipeline_cancel(floe_pipeline *p);
 
-void floe_pipeline_get_stats(const floe_pipeline *p, floe_pipeline_stats *out);
+FLOE_EXPORT void floe_pipeline_get_stats(const floe_pipeline *p, floe_pipeline_stats *out);
 
-void floe_pipeline_free(floe_pipeline *p);
+FLOE_EXPORT void floe_pipeline_free(floe_pipeline *p);
 
 /* The reference of every configuration key as Markdown. */
-int floe_pipeline_config_reference(floe_write_fn fn, void *payload, floe_error *err) FLOE_WUR;
+FLOE_EXPORT int floe_pipeline_config_reference(floe_write_fn fn, void *payload, floe_error *err) FLOE_WUR;
 
 #ifdef __cplusplus
 }

@@ -83,13 +83,13 @@ typedef struct floe_scan_opts {
 	 false}
 
 /* Plan a scan of t. The caller frees *out with floe_scan_free. */
-int floe_scan_open(floe_scan **out, floe_table *t, const floe_scan_opts *opts,
+FLOE_EXPORT int floe_scan_open(floe_scan **out, floe_table *t, const floe_scan_opts *opts,
 		   floe_error *err) FLOE_WUR;
-void floe_scan_free(floe_scan *s);
+FLOE_EXPORT void floe_scan_free(floe_scan *s);
 
 /* The snapshot the scan reads (the end snapshot for incremental reads);
  * -1 for a table without snapshots. */
-int64_t floe_scan_snapshot_id(const floe_scan *s);
+FLOE_EXPORT int64_t floe_scan_snapshot_id(const floe_scan *s);
 
 typedef struct floe_scan_stats {
 	uint64_t manifests;          /* in the snapshot's manifest list(s) */
@@ -105,7 +105,7 @@ typedef struct floe_scan_stats {
 	uint64_t row_groups_skipped; /* pruned by their column statistics */
 } floe_scan_stats;
 
-void floe_scan_get_stats(const floe_scan *s, floe_scan_stats *out);
+FLOE_EXPORT void floe_scan_get_stats(const floe_scan *s, floe_scan_stats *out);
 
 /* One planned data file. Strings are valid while the scan lives. */
 typedef struct floe_scan_task {
@@ -124,15 +124,15 @@ typedef struct floe_scan_task {
 typedef int (*floe_scan_task_fn)(const floe_scan_task *task, void *payload);
 
 /* The planned data files, in plan order (manifest list order, then entries). */
-int floe_scan_tasks(floe_scan *s, floe_scan_task_fn fn, void *payload, floe_error *err) FLOE_WUR;
+FLOE_EXPORT int floe_scan_tasks(floe_scan *s, floe_scan_task_fn fn, void *payload, floe_error *err) FLOE_WUR;
 
 /* The Arrow schema of the batches (a "+s" struct of the columns). */
-int floe_scan_arrow_schema(floe_scan *s, struct ArrowSchema *out, floe_error *err) FLOE_WUR;
+FLOE_EXPORT int floe_scan_arrow_schema(floe_scan *s, struct ArrowSchema *out, floe_error *err) FLOE_WUR;
 /* The next batch (caller releases it); *eof at the end (out released). */
-int floe_scan_next(floe_scan *s, struct ArrowArray *out, bool *eof, floe_error *err) FLOE_WUR;
+FLOE_EXPORT int floe_scan_next(floe_scan *s, struct ArrowArray *out, bool *eof, floe_error *err) FLOE_WUR;
 /* Count the rows (deletes and filter applied) without materialising columns
  * where metadata suffices. Consumes the scan. */
-int floe_scan_count(floe_scan *s, int64_t *out, floe_error *err) FLOE_WUR;
+FLOE_EXPORT int floe_scan_count(floe_scan *s, int64_t *out, floe_error *err) FLOE_WUR;
 
 typedef enum floe_output_format {
 	FLOE_OUTPUT_CSV = 0,   /* header line, RFC 4180 quoting, NULL as empty */
@@ -149,10 +149,10 @@ typedef enum floe_output_format {
  * (JSON) — in CSV and table output nested values appear as JSON text.
  * A non-zero return of fn stops the output and is returned.
  */
-int floe_scan_write(floe_scan *s, floe_output_format fmt, floe_write_fn fn, void *payload,
+FLOE_EXPORT int floe_scan_write(floe_scan *s, floe_output_format fmt, floe_write_fn fn, void *payload,
 		    floe_error *err) FLOE_WUR;
 /* Write the rows to a new Parquet file at path (with field ids). */
-int floe_scan_write_parquet(floe_scan *s, const char *path, floe_error *err) FLOE_WUR;
+FLOE_EXPORT int floe_scan_write_parquet(floe_scan *s, const char *path, floe_error *err) FLOE_WUR;
 
 /*
  * Follow a table: an incremental append read from opts->start (or the table
@@ -162,7 +162,7 @@ int floe_scan_write_parquet(floe_scan *s, const char *path, floe_error *err) FLO
  * returns non-zero. Overwrite and delete snapshots fail with
  * FLOE_EUNSUPPORTED unless opts->skip_overwrites. The table is refreshed.
  */
-int floe_scan_follow(floe_table *t, const floe_scan_opts *opts, int64_t interval_ms,
+FLOE_EXPORT int floe_scan_follow(floe_table *t, const floe_scan_opts *opts, int64_t interval_ms,
 		     int64_t max_polls, floe_output_format fmt, floe_write_fn fn, void *payload,
 		     floe_error *err) FLOE_WUR;
 
@@ -173,7 +173,7 @@ int floe_scan_follow(floe_table *t, const floe_scan_opts *opts, int64_t interval
  * columns PyIceberg's tbl.inspect and Java's metadata tables expose.
  * snapshot_id -1 = current (for manifests, files, entries, partitions).
  */
-int floe_inspect_open(floe_scan **out, floe_table *t, const char *name, int64_t snapshot_id,
+FLOE_EXPORT int floe_inspect_open(floe_scan **out, floe_table *t, const char *name, int64_t snapshot_id,
 		      floe_error *err) FLOE_WUR;
 
 /*
@@ -189,7 +189,7 @@ int floe_inspect_open(floe_scan **out, floe_table *t, const char *name, int64_t 
  * and relative rule targets are taken from the working directory. Free
  * with floe_table_free.
  */
-int floe_table_open_path(floe_table **out, const char *path, const char *const *path_map,
+FLOE_EXPORT int floe_table_open_path(floe_table **out, const char *path, const char *const *path_map,
 			 size_t n_map, floe_error *err) FLOE_WUR;
 
 #ifdef __cplusplus

@@ -29,22 +29,22 @@ typedef struct floe_table_create_opts {
 #define FLOE_TABLE_CREATE_OPTS_INIT {1, NULL, NULL, NULL, NULL, 0, 0, NULL}
 
 /* Create a table; *out (optional) receives it loaded. */
-int floe_table_create(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
+FLOE_EXPORT int floe_table_create(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
 		      const floe_table_create_opts *opts, floe_error *err) FLOE_WUR;
 /* Load; FLOE_ENOTFOUND when it does not exist. */
-int floe_table_load(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
+FLOE_EXPORT int floe_table_load(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
 		    floe_error *err) FLOE_WUR;
-void floe_table_free(floe_table *t);
+FLOE_EXPORT void floe_table_free(floe_table *t);
 
 /* The current metadata JSON (pretty when indent > 0). */
-int floe_table_metadata_json(floe_table *t, int indent, floe_write_fn fn, void *payload,
+FLOE_EXPORT int floe_table_metadata_json(floe_table *t, int indent, floe_write_fn fn, void *payload,
 			     floe_error *err) FLOE_WUR;
 /* A readable description: identity, location, format version, schema,
  * partition spec, sort order, properties, current snapshot. */
-int floe_table_describe(floe_table *t, floe_write_fn fn, void *payload, floe_error *err) FLOE_WUR;
-const char *floe_table_location(const floe_table *t);
-const char *floe_table_metadata_location(const floe_table *t);
-int floe_table_format_version(const floe_table *t);
+FLOE_EXPORT int floe_table_describe(floe_table *t, floe_write_fn fn, void *payload, floe_error *err) FLOE_WUR;
+FLOE_EXPORT const char *floe_table_location(const floe_table *t);
+FLOE_EXPORT const char *floe_table_metadata_location(const floe_table *t);
+FLOE_EXPORT int floe_table_format_version(const floe_table *t);
 
 typedef struct floe_snapshot_info {
 	int64_t snapshot_id;
@@ -62,7 +62,7 @@ typedef struct floe_snapshot_info {
 typedef int (*floe_snapshot_fn)(const floe_snapshot_info *s, void *payload);
 
 /* Snapshots in the order of the metadata (oldest first). */
-int floe_table_snapshots(floe_table *t, floe_snapshot_fn fn, void *payload,
+FLOE_EXPORT int floe_table_snapshots(floe_table *t, floe_snapshot_fn fn, void *payload,
 			 floe_error *err) FLOE_WUR;
 
 typedef struct floe_table_file {
@@ -81,11 +81,24 @@ typedef struct floe_table_file {
 typedef int (*floe_table_file_fn)(const floe_table_file *f, void *payload);
 
 /* Live files of a snapshot (-1: current), data and delete files. */
-int floe_table_files(floe_table *t, int64_t snapshot_id, floe_table_file_fn fn, void *payload,
+FLOE_EXPORT int floe_table_files(floe_table *t, int64_t snapshot_id, floe_table_file_fn fn, void *payload,
 		     floe_error *err) FLOE_WUR;
 
 /* Set and remove table properties in one commit. */
-int floe_table_set_properties(floe_table *t, const floe_prop *set, size_t n_set,
+/*
+ * Check a table property before it is stored: FLOE_EINVAL (bad value) or
+ * FLOE_EUNSUPPORTED (a value floe cannot honour, e.g. write.format.default
+ * = orc) with a message naming the key and what is allowed. Keys floe does
+ * not know pass (Iceberg tables may hold any property).
+ */
+FLOE_EXPORT int floe_table_property_check(const char *key, const char *value, floe_error *err) FLOE_WUR;
+/*
+ * The table properties floe knows — key, default, allowed values, what floe
+ * does with it — as a Markdown table (markdown) or JSON lines.
+ */
+FLOE_EXPORT int floe_table_properties_reference(bool markdown, floe_write_fn fn, void *payload,
+				    floe_error *err) FLOE_WUR;
+FLOE_EXPORT int floe_table_set_properties(floe_table *t, const floe_prop *set, size_t n_set,
 			      const char *const *remove, size_t n_remove, floe_error *err) FLOE_WUR;
 
 /*
@@ -98,7 +111,7 @@ int floe_table_set_properties(floe_table *t, const floe_prop *set, size_t n_set,
  * paths or URIs. *snapshot_id (optional) receives the new snapshot.
  * summary: extra snapshot summary properties (may be NULL).
  */
-int floe_table_add_files(floe_table *t, const char *const *paths, size_t n,
+FLOE_EXPORT int floe_table_add_files(floe_table *t, const char *const *paths, size_t n,
 			 const floe_prop *summary, size_t n_summary, int64_t *snapshot_id,
 			 floe_error *err) FLOE_WUR;
 

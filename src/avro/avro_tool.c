@@ -8,6 +8,7 @@
 #include "avro/avro_writer.h"
 #include "floe/files.h"
 #include "json/json.h"
+#include "util/opts.h"
 #include "util/localfile.h"
 
 int floe_avro_file_meta(const char *path, floe_write_fn fn, void *payload, floe_error *err)
@@ -124,6 +125,7 @@ int floe_avro_file_write(const char *out_path, const char *schema_json, size_t s
 			 const char *jsonl, size_t jsonl_len, const floe_avro_file_write_opts *opts,
 			 uint64_t *bytes, floe_error *err)
 {
+	FLOE_CHECK_OPTS(opts, "floe_avro_file_write_opts", "FLOE_AVRO_FILE_WRITE_OPTS_INIT", err);
 	floe_avro_writer_opts o = FLOE_AVRO_WRITER_OPTS_INIT;
 	floe_arena a;
 	floe_avro_schema *schema = NULL;

@@ -23,6 +23,9 @@ extern cli_globals g_cli;
 /* Open the configured catalog (flags, then FLOE_* environment, then the
  * embedded default). Prints the error and returns NULL on failure. */
 floe_catalog *cli_open_catalog(void);
+/* The same for commands that only read: the embedded default is never
+ * created (a missing one is an error naming it). */
+floe_catalog *cli_open_catalog_read_only(void);
 /* Split "ns.table"; prints the error. */
 bool cli_split(const char *ident, char **ns, char **name);
 /* Print "floe: <message>" for an error and return the exit code (1). */

@@ -57,7 +57,8 @@ int cmd_namespace(int argc, char **argv)
 	if (argc < 2)
 		return cli_usage_error("usage: floe namespace create|list|show|drop|set ...");
 	const char *sub = argv[1];
-	if (!(cat = cli_open_catalog()))
+	bool read_only = !strcmp(sub, "list") || !strcmp(sub, "show");
+	if (!(cat = read_only ? cli_open_catalog_read_only() : cli_open_catalog()))
 		return 1;
 	if (!strcmp(sub, "create")) {
 		prop_list props = {.n = 0};
@@ -287,9 +288,19 @@ int cmd_table(int argc, char **argv)
 	floe_catalog *cat;
 	int rc = 0;
 	if (argc < 2)
-		return cli_usage_error("usage: floe table create|list|show|drop|rename|set ...");
+		return cli_usage_error("usage: floe table create|list|show|drop|rename|set|properties ...");
 	const char *sub = argv[1];
-	if (!(cat = cli_open_catalog()))
+	if (!strcmp(sub, "properties")) {
+		/* the properties floe knows; needs no catalog */
+		bool md = !(argc == 4 && !strcmp(argv[2], "--format") && !strcmp(argv[3], "json"));
+		if (argc != 2 && !(argc == 4 && !strcmp(argv[2], "--format") &&
+				   (!strcmp(argv[3], "json") || !strcmp(argv[3], "markdown"))))
+			return cli_usage_error("usage: floe table properties [--format markdown|json]");
+		return floe_table_properties_reference(md, cli_stdout_write, NULL, &err) ? cli_fail(&err)
+											  : 0;
+	}
+	bool read_only = !strcmp(sub, "list") || !strcmp(sub, "show");
+	if (!(cat = read_only ? cli_open_catalog_read_only() : cli_open_catalog()))
 		return 1;
 	if (!strcmp(sub, "create")) {
 		rc = table_create(cat, argc - 2, argv + 2);

@@ -48,7 +48,7 @@ static floe_table *open_table(floe_catalog **cat, const char *ident)
 	char *ns, *name;
 	floe_table *t = NULL;
 	floe_error err = {0};
-	if (!(*cat = cli_open_catalog()))
+	if (!(*cat = cli_open_catalog_read_only()))
 		return NULL;
 	if (!cli_split(ident, &ns, &name))
 		return NULL;

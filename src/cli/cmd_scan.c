@@ -77,7 +77,7 @@ static floe_table *open_any(const char *ident, const char *const *map, size_t n_
 		return NULL;
 	}
 	char *ns, *name;
-	if (!(*cat = cli_open_catalog()))
+	if (!(*cat = cli_open_catalog_read_only()))
 		return NULL;
 	if (!cli_split(ident, &ns, &name))
 		return NULL;

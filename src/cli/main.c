@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -26,7 +27,7 @@ static const char USAGE[] =
 	"\n"
 	"Tables and namespaces:\n"
 	"  namespace create|list|show|drop ...     manage namespaces\n"
-	"  table create|list|show|drop|rename|set  manage tables\n"
+	"  table create|list|show|drop|rename|set  manage tables (table properties: every known key)\n"
 	"  add-files <table> <parquet files...>    register Parquet files in one append\n"
 	"  scan <table> [--where EXPR] ...         read rows: filters, time travel, incremental\n"
 	"  inspect <table> <metadata-table>        snapshots, files, entries, partitions, ...\n"
@@ -65,36 +66,106 @@ int cli_usage_error(const char *fmt, ...)
 	return 2;
 }
 
+static char g_default_db[4096];
+
 int cli_fail(const floe_error *err)
 {
-	fprintf(stderr, "floe: %s\n", err->msg[0] ? err->msg : floe_strerror(err->code));
+	fprintf(stderr, "floe: %s", err->msg[0] ? err->msg : floe_strerror(err->code));
+	/* "namespace 'demo' does not exist" says where floe looked */
+	if (err->code == FLOE_ENOTFOUND && g_default_db[0] && !strstr(err->msg, g_default_db))
+		fprintf(stderr, " (in the embedded catalog %s)", g_default_db);
+	fprintf(stderr, "\n");
 	return 1;
 }
 
-floe_catalog *cli_open_catalog(void)
+/* One catalog option and where it came from, for messages. */
+typedef struct cat_opt {
+	const char *value;
+	const char *from; /* "--catalog-uri" or "FLOE_CATALOG_URI" */
+} cat_opt;
+
+static cat_opt pick(const char *flag_value, const char *flag, const char *env)
+{
+	cat_opt o = {flag_value, flag};
+	if (!o.value || !*o.value) {
+		o.value = getenv(env);
+		o.from = env;
+		if (o.value && !*o.value)
+			o.value = NULL;
+	}
+	return o;
+}
+
+/*
+ * The catalog options are honoured or refused, never ignored: a SQL
+ * catalog needs a URI; a file-system catalog needs a warehouse and takes no
+ * URI; a warehouse without a catalog would silently run on the embedded
+ * default instead. Returns 0, or the exit code after printing why.
+ */
+static int check_catalog_options(void)
+{
+	cat_opt type = pick(g_cli.catalog_type, "--catalog-type", "FLOE_CATALOG_TYPE");
+	cat_opt uri = pick(g_cli.catalog_uri, "--catalog-uri", "FLOE_CATALOG_URI");
+	cat_opt wh = pick(g_cli.warehouse, "--warehouse", "FLOE_WAREHOUSE");
+	bool fs = type.value && (!strcasecmp(type.value, "filesystem") || !strcasecmp(type.value, "hadoop"));
+	bool sql = !type.value || !strcasecmp(type.value, "sql") || !strcasecmp(type.value, "jdbc") ||
+		   !strcasecmp(type.value, "sqlite") || !strcasecmp(type.value, "postgresql");
+	if (!fs && !sql)
+		return cli_usage_error("%s '%s': unknown catalog type (sql or filesystem)", type.from,
+				       type.value);
+	if (fs && !wh.value)
+		return cli_usage_error("%s %s needs --warehouse (or FLOE_WAREHOUSE): the folder the "
+				       "tables live in",
+				       type.from, type.value);
+	if (fs && uri.value)
+		return cli_usage_error("%s: a filesystem catalog has no URI (its tables live in the "
+				       "warehouse)",
+				       uri.from);
+	if (sql && !uri.value && (type.value || wh.value))
+		return cli_usage_error("%s without --catalog-uri: a SQL catalog needs its database "
+				       "(--catalog-uri sqlite:///path.db or postgresql://...); for the "
+				       "embedded default give --dir instead",
+				       type.value ? type.from : wh.from);
+	return 0;
+}
+
+static floe_catalog *open_catalog(bool read_only)
 {
 	floe_catalog *cat = NULL;
 	floe_error err = {0};
-	const char *type = g_cli.catalog_type ? g_cli.catalog_type : getenv("FLOE_CATALOG_TYPE");
-	const char *uri = g_cli.catalog_uri ? g_cli.catalog_uri : getenv("FLOE_CATALOG_URI");
-	const char *name = g_cli.catalog_name ? g_cli.catalog_name : getenv("FLOE_CATALOG_NAME");
-	const char *wh = g_cli.warehouse ? g_cli.warehouse : getenv("FLOE_WAREHOUSE");
+	cat_opt type = pick(g_cli.catalog_type, "--catalog-type", "FLOE_CATALOG_TYPE");
+	cat_opt uri = pick(g_cli.catalog_uri, "--catalog-uri", "FLOE_CATALOG_URI");
+	cat_opt name = pick(g_cli.catalog_name, "--catalog-name", "FLOE_CATALOG_NAME");
+	cat_opt wh = pick(g_cli.warehouse, "--warehouse", "FLOE_WAREHOUSE");
 	int rc;
-	if (uri || (type && wh)) {
+	if (uri.value || wh.value) {
 		floe_catalog_config cfg = FLOE_CATALOG_CONFIG_INIT;
-		cfg.type = type;
-		cfg.uri = uri;
-		cfg.name = name;
-		cfg.warehouse = wh;
+		cfg.type = type.value;
+		cfg.uri = uri.value;
+		cfg.name = name.value;
+		cfg.warehouse = wh.value;
 		rc = floe_catalog_open(&cat, &cfg, &err);
 	} else {
-		rc = floe_catalog_open_default(&cat, g_cli.dir, &err);
+		const char *dir = g_cli.dir ? g_cli.dir : ".";
+		snprintf(g_default_db, sizeof(g_default_db), "%s/warehouse/catalog.db", dir);
+		rc = read_only ? floe_catalog_open_default_existing(&cat, dir, &err)
+			       : floe_catalog_open_default(&cat, dir, &err);
 	}
 	if (rc) {
 		cli_fail(&err);
 		return NULL;
 	}
 	return cat;
+}
+
+floe_catalog *cli_open_catalog(void)
+{
+	return open_catalog(false);
+}
+
+floe_catalog *cli_open_catalog_read_only(void)
+{
+	return open_catalog(true);
 }
 
 bool cli_split(const char *ident, char **ns, char **name)
@@ -149,6 +220,9 @@ int main(int argc, char **argv)
 		}
 	}
 	floe_set_logger(log_stderr, NULL, g_cli.verbose ? FLOE_LOG_DEBUG : FLOE_LOG_WARN);
+	int crc = check_catalog_options();
+	if (crc)
+		return crc;
 	if (i >= argc) {
 		fputs(USAGE, stderr);
 		return 2;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "maintain/maintain_int.h"
+#include "util/opts.h"
 #include "util/alloc.h"
 #include "util/log.h"
 #include "util/timeutil.h"
@@ -46,6 +47,7 @@ static void report(const floe_maintain_opts *o, floe_maintain_step step, const c
 int floe_maintain(floe_table *t, const floe_maintain_opts *opts, floe_maintain_result *res,
 		  floe_error *err)
 {
+	FLOE_CHECK_OPTS(opts, "floe_maintain_opts", "FLOE_MAINTAIN_OPTS_INIT", err);
 	floe_maintain_opts dflt = FLOE_MAINTAIN_OPTS_INIT;
 	const floe_maintain_opts *o = opts ? opts : &dflt;
 	floe_maint_lock *lock = NULL;

@@ -36,6 +36,7 @@
 #include "arrow/arrow_take.h"
 #include "maintain/maintain_int.h"
 #include "scan/scan_select.h"
+#include "util/opts.h"
 #include "util/alloc.h"
 #include "util/hmap.h"
 #include "util/log.h"
@@ -649,6 +650,7 @@ int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
 		      void *payload, floe_compact_result *res, floe_error *err_out)
 {
 	floe_error local, *err = err_out ? err_out : &local; /* the record is read below */
+	FLOE_CHECK_OPTS(opts, "floe_compact_opts", "FLOE_COMPACT_OPTS_INIT", err);
 	floe_compact_opts dflt = FLOE_COMPACT_OPTS_INIT;
 	const floe_compact_opts *o = opts ? opts : &dflt;
 	floe_scan_opts so = FLOE_SCAN_OPTS_INIT;

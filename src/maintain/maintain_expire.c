@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "maintain/maintain_int.h"
+#include "util/opts.h"
 #include "util/alloc.h"
 #include "util/log.h"
 #include "util/timeutil.h"
@@ -281,6 +282,7 @@ static bool expire_landed(void *payload, const floe_metadata *cur)
 int floe_expire_snapshots(floe_table *t, const floe_expire_opts *opts, floe_expire_result *res,
 			  floe_error *err)
 {
+	FLOE_CHECK_OPTS(opts, "floe_expire_opts", "FLOE_EXPIRE_OPTS_INIT", err);
 	floe_expire_opts dflt = FLOE_EXPIRE_OPTS_INIT;
 	const floe_expire_opts *o = opts ? opts : &dflt;
 	static const floe_commit_fns fns = {build_expire, NULL, expire_landed};

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "maintain/maintain_int.h"
+#include "util/opts.h"
 #include "util/alloc.h"
 #include "util/log.h"
 
@@ -132,6 +133,7 @@ static group *find_group(group **gs, size_t *n, size_t *cap, int content, int32_
 int floe_rewrite_manifests(floe_table *t, const floe_rewrite_manifests_opts *opts,
 			   floe_rewrite_manifests_result *res, floe_error *err)
 {
+	FLOE_CHECK_OPTS(opts, "floe_rewrite_manifests_opts", "FLOE_REWRITE_MANIFESTS_OPTS_INIT", err);
 	floe_rewrite_manifests_opts dflt = FLOE_REWRITE_MANIFESTS_OPTS_INIT;
 	const floe_rewrite_manifests_opts *o = opts ? opts : &dflt;
 	const floe_metadata *m = floe_table_metadata(t);

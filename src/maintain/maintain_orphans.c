@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "maintain/maintain_int.h"
+#include "util/opts.h"
 #include "util/alloc.h"
 #include "util/log.h"
 #include "util/timeutil.h"
@@ -84,6 +85,7 @@ static int list_cb(const floe_file_info *fi, void *payload)
 int floe_delete_orphan_files(floe_table *t, const floe_orphan_opts *opts, floe_orphan_fn fn,
 			     void *payload, floe_orphan_result *res, floe_error *err)
 {
+	FLOE_CHECK_OPTS(opts, "floe_orphan_opts", "FLOE_ORPHAN_OPTS_INIT", err);
 	floe_orphan_opts dflt = FLOE_ORPHAN_OPTS_INIT;
 	const floe_orphan_opts *o = opts ? opts : &dflt;
 	floe_reach valid;

@@ -16,6 +16,7 @@
 #include "parquet/reader.h"
 #include "parquet/schema.h"
 #include "parquet/writer.h"
+#include "util/opts.h"
 #include "util/alloc.h"
 #include "util/str.h"
 
@@ -401,6 +402,7 @@ static int resolve_columns(floe_parquet_file *f, const char *spec, int **nodes, 
 int floe_parquet_file_cat(floe_parquet_file *f, const floe_parquet_cat_opts *opts,
 			  floe_parquet_out_fn fn, void *payload, floe_error *err)
 {
+	FLOE_CHECK_OPTS(opts, "floe_parquet_cat_opts", "FLOE_PARQUET_CAT_OPTS_INIT", err);
 	static const floe_parquet_cat_opts dflt = FLOE_PARQUET_CAT_OPTS_INIT;
 	floe_parquet_reader_opts ro = FLOE_PARQUET_READER_OPTS_INIT;
 	floe_parquet_reader *r = NULL;
@@ -476,6 +478,7 @@ int floe_parquet_file_rewrite(floe_parquet_file *f, const char *out_path,
 			      const floe_parquet_rewrite_opts *opts, int64_t *rows_out,
 			      floe_error *err)
 {
+	FLOE_CHECK_OPTS(opts, "floe_parquet_rewrite_opts", "FLOE_PARQUET_REWRITE_OPTS_INIT", err);
 	static const floe_parquet_rewrite_opts dflt = FLOE_PARQUET_REWRITE_OPTS_INIT;
 	floe_parquet_reader_opts ro = FLOE_PARQUET_READER_OPTS_INIT;
 	floe_parquet_writer_opts wo = FLOE_PARQUET_WRITER_OPTS_INIT;

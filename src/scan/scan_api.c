@@ -11,6 +11,7 @@
 #include "arrow/arrow_build.h"
 #include "io/fileio.h"
 #include "scan/scan_impl.h"
+#include "util/opts.h"
 #include "util/log.h"
 #include "util/str.h"
 #include "util/timeutil.h"
@@ -89,6 +90,7 @@ fail:
 
 int floe_scan_open(floe_scan **out, floe_table *t, const floe_scan_opts *opts, floe_error *err)
 {
+	FLOE_CHECK_OPTS(opts, "floe_scan_opts", "FLOE_SCAN_OPTS_INIT", err);
 	return scan_open(out, t, opts, -1, err);
 }
 
@@ -256,6 +258,7 @@ int floe_scan_follow(floe_table *t, const floe_scan_opts *opts, int64_t interval
 		     int64_t max_polls, floe_output_format fmt, floe_write_fn fn, void *payload,
 		     floe_error *err)
 {
+	FLOE_CHECK_OPTS(opts, "floe_scan_opts", "FLOE_SCAN_OPTS_INIT", err);
 	floe_scan_opts o = *opts;
 	floe_scan *s = NULL;
 	int rc;

@@ -3,10 +3,12 @@
  * parser and the runtime.
  */
 #include "stream/stream_runtime.h"
+#include "util/opts.h"
 
 int floe_pipeline_open(floe_pipeline **out, floe_catalog *cat, const char *yaml, size_t n,
 		       const floe_pipeline_opts *opts, floe_error *err)
 {
+	FLOE_CHECK_OPTS(opts, "floe_pipeline_opts", "FLOE_PIPELINE_OPTS_INIT", err);
 	stream_config *cfg = NULL;
 	int rc;
 	*out = NULL;

@@ -13,6 +13,7 @@
 #include <yaml.h>
 
 #include "floe/maintain.h"
+#include "iceberg/props.h"
 #include "stream/stream_config.h"
 #include "util/localfile.h"
 #include "util/thread.h"
@@ -431,6 +432,11 @@ static int assign(pctx *x, const keydef *d, void *base, yaml_node_t *v, const ch
 			if ((rc = scalar(x, kn, full, &k)) || (rc = check_secret(x, vn, k)) ||
 			    (rc = scalar(x, vn, k, &val)))
 				return rc;
+			/* a bad table property is refused before anything is created */
+			floe_error perr;
+			floe_error_clear(&perr);
+			if (floe_prop_check(k, val, &perr))
+				return fail_at(x, vn, "%s", perr.msg);
 			if (floe_strmap_set(m, k, val))
 				return floe_error_oom(x->err);
 		}
@@ -827,6 +833,12 @@ static int validate(stream_config *c, floe_error *err)
 					      s->line, s->name);
 		if (s->type == STREAM_SRC_KAFKA && !s->topic)
 			return floe_error_set(err, FLOE_EINVAL, "line %d: source '%s' (kafka) needs a topic",
+					      s->line, s->name);
+		/* refused here, so that --check says so and nothing is created */
+		if (s->type == STREAM_SRC_KAFKA)
+			return floe_error_set(err, FLOE_EUNSUPPORTED,
+					      "line %d: source '%s': type kafka is not built into this "
+					      "floe yet",
 					      s->line, s->name);
 		if (s->csv_delimiter == 0 || s->csv_delimiter == '\n' || s->csv_delimiter == s->csv_quote)
 			return floe_error_set(err, FLOE_EINVAL,

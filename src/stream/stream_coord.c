@@ -344,6 +344,26 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 			return rc;
 		if ((rc = stream_filter_compile(&t->filter, tc->filter, t->decode_type, err)))
 			return floe_error_prefix(err, rc, "table %s: ", t->ident);
+		/* the struct of only the fields the filter reads */
+		const floe_type *dt = t->decode_type;
+		bool *used = floe_calloc(dt->n_fields + 1, sizeof(bool));
+		floe_type *pt = floe_arena_calloc(&t->warena, 1, sizeof(*pt));
+		floe_field *pf = floe_arena_calloc(&t->warena, dt->n_fields + 1, sizeof(*pf));
+		if (!used || !pt || !pf) {
+			floe_free(used);
+			return floe_error_oom(err);
+		}
+		stream_filter_fields_used(t->filter, used, dt->n_fields);
+		*pt = *dt;
+		pt->fields = pf;
+		pt->n_fields = 0;
+		for (size_t i = 0; i < dt->n_fields; i++)
+			if (used[i])
+				pf[pt->n_fields++] = dt->fields[i];
+		floe_free(used);
+		t->pre_type = pt;
+		if ((rc = stream_filter_compile(&t->pre_filter, tc->filter, pt, err)))
+			return floe_error_prefix(err, rc, "table %s: ", t->ident);
 	}
 	t->dist = tc->distribution;
 	if (t->dist == STREAM_DIST_UNSET) {
@@ -1118,6 +1138,7 @@ void floe_pipeline_free(floe_pipeline *p)
 		rt_table *t = &p->tables[i];
 		floe_arrow_schema_release(&t->aschema);
 		stream_filter_free(t->filter);
+		stream_filter_free(t->pre_filter);
 		stream_offsets_reset(&t->skip);
 		floe_free(t->pplan);
 		floe_imap_reset(&t->owners);

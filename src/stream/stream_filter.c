@@ -502,6 +502,22 @@ int stream_filter_unknown_fields(char ***names, size_t *n, const char *text, con
 	return FLOE_OK;
 }
 
+static void mark_used(const fnode *n, bool *used, size_t n_root)
+{
+	if (!n)
+		return;
+	if (n->depth > 0 && n->path[0] >= 0 && (size_t)n->path[0] < n_root)
+		used[n->path[0]] = true;
+	mark_used(n->a, used, n_root);
+	mark_used(n->b, used, n_root);
+}
+
+void stream_filter_fields_used(const stream_filter *f, bool *used, size_t n_root)
+{
+	if (f)
+		mark_used(f->root, used, n_root);
+}
+
 bool stream_filter_match(const stream_filter *f, const stream_col *root, int64_t r)
 {
 	return !f || eval(f->root, root, r);

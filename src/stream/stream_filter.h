@@ -36,6 +36,9 @@ void stream_filter_free(stream_filter *f);
  */
 int stream_filter_unknown_fields(char ***names, size_t *n, const char *text, const floe_type *root,
 				 floe_error *err) FLOE_WUR;
+/* Mark used[i] for each top-level field i of the compiled-for type the
+ * filter reads (used has n_root entries, cleared by the caller). */
+void stream_filter_fields_used(const stream_filter *f, bool *used, size_t n_root);
 /* Does row r of root (built for the same type) match? */
 bool stream_filter_match(const stream_filter *f, const stream_col *root, int64_t r);
 

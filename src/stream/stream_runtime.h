@@ -76,6 +76,12 @@ typedef struct rt_table {
 	floe_write_config wcfg;
 	floe_arena warena;
 	stream_filter *filter;
+	/* The filter again, on a struct of only the fields it reads: a record
+	 * that does not decode for the table is decoded with it to learn
+	 * whether the table wanted it at all (a record the filter excludes is
+	 * not the table's dead letter). */
+	stream_filter *pre_filter;
+	const floe_type *pre_type;
 	const floe_type *decode_type; /* the schema's root, plus the filter's extra fields */
 	size_t n_extra;               /* extra (string) fields at the end, not written */
 	int dist; /* stream_dist */
@@ -143,6 +149,14 @@ typedef struct rt_task {
 	/* the task's own state (no lock needed) */
 	void **sinks;            /* per table */
 	stream_col *roots;       /* per table */
+	stream_col *pre_roots;   /* per table with a filter: pre_type */
+	stream_csv_dec *pre_csv; /* per table with a filter */
+	const char **pre_csv_header;
+	/* records of the current block that did not decode, for one dead
+	 * letter per record naming every table it was meant for */
+	struct bad_rec *bad;
+	size_t n_bad, cap_bad;
+	floe_buf bad_text; /* their reasons */
 	int64_t *rowidx;         /* HASH: rows grouped by task */
 	stream_csv_dec *csv;     /* per table */
 	const char **csv_header; /* per table: header the decoder is set for */

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "arrow/arrow_build.h"
@@ -59,6 +60,9 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 	t->roots = floe_calloc(nt, sizeof(stream_col));
 	t->csv = floe_calloc(nt, sizeof(stream_csv_dec));
 	t->csv_header = floe_calloc(nt, sizeof(char *));
+	t->pre_roots = floe_calloc(nt, sizeof(stream_col));
+	t->pre_csv = floe_calloc(nt, sizeof(stream_csv_dec));
+	t->pre_csv_header = floe_calloc(nt, sizeof(char *));
 	t->ckpt_files = floe_calloc(nt, sizeof(floe_data_file *));
 	t->ckpt_n = floe_calloc(nt, sizeof(size_t));
 	t->in_cap = (size_t)p->max_units + (size_t)p->n_tasks * (size_t)p->n_tasks + 4;
@@ -69,9 +73,10 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 		for (size_t i = 0; i < nt; i++)
 			floe_imap_init(&t->owner_cache[i]);
 	if (!t->sinks || !t->roots || !t->csv || !t->csv_header || !t->ckpt_files || !t->ckpt_n ||
-	    !t->inbox || !t->owner_cache)
+	    !t->inbox || !t->owner_cache || !t->pre_roots || !t->pre_csv || !t->pre_csv_header)
 		return floe_error_oom(err);
 	floe_buf_init(&t->dlq, (size_t)256 << 20);
+	floe_buf_init(&t->bad_text, (size_t)64 << 20);
 	stream_json_dec_init(&t->json, NULL);
 	for (size_t i = 0; i < p->n_tables; i++) {
 		rt_table *tb = &p->tables[i];
@@ -82,6 +87,10 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 		if ((rc = stream_col_init(&t->roots[i], tb->decode_type, NULL, 0, false, err)))
 			return rc;
 		stream_csv_dec_init(&t->csv[i], &co, &xo);
+		stream_csv_dec_init(&t->pre_csv[i], &co, &xo);
+		if (tb->pre_type &&
+		    (rc = stream_col_init(&t->pre_roots[i], tb->pre_type, NULL, 0, false, err)))
+			return rc;
 	}
 	return FLOE_OK;
 }
@@ -102,6 +111,10 @@ void stream_task_reset(rt_task *t, bool abort)
 			stream_col_reset(&t->roots[i]);
 		if (t->csv)
 			stream_csv_dec_reset(&t->csv[i]);
+		if (t->pre_roots)
+			stream_col_reset(&t->pre_roots[i]);
+		if (t->pre_csv)
+			stream_csv_dec_reset(&t->pre_csv[i]);
 		if (t->ckpt_files)
 			floe_free(t->ckpt_files[i]);
 		if (t->owner_cache)
@@ -114,6 +127,11 @@ void stream_task_reset(rt_task *t, bool abort)
 	floe_free(t->roots);
 	floe_free(t->csv);
 	floe_free(t->csv_header);
+	floe_free(t->pre_roots);
+	floe_free(t->pre_csv);
+	floe_free(t->pre_csv_header);
+	floe_free(t->bad);
+	floe_buf_reset(&t->bad_text);
 	floe_free(t->ckpt_files);
 	floe_free(t->ckpt_n);
 	floe_free(t->rowidx);
@@ -160,54 +178,131 @@ int stream_dlq_flush(floe_pipeline *p, floe_buf *lines, bool sync, floe_error *e
 	return rc;
 }
 
-static int dead_letter(rt_task *t, rt_table *tb, const stream_block *b, const char *rec, size_t n,
-		       int64_t off, const char *reason, floe_error *err)
+/* A record of the block being decoded that did not fit a table. */
+struct bad_rec {
+	int64_t off;
+	const char *rec; /* into the block */
+	size_t n;
+	size_t table;      /* index into p->tables */
+	size_t reason_at;  /* into t->bad_text */
+};
+
+static int note_bad(rt_task *t, size_t ti, const char *rec, size_t n, int64_t off,
+		    const char *reason, floe_error *err)
+{
+	if (FLOE_ARRAY_RESERVE(t->bad, t->cap_bad, t->n_bad + 1))
+		return floe_error_oom(err);
+	struct bad_rec *r = &t->bad[t->n_bad++];
+	r->off = off;
+	r->rec = rec;
+	r->n = n;
+	r->table = ti;
+	r->reason_at = t->bad_text.len;
+	if (floe_buf_puts(&t->bad_text, reason) || floe_buf_putc(&t->bad_text, '\0'))
+		return floe_error_oom(err);
+	return FLOE_OK;
+}
+
+static int by_offset(const void *x, const void *y)
+{
+	const struct bad_rec *a = x, *b = y;
+	if (a->off != b->off)
+		return a->off < b->off ? -1 : 1;
+	return a->table < b->table ? -1 : a->table > b->table;
+}
+
+/*
+ * One dead-letter line per bad record of block b, naming every table it was
+ * meant for ("tables", "reasons"; "table"/"reason" are the first, as before).
+ */
+static int flush_bad(rt_task *t, const stream_block *b, floe_error *err)
 {
 	floe_pipeline *p = t->p;
-	rt_source *s = &p->sources[tb->src];
+	int rc = FLOE_OK;
+	if (!t->n_bad)
+		return FLOE_OK;
+	qsort(t->bad, t->n_bad, sizeof(*t->bad), by_offset);
 	char when[48];
 	size_t k = floe_format_timestamp_us(when, sizeof(when) - 1, floe_now_us(), 3);
 	when[k++] = 'Z';
 	when[k] = 0;
-	floe_metric_add(s->m_dead, 1);
-	floe_metric_add(tb->m_dead, 1);
-	atomic_fetch_add(&p->dead, 1);
-	if (p->cfg->errors == STREAM_ERRORS_FAIL)
-		return floe_error_corrupt(err, "table %s: record at offset %lld of '%s' does not fit: %s "
-				      "(errors: fail)",
-				      tb->ident, (long long)off, b->split_name ? b->split_name : "?",
-				      reason);
-	while (n && (rec[n - 1] == '\n' || rec[n - 1] == '\r'))
-		n--;
-	floe_jw w;
-	floe_jw_init(&w, &t->dlq, 0);
-	floe_jw_obj_begin(&w);
-	floe_jw_kv_str(&w, "time", when);
-	floe_jw_kv_str(&w, "pipeline", p->pipeline_id);
-	floe_jw_kv_str(&w, "source", s->cfg->name);
-	floe_jw_kv_str(&w, "split", b->split_name ? b->split_name : "");
-	floe_jw_kv_i64(&w, "offset", off);
-	floe_jw_kv_str(&w, "table", tb->ident);
-	floe_jw_kv_str(&w, "reason", reason);
-	if (stream_utf8_valid((const uint8_t *)rec, n)) {
-		floe_jw_key(&w, "record");
-		floe_jw_strn(&w, rec, n);
-	} else {
-		floe_buf b64;
-		floe_buf_init(&b64, 0);
-		if (floe_base64_encode(&b64, (const uint8_t *)rec, n)) {
+	for (size_t i = 0; i < t->n_bad && !rc;) {
+		size_t j = i;
+		while (j < t->n_bad && t->bad[j].off == t->bad[i].off)
+			j++;
+		const struct bad_rec *r = &t->bad[i];
+		rt_table *tb0 = &p->tables[r->table];
+		rt_source *s = &p->sources[tb0->src];
+		const char *rec = r->rec;
+		size_t n = r->n;
+		while (n && (rec[n - 1] == '\n' || rec[n - 1] == '\r'))
+			n--;
+		floe_metric_add(s->m_dead, 1);
+		atomic_fetch_add(&p->dead, 1);
+		for (size_t x = i; x < j; x++)
+			floe_metric_add(p->tables[t->bad[x].table].m_dead, 1);
+		floe_jw w;
+		floe_jw_init(&w, &t->dlq, 0);
+		floe_jw_obj_begin(&w);
+		floe_jw_kv_str(&w, "time", when);
+		floe_jw_kv_str(&w, "pipeline", p->pipeline_id);
+		floe_jw_kv_str(&w, "source", s->cfg->name);
+		floe_jw_kv_str(&w, "split", b->split_name ? b->split_name : "");
+		floe_jw_kv_i64(&w, "offset", r->off);
+		floe_jw_kv_str(&w, "table", tb0->ident);
+		floe_jw_kv_str(&w, "reason", t->bad_text.data ? (const char *)t->bad_text.data + r->reason_at : "");
+		floe_jw_key(&w, "tables");
+		floe_jw_arr_begin(&w);
+		for (size_t x = i; x < j; x++)
+			floe_jw_str(&w, p->tables[t->bad[x].table].ident);
+		floe_jw_arr_end(&w);
+		floe_jw_key(&w, "reasons");
+		floe_jw_obj_begin(&w);
+		for (size_t x = i; x < j; x++)
+			floe_jw_kv_str(&w, p->tables[t->bad[x].table].ident,
+				       (const char *)t->bad_text.data + t->bad[x].reason_at);
+		floe_jw_obj_end(&w);
+		if (stream_utf8_valid((const uint8_t *)rec, n)) {
+			floe_jw_key(&w, "record");
+			floe_jw_strn(&w, rec, n);
+		} else {
+			floe_buf b64;
+			floe_buf_init(&b64, 0);
+			if (floe_base64_encode(&b64, (const uint8_t *)rec, n)) {
+				floe_buf_reset(&b64);
+				rc = floe_error_oom(err);
+				break;
+			}
+			floe_jw_kv_str(&w, "record_base64", floe_buf_cstr(&b64));
 			floe_buf_reset(&b64);
-			return floe_error_oom(err);
 		}
-		floe_jw_kv_str(&w, "record_base64", floe_buf_cstr(&b64));
-		floe_buf_reset(&b64);
+		floe_jw_obj_end(&w);
+		if (floe_jw_finish(&w) || floe_buf_putc(&t->dlq, '\n')) {
+			rc = floe_error_oom(err);
+			break;
+		}
+		if (p->cfg->errors == STREAM_ERRORS_FAIL) {
+			/* the offending record is in the dead-letter file too */
+			floe_error ferr;
+			floe_error_clear(&ferr);
+			if (stream_dlq_flush(p, &t->dlq, true, &ferr))
+				FLOE_WARN("%s", ferr.msg);
+			rc = floe_error_corrupt(err,
+						"table %s: record at offset %lld of '%s' does not fit: "
+						"%s (errors: fail; the record is in %s)",
+						tb0->ident, (long long)r->off,
+						b->split_name ? b->split_name : "?",
+						(const char *)t->bad_text.data + r->reason_at,
+						p->dlq_path);
+			break;
+		}
+		i = j;
 	}
-	floe_jw_obj_end(&w);
-	if (floe_jw_finish(&w) || floe_buf_putc(&t->dlq, '\n'))
-		return floe_error_oom(err);
-	if (t->dlq.len >= DLQ_FLUSH_BYTES)
-		return stream_dlq_flush(p, &t->dlq, false, err);
-	return FLOE_OK;
+	t->n_bad = 0;
+	floe_buf_clear(&t->bad_text);
+	if (!rc && t->dlq.len >= DLQ_FLUSH_BYTES)
+		rc = stream_dlq_flush(p, &t->dlq, false, err);
+	return rc;
 }
 
 /* ---- writing ------------------------------------------------------------------------- */
@@ -460,6 +555,42 @@ static bool blank(const char *p, size_t n)
 	return true;
 }
 
+/*
+ * A record did not decode for table ti: decode only the fields its filter
+ * reads and evaluate the filter. *wanted is false when the filter excludes
+ * the record; true when it matches or its own fields do not decode (then
+ * the table cannot tell, and the record is its dead letter).
+ */
+static int wanted_by_filter(rt_task *t, size_t ti, const stream_block *b, bool csv,
+			    const char *rec, size_t n, bool *wanted, floe_error *err)
+{
+	rt_table *tb = &t->p->tables[ti];
+	stream_col *pre = &t->pre_roots[ti];
+	int rc;
+	*wanted = true;
+	if (csv) {
+		stream_csv_dec *cd = &t->pre_csv[ti];
+		const stream_source_cfg *sc = t->p->sources[tb->src].cfg;
+		if (sc->csv_header && b->header && t->pre_csv_header[ti] != b->header) {
+			if (stream_csv_set_header(cd, pre, b->header, b->header_len))
+				return FLOE_OK; /* the main decoder reports the header */
+			t->pre_csv_header[ti] = b->header;
+		} else if (!sc->csv_header && !cd->have_map && stream_csv_set_positional(cd, pre)) {
+			return floe_error_oom(err);
+		}
+		rc = stream_csv_decode(cd, pre, rec, n);
+	} else {
+		rc = stream_json_decode(&t->json, pre, rec, n);
+	}
+	if (rc == FLOE_EINVAL)
+		return FLOE_OK;
+	if (rc)
+		return floe_error_oom(err);
+	*wanted = stream_filter_match(tb->pre_filter, pre, pre->len - 1);
+	stream_col_truncate(pre, pre->len - 1);
+	return FLOE_OK;
+}
+
 /* Decode one block for one table. */
 static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool count,
 			    int64_t *records, floe_error *err)
@@ -519,8 +650,16 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 			rc = stream_json_decode(&t->json, root, cur, n);
 		if (rc == FLOE_EINVAL) {
 			const char *why = csv ? t->csv[ti].why.msg : t->json.why.msg;
-			if ((rc = dead_letter(t, tb, b, cur, n, off, why, err)))
+			if ((rc = note_bad(t, ti, cur, n, off, why, err)))
 				return rc;
+			if (tb->pre_filter) {
+				/* was the record meant for this table at all? */
+				bool wanted;
+				if ((rc = wanted_by_filter(t, ti, b, csv, cur, n, &wanted, err)))
+					return rc;
+				if (!wanted)
+					t->n_bad--; /* another table's business */
+			}
 			continue;
 		}
 		if (rc)
@@ -550,16 +689,22 @@ static int process_block(rt_task *t, raw_item *it, floe_error *err)
 			rt_table *tb = &p->tables[s->tables[k]];
 			if (tb->skipping && it->b.start < stream_offsets_get(&tb->skip, it->b.split_name, 0))
 				continue;
-			if ((rc = dead_letter(t, tb, &it->b, (const char *)it->b.data, it->b.len,
-					      it->b.start, why, err)))
+			if ((rc = note_bad(t, s->tables[k], (const char *)it->b.data, it->b.len,
+					   it->b.start, why, err)))
 				return rc;
 		}
 		records = 1;
 	} else {
 		for (size_t k = 0; k < s->n_tables; k++)
-			if ((rc = decode_for_table(t, s->tables[k], &it->b, k == 0, &records, err)))
+			if ((rc = decode_for_table(t, s->tables[k], &it->b, k == 0, &records, err))) {
+				t->n_bad = 0;
+				floe_buf_clear(&t->bad_text);
 				return rc;
+			}
 	}
+	/* one dead letter per bad record, with every table it was meant for */
+	if ((rc = flush_bad(t, &it->b, err)))
+		return rc;
 	floe_metric_add(s->m_in, records);
 	floe_metric_add(s->m_bytes, (int64_t)it->b.len);
 	atomic_fetch_add(&p->records_in, records);

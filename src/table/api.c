@@ -11,9 +11,12 @@
 #include <unistd.h>
 
 #include "iceberg/metrics.h"
+#include "iceberg/props.h"
+#include "json/json.h"
 #include "table/commit.h"
 #include "table/create.h"
 #include "util/alloc.h"
+#include "util/opts.h"
 #include "util/hmap.h"
 #include "util/str.h"
 #include "util/timeutil.h"
@@ -22,6 +25,7 @@
 
 int floe_catalog_open(floe_catalog **out, const floe_catalog_config *cfg, floe_error *err)
 {
+	FLOE_CHECK_OPTS(cfg, "floe_catalog_config", "FLOE_CATALOG_CONFIG_INIT", err);
 	const char *type = cfg->type && *cfg->type ? cfg->type : "sql";
 	if (floe_str_ieq(type, "sql") || floe_str_ieq(type, "jdbc") || floe_str_ieq(type, "sqlite") ||
 	    floe_str_ieq(type, "postgresql")) {
@@ -72,11 +76,29 @@ int floe_catalog_open_default(floe_catalog **out, const char *dir, floe_error *e
 	return floe_sql_catalog_open(out, &o, err);
 }
 
+int floe_catalog_open_default_existing(floe_catalog **out, const char *dir, floe_error *err)
+{
+	char db[PATH_MAX + 32], abs[PATH_MAX];
+	struct stat st;
+	snprintf(db, sizeof(db), "%s/warehouse/catalog.db", dir && *dir ? dir : ".");
+	if (stat(db, &st) != 0)
+		return floe_error_set(err, FLOE_ENOTFOUND,
+				      "no catalog: the embedded default '%s' does not exist (create "
+				      "a namespace or table first, or name a catalog with "
+				      "--catalog-uri)",
+				      db);
+	snprintf(db, sizeof(db), "%s/warehouse", dir && *dir ? dir : ".");
+	if (!realpath(db, abs))
+		return floe_error_set(err, FLOE_EIO, "cannot resolve '%s': %s", db, strerror(errno));
+	return floe_catalog_open_default(out, dir, err);
+}
+
 /* ---- table creation ----------------------------------------------------------------- */
 
 int floe_table_create(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
 		      const floe_table_create_opts *opts, floe_error *err)
 {
+	FLOE_CHECK_OPTS(opts, "floe_table_create_opts", "FLOE_TABLE_CREATE_OPTS_INIT", err);
 	floe_arena a;
 	floe_schema *schema = NULL;
 	floe_partition_spec *spec = NULL;
@@ -398,6 +420,104 @@ int floe_table_set_properties(floe_table *t, const floe_prop *set, size_t n_set,
 	if (!rc)
 		rc = floe_table_update_properties(t, &m, remove, n_remove, err);
 	floe_strmap_reset(&m);
+	return rc;
+}
+
+/* ---- the property registry ------------------------------------------------------------ */
+
+int floe_table_property_check(const char *key, const char *value, floe_error *err)
+{
+	return floe_prop_check(key, value, err);
+}
+
+static const char *allowed(const floe_prop_def *d, char *buf, size_t n)
+{
+	switch (d->type) {
+	case FLOE_PROP_INT:
+		if (d->max == INT64_MAX)
+			snprintf(buf, n, "integer >= %lld", (long long)d->min);
+		else
+			snprintf(buf, n, "%lld..%lld", (long long)d->min, (long long)d->max);
+		return buf;
+	case FLOE_PROP_BOOL:
+		return "true, false";
+	case FLOE_PROP_METRICS:
+		return "none, counts, truncate(N), full";
+	case FLOE_PROP_STRING:
+		return "text";
+	case FLOE_PROP_CHOICE: {
+		size_t j = 0;
+		for (const char *p = d->choices; *p && j + 3 < n; p++) {
+			if (*p == '|') {
+				buf[j++] = ',';
+				buf[j++] = ' ';
+			} else {
+				buf[j++] = *p;
+			}
+		}
+		buf[j] = '\0';
+		return buf;
+	}
+	}
+	return "";
+}
+
+int floe_table_properties_reference(bool markdown, floe_write_fn fn, void *payload,
+				    floe_error *err)
+{
+	size_t n;
+	const floe_prop_def *defs = floe_prop_all(&n);
+	floe_buf b;
+	int rc = 0;
+	floe_buf_init(&b, 0);
+	if (markdown)
+		rc = floe_buf_puts(&b, "| property | default | values | floe | effect |\n"
+				       "|---|---|---|---|---|\n");
+	for (size_t i = 0; i < n && !rc; i++) {
+		const floe_prop_def *d = &defs[i];
+		char al[256], key[160];
+		snprintf(key, sizeof(key), "%s%s", d->key, (d->flags & FLOE_PROP_PREFIX) ? "<column>" : "");
+		const char *use = (d->flags & FLOE_PROP_HONOURED) ? "honoured" : "stored";
+		if (d->refused) {
+			char r[128];
+			size_t j = (size_t)snprintf(r, sizeof(r), "honoured (");
+			for (const char *p = d->refused; *p && j + 12 < sizeof(r); p++)
+				j += (size_t)snprintf(r + j, sizeof(r) - j, "%s",
+						      *p == '|' ? ", " : (char[2]){*p, 0});
+			snprintf(r + j, sizeof(r) - j, " refused)");
+			if (markdown)
+				rc = floe_buf_printf(&b, "| `%s` | %s | %s | %s | %s |\n", key,
+						     d->dflt ? d->dflt : "", allowed(d, al, sizeof(al)), r,
+						     d->doc);
+		} else if (markdown) {
+			rc = floe_buf_printf(&b, "| `%s` | %s | %s | %s | %s |\n", key,
+					     d->dflt ? d->dflt : "", allowed(d, al, sizeof(al)), use,
+					     d->doc);
+		}
+		if (!markdown) {
+			floe_jw w;
+			floe_jw_init(&w, &b, 0);
+			floe_jw_obj_begin(&w);
+			floe_jw_kv_str(&w, "key", key);
+			floe_jw_key(&w, "default");
+			if (d->dflt)
+				floe_jw_str(&w, d->dflt);
+			else
+				floe_jw_null(&w);
+			floe_jw_kv_str(&w, "values", allowed(d, al, sizeof(al)));
+			floe_jw_kv_bool(&w, "honoured", (d->flags & FLOE_PROP_HONOURED) != 0);
+			if (d->refused)
+				floe_jw_kv_str(&w, "refused", d->refused);
+			floe_jw_kv_str(&w, "doc", d->doc);
+			floe_jw_obj_end(&w);
+			rc = floe_jw_finish(&w) || floe_buf_putc(&b, '\n');
+		}
+	}
+	if (rc)
+		rc = floe_error_oom(err);
+	else
+		rc = fn(floe_buf_cstr(&b), b.len, payload);
+	floe_buf_reset(&b);
 	return rc;
 }
 

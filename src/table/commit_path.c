@@ -32,28 +32,24 @@
 #include <string.h>
 #include <time.h>
 
+#include "iceberg/props.h"
 #include "table/commit.h"
 #include "util/alloc.h"
 #include "util/log.h"
 #include "util/rand.h"
 #include "util/timeutil.h"
 
-static int64_t prop(const floe_metadata *m, const char *key, int64_t dflt)
-{
-	return m ? floe_metadata_property_i64(m, key, dflt) : dflt;
-}
-
 void floe_retry_policy_from(floe_retry_policy *p, const floe_metadata *m)
 {
 	/* Java's defaults are 4 retries, 100 ms .. 60 s, 30 min; floe waits for
 	 * more attempts by default because streaming writers commit often. A
 	 * create (m NULL) uses the defaults. */
-	p->num_retries = (int)prop(m, "commit.retry.num-retries", 10);
-	p->min_wait_ms = prop(m, "commit.retry.min-wait-ms", 100);
-	p->max_wait_ms = prop(m, "commit.retry.max-wait-ms", 60000);
-	p->total_timeout_ms = prop(m, "commit.retry.total-timeout-ms", 1800000);
-	p->status_checks = (int)prop(m, "commit.status-check.num-retries", 3);
-	p->status_wait_ms = prop(m, "commit.status-check.min-wait-ms", 1000);
+	p->num_retries = (int)floe_prop_i64(m, "commit.retry.num-retries");
+	p->min_wait_ms = floe_prop_i64(m, "commit.retry.min-wait-ms");
+	p->max_wait_ms = floe_prop_i64(m, "commit.retry.max-wait-ms");
+	p->total_timeout_ms = floe_prop_i64(m, "commit.retry.total-timeout-ms");
+	p->status_checks = (int)floe_prop_i64(m, "commit.status-check.num-retries");
+	p->status_wait_ms = floe_prop_i64(m, "commit.status-check.min-wait-ms");
 	if (p->num_retries < 0)
 		p->num_retries = 0;
 	if (p->min_wait_ms < 1)

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "iceberg/props.h"
 #include "table/commit.h"
 #include "util/alloc.h"
 #include "util/rand.h"
@@ -52,6 +53,10 @@ int floe_table__create(floe_table **out, floe_catalog *cat, const char *ns, cons
 		*out = NULL;
 	if (!ts->schema)
 		return floe_error_set(err, FLOE_EINVAL, "a table needs a schema");
+	for (size_t i = 0; ts->properties && i < ts->properties->len; i++)
+		if ((rc = floe_prop_check(ts->properties->items[i].key, ts->properties->items[i].value,
+					  err)))
+			return floe_error_prefix(err, rc, "create table %s.%s: ", ns, name);
 	if (fv == 0 && ts->properties) {
 		const char *v = floe_strmap_get(ts->properties, "format-version");
 		int64_t x;
@@ -97,13 +102,29 @@ typedef struct props_ctx {
 	size_t n_remove;
 } props_ctx;
 
+/* A format-version among the properties upgrades the table, as Java's
+ * UpdateProperties does (downgrades are refused). 0: not asked. */
+static int asked_format_version(const floe_strmap *set)
+{
+	const char *v = set ? floe_strmap_get(set, "format-version") : NULL;
+	int64_t x;
+	return v && floe_parse_i64(v, strlen(v), &x) ? (int)x : 0;
+}
+
 static int build_props(void *payload, const floe_metadata *base, int attempt, floe_metadata **next,
 		       floe_error *err)
 {
 	props_ctx *c = payload;
 	floe_metadata_builder *b = NULL;
 	(void)attempt;
+	int fv = asked_format_version(c->set);
+	if (fv && fv < base->format_version)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "format-version %d: a table cannot be downgraded (it is at %d)",
+				      fv, base->format_version);
 	int rc = floe_metadata_builder_from(&b, base, err);
+	if (!rc && fv > base->format_version)
+		rc = floe_mb_upgrade_format_version(b, fv, err);
 	if (!rc && c->set)
 		rc = floe_mb_set_properties(b, c->set, err);
 	if (!rc && c->n_remove)
@@ -120,7 +141,13 @@ static int build_props(void *payload, const floe_metadata *base, int attempt, fl
 static bool props_landed(void *payload, const floe_metadata *cur)
 {
 	props_ctx *c = payload;
+	int fv = asked_format_version(c->set);
+	if (fv && cur->format_version != fv)
+		return false;
 	for (size_t i = 0; c->set && i < c->set->len; i++) {
+		const floe_prop_def *d = floe_prop_find(c->set->items[i].key);
+		if (d && (d->flags & FLOE_PROP_RESERVED))
+			continue;
 		const char *v = floe_metadata_property(cur, c->set->items[i].key);
 		if (!v || strcmp(v, c->set->items[i].value) != 0)
 			return false;
@@ -136,5 +163,11 @@ int floe_table_update_properties(floe_table *t, const floe_strmap *set, const ch
 {
 	props_ctx c = {set, remove, n_remove};
 	static const floe_commit_fns fns = {build_props, NULL, props_landed};
+	/* every value is checked before anything is written */
+	for (size_t i = 0; set && i < set->len; i++) {
+		int rc = floe_prop_check(set->items[i].key, set->items[i].value, err);
+		if (rc)
+			return rc;
+	}
 	return floe_table__commit(t, "set properties of", &fns, &c, err);
 }

@@ -6,42 +6,28 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "iceberg/props.h"
 #include "util/hash.h"
 #include "util/str.h"
 #include "write/write.h"
 
-#define MiB ((int64_t)1 << 20)
 
-/* A non-negative size property: default when absent, FLOE_EINVAL when bad. */
-static int size_prop(int64_t *out, const floe_metadata *m, const char *key, int64_t dflt,
-		     int64_t min, floe_error *err)
+/* An integer property checked and defaulted by the registry
+ * (iceberg/props.c): a stored bad value is FLOE_EINVAL. */
+static int size_prop(int64_t *out, const floe_metadata *m, const char *key, floe_error *err)
 {
 	const char *v = floe_metadata_property(m, key);
-	int64_t x;
-	*out = dflt;
-	if (!v)
-		return FLOE_OK;
-	if (!floe_parse_i64(v, strlen(v), &x) || x < min)
-		return floe_error_set(err, FLOE_EINVAL,
-				      "table property %s = '%s': expected an integer >= %lld", key,
-				      v, (long long)min);
-	*out = x;
-	return FLOE_OK;
+	int rc = v ? floe_prop_check(key, v, err) : FLOE_OK;
+	*out = floe_prop_i64(m, key);
+	return rc;
 }
 
-static int bool_prop(bool *out, const floe_metadata *m, const char *key, bool dflt,
-		     floe_error *err)
+static int bool_prop(bool *out, const floe_metadata *m, const char *key, floe_error *err)
 {
 	const char *v = floe_metadata_property(m, key);
-	*out = dflt;
-	if (!v)
-		return FLOE_OK;
-	if (floe_str_ieq(v, "true") || floe_str_ieq(v, "false")) {
-		*out = floe_str_ieq(v, "true");
-		return FLOE_OK;
-	}
-	return floe_error_set(err, FLOE_EINVAL, "table property %s = '%s': expected true or false",
-			      key, v);
+	int rc = v ? floe_prop_check(key, v, err) : FLOE_OK;
+	*out = floe_prop_bool(m, key);
+	return rc;
 }
 
 static int codec_prop(int *out, const char *v, floe_error *err)
@@ -86,27 +72,22 @@ int floe_write_config_from(floe_write_config *out, floe_arena *a, const floe_met
 	memset(out, 0, sizeof(*out));
 	out->parquet = dflt;
 	out->format_version = m->format_version;
-	if ((rc = size_prop(&out->target_file_size, m, "write.target-file-size-bytes", 512 * MiB,
-			    1, err)) ||
+	if ((rc = size_prop(&out->target_file_size, m, "write.target-file-size-bytes", err)) ||
 	    (rc = size_prop(&out->delete_target_file_size, m, "write.delete.target-file-size-bytes",
-			    64 * MiB, 1, err)) ||
+			    err)) ||
 	    (rc = size_prop(&out->parquet.row_group_bytes, m, "write.parquet.row-group-size-bytes",
-			    128 * MiB, 1, err)) ||
-	    (rc = size_prop(&out->parquet.row_group_rows, m, "write.parquet.row-group-limit", 0, 0,
 			    err)) ||
-	    (rc = size_prop(&out->parquet.page_bytes, m, "write.parquet.page-size-bytes", MiB, 1,
-			    err)) ||
-	    (rc = size_prop(&out->parquet.page_rows, m, "write.parquet.page-row-limit", 20000, 1,
-			    err)) ||
-	    (rc = size_prop(&out->parquet.dict_bytes, m, "write.parquet.dict-size-bytes", 2 * MiB,
-			    0, err)) ||
-	    (rc = size_prop(&level, m, "write.parquet.compression-level", 0, -131072, err)))
+	    (rc = size_prop(&out->parquet.row_group_rows, m, "write.parquet.row-group-limit", err)) ||
+	    (rc = size_prop(&out->parquet.page_bytes, m, "write.parquet.page-size-bytes", err)) ||
+	    (rc = size_prop(&out->parquet.page_rows, m, "write.parquet.page-row-limit", err)) ||
+	    (rc = size_prop(&out->parquet.dict_bytes, m, "write.parquet.dict-size-bytes", err)) ||
+	    (rc = size_prop(&level, m, "write.parquet.compression-level", err)))
 		return rc;
-	if (level > 22)
-		return floe_error_set(err, FLOE_EINVAL,
-				      "table property write.parquet.compression-level = %lld: too high",
-				      (long long)level);
 	out->parquet.level = (int)level;
+	/* the only data file format floe writes */
+	if ((v = floe_metadata_property(m, "write.format.default")) &&
+	    (rc = floe_prop_check("write.format.default", v, err)))
+		return rc;
 	if ((v = floe_metadata_property(m, "write.parquet.compression-codec")) &&
 	    (rc = codec_prop(&out->parquet.codec, v, err)))
 		return rc;
@@ -123,9 +104,9 @@ int floe_write_config_from(floe_write_config *out, floe_arena *a, const floe_met
 					      v);
 	}
 	out->parquet.page_version = (int)page_version;
-	if ((rc = bool_prop(&out->object_storage, m, "write.object-storage.enabled", false, err)) ||
+	if ((rc = bool_prop(&out->object_storage, m, "write.object-storage.enabled", err)) ||
 	    (rc = bool_prop(&out->object_storage_partitioned_paths, m,
-			    "write.object-storage.partitioned-paths", true, err)))
+			    "write.object-storage.partitioned-paths", err)))
 		return rc;
 
 	/* Java LocationProviders: write.data.path, then (object storage only) the

@@ -177,7 +177,11 @@ static void *scrape_main(void *arg)
 				       (r = read(fd, sc->last + got, sizeof(sc->last) - 1 - got)) > 0)
 					got += (size_t)r;
 				sc->last[got] = 0;
-				sc->scrapes++;
+				/* a scrape cut short by the server closing at the end
+				 * of the run, or another program on a colliding port,
+				 * does not count */
+				if (strstr(sc->last, "floe_numRecordsIn"))
+					sc->scrapes++;
 			}
 		}
 		if (fd >= 0)
@@ -639,8 +643,7 @@ static void test_real_writers_and_metrics(void)
 	T_EQ_INT(h.records, 30000);
 	T_CHECK(n.records > 10000 && n.records < 20000);
 	T_CHECK(h.snapshots >= 1);
-	T_CHECK(sc.scrapes > 0);
-	T_CHECK(sc.scrapes == 0 || strstr(sc.last, "floe_numRecordsIn") != NULL);
+	T_CHECK(sc.scrapes > 0); /* complete scrapes of floe's metrics */
 	floe_catalog_free(cat);
 }
 

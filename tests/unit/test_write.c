@@ -119,11 +119,45 @@ static void test_config(void)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char name[32];
-		const char *p[] = {bad[i][0], bad[i][1], NULL};
 		snprintf(name, sizeof(name), "bad%zu", i);
-		t = make_table(&e, name, "id long", NULL, p, 2);
-		T_ERR(floe_write_config_from(&cfg, &a, floe_table_metadata(t), &err), FLOE_EINVAL);
+		/* refused at creation, before anything is written */
+		floe_table_create_opts o = FLOE_TABLE_CREATE_OPTS_INIT;
+		floe_prop pr = {bad[i][0], bad[i][1]};
+		o.schema = "id long";
+		o.properties = &pr;
+		o.n_properties = 1;
+		t = NULL;
+		T_ERR(floe_table_create(&t, e.cat, "db", name, &o, &err), FLOE_EINVAL);
 		T_CHECK(strstr(err.msg, bad[i][0]) != NULL);
+		T_CHECK(t == NULL);
+		/* and by the writer when another engine stored it */
+		t = make_table(&e, name, "id long", NULL, NULL, 2);
+		floe_metadata_builder *b = NULL;
+		floe_metadata *m2 = NULL;
+		floe_strmap sm;
+		floe_strmap_init(&sm);
+		T_CHECK(floe_strmap_set(&sm, bad[i][0], bad[i][1]) == 0);
+		T_OK(floe_metadata_builder_from(&b, floe_table_metadata(t), &err), &err);
+		T_OK(floe_mb_set_properties(b, &sm, &err), &err);
+		T_OK(floe_metadata_builder_finish(&m2, b, NULL, 0, &err), &err);
+		T_ERR(floe_write_config_from(&cfg, &a, m2, &err), FLOE_EINVAL);
+		T_CHECK(strstr(err.msg, bad[i][0]) != NULL);
+		floe_metadata_free(m2);
+		floe_strmap_reset(&sm);
+		floe_table_free(t);
+	}
+	/* a format floe does not write is refused, not stored and ignored */
+	{
+		floe_table_create_opts o = FLOE_TABLE_CREATE_OPTS_INIT;
+		floe_prop pr = {"write.format.default", "orc"};
+		o.schema = "id long";
+		o.properties = &pr;
+		o.n_properties = 1;
+		t = NULL;
+		T_ERR(floe_table_create(&t, e.cat, "db", "orc", &o, &err), FLOE_EUNSUPPORTED);
+		T_CHECK(strstr(err.msg, "write.format.default") != NULL);
+		pr.value = "PARQUET";
+		T_OK(floe_table_create(&t, e.cat, "db", "pq", &o, &err), &err);
 		floe_table_free(t);
 	}
 	floe_arena_reset(&a);
