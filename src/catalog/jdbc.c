@@ -386,8 +386,8 @@ static int j_update_ns_props(floe_catalog *cat, const char *ns, const floe_strma
 static int one_string(const char *const *cells, size_t n, void *payload)
 {
 	char **out = payload;
-	if (n && cells[0] && !*out)
-		*out = floe_strdup(cells[0]);
+	if (n && cells[0] && !*out && !(*out = floe_strdup(cells[0])))
+		return FLOE_ENOMEM; /* never "not found" for want of memory */
 	return 0;
 }
 

@@ -615,10 +615,11 @@ void floe_type_write_json(floe_jw *w, const floe_type *t)
 	default: {
 		floe_buf b;
 		floe_buf_init(&b, 256);
-		if (floe_type_format(&b, t) == 0)
+		int frc = floe_type_format(&b, t);
+		if (frc == 0)
 			floe_jw_strn(w, (const char *)b.data, b.len);
 		else if (!w->rc)
-			w->rc = FLOE_EINVAL;
+			w->rc = frc; /* ENOMEM stays ENOMEM (torture test) */
 		floe_buf_reset(&b);
 	}
 	}

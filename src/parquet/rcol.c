@@ -878,11 +878,15 @@ static int take(floe_parquet__rcol *c, size_t k)
 				return corrupt(c, "value too large");
 			lens[i] = (int32_t)v[i].n;
 		}
-		if (floe_buf_reserve(&c->bdata, total))
+		if (floe_buf_reserve(&c->bdata, total)) {
+			size_t need;
+			if (floe_size_add(&need, c->bdata.len, total) && need <= c->bdata.max)
+				return nomem(c); /* out of memory, not the cap */
 			return floe_error_set(c->err, FLOE_EUNSUPPORTED,
 					      "%s: more than 2 GiB of values in one batch (use smaller "
 					      "batches)",
 					      c->ctx);
+		}
 		uint8_t *dst = c->bdata.data + c->bdata.len;
 		for (size_t i = 0; i < nv; i++) {
 			if (v[i].n)

@@ -30,6 +30,7 @@ static void default_free(void *p, void *payload)
 static floe_allocator g_alloc = {default_malloc, default_realloc, default_free, NULL};
 static atomic_long g_fail_after;
 static atomic_long g_live;
+static atomic_long g_count;
 
 void floe_set_allocator(const floe_allocator *alloc)
 {
@@ -49,8 +50,14 @@ long floe_alloc__live(void)
 	return atomic_load(&g_live);
 }
 
+long floe_alloc__count(void)
+{
+	return atomic_load(&g_count);
+}
+
 static bool should_fail(void)
 {
+	atomic_fetch_add(&g_count, 1);
 	long n = atomic_load(&g_fail_after);
 	if (n <= 0)
 		return false;

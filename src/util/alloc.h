@@ -40,6 +40,9 @@ int floe_array_grow(void **data, size_t *cap, size_t elem, size_t need) FLOE_WUR
 void floe_alloc__fail_after(long n);
 /* Number of live allocations made through the hook (for leak checks). */
 long floe_alloc__live(void);
+/* Allocation calls (malloc and realloc) so far: the failure points a torture
+ * loop steps through. */
+long floe_alloc__count(void);
 
 /*
  * Arena: bump allocation in chunks; individual frees are not possible.

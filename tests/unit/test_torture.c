@@ -1,0 +1,453 @@
+/*
+ * test_torture.c — curl's "torture" idea: run a component operation once to
+ * count its allocations, then again failing the 1st, 2nd, ... allocation
+ * (and every one after it). Each run must fail with FLOE_ENOMEM (or succeed,
+ * where a failed allocation has a fallback), leave no allocation behind, and
+ * leave nothing half done: a table is at its old or its new version and
+ * every file its metadata names exists; an aborted writer leaves no file.
+ *
+ * Operations: table metadata (parse, write, build a new version), Parquet
+ * (write a file, read it back), manifests (through scan planning), the
+ * commit path (an append on a SQLite catalog), and the task writer
+ * (partitioned, rolling). Every failure point is visited while an operation
+ * has at most MAX_POINTS allocations; beyond that an even stride of them.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "iceberg/metadata.h"
+#include "parquet/writer.h"
+#include "floe/scan.h"
+#include "test_write_util.h"
+#include "util/timeutil.h"
+
+#define MAX_POINTS 1500
+
+/* The error of the last failed run (for the messages). */
+static floe_error g_last;
+
+typedef struct scenario {
+	const char *name;
+	int (*run)(void *ctx);          /* one operation; returns its status */
+	void (*check)(void *ctx, int rc); /* after each run, allocations on again */
+	void *ctx;
+} scenario;
+
+static void torture(const scenario *sc)
+{
+	/* warm up (per-thread codec contexts and the like stay cached) */
+	int rc = sc->run(sc->ctx);
+	if (rc != FLOE_OK) {
+		t_fail(__FILE__, __LINE__, "%s: the operation fails without faults: %s", sc->name,
+		       floe_strerror(rc));
+		return;
+	}
+	if (sc->check)
+		sc->check(sc->ctx, rc);
+	long live0 = floe_alloc__live();
+	long c0 = floe_alloc__count();
+	rc = sc->run(sc->ctx);
+	long total = floe_alloc__count() - c0;
+	T_EQ_INT(rc, FLOE_OK);
+	T_EQ_INT(floe_alloc__live(), live0);
+	if (sc->check)
+		sc->check(sc->ctx, rc);
+	live0 = floe_alloc__live();
+	long stride = total > MAX_POINTS ? total / MAX_POINTS : 1;
+	/* FLOE_TORTURE_AT="<scenario>:<n>" runs one failure point and stops
+	 * there, so LeakSanitizer reports where a leaked block came from */
+	const char *at = getenv("FLOE_TORTURE_AT");
+	if (at && !strncmp(at, sc->name, strlen(sc->name)) && at[strlen(sc->name)] == ':') {
+		floe_alloc__fail_after(atol(at + strlen(sc->name) + 1));
+		rc = sc->run(sc->ctx);
+		floe_alloc__fail_after(0);
+		printf("     %s at %s: %s\n", sc->name, at, floe_strerror(rc));
+		exit(0);
+	}
+	long failed = 0, points = 0;
+	for (long n = 1; n <= total; n += stride) {
+		floe_alloc__fail_after(n);
+		rc = sc->run(sc->ctx);
+		floe_alloc__fail_after(0);
+		points++;
+		if (rc != FLOE_OK) {
+			failed++;
+			if (rc != FLOE_ENOMEM) {
+				t_fail(__FILE__, __LINE__,
+				       "%s: allocation %ld of %ld failed: %s, not ENOMEM (%s)", sc->name, n,
+				       total, floe_strerror(rc), g_last.msg);
+				break;
+			}
+		}
+		if (floe_alloc__live() != live0) {
+			t_fail(__FILE__, __LINE__, "%s: allocation %ld of %ld failed: %ld allocations leaked",
+			       sc->name, n, total, floe_alloc__live() - live0);
+			break;
+		}
+		if (sc->check)
+			sc->check(sc->ctx, rc);
+		live0 = floe_alloc__live();
+	}
+	T_CHECK(failed > 0);
+	printf("     %s: %ld allocations, %ld failure points, %ld failed cleanly\n", sc->name, total,
+	       points, failed);
+}
+
+/* ---- table metadata -------------------------------------------------------- */
+
+typedef struct meta_ctx {
+	char *json;
+	size_t n;
+} meta_ctx;
+
+static int run_metadata(void *p)
+{
+	meta_ctx *c = p;
+	floe_metadata *m = NULL, *next = NULL;
+	floe_metadata_builder *b = NULL;
+	floe_buf out;
+	floe_strmap props;
+	floe_error err = {0};
+	int rc;
+	floe_buf_init(&out, 0);
+	floe_strmap_init(&props);
+	if ((rc = floe_metadata_parse(&m, c->json, c->n, &err)))
+		goto done;
+	if ((rc = floe_metadata_write(&out, m, 0)))
+		goto done;
+	if (floe_strmap_set(&props, "owner", "torture")) {
+		rc = FLOE_ENOMEM;
+		goto done;
+	}
+	if ((rc = floe_metadata_builder_from(&b, m, &err)) ||
+	    (rc = floe_mb_set_properties(b, &props, &err)))
+		goto done;
+	rc = floe_metadata_builder_finish(&next, b, m->metadata_location, m->last_updated_ms, &err);
+	b = NULL;
+done:
+	if (rc)
+		g_last = err;
+	floe_metadata_builder_free(b);
+	floe_metadata_free(next);
+	floe_metadata_free(m);
+	floe_buf_reset(&out);
+	floe_strmap_reset(&props);
+	return rc;
+}
+
+static void test_metadata(void)
+{
+	meta_ctx c = {0};
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", t_testdata("duckdb-iceberg/data/persistent/generated_bounds/metadata/v1.metadata.json"));
+	FILE *f = fopen(path, "rb");
+	T_CHECK(f != NULL);
+	if (!f)
+		return;
+	fseek(f, 0, SEEK_END);
+	c.n = (size_t)ftell(f);
+	fseek(f, 0, SEEK_SET);
+	c.json = malloc(c.n + 1);
+	T_CHECK(fread(c.json, 1, c.n, f) == c.n);
+	fclose(f);
+	scenario sc = {"metadata parse, write and build", run_metadata, NULL, &c};
+	torture(&sc);
+	free(c.json);
+}
+
+/* ---- Parquet ------------------------------------------------------------------ */
+
+typedef struct pq_ctx {
+	floe_fileio *io;
+	const floe_schema *schema;
+	struct ArrowArray batch;
+	struct ArrowSchema bschema;
+	const floe_write_config *cfg;
+	const floe_metadata *m;
+	int k;
+} pq_ctx;
+
+static int run_parquet(void *p)
+{
+	pq_ctx *c = p;
+	floe_fileio *io = floe_io_memory_new();
+	floe_data_writer *w = NULL;
+	floe_data_file df;
+	floe_arena a;
+	floe_error err = {0};
+	char path[128];
+	int rc;
+	floe_arena_init(&a, 0);
+	snprintf(path, sizeof(path), "mem://wh/pq/f%d.parquet", c->k++);
+	if (!io) {
+		rc = FLOE_ENOMEM;
+		goto done;
+	}
+	if ((rc = floe_data_writer_open(&w, io, path, c->m, c->schema, NULL, NULL, c->cfg, NULL,
+					&err)))
+		goto done;
+	if ((rc = floe_data_writer_write(w, &c->batch, &c->bschema, &err)) ||
+	    (rc = floe_data_writer_write(w, &c->batch, &c->bschema, &err))) {
+		floe_data_writer_abort(w);
+		goto done;
+	}
+	if ((rc = floe_data_writer_close(w, &df, &a, &err)))
+		goto done;
+	/* and back */
+	floe_input *in = NULL;
+	floe_parquet_reader *r = NULL;
+	if ((rc = floe_io_open_read(io, path, &in, &err)))
+		goto done;
+	rc = floe_parquet_reader_open(&r, in, NULL, &err);
+	for (bool eof = false; !rc && !eof;) {
+		struct ArrowArray b;
+		rc = floe_parquet_reader_next(r, &b, &eof, &err);
+		if (!rc && !eof)
+			floe_arrow_array_release(&b);
+	}
+	floe_parquet_reader_free(r);
+	floe_input_close(in);
+done:
+	if (rc)
+		g_last = err;
+	floe_io_free(io);
+	floe_arena_reset(&a);
+	return rc;
+}
+
+static void test_parquet(void)
+{
+	wenv e;
+	floe_error err = {0};
+	floe_write_config cfg;
+	pq_ctx c = {0};
+	env_open(&e, false);
+	floe_table *t = make_table(&e, "pq",
+				   "id long not null, s string, d decimal(10, 2), ts timestamptz, "
+				   "tags list<string>, st struct<a: int, b: string>",
+				   NULL, NULL, 2);
+	const floe_metadata *m = floe_table_metadata(t);
+	const char *rows[] = {
+		"{\"id\": 1, \"s\": \"a\", \"d\": \"1.25\", \"ts\": \"2026-11-30T10:00:00+00:00\", "
+		"\"tags\": [\"x\", \"y\"], \"st\": {\"a\": 1, \"b\": \"q\"}}",
+		"{\"id\": 2}",
+		"{\"id\": 3, \"s\": \"ccc\", \"tags\": [], \"st\": {\"a\": null}}",
+	};
+	T_OK(floe_write_config_from(&cfg, &e.a, m, &err), &err);
+	c.io = e.mem;
+	c.m = m;
+	c.schema = floe_metadata_current_schema(m);
+	c.cfg = &cfg;
+	make_batch(c.schema, rows, 3, &c.batch, &c.bschema);
+	scenario sc = {"Parquet write and read", run_parquet, NULL, &c};
+	torture(&sc);
+	c.batch.release(&c.batch);
+	c.bschema.release(&c.bschema);
+	floe_table_free(t);
+	env_close(&e);
+}
+
+/* ---- the commit path and manifests ---------------------------------------------- */
+
+typedef struct commit_ctx {
+	floe_catalog *cat;
+	int64_t snapshots; /* before the run */
+	int k;
+} commit_ctx;
+
+static int64_t n_snapshots(floe_catalog *cat)
+{
+	floe_table *t = NULL;
+	floe_error err = {0};
+	T_OK(floe_table_load(&t, cat, "db", "c", &err), &err);
+	int64_t n = t ? (int64_t)floe_table_metadata(t)->n_snapshots : -1;
+	floe_table_free(t);
+	return n;
+}
+
+static int count_task(const floe_scan_task *task, void *payload)
+{
+	(void)task;
+	(void)payload;
+	return 0;
+}
+
+static int run_commit(void *p)
+{
+	commit_ctx *c = p;
+	floe_table *t = NULL;
+	floe_append *ap = NULL;
+	floe_error err = {0};
+	floe_arena a;
+	int rc;
+	floe_arena_init(&a, 0);
+	c->snapshots = -1;
+	if ((rc = floe_table_load(&t, c->cat, "db", "c", &err)))
+		goto done;
+	c->snapshots = (int64_t)floe_table_metadata(t)->n_snapshots;
+	floe_data_file f;
+	floe_data_file_init(&f);
+	f.content = FLOE_CONTENT_DATA;
+	f.file_path = floe_arena_sprintf(&a, "%s/data/t%d.parquet", floe_table_metadata(t)->location,
+					 c->k++);
+	if (!f.file_path) {
+		rc = FLOE_ENOMEM;
+		goto done;
+	}
+	f.record_count = 3;
+	f.file_size_in_bytes = 300;
+	f.spec_id = 0;
+	if ((rc = floe_append_new(&ap, t, NULL, &err)) || (rc = floe_append_add_file(ap, &f, &err)))
+		goto done;
+	rc = floe_append_commit(ap, NULL, &err);
+	if (rc)
+		goto done;
+	/* plan the new snapshot: reads the manifest list and every manifest */
+	floe_scan *s = NULL;
+	floe_scan_opts so = FLOE_SCAN_OPTS_INIT;
+	so.threads = 1;
+	if ((rc = floe_scan_open(&s, t, &so, &err)) == 0) {
+		rc = floe_scan_tasks(s, count_task, NULL, &err);
+		floe_scan_free(s);
+	}
+done:
+	if (rc)
+		g_last = err;
+	floe_append_free(ap);
+	floe_table_free(t);
+	floe_arena_reset(&a);
+	return rc;
+}
+
+/* Old or new version, and everything it names is there. */
+static void check_commit(void *p, int rc)
+{
+	commit_ctx *c = p;
+	int64_t now = n_snapshots(c->cat);
+	if (c->snapshots >= 0)
+		T_CHECK(now == c->snapshots || now == c->snapshots + 1);
+	floe_table *t = NULL;
+	floe_error err = {0};
+	T_OK(floe_table_load(&t, c->cat, "db", "c", &err), &err);
+	if (!t)
+		return;
+	const floe_metadata *m = floe_table_metadata(t);
+	for (size_t i = 0; i < m->n_snapshots; i++) {
+		floe_input *in = NULL;
+		T_OK(floe_io_open_read(floe_table_io(t), m->snapshots[i].manifest_list, &in, &err),
+		     &err);
+		floe_input_close(in);
+	}
+	floe_file_counts fc;
+	T_OK(floe_table_count_files(&fc, t, NULL, &err), &err);
+	T_EQ_INT(fc.data_files, (int64_t)m->n_snapshots);
+	(void)rc;
+	floe_table_free(t);
+}
+
+static void test_commit(void)
+{
+	wenv e;
+	env_open(&e, true); /* local files: the memory FileIO keeps what it removes */
+	floe_table *t = make_table(&e, "c", "id long", NULL, NULL, 2);
+	floe_table_free(t);
+	commit_ctx c = {e.cat, -1, 0};
+	scenario sc = {"append commit and planning", run_commit, check_commit, &c};
+	torture(&sc);
+	env_close(&e);
+}
+
+/* ---- the task writer ------------------------------------------------------------ */
+
+typedef struct task_ctx {
+	floe_fileio *io;
+	const floe_metadata *m;
+	const floe_write_config *cfg;
+	struct ArrowArray batch;
+	struct ArrowSchema bschema;
+	int k;
+} task_ctx;
+
+static int run_task(void *p)
+{
+	task_ctx *c = p;
+	floe_task_writer *tw = NULL;
+	floe_task_writer_opts o = FLOE_TASK_WRITER_OPTS_INIT;
+	floe_data_file *files = NULL;
+	size_t n = 0;
+	floe_arena a;
+	floe_error err = {0};
+	int rc;
+	floe_arena_init(&a, 0);
+	o.partition_id = c->k++;
+	floe_fileio *io = floe_io_memory_new();
+	if (!io) {
+		rc = FLOE_ENOMEM;
+		goto done;
+	}
+	c->io = io;
+	if ((rc = floe_task_writer_new(&tw, io, c->m, c->cfg, &o, &err)))
+		goto done;
+	for (int i = 0; i < 3 && !rc; i++)
+		rc = floe_task_writer_write(tw, &c->batch, &c->bschema, &err);
+	if (!rc)
+		rc = floe_task_writer_complete(tw, &files, &n, &a, &err);
+	if (rc) {
+		floe_task_writer_abort(tw);
+	} else {
+		floe_task_writer_free(tw);
+		/* handed out: the caller's; this test removes them */
+		for (size_t i = 0; i < n; i++)
+			floe_io_remove_quiet(c->io, files[i].file_path);
+	}
+	/* a writer that failed left no file: aborted ones are deleted */
+	if (rc)
+		T_EQ_INT(count_files(io, "mem://wh/db/tw/data"), 0);
+done:
+	if (rc)
+		g_last = err;
+	floe_io_free(io);
+	c->io = NULL;
+	floe_free(files);
+	floe_arena_reset(&a);
+	return rc;
+}
+
+static void test_task_writer(void)
+{
+	wenv e;
+	floe_error err = {0};
+	floe_write_config cfg;
+	task_ctx c = {0};
+	env_open(&e, false);
+	const char *props[] = {"write.target-file-size-bytes", "2048", NULL};
+	floe_table *t = make_table(&e, "tw", "id long not null, kind string, v double",
+				   "kind, bucket(4, id)", props, 2);
+	const floe_metadata *m = floe_table_metadata(t);
+	char rows[64][128];
+	const char *rp[64];
+	for (int i = 0; i < 64; i++) {
+		snprintf(rows[i], sizeof(rows[i]), "{\"id\": %d, \"kind\": \"k%d\", \"v\": %d.5}", i,
+			 i % 3, i);
+		rp[i] = rows[i];
+	}
+	T_OK(floe_write_config_from(&cfg, &e.a, m, &err), &err);
+	c.m = m;
+	c.cfg = &cfg;
+	make_batch(floe_metadata_current_schema(m), rp, 64, &c.batch, &c.bschema);
+	scenario sc = {"partitioned task writer", run_task, NULL, &c};
+	torture(&sc);
+	c.batch.release(&c.batch);
+	c.bschema.release(&c.bschema);
+	floe_table_free(t);
+	env_close(&e);
+}
+
+int main(void)
+{
+	T_RUN(test_metadata);
+	T_RUN(test_parquet);
+	T_RUN(test_commit);
+	T_RUN(test_task_writer);
+	return t_finish();
+}
