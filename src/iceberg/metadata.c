@@ -146,6 +146,13 @@ static int parse_snapshot(floe_arena *a, const floe_json *j, floe_snapshot *s, i
 	const floe_json *kid = floe_json_get(j, "key-id");
 	if (kid && kid->type == FLOE_JSON_STRING)
 		s->key_id = kid->s;
+	/* keep its text: writing it back is then a copy (the input is the
+	 * caller's, so the text is copied into the arena) */
+	if (j->text && j->text_len) {
+		if (!(s->json = floe_arena_memdup(a, j->text, j->text_len)))
+			return FLOE_ENOMEM;
+		s->json_len = j->text_len;
+	}
 	return FLOE_OK;
 bad:
 	return floe_error_prefix(err, FLOE_ECORRUPT, "snapshot %lld: ", (long long)s->snapshot_id);
@@ -647,6 +654,10 @@ const floe_schema *floe_snapshot_schema(const floe_metadata *m, const floe_snaps
 
 static void write_snapshot(floe_jw *w, const floe_snapshot *s, int fv)
 {
+	if (s->json && !w->indent) {
+		floe_jw_raw(w, s->json, s->json_len);
+		return;
+	}
 	floe_jw_obj_begin(w);
 	floe_jw_kv_i64(w, "snapshot-id", s->snapshot_id);
 	if (s->parent_id != FLOE_NO_SNAPSHOT)

@@ -39,6 +39,11 @@ typedef struct floe_snapshot {
 	int64_t first_row_id; /* v3; -1 when absent */
 	int64_t added_rows;   /* v3; -1 when absent */
 	const char *key_id;   /* v3 encryption; may be NULL */
+	/* The snapshot's JSON object as it was read (snapshots never change):
+	 * written back verbatim, so writing a long history is a copy. NULL for
+	 * a snapshot made here (then it is serialised). */
+	const char *json;
+	size_t json_len;
 } floe_snapshot;
 
 typedef struct floe_snapshot_ref {

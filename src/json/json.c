@@ -278,7 +278,9 @@ static int parse_number(parser *ps, floe_json *j)
 			j->i = (int64_t)u;
 		}
 	}
-	j->d = strtod(t, NULL);
+	/* an int64 converts exactly as strtod would round it; strtod only for
+	 * the rest (it dominated parsing metadata full of ids) */
+	j->d = j->is_int && !(integral && t[0] != '-' && j->i < 0) ? (double)j->i : strtod(t, NULL);
 	ps->off = i;
 	return FLOE_OK;
 }
@@ -289,11 +291,14 @@ static int parse_container(parser *ps, floe_json *j, size_t depth, bool is_obj)
 {
 	floe_json *last = NULL;
 	char close = is_obj ? '}' : ']';
+	size_t start = ps->off;
 	int rc;
 	ps->off++; /* [ or { */
 	skip_ws(ps);
+	j->text = ps->p + start;
 	if (ps->off < ps->n && ps->p[ps->off] == close) {
 		ps->off++;
+		j->text_len = ps->off - start;
 		return FLOE_OK;
 	}
 	for (;;) {
@@ -330,6 +335,7 @@ static int parse_container(parser *ps, floe_json *j, size_t depth, bool is_obj)
 		}
 		if (ps->p[ps->off] == close) {
 			ps->off++;
+			j->text_len = ps->off - start;
 			return FLOE_OK;
 		}
 		return fail(ps, "expected ',' or ", is_obj ? "'}'" : "']'");
@@ -454,6 +460,8 @@ floe_json *floe_json_copy(floe_arena *a, const floe_json *j)
 		return NULL;
 	c->next = NULL;
 	c->child = NULL;
+	c->text = NULL; /* the source text is the parser's, not the copy's */
+	c->text_len = 0;
 	if (j->key && !(c->key = floe_arena_strndup(a, j->key, j->key_len)))
 		return NULL;
 	if (j->s && !(c->s = floe_arena_strndup(a, j->s, j->len)))
@@ -559,14 +567,37 @@ int floe_json_get_str(const floe_json *obj, const char *key, const char **out, c
 
 /* ---- writer ---------------------------------------------------------------- */
 
+/* Bytes that need an escape inside a JSON string: control characters, '"'
+ * and '\\'. */
+static const uint8_t NEEDS_ESCAPE[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+};
+
 int floe_json_escape(floe_buf *out, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
-	int rc = floe_buf_putc(out, '"');
-	size_t run = 0;
-	for (size_t i = 0; i < n && !rc; i++) {
+	/* the common case, nothing to escape: one reservation, one copy */
+	size_t first = 0;
+	while (first < n && !NEEDS_ESCAPE[(unsigned char)s[first]])
+		first++;
+	int rc = floe_buf_reserve(out, n + 2);
+	if (rc)
+		return rc;
+	uint8_t *d = out->data + out->len;
+	d[0] = '"';
+	memcpy(d + 1, s, first);
+	out->len += first + 1;
+	if (first == n) {
+		out->data[out->len++] = '"';
+		out->data[out->len] = 0;
+		return FLOE_OK;
+	}
+	size_t run = first;
+	for (size_t i = first; i < n && !rc; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\')
+		if (!NEEDS_ESCAPE[c])
 			continue;
 		if (i > run)
 			rc = floe_buf_append(out, s + run, i - run);
@@ -722,9 +753,19 @@ void floe_jw_str(floe_jw *w, const char *s)
 void floe_jw_i64(floe_jw *w, int64_t v)
 {
 	char t[24];
-	int n = snprintf(t, sizeof(t), "%lld", (long long)v);
+	size_t n = 0;
+	/* digits backwards (no printf: metadata holds tens of thousands) */
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	char *e = t + sizeof(t);
+	do {
+		*--e = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--e = '-';
+	n = (size_t)(t + sizeof(t) - e);
 	jw_sep(w);
-	jw_put(w, t, (size_t)n);
+	jw_put(w, e, n);
 }
 
 void floe_jw_double(floe_jw *w, double v)

@@ -40,6 +40,10 @@ struct floe_json {
 	size_t key_len;
 	floe_json *child; /* first child (ARRAY/OBJECT) */
 	floe_json *next;  /* next sibling */
+	/* ARRAY/OBJECT from floe_json_parse: its source text, pointing into the
+	 * parser's input (valid while that is; NULL in copies) */
+	const char *text;
+	size_t text_len;
 };
 
 typedef struct floe_json_limits {

@@ -205,9 +205,12 @@ def test_dead_letters_hold_every_malformed_record(floe, tmp_path):
     assert reasons['{"v": 2}'] == "missing required field 'id'"
     assert "JSON syntax error" in reasons["not json at all"]
     # errors: fail stops at the first one and commits nothing of its checkpoint
+    dlq2 = tmp_path / "dead2.jsonl"
     p = floe.run("ingest", "db.dl2", data, "--create-schema", "id long not null, v long",
-                 "--errors", "fail", "--checkpoint-interval", "1h", "--quiet", check=False)
+                 "--errors", "fail", "--dead-letter", dlq2, "--checkpoint-interval", "1h", "--quiet",
+                 check=False)
     assert p.returncode == 1 and "does not fit" in p.stderr
+    assert len(dlq2.read_text().splitlines()) == 1  # the record that stopped it
     assert load(floe, "db.dl2").current_snapshot() is None
 
 
