@@ -238,7 +238,7 @@ struct floe_pos_delete_writer {
 	floe_schema *schema; /* file_path, pos */
 	floe_write__format *fmt;
 	struct ArrowSchema batch_schema;
-	spec_out *specs;
+	spec_out **specs; /* each its own allocation: its fan-out points at its factory */
 	size_t n_specs;
 	floe_write__targets targets;
 	size_t max_buffered;
@@ -368,20 +368,21 @@ static int spec_fanout(floe_pos_delete_writer *w, int32_t spec_id, spec_out **ou
 	spec_out *so;
 	int rc;
 	for (size_t i = 0; i < w->n_specs; i++)
-		if (w->specs[i].spec_id == spec_id) {
-			*out = &w->specs[i];
+		if (w->specs[i]->spec_id == spec_id) {
+			*out = w->specs[i];
 			return FLOE_OK;
 		}
 	const floe_partition_spec *spec = floe_metadata_spec(w->m, spec_id);
 	if (!spec)
 		return floe_error_set(err, FLOE_EINVAL, "partition spec %d is not in the table",
 				      spec_id);
-	spec_out *nv = floe_realloc(w->specs, (w->n_specs + 1) * sizeof(*nv));
+	spec_out **nv = floe_realloc(w->specs, (w->n_specs + 1) * sizeof(*nv));
 	if (!nv)
 		return floe_error_oom(err);
 	w->specs = nv;
-	so = &w->specs[w->n_specs];
-	memset(so, 0, sizeof(*so));
+	so = floe_calloc(1, sizeof(*so));
+	if (!so)
+		return floe_error_oom(err);
 	so->spec_id = spec_id;
 	so->spec = spec;
 	so->factory.io = w->io;
@@ -400,9 +401,11 @@ static int spec_fanout(floe_pos_delete_writer *w, int32_t spec_id, spec_out **ou
 	o.namer = w->namer;
 	o.max_open_files = w->opts.max_open_files;
 	o.budget = w->budget;
-	if ((rc = floe_write__fanout_new(&so->fo, &o, &b, err)))
+	if ((rc = floe_write__fanout_new(&so->fo, &o, &b, err))) {
+		floe_free(so);
 		return rc;
-	w->n_specs++;
+	}
+	w->specs[w->n_specs++] = so;
 	*out = so;
 	return FLOE_OK;
 }
@@ -485,7 +488,7 @@ static int write_out(floe_pos_delete_writer *w, bool finish, floe_error *err)
 		return rc;
 	for (size_t i = 0; i < w->targets.n; i++) {
 		floe_write__target *t = order[i];
-		spec_out *so;
+		spec_out *so = NULL;
 		floe_write__target_normalize(&w->targets, t);
 		if (t->n == 0)
 			continue;
@@ -498,7 +501,7 @@ static int write_out(floe_pos_delete_writer *w, bool finish, floe_error *err)
 finish:
 	if (finish)
 		for (size_t i = 0; i < w->n_specs; i++)
-			if ((rc = hold(w, &w->specs[i], err)))
+			if ((rc = hold(w, w->specs[i], err)))
 				goto done;
 	rc = FLOE_OK;
 done:
@@ -575,7 +578,7 @@ size_t floe_pos_delete_writer_buffered(const floe_pos_delete_writer *w)
 {
 	size_t total = w->targets.bytes;
 	for (size_t i = 0; i < w->n_specs; i++)
-		total += floe_write__fanout_buffered(w->specs[i].fo);
+		total += floe_write__fanout_buffered(w->specs[i]->fo);
 	return total;
 }
 
@@ -587,7 +590,7 @@ void floe_pos_delete_writer_get_stats(const floe_pos_delete_writer *w,
 	out->budget_flushes = 0;
 	for (size_t i = 0; i < w->n_specs; i++) {
 		floe_task_writer_stats s;
-		floe_write__fanout_stats(w->specs[i].fo, &s);
+		floe_write__fanout_stats(w->specs[i]->fo, &s);
 		out->open_files += s.open_files;
 		out->budget_flushes += s.budget_flushes;
 	}
@@ -597,8 +600,10 @@ void floe_pos_delete_writer_abort(floe_pos_delete_writer *w)
 {
 	if (!w)
 		return;
-	for (size_t i = 0; i < w->n_specs; i++)
-		floe_write__fanout_abort(w->specs[i].fo);
+	for (size_t i = 0; i < w->n_specs; i++) {
+		floe_write__fanout_abort(w->specs[i]->fo);
+		floe_free(w->specs[i]);
+	}
 	for (size_t i = 0; i < w->n_held; i++)
 		floe_io_remove_quiet(w->io, w->held[i].file_path);
 	floe_free(w->specs);

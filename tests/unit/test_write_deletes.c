@@ -387,6 +387,41 @@ static void test_puffin_writer(void)
 	floe_arena_reset(&a);
 }
 
+/* ---- settings -------------------------------------------------------------------------- */
+
+/* write.delete.parquet.* default one by one to write.parquet.* (Java's deleteContext). */
+static void test_delete_config(void)
+{
+	wenv e;
+	floe_arena a;
+	floe_write_config cfg;
+	floe_error err = {0};
+	env_open(&e, false);
+	floe_arena_init(&a, 0);
+	static const char *const props[] = {"write.parquet.page-size-bytes", "4096",
+					    "write.parquet.compression-codec", "snappy",
+					    "write.delete.parquet.row-group-size-bytes", "1048576",
+					    "write.delete.parquet.page-version", "v2", NULL};
+	floe_table *t = make_table(&e, "cfg", "id long", NULL, props, 2);
+	T_OK(floe_write_config_from(&cfg, &a, floe_table_metadata(t), &err), &err);
+	T_EQ_INT(cfg.delete_parquet.page_bytes, 4096);
+	T_EQ_INT(cfg.delete_parquet.codec, FLOE_PARQUET_SNAPPY);
+	T_EQ_INT(cfg.delete_parquet.row_group_bytes, 1048576);
+	T_EQ_INT(cfg.parquet.row_group_bytes, (int64_t)128 << 20);
+	T_EQ_INT(cfg.delete_parquet.page_version, 2);
+	T_EQ_INT(cfg.parquet.page_version, 1);
+	T_EQ_INT(cfg.delete_target_file_size, (int64_t)64 << 20);
+	floe_table_free(t);
+	static const char *const bad[] = {"write.delete.parquet.compression-codec", "zip", NULL};
+	t = make_table(&e, "cfgbad", "id long", NULL, bad, 2);
+	T_ERR(floe_write_config_from(&cfg, &a, floe_table_metadata(t), &err), FLOE_EINVAL);
+	T_EQ_MSG(err.msg, "table property write.delete.parquet.compression-codec = 'zip': expected "
+			  "zstd, snappy, gzip, brotli, lz4, lz4_raw or uncompressed");
+	floe_table_free(t);
+	floe_arena_reset(&a);
+	env_close(&e);
+}
+
 /* ---- equality deletes ----------------------------------------------------------------- */
 
 static const char *eq_cols = "id long not null, name string, region string not null, v double";
@@ -772,6 +807,70 @@ static void test_pos_deletes(void)
 					 &err),
 	      FLOE_EINVAL);
 	floe_table_free(v1);
+	floe_table_free(t);
+	floe_arena_reset(&a);
+	env_close(&e);
+}
+
+/* Data files of an older spec get delete files of that spec (a fan-out per
+ * spec, created as the writer meets them). */
+static void test_pos_deletes_two_specs(void)
+{
+	wenv e;
+	floe_arena a;
+	floe_write_config cfg;
+	floe_pos_delete_writer *w = NULL;
+	floe_metadata_builder *mb = NULL;
+	floe_partition_spec *spec1 = NULL;
+	floe_delete_writer_opts o = FLOE_DELETE_WRITER_OPTS_INIT;
+	floe_error err = {0};
+	floe_data_file *files = NULL;
+	size_t n = 0;
+	int32_t last, sid = -1;
+	env_open(&e, false);
+	floe_arena_init(&a, 0);
+	floe_table *t = make_table(&e, "specs", eq_cols, "region", NULL, 2);
+	const floe_metadata *m0 = floe_table_metadata(t);
+	last = m0->last_partition_id;
+	T_OK(floe_metadata_builder_from(&mb, m0, &err), &err);
+	T_OK(floe_spec_parse_expr(&spec1, &a, "bucket(4, id)", floe_metadata_current_schema(m0), 1,
+				  &last, &err),
+	     &err);
+	T_OK(floe_mb_add_spec(mb, spec1, &sid, &err), &err);
+	T_OK(floe_mb_set_default_spec(mb, sid, &err), &err);
+	const floe_metadata *m = floe_metadata_builder_peek(mb);
+	T_EQ_INT(m->n_specs, 2);
+	T_OK(floe_write_config_from(&cfg, &a, m, &err), &err);
+	T_OK(floe_pos_delete_writer_new(&w, floe_table_io(t), m, &cfg, &o, &err), &err);
+	floe_value eu, us, b2 = {.type = FLOE_T_INT, .is_null = false, .v.i32 = 2};
+	floe_partition peu = part1(&eu, "eu"), pus = part1(&us, "us"), pb = {&b2, 1};
+	int64_t p[] = {1, 2};
+	/* path order: a (spec 0, eu), b (spec 1), c (spec 0, us: a file opened
+	 * after spec 1's fan-out was made) */
+	T_OK(floe_pos_delete_writer_delete(w, "mem://wh/db/specs/data/c.parquet", 0, &pus, p, 2, &err),
+	     &err);
+	T_OK(floe_pos_delete_writer_delete(w, "mem://wh/db/specs/data/b.parquet", sid, &pb, p, 2, &err),
+	     &err);
+	T_OK(floe_pos_delete_writer_delete(w, "mem://wh/db/specs/data/a.parquet", 0, &peu, p, 1, &err),
+	     &err);
+	T_OK(floe_pos_delete_writer_complete(w, &files, &n, &a, &err), &err);
+	T_EQ_INT(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		if (files[i].spec_id == 0) {
+			bool is_eu = strstr(files[i].file_path, "/data/region=eu/") != NULL;
+			T_EQ_INT(files[i].record_count, is_eu ? 1 : 2);
+			T_EQ_STR(files[i].referenced_data_file, is_eu ? "mem://wh/db/specs/data/a.parquet"
+								      : "mem://wh/db/specs/data/c.parquet");
+		} else {
+			T_EQ_INT(files[i].spec_id, sid);
+			T_EQ_INT(files[i].record_count, 2);
+			T_CHECK(strstr(files[i].file_path, "/data/id_bucket=2/") != NULL);
+			T_EQ_STR(files[i].referenced_data_file, "mem://wh/db/specs/data/b.parquet");
+		}
+	}
+	floe_free(files);
+	floe_pos_delete_writer_free(w);
+	floe_metadata_builder_free(mb);
 	floe_table_free(t);
 	floe_arena_reset(&a);
 	env_close(&e);
@@ -1430,9 +1529,11 @@ int main(void)
 	T_RUN(test_dv_golden_bytes);
 	T_RUN(test_dv_roundtrip);
 	T_RUN(test_puffin_writer);
+	T_RUN(test_delete_config);
 	T_RUN(test_eq_deletes);
 	T_RUN(test_eq_rolling);
 	T_RUN(test_pos_deletes);
+	T_RUN(test_pos_deletes_two_specs);
 	T_RUN(test_pos_rolling_and_spill);
 	T_RUN(test_dvs);
 	T_RUN(test_budget_names_abort);
