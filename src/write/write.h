@@ -1,8 +1,9 @@
 /*
  * write.h — writing table files: data files (Parquet) with their Iceberg
- * metrics, partition fan-out with rolling at the target size, and (next) the
- * delete writers. This header is the contract between the write layer and
- * its users (the streaming runtime, add/compaction commands, tests).
+ * metrics, partition fan-out with rolling at the target size, and the
+ * delete writers (equality deletes, v2 position deletes, v3 deletion
+ * vectors). This header is the contract between the write layer and its
+ * users (the streaming runtime, add/compaction commands, tests).
  *
  * Batches are Arrow C Data Interface struct arrays whose children map
  * positionally to the table schema's top-level fields, with the Arrow types
@@ -38,6 +39,9 @@
  * to come); data writers expose flush/buffered for budget owners; the task
  * writer opts gained target_file_size and budget_bytes; task writer abort
  * also deletes files rolled since the last complete() (never handed out).
+ * Then: floe_write_config gained delete_parquet (write.delete.parquet.*);
+ * file names come from a floe_file_namer that a task's writers may share
+ * (floe_task_writer_opts.namer); the delete writers were added.
  */
 #ifndef FLOE_WRITE_WRITE_H
 #define FLOE_WRITE_WRITE_H
