@@ -412,12 +412,19 @@ static void test_delete_config(void)
 	T_EQ_INT(cfg.parquet.page_version, 1);
 	T_EQ_INT(cfg.delete_target_file_size, (int64_t)64 << 20);
 	floe_table_free(t);
-	static const char *const bad[] = {"write.delete.parquet.compression-codec", "zip", NULL};
-	t = make_table(&e, "cfgbad", "id long", NULL, bad, 2);
-	T_ERR(floe_write_config_from(&cfg, &a, floe_table_metadata(t), &err), FLOE_EINVAL);
-	T_EQ_MSG(err.msg, "table property write.delete.parquet.compression-codec = 'zip': expected "
-			  "zstd, snappy, gzip, brotli, lz4, lz4_raw or uncompressed");
-	floe_table_free(t);
+	/* the registry knows them: a bad value is refused before the table exists */
+	floe_table_create_opts co = FLOE_TABLE_CREATE_OPTS_INIT;
+	floe_prop bad[1] = {{"write.delete.parquet.compression-codec", "zip"}};
+	co.schema = "id long";
+	co.properties = bad;
+	co.n_properties = 1;
+	t = NULL;
+	T_ERR(floe_table_create(&t, e.cat, "db", "cfgbad", &co, &err), FLOE_EINVAL);
+	T_EQ_MSG(err.msg, "create table db.cfgbad: table property "
+			  "write.delete.parquet.compression-codec = 'zip': expected one of zstd, "
+			  "snappy, gzip, brotli, lz4, lz4_raw, uncompressed, none");
+	bad[0] = (floe_prop){"write.delete.parquet.page-size-bytes", "0"};
+	T_ERR(floe_table_create(&t, e.cat, "db", "cfgbad", &co, &err), FLOE_EINVAL);
 	floe_arena_reset(&a);
 	env_close(&e);
 }
