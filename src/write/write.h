@@ -1,8 +1,9 @@
 /*
  * write.h — writing table files: data files (Parquet) with their Iceberg
- * metrics, partition fan-out with rolling at the target size, and (next) the
- * delete writers. This header is the contract between the write layer and
- * its users (the streaming runtime, add/compaction commands, tests).
+ * metrics, partition fan-out with rolling at the target size, and the
+ * delete writers (equality deletes, v2 position deletes, v3 deletion
+ * vectors). This header is the contract between the write layer and its
+ * users (the streaming runtime, add/compaction commands, tests).
  *
  * Batches are Arrow C Data Interface struct arrays whose children map
  * positionally to the table schema's top-level fields, with the Arrow types
@@ -38,6 +39,9 @@
  * to come); data writers expose flush/buffered for budget owners; the task
  * writer opts gained target_file_size and budget_bytes; task writer abort
  * also deletes files rolled since the last complete() (never handed out).
+ * Then: floe_write_config gained delete_parquet (write.delete.parquet.*);
+ * file names come from a floe_file_namer that a task's writers may share
+ * (floe_task_writer_opts.namer); the delete writers were added.
  */
 #ifndef FLOE_WRITE_WRITE_H
 #define FLOE_WRITE_WRITE_H
@@ -53,6 +57,8 @@ typedef struct floe_write_config {
 	int64_t target_file_size;   /* write.target-file-size-bytes (512 MiB) */
 	int64_t delete_target_file_size; /* write.delete.target-file-size-bytes (64 MiB) */
 	floe_parquet_writer_opts parquet; /* write.parquet.* (codec zstd, level, sizes) */
+	floe_parquet_writer_opts delete_parquet; /* write.delete.parquet.*, each defaulting
+						    to its write.parquet.* value (Java) */
 	const char *data_path;      /* write.data.path, write.object-storage.path (object
 				       storage only), write.folder-storage.path, or
 				       <location>/data; no trailing '/' (owned by the arena) */
@@ -131,6 +137,29 @@ int floe_data_writer_close(floe_data_writer *w, floe_data_file *out, floe_arena 
 /* Discard: the file is deleted (it was never published). Accepts NULL. */
 void floe_data_writer_abort(floe_data_writer *w);
 
+/* ---- file names shared by the writers of a task --------------------------------- */
+
+/*
+ * Java's OutputFileFactory: names %05d-%d-<operation id>-%05d<ext> (partition
+ * id, task id, operation id, a counter from 1). Writers of one task that are
+ * given the same namer — its data task writer, delete writers and DV writer,
+ * as one Java task shares one factory — draw from one counter, so their
+ * files never collide. Not thread-safe: it belongs to the task's thread.
+ */
+typedef struct floe_file_namer floe_file_namer;
+
+/* operation_id NULL or "" = a random UUID. FLOE_EINVAL when it is too long. */
+int floe_file_namer_new(floe_file_namer **out, int partition_id, int64_t task_id,
+			const char *operation_id, floe_error *err) FLOE_WUR;
+/* The next name (ext e.g. ".parquet") into out[0..cap). FLOE_EINVAL when
+ * the counter is exhausted or cap is too small. */
+int floe_file_namer_next(floe_file_namer *nm, char *out, size_t cap, const char *ext,
+			 floe_error *err) FLOE_WUR;
+const char *floe_file_namer_operation_id(const floe_file_namer *nm);
+/* Names handed out so far. */
+int32_t floe_file_namer_count(const floe_file_namer *nm);
+void floe_file_namer_free(floe_file_namer *nm); /* NULL ok */
+
 /* ---- a task writer: partition fan-out and rolling ------------------------------- */
 
 typedef struct floe_task_writer floe_task_writer;
@@ -144,8 +173,11 @@ typedef struct floe_task_writer_opts {
 	size_t max_open_files;       /* close the largest beyond this (default 1000) */
 	int64_t target_file_size;    /* 0 = the config's */
 	uint64_t budget_bytes;       /* limit of the private budget (0 = 256 MiB) */
+	floe_file_namer *namer;      /* shared with the task's other writers (then
+					partition_id, task_id and operation_id are
+					its); NULL = one of its own */
 } floe_task_writer_opts;
-#define FLOE_TASK_WRITER_OPTS_INIT {1, 0, 0, NULL, NULL, 1000, 0, 0}
+#define FLOE_TASK_WRITER_OPTS_INIT {1, 0, 0, NULL, NULL, 1000, 0, 0, NULL}
 
 /*
  * A writer for one task: rows of any partition come in, are routed to one
@@ -190,5 +222,207 @@ void floe_task_writer_get_stats(const floe_task_writer *tw, floe_task_writer_sta
  * Accepts NULL. */
 void floe_task_writer_abort(floe_task_writer *tw);
 void floe_task_writer_free(floe_task_writer *tw); /* after complete(): frees; NULL ok */
+
+/* ---- delete files ----------------------------------------------------------------- */
+
+/*
+ * Three writers, as Java's (and Flink's upsert sink's) delete writers write
+ * them; src/write/README.md states their invariants. Each collects or writes
+ * the deletes of one task between two complete() calls (a checkpoint); what
+ * complete() hands out is the caller's to commit (a row delta) or delete.
+ * Files are named and placed like data files (Java's OutputFileFactory: the
+ * partition path of the delete's partition; DV Puffin files at the data
+ * path without one), Parquet delete files use write.delete.parquet.* and roll
+ * at write.delete.target-file-size-bytes, and their Parquet writers draw on
+ * the same floe_parquet_budget as the task's data files when given it.
+ *
+ * Errors: FLOE_EINVAL for misuse (a kind the table's format version does not
+ * allow, unknown equality fields, negative positions, a data file given two
+ * partitions), FLOE_EIO/FLOE_EEXISTS from the FileIO, FLOE_ENOMEM, and
+ * FLOE_ECORRUPT for a previous deletion vector that does not decode. After
+ * an error from a writer the only valid calls are abort()/free(), which
+ * delete every file not handed out. Thread-safety: as the task writer.
+ */
+
+/* Reserved field ids (spec "Reserved Field IDs"). */
+#define FLOE_FIELD_ID_DELETE_FILE_PATH 2147483546
+#define FLOE_FIELD_ID_DELETE_POS 2147483545
+#define FLOE_FIELD_ID_DELETE_ROW 2147483544
+
+typedef struct floe_delete_writer_opts {
+	int version;                 /* 1 */
+	int partition_id;            /* file names, as for the task writer */
+	int64_t task_id;
+	const char *operation_id;    /* NULL = random */
+	floe_file_namer *namer;      /* shared with the task's data writer: NULL = own */
+	floe_parquet_budget *budget; /* shared; NULL = a private one */
+	uint64_t budget_bytes;       /* limit of the private budget (0 = 256 MiB) */
+	size_t max_open_files;       /* Parquet delete files open at once (1000) */
+	int64_t target_file_size;    /* 0 = write.delete.target-file-size-bytes */
+	/* equality deletes */
+	const int32_t *equality_ids; /* the equality field ids (copied) */
+	size_t n_equality_ids;
+	bool full_rows;              /* the delete rows are whole table rows (Flink
+					without upsert); false: only the equality
+					columns (Flink's upsert mode) */
+	int32_t sort_order_id;       /* recorded on equality delete files (Java: 0,
+					unsorted, unless the writer sorts) */
+	/* position deletes */
+	bool file_scoped;            /* one delete file per data file (Java's
+					DeleteGranularity.FILE); else per partition */
+	size_t max_buffered_bytes;   /* positions held before they are written out
+					(0 = 64 MiB); position deletes only */
+} floe_delete_writer_opts;
+#define FLOE_DELETE_WRITER_OPTS_INIT {1, 0, 0, NULL, NULL, NULL, 0, 1000, 0, NULL, 0, false, 0, false, 0}
+
+/* Counters of a delete writer (since creation). */
+typedef struct floe_delete_writer_stats {
+	int64_t deletes;        /* rows / positions given */
+	int64_t files_finished; /* delete files (for DVs: blobs) handed out or held */
+	size_t open_files;
+	int64_t budget_flushes;
+	int64_t spills;         /* position deletes written early (max_buffered_bytes) */
+} floe_delete_writer_stats;
+
+/* ---- equality deletes ---- */
+
+typedef struct floe_eq_delete_writer floe_eq_delete_writer;
+
+/*
+ * Equality delete files (content 2, equality_ids, sort_order_id) of the
+ * table's current schema and default spec: Parquet files whose schema is
+ * the table schema projected to the equality fields (Java's
+ * TypeUtil.select; ids, names, types, requiredness kept) — or the whole
+ * schema with full_rows — with "iceberg.schema", "delete-type" = "equality"
+ * and "delete-field-ids" in the footer and the data files' metrics (the
+ * table's metrics modes). Equality fields must be top-level primitive
+ * columns; FLOE_EINVAL names one that is not, FLOE_EINVAL for v1 tables.
+ */
+int floe_eq_delete_writer_new(floe_eq_delete_writer **out, floe_fileio *io,
+			      const floe_metadata *m, const floe_write_config *cfg,
+			      const floe_delete_writer_opts *opts, floe_error *err) FLOE_WUR;
+/* The delete files' schema (owned by the writer). */
+const floe_schema *floe_eq_delete_writer_schema(const floe_eq_delete_writer *w);
+/*
+ * Delete rows: batch is a struct of either the table's top-level fields
+ * (rows of the table: the delete columns are taken from them) or of the
+ * delete schema's. Each row goes to the file of its partition (computed
+ * with the default spec; with delete-schema rows every partition source
+ * must be among the equality fields, else FLOE_EINVAL).
+ */
+int floe_eq_delete_writer_write(floe_eq_delete_writer *w, const struct ArrowArray *batch,
+				const struct ArrowSchema *schema, floe_error *err) FLOE_WUR;
+/* Delete rows that all belong to partition p (default spec). */
+int floe_eq_delete_writer_write_partition(floe_eq_delete_writer *w, const floe_partition *p,
+					  const struct ArrowArray *batch,
+					  const struct ArrowSchema *schema,
+					  floe_error *err) FLOE_WUR;
+/* Finish every file; append the entries of the files finished since the
+ * last complete() to *files, *n (growable, caller frees; strings in a). */
+int floe_eq_delete_writer_complete(floe_eq_delete_writer *w, floe_data_file **files, size_t *n,
+				   floe_arena *a, floe_error *err) FLOE_WUR;
+size_t floe_eq_delete_writer_buffered(const floe_eq_delete_writer *w);
+void floe_eq_delete_writer_get_stats(const floe_eq_delete_writer *w,
+				     floe_delete_writer_stats *out);
+void floe_eq_delete_writer_abort(floe_eq_delete_writer *w); /* deletes what was not handed out */
+void floe_eq_delete_writer_free(floe_eq_delete_writer *w);  /* the same; NULL ok */
+
+/* ---- position deletes (v2) ---- */
+
+typedef struct floe_pos_delete_writer floe_pos_delete_writer;
+
+/*
+ * Position delete files for format v2 (content 1): Parquet with file_path
+ * (2147483546, string) and pos (2147483545, long), both required, no `row`;
+ * rows sorted by (file_path, pos) without duplicates; "delete-type" =
+ * "position" in the footer. Positions are collected per data file and
+ * written at complete() (or earlier, sorted, when they pass
+ * max_buffered_bytes), one file per partition of the data files (or per
+ * data file with file_scoped), rolling at the delete target size. Metrics as
+ * Java's PositionDeleteWriter: column sizes, full (untruncated) bounds on
+ * file_path and pos only when every row targets one data file, no counts;
+ * referenced_data_file is set when every row targets one data file.
+ * FLOE_EINVAL on v1 (no deletes) and v3 tables (deletion vectors only:
+ * spec "v3 writers must not add new position delete files").
+ */
+int floe_pos_delete_writer_new(floe_pos_delete_writer **out, floe_fileio *io,
+			       const floe_metadata *m, const floe_write_config *cfg,
+			       const floe_delete_writer_opts *opts, floe_error *err) FLOE_WUR;
+/*
+ * Delete rows pos[0..n) (any order, repeats allowed) of the data file at
+ * data_path, whose spec and partition are spec_id and partition (copied;
+ * the delete file gets them).
+ */
+int floe_pos_delete_writer_delete(floe_pos_delete_writer *w, const char *data_path,
+				  int32_t spec_id, const floe_partition *partition,
+				  const int64_t *pos, size_t n, floe_error *err) FLOE_WUR;
+int floe_pos_delete_writer_complete(floe_pos_delete_writer *w, floe_data_file **files, size_t *n,
+				    floe_arena *a, floe_error *err) FLOE_WUR;
+/* Positions held plus the open files' Parquet buffers. */
+size_t floe_pos_delete_writer_buffered(const floe_pos_delete_writer *w);
+void floe_pos_delete_writer_get_stats(const floe_pos_delete_writer *w,
+				      floe_delete_writer_stats *out);
+void floe_pos_delete_writer_abort(floe_pos_delete_writer *w);
+void floe_pos_delete_writer_free(floe_pos_delete_writer *w);
+
+/* ---- deletion vectors (v3) ---- */
+
+typedef struct floe_dv_writer floe_dv_writer;
+
+/*
+ * Deletion vectors for format v3: positions are collected per data file and
+ * complete() writes one Puffin file (<data path>/<name>.puffin) holding one
+ * deletion-vector-v1 blob per data file, in path order, as Java's
+ * BaseDVFileWriter: blob fields [2147483645], snapshot-id and
+ * sequence-number -1 (inherited), properties referenced-data-file and
+ * cardinality, footer property created-by. Each DV's entry: content 1,
+ * file_format PUFFIN, the Puffin file's path and size, the data file's spec
+ * and partition, record_count = cardinality, referenced_data_file,
+ * content_offset and content_size_in_bytes of its blob; no metrics.
+ * FLOE_EINVAL below format v3.
+ *
+ * spec: at most one DV per data file per snapshot. A data file that already
+ * has a DV must have it merged (floe_dv_writer_merge_previous): the new DV
+ * then holds the old positions too, and complete() hands the old entry out
+ * as replaced, to be removed in the same commit.
+ */
+int floe_dv_writer_new(floe_dv_writer **out, floe_fileio *io, const floe_metadata *m,
+		       const floe_write_config *cfg, const floe_delete_writer_opts *opts,
+		       floe_error *err) FLOE_WUR;
+/* Delete rows pos[0..n) of a data file (as floe_pos_delete_writer_delete). */
+int floe_dv_writer_delete(floe_dv_writer *w, const char *data_path, int32_t spec_id,
+			  const floe_partition *partition, const int64_t *pos, size_t n,
+			  floe_error *err) FLOE_WUR;
+/*
+ * Merge a live DV (its manifest entry: content 1, format PUFFIN,
+ * referenced_data_file, content_offset, content_size_in_bytes, record_count
+ * = cardinality) into the DV of its data file: the blob is read through the
+ * FileIO and decoded (CRC and cardinality checked: FLOE_ECORRUPT), its
+ * positions join the new DV, and the entry is replaced. The same entry
+ * twice is merged once. The data file's spec and partition are the entry's.
+ */
+int floe_dv_writer_merge_previous(floe_dv_writer *w, const floe_data_file *dv,
+				  floe_error *err) FLOE_WUR;
+/*
+ * The same with positions the caller read (a file-scoped position delete
+ * file being folded into the DV): pos[0..n) join the data file's DV and
+ * `replaced` (optional) is handed out as replaced.
+ */
+int floe_dv_writer_merge(floe_dv_writer *w, const char *data_path, int32_t spec_id,
+			 const floe_partition *partition, const uint64_t *pos, size_t n,
+			 const floe_data_file *replaced, floe_error *err) FLOE_WUR;
+/*
+ * Write the Puffin file (none when nothing was deleted) and append the new
+ * DVs' entries to *dvs, *n and the entries they replace to
+ * *replaced, *n_replaced (growable arrays the caller frees; strings in a).
+ */
+int floe_dv_writer_complete(floe_dv_writer *w, floe_data_file **dvs, size_t *n,
+			    floe_data_file **replaced, size_t *n_replaced, floe_arena *a,
+			    floe_error *err) FLOE_WUR;
+/* Positions held (bytes). */
+size_t floe_dv_writer_buffered(const floe_dv_writer *w);
+void floe_dv_writer_get_stats(const floe_dv_writer *w, floe_delete_writer_stats *out);
+void floe_dv_writer_abort(floe_dv_writer *w);
+void floe_dv_writer_free(floe_dv_writer *w);
 
 #endif

@@ -22,6 +22,17 @@ static int size_prop(int64_t *out, const floe_metadata *m, const char *key, floe
 	return rc;
 }
 
+/* The same with the default dflt (a delete setting falls back to the data
+ * setting's value, not to a fixed default). */
+static int size_prop_or(int64_t *out, const floe_metadata *m, const char *key, int64_t dflt,
+			floe_error *err)
+{
+	const char *v = floe_metadata_property(m, key);
+	int rc = v ? floe_prop_check(key, v, err) : FLOE_OK;
+	*out = floe_metadata_property_i64(m, key, dflt);
+	return rc;
+}
+
 static int bool_prop(bool *out, const floe_metadata *m, const char *key, floe_error *err)
 {
 	const char *v = floe_metadata_property(m, key);
@@ -30,7 +41,7 @@ static int bool_prop(bool *out, const floe_metadata *m, const char *key, floe_er
 	return rc;
 }
 
-static int codec_prop(int *out, const char *v, floe_error *err)
+static int codec_prop(int *out, const char *key, const char *v, floe_error *err)
 {
 	static const struct {
 		const char *name;
@@ -48,9 +59,9 @@ static int codec_prop(int *out, const char *v, floe_error *err)
 			return FLOE_OK;
 		}
 	return floe_error_set(err, FLOE_EINVAL,
-			      "table property write.parquet.compression-codec = '%s': expected "
-			      "zstd, snappy, gzip, brotli, lz4, lz4_raw or uncompressed",
-			      v);
+			      "table property %s = '%s': expected zstd, snappy, gzip, brotli, "
+			      "lz4, lz4_raw or uncompressed",
+			      key, v);
 }
 
 static char *strip_slash(floe_arena *a, const char *s)
@@ -61,12 +72,59 @@ static char *strip_slash(floe_arena *a, const char *s)
 	return floe_arena_strndup(a, s, n);
 }
 
+static int page_version_prop(int *out, const floe_metadata *m, const char *key, int dflt,
+			     floe_error *err)
+{
+	const char *v = floe_metadata_property(m, key);
+	*out = dflt;
+	if (!v)
+		return FLOE_OK;
+	if (floe_str_ieq(v, "v1") || strcmp(v, "1") == 0)
+		*out = 1;
+	else if (floe_str_ieq(v, "v2") || strcmp(v, "2") == 0)
+		*out = 2;
+	else
+		return floe_error_set(err, FLOE_EINVAL, "table property %s = '%s': expected v1 or v2",
+				      key, v);
+	return FLOE_OK;
+}
+
+/*
+ * The delete files' Parquet settings: write.delete.parquet.*, each
+ * defaulting to its write.parquet.* value (Java's Parquet deleteContext).
+ */
+static int delete_parquet_props(floe_parquet_writer_opts *o, const floe_metadata *m,
+				const floe_parquet_writer_opts *data, floe_error *err)
+{
+	const char *v;
+	int64_t level;
+	int rc;
+	*o = *data;
+	if ((rc = size_prop_or(&o->row_group_bytes, m, "write.delete.parquet.row-group-size-bytes",
+			       data->row_group_bytes, err)) ||
+	    (rc = size_prop_or(&o->page_bytes, m, "write.delete.parquet.page-size-bytes",
+			       data->page_bytes, err)) ||
+	    (rc = size_prop_or(&o->page_rows, m, "write.delete.parquet.page-row-limit",
+			       data->page_rows, err)) ||
+	    (rc = size_prop_or(&o->dict_bytes, m, "write.delete.parquet.dict-size-bytes",
+			       data->dict_bytes, err)) ||
+	    (rc = size_prop_or(&level, m, "write.delete.parquet.compression-level", data->level,
+			       err)))
+		return rc;
+	o->level = (int)level;
+	if ((v = floe_metadata_property(m, "write.delete.parquet.compression-codec")) &&
+	    (rc = codec_prop(&o->codec, "write.delete.parquet.compression-codec", v, err)))
+		return rc;
+	return page_version_prop(&o->page_version, m, "write.delete.parquet.page-version",
+				 data->page_version, err);
+}
+
 int floe_write_config_from(floe_write_config *out, floe_arena *a, const floe_metadata *m,
 			   floe_error *err)
 {
 	static const floe_parquet_writer_opts dflt = FLOE_PARQUET_WRITER_OPTS_INIT;
 	const char *v;
-	int64_t level, page_version;
+	int64_t level;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -88,22 +146,16 @@ int floe_write_config_from(floe_write_config *out, floe_arena *a, const floe_met
 	if ((v = floe_metadata_property(m, "write.format.default")) &&
 	    (rc = floe_prop_check("write.format.default", v, err)))
 		return rc;
-	if ((v = floe_metadata_property(m, "write.parquet.compression-codec")) &&
-	    (rc = codec_prop(&out->parquet.codec, v, err)))
+	if ((v = floe_metadata_property(m, "write.delete.format.default")) &&
+	    (rc = floe_prop_check("write.delete.format.default", v, err)))
 		return rc;
-	page_version = 1;
-	if ((v = floe_metadata_property(m, "write.parquet.page-version"))) {
-		if (floe_str_ieq(v, "v1") || strcmp(v, "1") == 0)
-			page_version = 1;
-		else if (floe_str_ieq(v, "v2") || strcmp(v, "2") == 0)
-			page_version = 2;
-		else
-			return floe_error_set(err, FLOE_EINVAL,
-					      "table property write.parquet.page-version = '%s': "
-					      "expected v1 or v2",
-					      v);
-	}
-	out->parquet.page_version = (int)page_version;
+	if ((v = floe_metadata_property(m, "write.parquet.compression-codec")) &&
+	    (rc = codec_prop(&out->parquet.codec, "write.parquet.compression-codec", v, err)))
+		return rc;
+	if ((rc = page_version_prop(&out->parquet.page_version, m, "write.parquet.page-version", 1,
+				    err)) ||
+	    (rc = delete_parquet_props(&out->delete_parquet, m, &out->parquet, err)))
+		return rc;
 	if ((rc = bool_prop(&out->object_storage, m, "write.object-storage.enabled", err)) ||
 	    (rc = bool_prop(&out->object_storage_partitioned_paths, m,
 			    "write.object-storage.partitioned-paths", err)))

@@ -41,6 +41,14 @@ struct floe_write__format {
 	char *schema_json;
 	bool prune; /* the batch holds fields that are not written */
 	leaf_info *leaves;
+	/* what the files are (floe_write__format_opts) */
+	int content;
+	int32_t *eq_ids;
+	size_t n_eq_ids;
+	bool has_sort_order_id;
+	int32_t sort_order_id;
+	char *delete_type;      /* footer "delete-type" */
+	char *delete_field_ids; /* footer "delete-field-ids" */
 };
 
 struct floe_data_writer {
@@ -56,6 +64,10 @@ struct floe_data_writer {
 	floe_arena scratch; /* projection headers of one write */
 	floe_parquet_writer_opts opts;
 	int64_t rows;
+	/* position deletes: the data file every row so far targets */
+	char *ref_path;
+	size_t ref_len;
+	bool ref_multi;
 };
 
 /* ---- the format ------------------------------------------------------------------ */
@@ -82,13 +94,41 @@ void floe_write__format_free(floe_write__format *f)
 	floe_parquet_schema_free(f->pq);
 	floe_free(f->schema_json);
 	floe_free(f->leaves);
+	floe_free(f->eq_ids);
+	floe_free(f->delete_type);
+	floe_free(f->delete_field_ids);
 	floe_free(f);
 }
 
 int floe_write__format_new(floe_write__format **out, const floe_metadata *m,
 			   const floe_schema *schema, floe_error *err)
 {
+	static const floe_write__format_opts dflt = {NULL, NULL, FLOE_CONTENT_DATA, NULL, 0,
+						     false, 0, NULL};
+	return floe_write__format_new_opts(out, m, schema, &dflt, err);
+}
+
+/* "1, 2, 3" as Java's delete writers record the equality field ids. */
+static char *id_list(const int32_t *ids, size_t n)
+{
+	floe_buf b;
+	char *s = NULL;
+	floe_buf_init(&b, 0);
+	for (size_t i = 0; i < n; i++)
+		if (floe_buf_printf(&b, "%s%d", i ? ", " : "", ids[i]))
+			goto done;
+	s = floe_strdup(floe_buf_cstr(&b));
+done:
+	floe_buf_reset(&b);
+	return s;
+}
+
+int floe_write__format_new_opts(floe_write__format **out, const floe_metadata *m,
+				const floe_schema *schema, const floe_write__format_opts *o,
+				floe_error *err)
+{
 	floe_write__format *f = floe_calloc(1, sizeof(*f));
+	const floe_schema *metrics_schema = o->metrics_schema ? o->metrics_schema : schema;
 	floe_arena tmp;
 	const char *json;
 	int rc;
@@ -97,6 +137,22 @@ int floe_write__format_new(floe_write__format **out, const floe_metadata *m,
 		return floe_error_oom(err);
 	f->m = m;
 	f->schema = schema;
+	f->content = o->content;
+	f->has_sort_order_id = o->has_sort_order_id;
+	f->sort_order_id = o->sort_order_id;
+	if (o->n_equality_ids) {
+		f->eq_ids = floe_memdup(o->equality_ids, o->n_equality_ids * sizeof(int32_t));
+		f->n_eq_ids = o->n_equality_ids;
+		f->delete_field_ids = id_list(o->equality_ids, o->n_equality_ids);
+		if (!f->eq_ids || !f->delete_field_ids) {
+			rc = floe_error_oom(err);
+			goto fail;
+		}
+	}
+	if (o->delete_type && !(f->delete_type = floe_strdup(o->delete_type))) {
+		rc = floe_error_oom(err);
+		goto fail;
+	}
 	f->prune = needs_prune(schema->root);
 	if ((rc = floe_iceberg_parquet_schema(&f->pq, schema, err)))
 		goto fail;
@@ -118,7 +174,7 @@ int floe_write__format_new(floe_write__format **out, const floe_metadata *m,
 			continue; /* Java writes no metrics inside lists and maps */
 		li->field_id = e->id;
 		li->type = e->type;
-		li->mode = floe_metrics_mode_for(m, schema, e->id);
+		li->mode = o->mode ? *o->mode : floe_metrics_mode_for(m, metrics_schema, e->id);
 		li->metrics = true;
 	}
 	*out = f;
@@ -268,6 +324,13 @@ int floe_write__data_writer_open(floe_data_writer **out, floe_fileio *io, const 
 	if ((rc = floe_parquet_writer_new(&w->pw, w->out, fmt->pq, &w->opts, err)) ||
 	    (rc = floe_parquet_writer_set_kv(w->pw, "iceberg.schema", fmt->schema_json, err)))
 		goto fail;
+	/* Java's delete writers: Parquet.DeleteWriteBuilder's metadata */
+	if (fmt->delete_type &&
+	    (rc = floe_parquet_writer_set_kv(w->pw, "delete-type", fmt->delete_type, err)))
+		goto fail;
+	if (fmt->delete_field_ids &&
+	    (rc = floe_parquet_writer_set_kv(w->pw, "delete-field-ids", fmt->delete_field_ids, err)))
+		goto fail;
 	*out = w;
 	return FLOE_OK;
 fail:
@@ -304,12 +367,51 @@ int floe_data_writer_open(floe_data_writer **out, floe_fileio *io, const char *p
 	return FLOE_OK;
 }
 
+/* Position deletes: follow which data files the rows target (the first
+ * column, file_path), for referenced_data_file and Java's metrics rule. */
+static int track_paths(floe_data_writer *w, const struct ArrowArray *batch,
+		       const struct ArrowSchema *schema, floe_error *err)
+{
+	floe_arrow_view pv, v;
+	int rc;
+	if (w->ref_multi || batch->length == 0)
+		return FLOE_OK;
+	if (schema->n_children < 1 || batch->n_children < 1)
+		return floe_error_set(err, FLOE_EINVAL, "a position delete batch needs file_path");
+	if ((rc = floe_arrow_view_init(&pv, schema, batch, err)) ||
+	    (rc = floe_arrow_view_child(&v, &pv, schema->children[0], batch->children[0], err)))
+		return rc;
+	if (!v.off32 && !v.off64)
+		return floe_error_set(err, FLOE_EINVAL, "file_path must be a string column");
+	for (int64_t i = 0; i < batch->length; i++) {
+		size_t n;
+		const uint8_t *p;
+		if (!floe_arrow_view_valid(&v, i))
+			return floe_error_set(err, FLOE_EINVAL, "file_path is null at row %lld",
+					      (long long)i);
+		p = floe_arrow_view_bytes(&v, i, &n);
+		if (!w->ref_path) {
+			w->ref_path = floe_arena_strndup(&w->arena, (const char *)p, n);
+			if (!w->ref_path)
+				return floe_error_oom(err);
+			w->ref_len = n;
+		} else if (n != w->ref_len || memcmp(p, w->ref_path, n) != 0) {
+			w->ref_multi = true;
+			return FLOE_OK;
+		}
+	}
+	return FLOE_OK;
+}
+
 int floe_data_writer_write(floe_data_writer *w, const struct ArrowArray *batch,
 			   const struct ArrowSchema *schema, floe_error *err)
 {
 	struct ArrowSchema *ps = (struct ArrowSchema *)schema;
 	struct ArrowArray *pa = (struct ArrowArray *)batch;
 	int rc;
+	if (w->fmt->content == FLOE_CONTENT_POSITION_DELETES &&
+	    (rc = track_paths(w, batch, schema, err)))
+		return floe_error_prefix(err, rc, "delete file '%s': ", w->path);
 	if (w->fmt->prune) {
 		floe_arena_reset(&w->scratch);
 		if ((rc = project(&w->scratch, w->fmt->schema->root, "$", schema, batch, &ps, &pa,
@@ -424,6 +526,66 @@ static int add_metrics(floe_data_file *f, floe_arena *a, const floe_write__forma
 	return FLOE_OK;
 }
 
+/* Drop the entries of column id from a metric list. */
+static void drop_long(floe_id_long *v, size_t *n, int32_t id)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < *n; i++)
+		if (v[i].id != id)
+			v[k++] = v[i];
+	*n = k;
+}
+
+static void drop_bytes(floe_id_bytes *v, size_t *n, int32_t id)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < *n; i++)
+		if (v[i].id != id)
+			v[k++] = v[i];
+	*n = k;
+}
+
+/*
+ * The delete-file fields of the entry. Position deletes as Java's
+ * PositionDeleteWriter: no value/null/NaN counts for file_path and pos
+ * (MetricsUtil.copyWithoutFieldCounts), and no bounds for them either when
+ * the rows target several data files (copyWithoutFieldCountsAndBounds);
+ * referenced_data_file when they target one (Java derives the same from
+ * equal file_path bounds, ContentFileUtil.referencedDataFile).
+ */
+static int set_delete_fields(floe_data_file *out, floe_arena *a, const floe_data_writer *w)
+{
+	const floe_write__format *f = w->fmt;
+	out->content = f->content;
+	if (f->has_sort_order_id) {
+		out->has_sort_order_id = true;
+		out->sort_order_id = f->sort_order_id;
+	}
+	if (f->content == FLOE_CONTENT_EQUALITY_DELETES) {
+		out->equality_ids = floe_arena_memdup(a, f->eq_ids, f->n_eq_ids * sizeof(int32_t));
+		if (!out->equality_ids)
+			return FLOE_ENOMEM;
+		out->n_equality_ids = f->n_eq_ids;
+		return FLOE_OK;
+	}
+	static const int32_t ids[] = {FLOE_FIELD_ID_DELETE_FILE_PATH, FLOE_FIELD_ID_DELETE_POS};
+	for (size_t i = 0; i < 2; i++) {
+		drop_long(out->value_counts, &out->n_value_counts, ids[i]);
+		drop_long(out->null_value_counts, &out->n_null_value_counts, ids[i]);
+		drop_long(out->nan_value_counts, &out->n_nan_value_counts, ids[i]);
+		if (w->ref_multi) {
+			drop_bytes(out->lower_bounds, &out->n_lower_bounds, ids[i]);
+			drop_bytes(out->upper_bounds, &out->n_upper_bounds, ids[i]);
+		}
+	}
+	if (w->ref_path && !w->ref_multi) {
+		out->referenced_data_file = floe_arena_strndup(a, w->ref_path, w->ref_len);
+		if (!out->referenced_data_file)
+			return FLOE_ENOMEM;
+	}
+	return FLOE_OK;
+}
+
 int floe_data_writer_close(floe_data_writer *w, floe_data_file *out, floe_arena *a,
 			   floe_error *err)
 {
@@ -455,6 +617,8 @@ int floe_data_writer_close(floe_data_writer *w, floe_data_file *out, floe_arena 
 		out->n_split_offsets = res->n_row_groups;
 	}
 	if (add_metrics(out, a, w->fmt, res))
+		goto nomem;
+	if (w->fmt->content != FLOE_CONTENT_DATA && set_delete_fields(out, a, w))
 		goto nomem;
 	rc = FLOE_OK;
 	goto done;

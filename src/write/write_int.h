@@ -7,7 +7,9 @@
 #define FLOE_WRITE_WRITE_INT_H
 
 #include "arrow/arrow_view.h"
+#include "iceberg/metrics.h"
 #include "iceberg/spec.h"
+#include "util/hmap.h"
 #include "write/write.h"
 
 /* ---- the file format of a table schema ------------------------------------------ */
@@ -23,6 +25,27 @@ typedef struct floe_write__format floe_write__format;
 
 int floe_write__format_new(floe_write__format **out, const floe_metadata *m,
 			   const floe_schema *schema, floe_error *err) FLOE_WUR;
+
+/* What the files of a format are, beyond data files of the table schema. */
+typedef struct floe_write__format_opts {
+	const floe_schema *metrics_schema; /* modes are looked up in (NULL = the file's) */
+	const floe_metrics_mode *mode;     /* one mode for every column (NULL = the table's) */
+	int content;                       /* FLOE_CONTENT_* recorded on the entries */
+	const int32_t *equality_ids;       /* content 2: equality_ids, "delete-field-ids" */
+	size_t n_equality_ids;
+	bool has_sort_order_id;
+	int32_t sort_order_id;
+	const char *delete_type;           /* footer "delete-type" (NULL = none) */
+} floe_write__format_opts;
+
+/*
+ * A format for the file schema `schema` with o's settings. Position deletes
+ * (content 1): the first column is file_path; each file follows the data
+ * files its rows target (referenced_data_file, Java's metrics rule).
+ */
+int floe_write__format_new_opts(floe_write__format **out, const floe_metadata *m,
+				const floe_schema *schema, const floe_write__format_opts *o,
+				floe_error *err) FLOE_WUR;
 void floe_write__format_free(floe_write__format *f);
 
 /* Open a data file with a shared format (floe_data_writer_open builds its
@@ -178,6 +201,7 @@ typedef struct floe_write__fanout_opts {
 	int partition_id;
 	int64_t task_id;
 	const char *operation_id; /* NULL = random */
+	floe_file_namer *namer;   /* shared: then the three above are its */
 	size_t max_open_files;
 	floe_parquet_budget *budget; /* NULL = a private one */
 	uint64_t private_budget;     /* its limit */
@@ -197,5 +221,47 @@ size_t floe_write__fanout_buffered(const floe_write__fanout *fo);
 void floe_write__fanout_stats(const floe_write__fanout *fo, floe_task_writer_stats *out);
 /* Abort open files, delete finished ones not yet returned, free. */
 void floe_write__fanout_abort(floe_write__fanout *fo);
+
+/* ---- deleted positions collected per data file (write_delete_pos.c) ------------------ */
+
+/* The positions deleted from one data file, and that file's partition. */
+typedef struct floe_write__target {
+	const char *path; /* the data file (arena) */
+	size_t path_len;
+	int32_t spec_id;
+	floe_partition partition; /* arena */
+	uint64_t *pos;            /* heap; ascending and unique once normalised */
+	size_t n, cap;
+	bool sorted; /* pos[0..n) strictly ascending */
+} floe_write__target;
+
+typedef struct floe_write__targets {
+	floe_hmap index; /* path -> position in v */
+	floe_write__target **v;
+	size_t n, cap;
+	floe_arena arena;
+	size_t bytes;    /* memory held by the position arrays */
+	uint64_t max_pos; /* positions above are refused */
+} floe_write__targets;
+
+void floe_write__targets_init(floe_write__targets *ts, uint64_t max_pos);
+void floe_write__targets_reset(floe_write__targets *ts); /* frees everything; reusable */
+/* The target of data file path (created on first sight; spec and partition
+ * copied). FLOE_EINVAL when the file was given another spec or partition. */
+int floe_write__targets_get(floe_write__targets *ts, floe_write__target **out, const char *path,
+			    int32_t spec_id, const floe_partition *partition,
+			    floe_error *err) FLOE_WUR;
+/* Add positions (int64: negative ones are FLOE_EINVAL; uint64: unchecked
+ * sign). Both refuse positions above max_pos. */
+int floe_write__target_add(floe_write__targets *ts, floe_write__target *t, const int64_t *pos,
+			   size_t n, floe_error *err) FLOE_WUR;
+int floe_write__target_add_u64(floe_write__targets *ts, floe_write__target *t,
+			       const uint64_t *pos, size_t n, floe_error *err) FLOE_WUR;
+/* Sort and drop repeats. */
+void floe_write__target_normalize(floe_write__targets *ts, floe_write__target *t);
+/* The targets ordered by path (bytes; UTF-8 order = code point order):
+ * *out is a heap array of ts->n pointers the caller frees. */
+int floe_write__targets_order(floe_write__targets *ts, floe_write__target ***out,
+			      floe_error *err) FLOE_WUR;
 
 #endif

@@ -17,7 +17,9 @@
  * max_open_files, the largest open file is finished before a new one opens.
  *
  * File names are Java's: %05d-%d-<operation id>-%05d<ext>, the last number
- * counting files of this writer from 1 across checkpoints.
+ * counting files from 1 across checkpoints — of this writer, or of every
+ * writer sharing its floe_file_namer (a task's data and delete writers, as
+ * one Java task shares one OutputFileFactory).
  */
 #include <stdio.h>
 #include <string.h>
@@ -50,9 +52,8 @@ struct floe_write__fanout {
 	int64_t target;
 	double ratio; /* finished size / estimate at close (learned) */
 	int64_t n_ratio;
-	int partition_id;
-	int64_t task_id;
-	char op_id[64];
+	floe_file_namer *namer;
+	bool own_namer;
 	size_t max_open;
 	floe_parquet_budget *budget;
 	bool own_budget;
@@ -62,7 +63,6 @@ struct floe_write__fanout {
 	size_t n_slots, cap_slots;
 	floe_hmap index; /* partition key -> slot */
 	size_t open_files;
-	int32_t file_count;
 	/* files finished since the last complete() */
 	floe_data_file *done;
 	size_t n_done, cap_done;
@@ -102,22 +102,18 @@ int floe_write__fanout_new(floe_write__fanout **out, const floe_write__fanout_op
 	fo->factory = o->factory;
 	fo->target = o->target_file_size > 0 ? o->target_file_size : o->cfg->target_file_size;
 	fo->ratio = 1.0;
-	fo->partition_id = o->partition_id;
-	fo->task_id = o->task_id;
 	fo->max_open = o->max_open_files ? o->max_open_files : 1000;
 	if (!fo->cfg.data_path) {
 		rc = floe_error_oom(err);
 		goto fail;
 	}
-	if (o->operation_id && *o->operation_id) {
-		if (strlen(o->operation_id) >= sizeof(fo->op_id)) {
-			rc = floe_error_set(err, FLOE_EINVAL, "operation id '%s' is too long",
-					    o->operation_id);
-			goto fail;
-		}
-		snprintf(fo->op_id, sizeof(fo->op_id), "%s", o->operation_id);
+	if (o->namer) {
+		fo->namer = o->namer;
 	} else {
-		floe_uuid_v4_str(fo->op_id);
+		if ((rc = floe_file_namer_new(&fo->namer, o->partition_id, o->task_id,
+					      o->operation_id, err)))
+			goto fail;
+		fo->own_namer = true;
 	}
 	if (o->budget) {
 		fo->budget = o->budget;
@@ -327,16 +323,13 @@ static int slot_open(floe_write__fanout *fo, slot *s, floe_error *err)
 			return rc;
 		fo->stats.evictions++;
 	}
-	if (fo->file_count == INT32_MAX)
-		return floe_error_set(err, FLOE_EINVAL, "too many files for one task writer");
-	snprintf(name, sizeof(name), "%05d-%lld-%s-%05d%s", fo->partition_id,
-		 (long long)fo->task_id, fo->op_id, fo->file_count + 1, fo->ops->ext);
+	if ((rc = floe_file_namer_next(fo->namer, name, sizeof(name), fo->ops->ext, err)))
+		return rc;
 	floe_buf_clear(&fo->path);
 	if (floe_write_location(&fo->path, &fo->cfg, s->part_path, name))
 		return floe_error_oom(err);
 	if ((rc = fo->ops->open(&s->file, fo->factory, floe_buf_cstr(&fo->path), &s->part, err)))
 		return rc;
-	fo->file_count++;
 	fo->open_files++;
 	return FLOE_OK;
 }
@@ -511,5 +504,66 @@ void floe_write__fanout_abort(floe_write__fanout *fo)
 	floe_buf_reset(&fo->path);
 	if (fo->own_budget)
 		floe_parquet_budget_free(fo->budget);
+	if (fo->own_namer)
+		floe_file_namer_free(fo->namer);
 	floe_free(fo);
+}
+
+/* ---- file names --------------------------------------------------------------------- */
+
+struct floe_file_namer {
+	int partition_id;
+	int64_t task_id;
+	int32_t count;
+	char op_id[64];
+};
+
+int floe_file_namer_new(floe_file_namer **out, int partition_id, int64_t task_id,
+			const char *operation_id, floe_error *err)
+{
+	floe_file_namer *nm;
+	*out = NULL;
+	if (operation_id && strlen(operation_id) >= sizeof(nm->op_id))
+		return floe_error_set(err, FLOE_EINVAL, "operation id '%s' is too long",
+				      operation_id);
+	nm = floe_calloc(1, sizeof(*nm));
+	if (!nm)
+		return floe_error_oom(err);
+	nm->partition_id = partition_id;
+	nm->task_id = task_id;
+	if (operation_id && *operation_id)
+		snprintf(nm->op_id, sizeof(nm->op_id), "%s", operation_id);
+	else
+		floe_uuid_v4_str(nm->op_id);
+	*out = nm;
+	return FLOE_OK;
+}
+
+int floe_file_namer_next(floe_file_namer *nm, char *out, size_t cap, const char *ext,
+			 floe_error *err)
+{
+	int k;
+	if (nm->count == INT32_MAX)
+		return floe_error_set(err, FLOE_EINVAL, "too many files for one task");
+	k = snprintf(out, cap, "%05d-%lld-%s-%05d%s", nm->partition_id, (long long)nm->task_id,
+		     nm->op_id, nm->count + 1, ext ? ext : "");
+	if (k < 0 || (size_t)k >= cap)
+		return floe_error_set(err, FLOE_EINVAL, "file name longer than %zu bytes", cap);
+	nm->count++;
+	return FLOE_OK;
+}
+
+const char *floe_file_namer_operation_id(const floe_file_namer *nm)
+{
+	return nm->op_id;
+}
+
+int32_t floe_file_namer_count(const floe_file_namer *nm)
+{
+	return nm->count;
+}
+
+void floe_file_namer_free(floe_file_namer *nm)
+{
+	floe_free(nm);
 }

@@ -80,6 +80,7 @@ int floe_task_writer_new(floe_task_writer **out, floe_fileio *io, const floe_met
 	fo.partition_id = opts->partition_id;
 	fo.task_id = opts->task_id;
 	fo.operation_id = opts->operation_id;
+	fo.namer = opts->namer;
 	fo.max_open_files = opts->max_open_files;
 	fo.budget = opts->budget;
 	fo.private_budget = opts->budget_bytes;

@@ -8,8 +8,10 @@
  *
  * Operations: table metadata (parse, write, build a new version), Parquet
  * (write a file, read it back), manifests (through scan planning), the
- * commit path (an append on a SQLite catalog), and the task writer
- * (partitioned, rolling). Every failure point is visited while an operation
+ * commit path (an append on a SQLite catalog), the task writer
+ * (partitioned, rolling), and the delete writers (equality deletes rolling,
+ * position deletes spilling, a DV Puffin file with a previous DV merged).
+ * Every failure point is visited while an operation
  * has at most MAX_POINTS allocations; beyond that an even stride of them.
  */
 #include <stdlib.h>
@@ -443,11 +445,145 @@ static void test_task_writer(void)
 	env_close(&e);
 }
 
+/* ---- the delete writers ---------------------------------------------------------- */
+
+typedef struct del_ctx {
+	const floe_metadata *m2, *m3; /* a v2 and a v3 table: kind, bucket(4, id) */
+	const floe_write_config *cfg2, *cfg3;
+	struct ArrowArray batch;
+	struct ArrowSchema bschema;
+} del_ctx;
+
+static void del_partition(floe_value v[2], const char *kind, int32_t bucket)
+{
+	v[0] = (floe_value){.type = FLOE_T_STRING, .is_null = false};
+	v[0].v.bin.p = (const uint8_t *)kind;
+	v[0].v.bin.n = strlen(kind);
+	v[1] = (floe_value){.type = FLOE_T_INT, .is_null = false, .v.i32 = bucket};
+}
+
+static int run_deletes(void *p)
+{
+	del_ctx *c = p;
+	floe_eq_delete_writer *ew = NULL;
+	floe_pos_delete_writer *pw = NULL;
+	floe_dv_writer *dw = NULL;
+	floe_delete_writer_opts o = FLOE_DELETE_WRITER_OPTS_INIT;
+	floe_data_file *files = NULL, *rep = NULL;
+	size_t n = 0, nr = 0;
+	floe_arena a;
+	floe_error err = {0};
+	int64_t pos[200];
+	int32_t ids[2] = {1, 2};
+	floe_value pv[3][2];
+	int rc;
+	floe_arena_init(&a, 0);
+	floe_fileio *io = floe_io_memory_new();
+	if (!io) {
+		rc = FLOE_ENOMEM;
+		goto done;
+	}
+	for (int i = 0; i < 200; i++)
+		pos[i] = (i * 37) % 200;
+	del_partition(pv[0], "k0", 1);
+	del_partition(pv[1], "k1", 2);
+	del_partition(pv[2], "k0", 3);
+	floe_partition parts[3] = {{pv[0], 2}, {pv[1], 2}, {pv[2], 2}};
+	const char *paths[3] = {"mem://wh/db/td2/data/x.parquet", "mem://wh/db/td2/data/y.parquet",
+				"mem://wh/db/td2/data/z.parquet"};
+	o.equality_ids = ids;
+	o.n_equality_ids = 2;
+	o.target_file_size = 1024;
+	o.max_buffered_bytes = 1024;
+	/* equality deletes, rolling */
+	if ((rc = floe_eq_delete_writer_new(&ew, io, c->m2, c->cfg2, &o, &err)))
+		goto done;
+	for (int i = 0; i < 3 && !rc; i++)
+		rc = floe_eq_delete_writer_write(ew, &c->batch, &c->bschema, &err);
+	if (rc || (rc = floe_eq_delete_writer_complete(ew, &files, &n, &a, &err)))
+		goto done;
+	/* position deletes, spilling */
+	if ((rc = floe_pos_delete_writer_new(&pw, io, c->m2, c->cfg2, &o, &err)))
+		goto done;
+	for (int i = 0; i < 3 && !rc; i++)
+		rc = floe_pos_delete_writer_delete(pw, paths[i], 0, &parts[i], pos, 200, &err);
+	if (rc || (rc = floe_pos_delete_writer_complete(pw, &files, &n, &a, &err)))
+		goto done;
+	/* deletion vectors: one Puffin file, then a second merging the first's */
+	if ((rc = floe_dv_writer_new(&dw, io, c->m3, c->cfg3, &o, &err)))
+		goto done;
+	for (int i = 0; i < 3 && !rc; i++)
+		rc = floe_dv_writer_delete(dw, paths[i], 0, &parts[i], pos, 100 + 50 * (size_t)i,
+					   &err);
+	if (rc || (rc = floe_dv_writer_complete(dw, &files, &n, &rep, &nr, &a, &err)))
+		goto done;
+	size_t first_dvs = n;
+	for (size_t i = 0; i < first_dvs && !rc; i++)
+		if (files[i].file_format && strcmp(files[i].file_format, "PUFFIN") == 0)
+			rc = floe_dv_writer_merge_previous(dw, &files[i], &err);
+	if (!rc)
+		rc = floe_dv_writer_delete(dw, paths[0], 0, &parts[0], pos + 100, 100, &err);
+	if (!rc)
+		rc = floe_dv_writer_complete(dw, &files, &n, &rep, &nr, &a, &err);
+done:
+	if (rc)
+		g_last = err;
+	/* every writer, failed or not, leaves only what it handed out */
+	floe_eq_delete_writer_abort(ew);
+	floe_pos_delete_writer_abort(pw);
+	floe_dv_writer_abort(dw);
+	for (size_t i = 0; i < n; i++)
+		floe_io_remove_quiet(io, files[i].file_path);
+	if (io) {
+		T_EQ_INT(count_files(io, "mem://wh/db/td2/data"), 0);
+		T_EQ_INT(count_files(io, "mem://wh/db/td3/data"), 0);
+	}
+	floe_io_free(io);
+	floe_free(files);
+	floe_free(rep);
+	floe_arena_reset(&a);
+	return rc;
+}
+
+static void test_delete_writers(void)
+{
+	wenv e;
+	floe_error err = {0};
+	floe_write_config cfg2, cfg3;
+	del_ctx c = {0};
+	env_open(&e, false);
+	const char *cols = "id long not null, kind string not null, v double";
+	floe_table *t2 = make_table(&e, "td2", cols, "kind, bucket(4, id)", NULL, 2);
+	floe_table *t3 = make_table(&e, "td3", cols, "kind, bucket(4, id)", NULL, 3);
+	char rows[64][128];
+	const char *rp[64];
+	for (int i = 0; i < 64; i++) {
+		snprintf(rows[i], sizeof(rows[i]), "{\"id\": %d, \"kind\": \"k%d\", \"v\": %d.5}", i,
+			 i % 3, i);
+		rp[i] = rows[i];
+	}
+	c.m2 = floe_table_metadata(t2);
+	c.m3 = floe_table_metadata(t3);
+	T_OK(floe_write_config_from(&cfg2, &e.a, c.m2, &err), &err);
+	T_OK(floe_write_config_from(&cfg3, &e.a, c.m3, &err), &err);
+	c.cfg2 = &cfg2;
+	c.cfg3 = &cfg3;
+	make_batch(floe_metadata_current_schema(c.m2), rp, 64, &c.batch, &c.bschema);
+	scenario sc = {"delete writers", run_deletes, NULL, &c};
+	torture(&sc);
+	c.batch.release(&c.batch);
+	c.bschema.release(&c.bschema);
+	floe_table_free(t2);
+	floe_table_free(t3);
+	env_close(&e);
+}
+
 int main(void)
 {
 	T_RUN(test_metadata);
 	T_RUN(test_parquet);
 	T_RUN(test_commit);
 	T_RUN(test_task_writer);
+	T_RUN(test_delete_writers);
 	return t_finish();
 }

@@ -25,6 +25,8 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.types.Types;
@@ -36,6 +38,8 @@ import org.apache.iceberg.util.JsonUtil;
  *   write <catalog.db> <warehouse> <ns.table> <path:records:kind>...   create + one append
  *   dv    <catalog.db> <warehouse> <ns.table> <data file path>=<pos,pos,...>...
  *         deletion vectors (one Puffin file) for live data files, committed as a row delta
+ *   scan  <catalog.db> <warehouse> <ns.table>
+ *         the table's rows through IcebergGenerics (deletes applied), one JSON object a line
  */
 public class Peer {
   static JdbcCatalog open(String db, String warehouse) {
@@ -55,6 +59,8 @@ public class Peer {
       read(cat);
     } else if (args[0].equals("dv")) {
       dv(cat, args);
+    } else if (args[0].equals("scan")) {
+      scan(cat, args);
     } else {
       write(cat, args);
     }
@@ -129,6 +135,37 @@ public class Peer {
     }
     delta.commit();
     System.out.println(t.currentSnapshot().snapshotId());
+  }
+
+  /** Java's generic reader: position deletes, equality deletes and DVs applied. */
+  static void scan(JdbcCatalog cat, String[] args) throws IOException {
+    Table t = cat.loadTable(TableIdentifier.parse(args[3]));
+    StringBuilder out = new StringBuilder();
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(t).build()) {
+      for (Record r : rows) {
+        List<Types.NestedField> fields = t.schema().columns();
+        String json = JsonUtil.generate(gen -> {
+          gen.writeStartObject();
+          for (Types.NestedField f : fields) {
+            Object v = r.getField(f.name());
+            if (v == null) {
+              gen.writeNullField(f.name());
+            } else if (v instanceof Integer || v instanceof Long) {
+              gen.writeNumberField(f.name(), ((Number) v).longValue());
+            } else if (v instanceof Float || v instanceof Double) {
+              gen.writeNumberField(f.name(), ((Number) v).doubleValue());
+            } else if (v instanceof Boolean) {
+              gen.writeBooleanField(f.name(), (Boolean) v);
+            } else {
+              gen.writeStringField(f.name(), v.toString());
+            }
+          }
+          gen.writeEndObject();
+        }, false);
+        out.append(json).append('\n');
+      }
+    }
+    System.out.print(out);
   }
 
   static void write(JdbcCatalog cat, String[] args) throws IOException {
