@@ -194,3 +194,16 @@ def test_configuration_reference_lists_the_property_registry(floe):
     keys = {r["key"]: r for r in rows}
     assert keys["write.target-file-size-bytes"]["default"] == "536870912"
     assert keys["write.format.default"]["refused"] == "orc|avro"
+
+
+def test_table_show_reads_the_registry(floe):
+    floe.run("namespace", "create", "db")
+    floe.run("table", "create", "db.t", "--schema", "id long", "--property", "write.parquet.compression-codec=snappy",
+             "--property", "my.team=ingest", "--property", "write.upsert.enabled=false")
+    out = floe.run("table", "show", "db.t").stdout
+    props = out[out.index("Properties"):]
+    assert "write.parquet.compression-codec = snappy\n" in props
+    assert "my.team = ingest  (not a floe setting" in props
+    defaults = out[out.index("Defaults in effect"):]
+    assert "write.target-file-size-bytes = 536870912" in defaults
+    assert "write.parquet.compression-codec" not in defaults  # set, so not a default
