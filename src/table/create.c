@@ -18,16 +18,38 @@ typedef struct create_ctx {
 	char uuid[37]; /* the same in every attempt: how a create whose answer was lost is known */
 } create_ctx;
 
+/*
+ * The properties a new table gets before the caller's, as Java 1.10 writes
+ * them (TableMetadata.newTableMetadata -> persistedProperties): the Parquet
+ * codec of Iceberg 1.4 and later, so Java's and Spark's writers use zstd on
+ * floe's tables as on their own (without the key they fall back to gzip).
+ * The caller's properties win. One place for creation defaults, until a
+ * property registry owns them.
+ */
+static int creation_properties(floe_strmap *out, const floe_strmap *asked)
+{
+	int rc = floe_strmap_set(out, "write.parquet.compression-codec", "zstd");
+	for (size_t i = 0; !rc && asked && i < asked->len; i++)
+		rc = floe_strmap_set(out, asked->items[i].key, asked->items[i].value);
+	return rc;
+}
+
 static int build_create(void *payload, const floe_metadata *base, int attempt, floe_metadata **next,
 			floe_error *err)
 {
 	create_ctx *c = payload;
 	floe_metadata_builder *b = NULL;
+	floe_strmap props;
 	(void)base;
 	(void)attempt;
+	floe_strmap_init(&props);
+	if (creation_properties(&props, c->ts->properties)) {
+		floe_strmap_reset(&props);
+		return floe_error_oom(err);
+	}
 	int rc = floe_metadata_builder_new_table(&b, c->fv, c->location, c->uuid, c->ts->schema,
-						 c->ts->spec, c->ts->sort_order, c->ts->properties,
-						 err);
+						 c->ts->spec, c->ts->sort_order, &props, err);
+	floe_strmap_reset(&props);
 	if (rc) {
 		floe_metadata_builder_free(b);
 		return rc;
