@@ -391,9 +391,9 @@ int floe_manifest_writer_close(floe_manifest_writer *w, floe_manifest_file *out,
 		summary_acc *s = &w->acc[i];
 		floe_field_summary *fs = &out->partitions[i];
 		fs->contains_null = s->contains_null;
-		bool floaty = w->part_types[i]->id == FLOE_T_FLOAT ||
-			      w->part_types[i]->id == FLOE_T_DOUBLE;
-		fs->contains_nan = floaty ? (int8_t)s->contains_nan : -1;
+		/* Java and PyIceberg write contains_nan for every type (false where no
+		 * NaN can be); Java's all_manifests table requires it */
+		fs->contains_nan = (int8_t)s->contains_nan;
 		if (s->has_bounds) {
 			floe_value lo = s->lower, hi = s->upper;
 			uint8_t ubuf[2][16];
