@@ -578,11 +578,16 @@ static bool metrics_might(const floe_expr *e, const floe_file_metrics *m)
 	int64_t vc = find_long(m->value_counts, m->n_value_counts, id);
 	int64_t nc = find_long(m->null_counts, m->n_null_counts, id);
 	int64_t nanc = find_long(m->nan_counts, m->n_nan_counts, id);
-	if (e->optional_parent && vc != m->record_count) {
-		/* Java counts 0 values and 0 nulls for a field inside a null struct:
-		 * under an optional parent the counts are trusted only when they
-		 * cover every row (as Parquet's and floe's do) */
-		vc = nc = -1;
+	if (e->optional_parent) {
+		/* Java does not count a field inside a null struct as null: Spark 3.5
+		 * with Iceberg 1.10 writes n values / 0 nulls for a file of null
+		 * structs, Java's generic writer 0 / 0. Under an optional parent a zero
+		 * null count proves nothing, and the value count only when it covers
+		 * every row (as floe's and Parquet's do) */
+		if (nc == 0)
+			nc = -1;
+		if (vc != m->record_count)
+			vc = nc = -1;
 	}
 	bool nulls_only = vc >= 0 && nc >= 0 && vc == nc;
 	bool nans_only = vc >= 0 && nanc >= 0 && vc == nanc;
