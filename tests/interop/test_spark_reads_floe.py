@@ -137,12 +137,13 @@ def test_spark_reads_every_row(spark_floe, tables, fv):
 def test_filtered_reads_with_and_without_pushdown(spark_floe, tables, fv):
     floe, spark = spark_floe
     t = f"fl.all_v{fv}"
-    for fe, se in PREDICATES:
+    mem = spark.table(t).localCheckpoint()
+    # v1 manifests (no sequence numbers, every field optional) on a sample; v3 on all
+    for fe, se in PREDICATES if fv == 3 else PREDICATES[::3]:
         want = floe_rows(floe, t, "--where", fe, maps=MAPS)
         assert_same(spark_rows(spark.sql(f"SELECT * FROM {t} WHERE {se}"), maps=MAPS), want,
                     f"{t} WHERE {se} (pushdown)")
-        assert_same(spark_rows(spark_in_memory(spark, t, se), maps=MAPS), want,
-                    f"{t} WHERE {se} (in memory)")
+        assert_same(spark_rows(mem.where(se), maps=MAPS), want, f"{t} WHERE {se} (in memory)")
 
 
 def test_nested_is_null_counts(spark_floe, tables):
