@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "harness.h"
+#include "iceberg/metrics.h"
 #include "iceberg/transform.h"
 #include "iceberg/value.h"
 #include "iceberg/variant.h"
@@ -362,6 +363,45 @@ static void test_uuid_bounds(void)
 			t_checks++;
 		}
 	}
+}
+
+/* the bounds a data file gets: zero bounds cover both zeros, UUID bounds hold
+ * in Java's order too or are not written */
+static void test_metrics_bounds(void)
+{
+	floe_metrics_mode full = {FLOE_METRICS_FULL, 0};
+	floe_id_bytes lo[2], hi[2];
+	size_t nl = 0, nh = 0;
+	floe_value z = {.type = FLOE_T_DOUBLE}, nz = {.type = FLOE_T_DOUBLE};
+	z.v.f64 = 0.0;
+	nz.v.f64 = -0.0;
+	T_OK(floe_metrics_bounds(lo, &nl, hi, &nh, &A, 5, &z, &nz, full), NULL);
+	T_EQ_INT(nl, 1);
+	T_EQ_INT(nh, 1);
+	T_CHECK(lo[0].n == 8 && lo[0].p[7] == 0x80); /* lower 0.0 written -0.0 */
+	T_CHECK(hi[0].n == 8 && hi[0].p[7] == 0x00); /* upper -0.0 written +0.0 */
+	floe_value f = {.type = FLOE_T_FLOAT};
+	f.v.f32 = -0.0f;
+	nl = nh = 0;
+	T_OK(floe_metrics_bounds(lo, &nl, hi, &nh, &A, 6, &f, &f, full), NULL);
+	T_CHECK(nl == 1 && nh == 1 && lo[0].p[3] == 0x80 && hi[0].p[3] == 0x00);
+	uint8_t a[16] = {0x12}, b[16] = {0x9a};
+	floe_value ua = {.type = FLOE_T_UUID}, ub = {.type = FLOE_T_UUID};
+	ua.v.bin.p = a;
+	ua.v.bin.n = 16;
+	ub.v.bin.p = b;
+	ub.v.bin.n = 16;
+	nl = nh = 0;
+	T_OK(floe_metrics_bounds(lo, &nl, hi, &nh, &A, 7, &ua, &ub, full), NULL);
+	T_CHECK(nl == 0 && nh == 0); /* straddling the top bit: none */
+	b[0] = 0x34;
+	b[8] = 0x10;
+	a[8] = 0x80;
+	T_OK(floe_metrics_bounds(lo, &nl, hi, &nh, &A, 7, &ua, &ub, full), NULL);
+	T_CHECK(nl == 1 && nh == 1 && memcmp(lo[0].p, a, 16) == 0 && memcmp(hi[0].p, b, 16) == 0);
+	nl = nh = 0;
+	T_OK(floe_metrics_bounds(lo, &nl, hi, &nh, &A, 7, &ua, NULL, full), NULL);
+	T_CHECK(nl == 0 && nh == 0); /* one side alone cannot be checked */
 }
 
 static int32_t temporal(floe_transform_kind k, const floe_value *v, const floe_type *t)
@@ -792,6 +832,7 @@ int main(void)
 	T_RUN(test_bucket_values);
 	T_RUN(test_truncate);
 	T_RUN(test_uuid_bounds);
+	T_RUN(test_metrics_bounds);
 	T_RUN(test_temporal);
 	T_RUN(test_human_strings);
 	T_RUN(test_binary_serialization);
