@@ -187,3 +187,9 @@ def floe_rows(floe, table, *args, maps=()):
         floe.run("scan", table, *args, "--format", "parquet", "--output", out)
         rows = pq.read_table(out).to_pylist()
     return canon([{k: _norm_col(k, x, maps) for k, x in r.items()} for r in rows])
+
+
+if __name__ == "__main__":
+    # scripts/setup: fetch the jars now, so the tests find them
+    for jar in spark_jars():
+        print(f"spark jar: {jar}")
