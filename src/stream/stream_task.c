@@ -696,7 +696,7 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 		char pwhy[FLOE_ERROR_MSG_MAX + 256];
 		if (tb->n_pcheck && !row_partition_ok(tb, root, root->len - 1, pwhy, sizeof(pwhy))) {
 			stream_col_truncate(root, root->len - 1);
-			if ((rc = dead_letter(t, tb, b, cur, n, off, pwhy, err)))
+			if ((rc = note_bad(t, ti, cur, n, off, pwhy, err)))
 				return rc;
 			continue;
 		}

@@ -19,16 +19,22 @@ typedef struct create_ctx {
 } create_ctx;
 
 /*
- * The properties a new table gets before the caller's, as Java 1.10 writes
- * them (TableMetadata.newTableMetadata -> persistedProperties): the Parquet
- * codec of Iceberg 1.4 and later, so Java's and Spark's writers use zstd on
- * floe's tables as on their own (without the key they fall back to gzip).
- * The caller's properties win. One place for creation defaults, until a
- * property registry owns them.
+ * The properties a new table gets before the caller's: the registry's
+ * FLOE_PROP_CREATE entries with their defaults, as Java 1.10 writes them
+ * (TableMetadata.newTableMetadata -> persistedProperties: the Parquet codec
+ * of Iceberg 1.4 and later, so Java's and Spark's writers use zstd on floe's
+ * tables as on their own; without the key they fall back to gzip). The
+ * caller's properties win.
  */
 static int creation_properties(floe_strmap *out, const floe_strmap *asked)
 {
-	int rc = floe_strmap_set(out, "write.parquet.compression-codec", "zstd");
+	size_t n;
+	const floe_prop_def *defs = floe_prop_all(&n);
+	int rc = FLOE_OK;
+	for (size_t i = 0; !rc && i < n; i++)
+		if ((defs[i].flags & FLOE_PROP_CREATE) && defs[i].dflt &&
+		    !(defs[i].flags & FLOE_PROP_PREFIX))
+			rc = floe_strmap_set(out, defs[i].key, defs[i].dflt);
 	for (size_t i = 0; !rc && asked && i < asked->len; i++)
 		rc = floe_strmap_set(out, asked->items[i].key, asked->items[i].value);
 	return rc;
