@@ -621,6 +621,62 @@ static const floe_snapshot *pick_snapshot(floe_scan *s, int64_t id, floe_error *
 	return sn;
 }
 
+/* one row of the manifests table (all_manifests: ref is the snapshot listing it) */
+static void put_manifest(floe_scan *s, colb *rows, floe_buf *h, const floe_manifest_file *mf,
+			 const floe_snapshot *ref, bool all)
+{
+	bool data = mf->content == FLOE_MANIFEST_DATA;
+	cb_i32(&rows->ch[0], mf->content);
+	cb_str(&rows->ch[1], mf->path);
+	cb_i64(&rows->ch[2], mf->length);
+	cb_i32(&rows->ch[3], mf->spec_id);
+	cb_i64(&rows->ch[4], mf->added_snapshot_id);
+	int32_t counts[3] = {mf->added_files_count, mf->existing_files_count,
+			     mf->deleted_files_count};
+	for (int k = 0; k < 3; k++) {
+		cb_i32(&rows->ch[5 + k], data ? counts[k] : 0);
+		cb_i32(&rows->ch[8 + k], data ? 0 : counts[k]);
+	}
+	colb *ps = &rows->ch[11];
+	const floe_partition_spec *sp = floe_metadata_spec(s->m, mf->spec_id);
+	for (size_t k = 0; sp && k < mf->n_partitions && k < sp->n_fields; k++) {
+		const floe_field_summary *fs = &mf->partitions[k];
+		colb *e = &ps->ch[0];
+		const floe_type *rt = floe_spec_field_type(sp, k, s->schema);
+		const floe_schema_entry *src = floe_schema_find(s->schema, sp->fields[k].source_id);
+		cb_bool(&e->ch[0], fs->contains_null);
+		if (fs->contains_nan < 0)
+			cb_null(&e->ch[1]);
+		else
+			cb_bool(&e->ch[1], fs->contains_nan == 1);
+		for (int side = 0; side < 2; side++) {
+			const uint8_t *p = side ? fs->upper : fs->lower;
+			size_t pn = side ? fs->upper_len : fs->lower_len;
+			bool has = side ? fs->has_upper : fs->has_lower;
+			floe_value v;
+			floe_buf_clear(h);
+			/* PyIceberg: no human string for an empty (falsy) bound */
+			if (!has || !pn || !rt || floe_value_from_bytes(&v, rt, p, pn, NULL) ||
+			    floe_transform_human(h, &sp->fields[k].transform,
+						 src ? src->type : NULL, &v)) {
+				cb_null(&e->ch[2 + side]);
+				continue;
+			}
+			cb_bytes(&e->ch[2 + side], h->data, h->len);
+		}
+		cb_struct_valid(e);
+	}
+	cb_list_end(ps);
+	if (all) {
+		cb_i64(&rows->ch[12], ref->snapshot_id);
+		if (mf->key_metadata)
+			cb_bytes(&rows->ch[13], mf->key_metadata, mf->key_metadata_len);
+		else
+			cb_null(&rows->ch[13]);
+	}
+	cb_struct_valid(rows);
+}
+
 /* manifests (all: every snapshot's, with reference_snapshot_id and key_metadata
  * as PyIceberg's all_manifests) */
 static int t_manifests(floe_scan *s, int64_t snapshot_id, bool all, floe_error *err)
@@ -665,59 +721,8 @@ static int t_manifests(floe_scan *s, int64_t snapshot_id, bool all, floe_error *
 		size_t n = 0;
 		if ((rc = floe_table_manifests(&mfs, &n, &s->a, s->t, ref, err)))
 			goto done;
-		for (size_t i = 0; i < n; i++) {
-			const floe_manifest_file *mf = &mfs[i];
-			bool data = mf->content == FLOE_MANIFEST_DATA;
-			cb_i32(&rows.ch[0], mf->content);
-			cb_str(&rows.ch[1], mf->path);
-			cb_i64(&rows.ch[2], mf->length);
-			cb_i32(&rows.ch[3], mf->spec_id);
-			cb_i64(&rows.ch[4], mf->added_snapshot_id);
-			int32_t counts[3] = {mf->added_files_count, mf->existing_files_count,
-					     mf->deleted_files_count};
-			for (int k = 0; k < 3; k++) {
-				cb_i32(&rows.ch[5 + k], data ? counts[k] : 0);
-				cb_i32(&rows.ch[8 + k], data ? 0 : counts[k]);
-			}
-			colb *ps = &rows.ch[11];
-			const floe_partition_spec *sp = floe_metadata_spec(s->m, mf->spec_id);
-			for (size_t k = 0; sp && k < mf->n_partitions && k < sp->n_fields; k++) {
-				const floe_field_summary *fs = &mf->partitions[k];
-				colb *e = &ps->ch[0];
-				const floe_type *rt = floe_spec_field_type(sp, k, s->schema);
-				const floe_schema_entry *src = floe_schema_find(s->schema, sp->fields[k].source_id);
-				cb_bool(&e->ch[0], fs->contains_null);
-				if (fs->contains_nan < 0)
-					cb_null(&e->ch[1]);
-				else
-					cb_bool(&e->ch[1], fs->contains_nan == 1);
-				for (int side = 0; side < 2; side++) {
-					const uint8_t *p = side ? fs->upper : fs->lower;
-					size_t pn = side ? fs->upper_len : fs->lower_len;
-					bool has = side ? fs->has_upper : fs->has_lower;
-					floe_value v;
-					floe_buf_clear(&h);
-					/* PyIceberg: no human string for an empty (falsy) bound */
-					if (!has || !pn || !rt || floe_value_from_bytes(&v, rt, p, pn, NULL) ||
-					    floe_transform_human(&h, &sp->fields[k].transform,
-								 src ? src->type : NULL, &v)) {
-						cb_null(&e->ch[2 + side]);
-						continue;
-					}
-					cb_bytes(&e->ch[2 + side], h.data, h.len);
-				}
-				cb_struct_valid(e);
-			}
-			cb_list_end(ps);
-			if (all) {
-				cb_i64(&rows.ch[12], ref->snapshot_id);
-				if (mf->key_metadata)
-					cb_bytes(&rows.ch[13], mf->key_metadata, mf->key_metadata_len);
-				else
-					cb_null(&rows.ch[13]);
-			}
-			cb_struct_valid(&rows);
-		}
+		for (size_t i = 0; i < n; i++)
+			put_manifest(s, &rows, &h, &mfs[i], ref, all);
 	}
 	rc = finish(s, root, &rows, err);
 done:
