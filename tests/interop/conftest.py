@@ -144,7 +144,7 @@ def spark_floe(tmp_path_factory):
     import spark_session
 
     floe = Floe(tmp_path_factory.mktemp("spark"))
-    floe.run("namespace", "list")  # creates the embedded catalog
+    floe.run("namespace", "create", "fl")  # creates the embedded catalog
     spark = spark_session.start(floe.warehouse)
     try:
         yield floe, spark

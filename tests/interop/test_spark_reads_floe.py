@@ -113,7 +113,6 @@ def tables(spark_floe, tmp_path_factory):
     written by two of floe's appends."""
     floe, spark = spark_floe
     tmp = tmp_path_factory.mktemp("rows")
-    floe.run("namespace", "create", "fl")
     names = []
     for fv in (1, 2, 3):
         t = f"fl.all_v{fv}"
