@@ -9,7 +9,8 @@ pages it rewrites and stops, naming the file, column, row group and page,
 with the table unchanged; `floe scan --verify-checksums` fails the same way;
 `floe scan` without the flag does not check (as Spark and PyIceberg read) and
 returns the damaged value — the documented default. floe also verifies the
-CRCs pyarrow writes (write_page_checksum=True).
+CRCs pyarrow writes (write_page_checksum=True), and `floe parquet rewrite`
+refuses a damaged input.
 """
 import json
 import re
@@ -197,6 +198,10 @@ def test_floe_verifies_pyarrow_checksums(floe, tmp_path, version, dictionary, co
     assert p.returncode != 0
     assert str(path) in p.stderr and "column 'v' row group 0 page " in p.stderr, p.stderr
     assert "the page is damaged" in p.stderr, p.stderr
+    # floe parquet rewrite always verifies: damage is not given fresh checksums
+    out = tmp_path / "re.parquet"
+    p = floe.run("parquet", "rewrite", path, out, check=False)
+    assert p.returncode != 0 and "the page is damaged" in p.stderr, p.stderr
     # pyarrow agrees
     with pytest.raises(OSError, match="CRC checksum verification failed"):
         pq.read_table(path, page_checksum_verification=True)
