@@ -138,6 +138,11 @@ FLOE_EXPORT char *floe_strdup(const char *s) FLOE_WUR;
  * non-zero return stops the producer and is returned by it. */
 typedef int (*floe_write_fn)(const char *data, size_t n, void *payload);
 
+/* What this build is: "floe <version> (commit <git commit>)" and the versions
+ * of the libraries it runs with, as two lines written to fn (floe --version).
+ * Returns fn's result. Thread-safe. */
+FLOE_EXPORT int floe_build_info(floe_write_fn fn, void *payload);
+
 /* Logging goes through a callback; the library itself never prints. */
 typedef enum floe_log_level {
 	FLOE_LOG_DEBUG = 0,

@@ -52,6 +52,11 @@ typedef struct floe_pipeline_stats {
 	int64_t maintenance_runs;            /* embedded maintenance runs completed */
 	int64_t maintenance_files_rewritten; /* data files compaction replaced */
 	bool maintenance_running;
+	int64_t records_filtered; /* read, and excluded by a table's filter */
+	int64_t records_skipped;  /* read, and already committed by an earlier run */
+	int64_t resumed_checkpoint_id; /* the checkpoint a restart resumed after; -1: none */
+	const char *pipeline_id;       /* owned by the pipeline */
+	const char *dead_letter_path;  /* owned by the pipeline; NULL when none was written */
 } floe_pipeline_stats;
 
 typedef void (*floe_pipeline_progress_fn)(const floe_pipeline_stats *s, void *payload);

@@ -16,6 +16,12 @@ typedef struct cli_globals {
 	const char *warehouse;
 	const char *dir; /* embedded default: where ./warehouse lives */
 	bool verbose;
+	bool quiet; /* -q/--quiet anywhere: no outcome line */
+	/* ingest and run: the closing summary as JSON; the dead-letter share
+	 * above which the run fails (default 1: only when every record is) */
+	bool summary_json;
+	double max_dead_ratio;
+	bool max_dead_ratio_set;
 } cli_globals;
 
 extern cli_globals g_cli;
@@ -46,6 +52,33 @@ void cli_rows_print(cli_rows *r, cli_format fmt, FILE *out);
 void cli_rows_free(cli_rows *r);
 
 int cli_stdout_write(const char *data, size_t n, void *payload);
+
+/* The command table (commands.c): one entry per command and subcommand. */
+typedef struct cli_command {
+	const char *name;		    /* "table create" */
+	int (*run)(int argc, char **argv); /* top-level commands; argv[0] is the name */
+	const char *synopsis;		    /* after "usage: floe <name> " */
+	const char *summary;		    /* one line */
+	const char *body;		    /* options, defaults, grammars (or NULL) */
+	const char *examples;		    /* "floe ..." lines, run by tests/interop/test_cli_docs.py */
+} cli_command;
+extern const cli_command cli_commands[]; /* ends with a NULL name */
+extern const char cli_global_help[];
+/* The entry for "name" or "name sub" (the group when sub is not one of its
+ * subcommands); NULL for an unknown name. */
+const cli_command *cli_find_command(const char *name, const char *sub);
+void cli_print_help(const cli_command *c, FILE *out);
+bool cli_command_is_group(const cli_command *c); /* has subcommands */
+void cli_print_usage(FILE *out);
+int cmd_help(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
+
+/* An outcome line on stdout ("created namespace sales"), unless --quiet. */
+void cli_outcome(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "0.05" into [0, 1] */
+bool cli_parse_ratio(const char *s, double *out);
+/* "1 file", "2 files" */
+const char *cli_plural(long long n, const char *one, const char *many);
 
 /* Commands. */
 int cmd_namespace(int argc, char **argv);

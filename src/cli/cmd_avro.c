@@ -98,13 +98,16 @@ int floe_cli_avro(int argc, char **argv)
 {
 	floe_error err = {0};
 	int rc;
-	if (argc == 3 && !strcmp(argv[1], "meta")) {
-		rc = floe_avro_file_meta(argv[2], cli_stdout_write, NULL, &err);
-		return rc ? cli_fail(&err) : 0;
-	}
-	if (argc == 3 && !strcmp(argv[1], "cat")) {
-		rc = floe_avro_file_cat(argv[2], cli_stdout_write, NULL, &err);
-		return rc ? cli_fail(&err) : 0;
+	if (argc >= 3 && (!strcmp(argv[1], "meta") || !strcmp(argv[1], "cat"))) {
+		/* several files: one after another, as cat does */
+		for (int i = 2; i < argc; i++) {
+			rc = !strcmp(argv[1], "meta")
+				     ? floe_avro_file_meta(argv[i], cli_stdout_write, NULL, &err)
+				     : floe_avro_file_cat(argv[i], cli_stdout_write, NULL, &err);
+			if (rc)
+				return cli_fail(&err);
+		}
+		return 0;
 	}
 	if (argc >= 2 && !strcmp(argv[1], "write"))
 		return cmd_write(argc - 2, argv + 2);

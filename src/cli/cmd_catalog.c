@@ -49,6 +49,21 @@ static int print_prop(const char *k, const char *v, void *payload)
 	return 0;
 }
 
+/* "set 2 properties and removed 1 of db.t" */
+static void outcome_set(const char *what, const char *name, size_t n_set, size_t n_removed)
+{
+	char removed[64] = "";
+	if (n_removed)
+		snprintf(removed, sizeof(removed), "%sremoved %zu", n_set ? " and " : "", n_removed);
+	if (n_set)
+		cli_outcome("set %zu %s%s of %s %s", n_set, cli_plural((long long)n_set, "property",
+								      "properties"),
+			    removed, what, name);
+	else
+		cli_outcome("%s %s of %s %s", removed,
+			    cli_plural((long long)n_removed, "property", "properties"), what, name);
+}
+
 int cmd_namespace(int argc, char **argv)
 {
 	floe_error err = {0};
@@ -81,12 +96,16 @@ int cmd_namespace(int argc, char **argv)
 			return cli_usage_error("usage: floe namespace create <ns> [--property k=v]...");
 		}
 		rc = floe_catalog_create_namespace(cat, ns, props.items, props.n, &err);
+		if (!rc)
+			cli_outcome("created namespace %s%s", ns, props.n ? " with properties" : "");
 	} else if (!strcmp(sub, "list")) {
 		rc = floe_catalog_list_namespaces(cat, argc > 2 ? argv[2] : NULL, print_name, NULL, &err);
 	} else if (!strcmp(sub, "show") && argc == 3) {
 		rc = floe_catalog_namespace_properties(cat, argv[2], print_prop, NULL, &err);
 	} else if (!strcmp(sub, "drop") && argc == 3) {
 		rc = floe_catalog_drop_namespace(cat, argv[2], &err);
+		if (!rc)
+			cli_outcome("dropped namespace %s", argv[2]);
 	} else if (!strcmp(sub, "set") && argc >= 4) {
 		prop_list props = {.n = 0};
 		const char *remove[256];
@@ -101,6 +120,8 @@ int cmd_namespace(int argc, char **argv)
 		}
 		rc = floe_catalog_set_namespace_properties(cat, argv[2], props.items, props.n, remove,
 							   n_remove, &err);
+		if (!rc)
+			outcome_set("namespace", argv[2], props.n, n_remove);
 	} else {
 		floe_catalog_free(cat);
 		return cli_usage_error("usage: floe namespace create|list [parent]|show <ns>|drop "
@@ -191,7 +212,7 @@ static int table_create(floe_catalog *cat, int argc, char **argv)
 	floe_table *t = NULL;
 	rc = floe_table_create(&t, cat, ns, name, &o, &err);
 	if (!rc)
-		printf("created %s.%s at %s\n", ns, name, floe_table_location(t));
+		cli_outcome("created table %s.%s at %s", ns, name, floe_table_location(t));
 	floe_table_free(t);
 	floe_free_string(ns);
 	floe_free_string(name);
@@ -209,13 +230,17 @@ static int table_show(floe_catalog *cat, int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "--metadata"))
 			json = true;
-		else if (!ident)
+		else if (!strcmp(argv[i], "--format") && i + 1 < argc &&
+			 (!strcmp(argv[i + 1], "json") || !strcmp(argv[i + 1], "text") ||
+			  !strcmp(argv[i + 1], "table")))
+			json = !strcmp(argv[++i], "json");
+		else if (!ident && argv[i][0] != '-')
 			ident = argv[i];
 		else
-			return cli_usage_error("usage: floe table show <ns.table> [--json]");
+			return cli_usage_error("usage: floe table show <ns.table> [--format text|json]");
 	}
 	if (!ident)
-		return cli_usage_error("usage: floe table show <ns.table> [--json]");
+		return cli_usage_error("usage: floe table show <ns.table> [--format text|json]");
 	if (!cli_split(ident, &ns, &name))
 		return 1;
 	int rc = floe_table_load(&t, cat, ns, name, &err);
@@ -250,6 +275,11 @@ static int table_set(floe_catalog *cat, int argc, char **argv)
 	int rc = floe_table_load(&t, cat, ns, name, &err);
 	if (!rc) {
 		rc = floe_table_set_properties(t, props.items, props.n, remove, n_remove, &err);
+		if (!rc) {
+			char full[1024];
+			snprintf(full, sizeof(full), "%s.%s", ns, name);
+			outcome_set("table", full, props.n, n_remove);
+		}
 		floe_table_free(t);
 	}
 	floe_free_string(ns);
@@ -326,6 +356,9 @@ int cmd_table(int argc, char **argv)
 		}
 		if (cli_split(argv[2], &ns, &name)) {
 			rc = floe_catalog_drop_table(cat, ns, name, purge, &err) ? cli_fail(&err) : 0;
+			if (!rc)
+				cli_outcome("dropped table %s.%s%s", ns, name,
+					    purge ? " and deleted its files" : " (its files are kept)");
 			floe_free_string(ns);
 			floe_free_string(name);
 		} else {
@@ -338,6 +371,8 @@ int cmd_table(int argc, char **argv)
 				rc = floe_catalog_rename_table(cat, fns, fname, tns, tname, &err)
 					     ? cli_fail(&err)
 					     : 0;
+				if (!rc)
+					cli_outcome("renamed %s.%s to %s.%s", fns, fname, tns, tname);
 				floe_free_string(tns);
 				floe_free_string(tname);
 			} else {
@@ -389,8 +424,8 @@ int cmd_add_files(int argc, char **argv)
 	if (!rc) {
 		rc = floe_table_add_files(t, paths, n, summary.items, summary.n, &sid, &err);
 		if (!rc)
-			printf("added %zu file%s to %s.%s in snapshot %lld\n", n, n == 1 ? "" : "s", ns,
-			       name, (long long)sid);
+			cli_outcome("added %zu file%s to %s.%s in snapshot %lld", n, n == 1 ? "" : "s", ns,
+				    name, (long long)sid);
 		floe_table_free(t);
 	}
 	floe_free_string(ns);

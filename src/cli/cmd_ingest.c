@@ -3,58 +3,16 @@
  * streaming load, written as the equivalent pipeline YAML (see
  * --print-config) and run like floe run runs it.
  */
+#include <dirent.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "cli.h"
-
-static const char INGEST_USAGE[] =
-	"usage: floe ingest <namespace.table> <files or folders...|-> [options]\n"
-	"       floe ingest <namespace.table> --generator [options]\n"
-	"\n"
-	"Loads JSON lines or CSV into a table with exactly-once checkpoint commits.\n"
-	"Running the same command again resumes where the last commit stopped (the\n"
-	"pipeline id, ingest-<table>-<hash of the inputs> unless --pipeline-id, names\n"
-	"the commits: the same inputs resume, other inputs load on their own).\n"
-	"\n"
-	"Input:\n"
-	"  --format json|csv               record format (default json: JSON lines)\n"
-	"  --follow                        keep watching for new files and appended data\n"
-	"  --pattern GLOB                  only files whose name matches (\"*.jsonl\")\n"
-	"  --csv-delimiter C  --no-header  --null-literal S\n"
-	"  --epoch-unit s|ms|us|ns         numbers in timestamp columns (default ms)\n"
-	"  --block-size SIZE               bytes read at a time (default 1MiB)\n"
-	"  -                               read standard input\n"
-	"  --generator                     generate rows (Flink's datagen) instead:\n"
-	"    --rows-per-second N  --number-of-rows N  --seed N\n"
-	"    --field COL.OPTION=VALUE      kind=random|sequence, min, max, max-past,\n"
-	"                                  length, start, end, null-rate, values\n"
-	"Table (created when missing and --create-schema is given):\n"
-	"  --create-schema COLUMNS         \"id long not null, ts timestamptz, ...\"\n"
-	"  --partition-by EXPR  --sort-by EXPR  --format-version N\n"
-	"  --property KEY=VALUE            table property at creation (repeatable)\n"
-	"  --filter EXPR                   only rows that match (\"kind = 'click'\")\n"
-	"Checkpoints and writers:\n"
-	"  --checkpoint-interval D         default 10s\n"
-	"  --min-pause D                   least time between checkpoints (default 0)\n"
-	"  --parallelism N                 writer tasks (default: CPU count)\n"
-	"  --distribution none|hash|range  hash: one writer per partition\n"
-	"  --memory-budget SIZE            shared by open files (default 32MiB)\n"
-	"  --pipeline-id ID\n"
-	"Maintenance:\n"
-	"  --maintenance auto|off          auto: compact, expire, delete orphans and\n"
-	"                                  rewrite manifests after commits (default off)\n"
-	"  --maintenance-option KEY=VALUE  a maintenance.* key of floe run (repeatable),\n"
-	"                                  e.g. schedule.commit-count=20, rate-limit=30s\n"
-	"Errors and observability:\n"
-	"  --errors dead-letter|fail       default dead-letter\n"
-	"  --dead-letter PATH              default dead-letter.jsonl\n"
-	"  --metrics-port N                Prometheus metrics on this port\n"
-	"  --quiet                         no progress line or summary\n"
-	"  --print-config                  print the pipeline YAML instead of running it\n";
 
 /* The YAML text, grown with floe_realloc (the CLI allocates through floe). */
 typedef struct sbuf {
@@ -129,7 +87,7 @@ static const char *const FLAGS[] = {
 	"--memory-budget", "--pipeline-id", "--errors", "--dead-letter", "--metrics-port",
 	"--csv-delimiter", "--null-literal", "--epoch-unit", "--rows-per-second", "--number-of-rows",
 	"--seed", "--block-size", "--property", "--field", "--maintenance", "--maintenance-option",
-	NULL,
+	"--metrics-bind", "--summary", "--max-dead-letter-ratio", NULL,
 };
 
 /* Edit distance (for the nearest flag). */
@@ -187,6 +145,47 @@ static uint32_t inputs_hash(const char *const *paths, size_t n, bool use_stdin, 
 	return h;
 }
 
+static bool ends_with_csv(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 4 && !strcasecmp(name + n - 4, ".csv");
+}
+
+/*
+ * 1 when every input is CSV by its name (a .csv file; a folder whose files,
+ * or the --pattern, end in .csv), 0 when none is, -1 when they mix.
+ */
+static int infer_format(const char *const *paths, size_t n, const char *pattern)
+{
+	size_t csv = 0, other = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (pattern) {
+				(*(ends_with_csv(pattern) ? &csv : &other))++;
+				continue;
+			}
+			DIR *d = opendir(paths[i]);
+			struct dirent *e;
+			size_t dc = 0, dn = 0;
+			while (d && (e = readdir(d)))
+				if (e->d_name[0] != '.')
+					(*(ends_with_csv(e->d_name) ? &dc : &dn))++;
+			if (d)
+				closedir(d);
+			if (dc && !dn)
+				csv++;
+			else if (dn || !dc)
+				other++;
+			if (dc && dn)
+				return -1;
+		} else {
+			(*(ends_with_csv(paths[i]) ? &csv : &other))++;
+		}
+	}
+	return csv && other ? -1 : csv ? 1 : 0;
+}
+
 typedef struct kv_list {
 	const char *items[256];
 	size_t n;
@@ -201,7 +200,7 @@ int cmd_ingest(int argc, char **argv)
 	const char *format = NULL, *pattern = NULL, *schema = NULL, *partition = NULL, *sort = NULL;
 	const char *fv = NULL, *filter = NULL, *interval = "10s", *pause = NULL, *par = NULL;
 	const char *dist = NULL, *budget = NULL, *pid = NULL, *errors = NULL, *dlq = NULL;
-	const char *mport = NULL, *delim = NULL, *nulls = NULL, *unit = NULL;
+	const char *mport = NULL, *mbind = NULL, *summary = NULL, *dead_ratio = NULL, *delim = NULL, *nulls = NULL, *unit = NULL;
 	const char *rps = NULL, *nrows = NULL, *seed = NULL, *block = NULL, *maint = NULL;
 	bool follow = false, gen = false, no_header = false, print = false, quiet = false;
 	bool use_stdin = false;
@@ -216,10 +215,6 @@ int cmd_ingest(int argc, char **argv)
 		i++;                                                                          \
 		continue;                                                                     \
 	}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(INGEST_USAGE, stdout);
-			return 0;
-		}
 		if (!strcmp(a, "--follow")) {
 			follow = true;
 			continue;
@@ -256,6 +251,9 @@ int cmd_ingest(int argc, char **argv)
 		OPT("--errors", errors)
 		OPT("--dead-letter", dlq)
 		OPT("--metrics-port", mport)
+		OPT("--metrics-bind", mbind)
+		OPT("--summary", summary)
+		OPT("--max-dead-letter-ratio", dead_ratio)
 		OPT("--csv-delimiter", delim)
 		OPT("--null-literal", nulls)
 		OPT("--epoch-unit", unit)
@@ -302,6 +300,40 @@ int cmd_ingest(int argc, char **argv)
 		return cli_usage_error("no input: give files or folders, '-' for stdin, or --generator");
 	if ((gen && (use_stdin || n_paths)) || (use_stdin && n_paths))
 		return cli_usage_error("give one input: files, '-' or --generator");
+	if (summary && strcmp(summary, "json") && strcmp(summary, "text"))
+		return cli_usage_error("--summary must be text or json");
+	g_cli.summary_json = summary && !strcmp(summary, "json");
+	if (dead_ratio && !cli_parse_ratio(dead_ratio, &g_cli.max_dead_ratio))
+		return cli_usage_error("--max-dead-letter-ratio must be a number from 0 to 1 (0.05)");
+	g_cli.max_dead_ratio_set = dead_ratio != NULL;
+	char bind_host[256];
+	if (mbind) {
+		/* HOST:PORT, or HOST with --metrics-port */
+		const char *colon = strrchr(mbind, ':');
+		size_t hl = colon ? (size_t)(colon - mbind) : strlen(mbind);
+		if (hl >= sizeof(bind_host) || (colon && !colon[1]))
+			return cli_usage_error("--metrics-bind: use HOST:PORT (0.0.0.0:9249)");
+		memcpy(bind_host, mbind, hl);
+		bind_host[hl] = 0;
+		if (colon)
+			mport = colon + 1;
+		else if (!mport)
+			return cli_usage_error("--metrics-bind %s needs a port: HOST:PORT or "
+					       "--metrics-port N", mbind);
+	}
+	if (!format && n_paths) {
+		/* the record format from the inputs' names: .csv files are CSV */
+		int kind = infer_format(paths, n_paths, pattern);
+		if (kind < 0)
+			return cli_usage_error("the inputs mix .csv and other files: give --format csv "
+					       "or --format json");
+		if (kind == 1) {
+			format = "csv";
+			if (!g_cli.quiet && !g_cli.summary_json)
+				fprintf(stderr, "floe: reading CSV (from the .csv file names; "
+						"--format json to override)\n");
+		}
+	}
 
 	sbuf sb = {NULL, 0, 0, false}, *f = &sb;
 	fprintf_sb(f, "pipeline:\n  name: ");
@@ -334,6 +366,10 @@ int cmd_ingest(int argc, char **argv)
 	if (mport) {
 		fprintf_sb(f, "\nmetrics.port: ");
 		q(f, mport);
+	}
+	if (mbind) {
+		fprintf_sb(f, "\nmetrics.bind: ");
+		q(f, bind_host);
 	}
 	if (budget) {
 		fprintf_sb(f, "\nmemory.budget: ");

@@ -12,38 +12,6 @@
 
 #include "cli.h"
 
-static const char usage[] =
-	"usage: floe maintain <namespace.table> [options]\n"
-	"\n"
-	"Runs compact -> expire -> orphans -> manifests (never in another order)\n"
-	"under the table's maintenance lock.\n"
-	"\n"
-	"  --steps LIST               which steps, e.g. expire,orphans (default: all)\n"
-	"  --skip LIST                all steps but these\n"
-	"  --dry-run                  plan and report; change nothing\n"
-	"  --format table|json        the summary's format (default table)\n"
-	"compact:\n"
-	"  --target-file-size SIZE    default write.target-file-size-bytes (512MB)\n"
-	"  --min-file-size SIZE       smaller files are rewritten (75% of the target)\n"
-	"  --max-file-size SIZE       larger files are split (180% of the target)\n"
-	"  --min-input-files N        smallest group worth rewriting (5)\n"
-	"  --delete-file-threshold N  files with this many deletes attached are rewritten (1)\n"
-	"  --max-bytes SIZE           read at most this much per run\n"
-	"  --max-commits N            commit group by group, at most N commits\n"
-	"  --sort                     sort rows by the table's sort order\n"
-	"expire:\n"
-	"  --older-than DURATION      expire snapshots older than this (history.expire.max-snapshot-age-ms, 5d)\n"
-	"  --retain-last N            keep at least N snapshots per branch (history.expire.min-snapshots-to-keep, 1)\n"
-	"  --delete-batch N           files deleted per batch when cleaning up (1000)\n"
-	"orphans:\n"
-	"  --orphan-older-than DURATION  only files older than this (3d)\n"
-	"manifests:\n"
-	"  --manifest-target-size SIZE   default commit.manifest.target-size-bytes (8MB)\n"
-	"lock:\n"
-	"  --lock-uri URI             the lock database (default: the catalog's)\n"
-	"  --lock-id ID               default <catalog>.<namespace>.<table>\n"
-	"  --break-lock               remove the table's lock (a dead Java holder) and exit\n";
-
 typedef struct progress_state {
 	bool tty;
 	bool line_open;
@@ -197,10 +165,7 @@ int cmd_maintain(int argc, char **argv)
 		field = (int)n_;                                                              \
 		i++;                                                                          \
 	}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (!strcmp(a, "--steps") && has) {
+		if (!strcmp(a, "--steps") && has) {
 			if (!floe_maintain_parse_steps(v, &o.steps))
 				return cli_usage_error("--steps: use compact, expire, orphans, manifests");
 			i++;
@@ -257,13 +222,13 @@ int cmd_maintain(int argc, char **argv)
 		} else if (!ident && a[0] != '-') {
 			ident = a;
 		} else {
-			return cli_usage_error("unknown or incomplete option '%s'\n%s", a, usage);
+			return cli_usage_error("unknown or incomplete option '%s' (see floe maintain --help)", a);
 		}
 #undef SIZE_OPT
 #undef INT_OPT
 	}
 	if (!ident)
-		return cli_usage_error("%s", usage);
+		return cli_usage_error("usage: floe maintain <namespace.table> [options] (see floe maintain --help)");
 	if (o.steps == 0)
 		return cli_usage_error("no step left to run");
 

@@ -40,7 +40,7 @@ static int to_stdout(const char *p, size_t n, void *payload)
 
 static int fail(const char *what, int rc, const floe_error *err)
 {
-	fprintf(stderr, "floe parquet %s: %s: %s\n", what, floe_strerror(rc), err->msg);
+	fprintf(stderr, "floe parquet %s: %s\n", what, err->msg[0] ? err->msg : floe_strerror(rc));
 	return 1;
 }
 

@@ -43,6 +43,81 @@ static void progress_line(const floe_pipeline_stats *s, void *payload)
 	fflush(stderr);
 }
 
+static void print_summary(const floe_pipeline_stats *s)
+{
+	char dead[4200] = "", filtered[64] = "", resumed[600] = "";
+	long long in = s->records_in, fresh = s->records_in - s->records_skipped;
+	if (s->resumed_checkpoint_id >= 0)
+		snprintf(resumed, sizeof(resumed), "resumed after checkpoint %lld of pipeline %s: ",
+			 (long long)s->resumed_checkpoint_id, s->pipeline_id);
+	if (s->resumed_checkpoint_id >= 0 && fresh == 0 && s->records_committed == 0) {
+		char again[96] = "";
+		if (in)
+			snprintf(again, sizeof(again), " (%lld %s read again and skipped)", in,
+				 cli_plural(in, "record", "records"));
+		fprintf(stderr,
+			"floe: nothing new: pipeline %s already loaded its inputs up to checkpoint "
+			"%lld%s\n",
+			s->pipeline_id, (long long)s->resumed_checkpoint_id, again);
+		return;
+	}
+	if (s->records_filtered)
+		snprintf(filtered, sizeof(filtered), ", %lld filtered", (long long)s->records_filtered);
+	if (s->records_dead)
+		snprintf(dead, sizeof(dead), ", %lld dead-lettered to %s", (long long)s->records_dead,
+			 s->dead_letter_path ? s->dead_letter_path : "the dead-letter file");
+	else
+		snprintf(dead, sizeof(dead), ", 0 dead-lettered");
+	char skipped[64] = "";
+	if (s->records_skipped)
+		snprintf(skipped, sizeof(skipped), " (%lld already loaded, skipped)",
+			 (long long)s->records_skipped);
+	fprintf(stderr, "floe: %s%lld %s read%s%s%s, %lld committed in %lld %s\n", resumed, in,
+		cli_plural(in, "record", "records"), skipped, filtered, dead,
+		(long long)s->records_committed, (long long)s->checkpoints,
+		cli_plural(s->checkpoints, "checkpoint", "checkpoints"));
+}
+
+static void json_string(FILE *out, const char *v)
+{
+	if (!v) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+/* --summary json: one object on stdout, for scripts */
+static void print_summary_json(const floe_pipeline_stats *s, int rc)
+{
+	printf("{\"ok\":%s,\"pipeline_id\":", rc ? "false" : "true");
+	json_string(stdout, s->pipeline_id);
+	printf(",\"resumed_after_checkpoint\":");
+	if (s->resumed_checkpoint_id >= 0)
+		printf("%lld", (long long)s->resumed_checkpoint_id);
+	else
+		fputs("null", stdout);
+	printf(",\"records_read\":%lld,\"records_skipped\":%lld,\"records_filtered\":%lld,"
+	       "\"records_dead_lettered\":%lld,\"dead_letter_path\":",
+	       (long long)s->records_in, (long long)s->records_skipped,
+	       (long long)s->records_filtered, (long long)s->records_dead);
+	json_string(stdout, s->dead_letter_path);
+	printf(",\"records_committed\":%lld,\"files_committed\":%lld,\"checkpoints\":%lld,"
+	       "\"last_checkpoint_id\":%lld,\"elapsed_ms\":%lld}\n",
+	       (long long)s->records_committed, (long long)s->files_committed,
+	       (long long)s->checkpoints, (long long)s->last_checkpoint_id, (long long)s->elapsed_ms);
+	fflush(stdout);
+}
+
 int cli_run_pipeline(const char *yaml, size_t n, const char *base_dir, bool quiet)
 {
 	floe_error err = {0};
@@ -51,7 +126,8 @@ int cli_run_pipeline(const char *yaml, size_t n, const char *base_dir, bool quie
 	floe_pipeline_opts opts = FLOE_PIPELINE_OPTS_INIT;
 	struct sigaction sa;
 	floe_pipeline_stats st;
-	bool tty = isatty(2) && !quiet;
+	quiet = quiet || g_cli.quiet;
+	bool tty = isatty(2) && !quiet && !g_cli.summary_json;
 	int rc;
 	/* handlers first: a SIGTERM while the catalog opens or tables are created
 	 * still ends the run cleanly (it stops before the first checkpoint) */
@@ -89,22 +165,41 @@ int cli_run_pipeline(const char *yaml, size_t n, const char *base_dir, bool quie
 	floe_pipeline_get_stats(p, &st);
 	if (tty)
 		fputc('\n', stderr);
-	if (!quiet)
+	if (g_cli.summary_json)
+		print_summary_json(&st, rc);
+	else if (!quiet)
+		print_summary(&st);
+	if (!quiet && !g_cli.summary_json && st.maintenance_runs)
+		fprintf(stderr, "floe: %lld maintenance %s compacted %lld data %s\n",
+			(long long)st.maintenance_runs,
+			cli_plural(st.maintenance_runs, "run", "runs"),
+			(long long)st.maintenance_files_rewritten,
+			cli_plural(st.maintenance_files_rewritten, "file", "files"));
+	/* a load that dead-letters everything (a wrong --format) is a failure */
+	double ratio = g_cli.max_dead_ratio_set ? g_cli.max_dead_ratio : 1.0;
+	bool too_many_dead = !rc && st.records_dead > 0 &&
+			     (g_cli.max_dead_ratio_set
+				      ? (double)st.records_dead > ratio * (double)st.records_in
+				      : st.records_dead >= st.records_in);
+	if (too_many_dead && st.records_dead >= st.records_in)
 		fprintf(stderr,
-			"floe: %lld records read, %lld committed in %lld checkpoints, %lld "
-			"dead-lettered\n",
-			(long long)st.records_in, (long long)st.records_committed,
-			(long long)st.checkpoints, (long long)st.records_dead);
-	if (!quiet && st.maintenance_runs)
-		fprintf(stderr, "floe: %lld maintenance runs compacted %lld data files\n",
-			(long long)st.maintenance_runs, (long long)st.maintenance_files_rewritten);
+			"floe: all %lld %s were dead-lettered (see %s): is the format right? "
+			"(--format csv|json)\n",
+			(long long)st.records_in, cli_plural(st.records_in, "record", "records"),
+			st.dead_letter_path ? st.dead_letter_path : "the dead-letter file");
+	else if (too_many_dead)
+		fprintf(stderr,
+			"floe: %lld of %lld records were dead-lettered (see %s): more than "
+			"--max-dead-letter-ratio %g\n",
+			(long long)st.records_dead, (long long)st.records_in,
+			st.dead_letter_path ? st.dead_letter_path : "the dead-letter file", ratio);
 	floe_pipeline_free(p);
 	floe_catalog_free(cat);
 	if (rc == FLOE_ECANCELED)
 		return 130;
 	if (rc)
 		return cli_fail(&err);
-	return 0;
+	return too_many_dead ? 1 : 0;
 }
 
 static int write_stdout(const char *data, size_t n, void *payload)
@@ -112,15 +207,6 @@ static int write_stdout(const char *data, size_t n, void *payload)
 	(void)payload;
 	return fwrite(data, 1, n, stdout) == n ? 0 : FLOE_EIO;
 }
-
-static const char RUN_USAGE[] =
-	"usage: floe run <pipeline.yaml> [--check] [--quiet]\n"
-	"       floe run --help-config          every configuration key\n"
-	"\n"
-	"Runs a streaming pipeline: sources (files, folders, stdin, a generator) into\n"
-	"Iceberg tables, one snapshot per table per checkpoint, exactly once across\n"
-	"restarts (the tables hold the committed offsets). SIGTERM or Ctrl-C finishes\n"
-	"the current checkpoint and exits; a second one exits at once.\n";
 
 int cmd_run(int argc, char **argv)
 {
@@ -131,13 +217,20 @@ int cmd_run(int argc, char **argv)
 			check = true;
 		} else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
 			quiet = true;
+		} else if (!strcmp(argv[i], "--summary") && i + 1 < argc) {
+			const char *v = argv[++i];
+			if (strcmp(v, "json") && strcmp(v, "text"))
+				return cli_usage_error("--summary must be text or json");
+			g_cli.summary_json = !strcmp(v, "json");
+		} else if (!strcmp(argv[i], "--max-dead-letter-ratio") && i + 1 < argc) {
+			if (!cli_parse_ratio(argv[++i], &g_cli.max_dead_ratio))
+				return cli_usage_error("--max-dead-letter-ratio must be a number from 0 "
+						       "to 1 (0.05)");
+			g_cli.max_dead_ratio_set = true;
 		} else if (!strcmp(argv[i], "--help-config")) {
 			floe_error err = {0};
 			if (floe_pipeline_config_reference(write_stdout, NULL, &err))
 				return cli_fail(&err);
-			return 0;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(RUN_USAGE, stdout);
 			return 0;
 		} else if (!path && argv[i][0] != '-') {
 			path = argv[i];
@@ -145,10 +238,8 @@ int cmd_run(int argc, char **argv)
 			return cli_usage_error("unknown argument '%s' (see floe run --help)", argv[i]);
 		}
 	}
-	if (!path) {
-		fputs(RUN_USAGE, stderr);
-		return 2;
-	}
+	if (!path)
+		return cli_usage_error("usage: floe run <pipeline.yaml> [--check] [--quiet] (see floe run --help)");
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		fprintf(stderr, "floe: cannot read '%s': %s\n", path, strerror(errno));

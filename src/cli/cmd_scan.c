@@ -19,38 +19,6 @@
 
 #define MAX_LIST 256
 
-static const char SCAN_USAGE[] =
-	"usage: floe scan <table|path> [options]\n"
-	"  --where EXPR             filter, SQL syntax: \"id >= 10 AND s IN ('a', 'b')\"\n"
-	"  --columns a,b.c,_file    columns (dotted names for nested fields; _file, _pos,\n"
-	"                           _spec_id, _row_id, _last_updated_sequence_number)\n"
-	"  --snapshot-id ID | --as-of TIME | --branch B | --tag T   time travel\n"
-	"                           (TIME: epoch milliseconds or 2024-01-01T10:00:00[Z])\n"
-	"  --format csv|json|table|parquet   output (json = JSON lines; default csv)\n"
-	"  --output FILE            write to FILE (required for parquet)\n"
-	"  --limit N                at most N rows\n"
-	"  --count                  print the number of rows only\n"
-	"  --explain                print the plan (files, deletes, residual filters)\n"
-	"  --ignore-case            match column names case-insensitively\n"
-	"  --stats                  after the rows, print what was read to stderr (files,\n"
-	"                           row groups read and skipped by statistics, rows)\n"
-	"  --no-row-group-pruning   read every row group of each planned file\n"
-	"  --verify-checksums       check the CRC-32 of every Parquet page that has one;\n"
-	"                           a damaged page fails the scan (default: not checked)\n"
-	"  --threads N              planning threads (default: one per CPU)\n"
-	"  --incremental --from latest|earliest|snapshot:ID|timestamp:TIME|table\n"
-	"                           appended rows only (Flink's starting strategies)\n"
-	"  --to ID                  last snapshot of an incremental read (default: current)\n"
-	"  --follow [--interval 60s] [--polls N]   keep polling for appended snapshots\n"
-	"  --skip-overwrites        skip overwrite/delete snapshots instead of failing\n"
-	"  --path-map FROM=TO       relocate recorded paths of a path table (repeatable)\n";
-
-static const char INSPECT_USAGE[] =
-	"usage: floe inspect <table|path> <metadata-table> [--format table|json|csv]\n"
-	"       [--snapshot-id ID] [--path-map FROM=TO]...\n"
-	"metadata tables: snapshots, history, refs, metadata_log_entries, manifests, files,\n"
-	"                 data_files, delete_files, entries, partitions\n";
-
 static bool looks_like_path(const char *s)
 {
 	struct stat st;
@@ -218,10 +186,7 @@ int cmd_scan(int argc, char **argv)
 	int rc;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(SCAN_USAGE, stdout);
-			return 0;
-		} else if (!strcmp(a, "--where") && v) {
+		if (!strcmp(a, "--where") && v) {
 			o.where = v;
 			i++;
 		} else if (!strcmp(a, "--columns") && v) {
@@ -305,12 +270,12 @@ int cmd_scan(int argc, char **argv)
 			ident = a;
 		} else {
 			floe_free(colbuf);
-			return cli_usage_error("unknown or incomplete option '%s'\n%s", a, SCAN_USAGE);
+			return cli_usage_error("unknown or incomplete option '%s' (see floe scan --help)", a);
 		}
 	}
 	if (!ident) {
 		floe_free(colbuf);
-		return cli_usage_error("%s", SCAN_USAGE);
+		return cli_usage_error("usage: floe scan <table|path> [options] (see floe scan --help)");
 	}
 	if (parquet && !output) {
 		floe_free(colbuf);
@@ -417,10 +382,7 @@ int cmd_inspect_table(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		bool parquet;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(INSPECT_USAGE, stdout);
-			return 0;
-		} else if (!strcmp(a, "--format") && v) {
+		if (!strcmp(a, "--format") && v) {
 			if (!parse_format(v, &fmt, &parquet) || parquet)
 				return cli_usage_error("--format must be table, json or csv");
 			i++;
@@ -438,11 +400,11 @@ int cmd_inspect_table(int argc, char **argv)
 		} else if (!name && a[0] != '-') {
 			name = a;
 		} else {
-			return cli_usage_error("unknown or incomplete option '%s'\n%s", a, INSPECT_USAGE);
+			return cli_usage_error("unknown or incomplete option '%s' (see floe inspect --help)", a);
 		}
 	}
 	if (!ident || !name)
-		return cli_usage_error("%s", INSPECT_USAGE);
+		return cli_usage_error("usage: floe inspect <table|path> <metadata-table> (see floe inspect --help)");
 	floe_catalog *cat = NULL;
 	floe_table *t = open_any(ident, maps, n_maps, &cat);
 	if (!t) {

@@ -22,38 +22,31 @@ static void log_stderr(floe_log_level level, const char *msg, void *payload)
 	fprintf(stderr, "floe: %s: %s\n", names[level], msg);
 }
 
-static const char USAGE[] =
-	"usage: floe [global options] <command> [arguments]\n"
-	"\n"
-	"Tables and namespaces:\n"
-	"  namespace create|list|show|drop ...     manage namespaces\n"
-	"  table create|list|show|drop|rename|set  manage tables (table properties: every known key)\n"
-	"  add-files <table> <parquet files...>    register Parquet files in one append\n"
-	"  scan <table> [--where EXPR] ...         read rows: filters, time travel, incremental\n"
-	"  inspect <table> <metadata-table>        snapshots, files, entries, partitions, ...\n"
-	"  snapshots <table>                       list a table's snapshots\n"
-	"  files <table>                           list the live files of a snapshot\n"
-	"  maintain <table>                        compact, expire, delete orphans, rewrite manifests\n"
-	"\n"
-	"Streaming ingest:\n"
-	"  ingest <table> <files or folders...>    load JSON lines or CSV (--follow: keep going)\n"
-	"  run <pipeline.yaml>                     run a streaming pipeline\n"
-	"\n"
-	"File tools:\n"
-	"  avro meta|cat|write <file>              inspect Avro files (manifests)\n"
-	"  parquet meta|schema|cat|rewrite <file>  inspect and rewrite Parquet files\n"
-	"\n"
-	"Global options (or environment variables):\n"
-	"  --catalog-type sql|filesystem           FLOE_CATALOG_TYPE (default sql)\n"
-	"  --catalog-uri URI                       FLOE_CATALOG_URI  (sqlite:///path.db, postgresql://...)\n"
-	"  --catalog-name NAME                     FLOE_CATALOG_NAME (default \"default\")\n"
-	"  --warehouse URI                         FLOE_WAREHOUSE\n"
-	"  --dir DIR                               where the embedded default lives (default .)\n"
-	"  -v, --verbose                           log details to stderr\n"
-	"\n"
-	"With no catalog configured floe uses the embedded default: ./warehouse with\n"
-	"the SQLite catalog file ./warehouse/catalog.db (PyIceberg's SqlCatalog and\n"
-	"Java's JdbcCatalog open it too).\n";
+void cli_outcome(const char *fmt, ...)
+{
+	va_list ap;
+	if (g_cli.quiet)
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+bool cli_parse_ratio(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || *end || !(v >= 0 && v <= 1))
+		return false;
+	*out = v;
+	return true;
+}
+
+const char *cli_plural(long long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
 
 int cli_usage_error(const char *fmt, ...)
 {
@@ -178,6 +171,43 @@ bool cli_split(const char *ident, char **ns, char **name)
 	return true;
 }
 
+static int print_stdout(const char *data, size_t n, void *payload)
+{
+	(void)payload;
+	return fwrite(data, 1, n, stdout) == n ? 0 : FLOE_EIO;
+}
+
+/* args: the command line without the global options; args[0] the command. */
+static int dispatch(int n_args, char **args, bool help, bool version)
+{
+	if (version)
+		return floe_build_info(print_stdout, NULL) ? 1 : 0;
+	if (n_args == 0) {
+		cli_print_usage(help ? stdout : stderr);
+		return help ? 0 : 2;
+	}
+	const cli_command *c = cli_find_command(args[0], n_args > 1 ? args[1] : NULL);
+	if (!c)
+		return cli_usage_error("unknown command '%s' (see floe --help)", args[0]);
+	if (help) {
+		cli_print_help(c, stdout);
+		return 0;
+	}
+	const cli_command *top = cli_find_command(args[0], NULL);
+	if (top == c && n_args == 1 && cli_command_is_group(c)) {
+		/* a group without its subcommand */
+		cli_print_help(c, stderr);
+		return 2;
+	}
+	if (top->run != cmd_help && top->run != cmd_completion) {
+		floe_set_logger(log_stderr, NULL, g_cli.verbose ? FLOE_LOG_DEBUG : FLOE_LOG_WARN);
+		int crc = check_catalog_options();
+		if (crc)
+			return crc;
+	}
+	return top->run(n_args, args);
+}
+
 int main(int argc, char **argv)
 {
 	int i = 1;
@@ -197,74 +227,50 @@ int main(int argc, char **argv)
 		(void)mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	}
 #endif
-	for (; i < argc && argv[i][0] == '-'; i++) {
+	/* Global options anywhere on the line ("floe ingest ... -v"): taken out
+	 * here, the rest keeps its order. (A command's option value that is
+	 * spelled like a global option, "--pattern -v", is taken as the global
+	 * option.) */
+	char **args = floe_calloc((size_t)argc + 1, sizeof(char *));
+	int n_args = 0;
+	if (!args) {
+		fprintf(stderr, "floe: out of memory\n");
+		return 1;
+	}
+	bool help = false, version = false;
+	for (; i < argc; i++) {
 		const char *o = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(o, "--version")) {
-			printf("floe %s\n", FLOE_VERSION);
-			return 0;
-		} else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-			fputs(USAGE, stdout);
-			return 0;
+		const char **slot = !strcmp(o, "--catalog-type")   ? &g_cli.catalog_type
+				    : !strcmp(o, "--catalog-uri")  ? &g_cli.catalog_uri
+				    : !strcmp(o, "--catalog-name") ? &g_cli.catalog_name
+				    : !strcmp(o, "--warehouse")	   ? &g_cli.warehouse
+				    : !strcmp(o, "--dir")	   ? &g_cli.dir
+								   : NULL;
+		if (slot) {
+			if (!v) {
+				floe_free(args);
+				return cli_usage_error("%s needs a value (see floe --help)", o);
+			}
+			*slot = v;
+			i++;
 		} else if (!strcmp(o, "-v") || !strcmp(o, "--verbose")) {
 			g_cli.verbose = true;
-		} else if (v && !strcmp(o, "--catalog-type")) {
-			g_cli.catalog_type = v;
-			i++;
-		} else if (v && !strcmp(o, "--catalog-uri")) {
-			g_cli.catalog_uri = v;
-			i++;
-		} else if (v && !strcmp(o, "--catalog-name")) {
-			g_cli.catalog_name = v;
-			i++;
-		} else if (v && !strcmp(o, "--warehouse")) {
-			g_cli.warehouse = v;
-			i++;
-		} else if (v && !strcmp(o, "--dir")) {
-			g_cli.dir = v;
-			i++;
-		} else {
+		} else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) {
+			g_cli.quiet = true;
+			args[n_args++] = argv[i]; /* ingest and run take it too */
+		} else if (!strcmp(o, "--version") && n_args == 0) {
+			version = true;
+		} else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+			help = true;
+		} else if (n_args == 0 && o[0] == '-') {
+			floe_free(args);
 			return cli_usage_error("unknown option '%s' (see floe --help)", o);
+		} else {
+			args[n_args++] = argv[i];
 		}
 	}
-	floe_set_logger(log_stderr, NULL, g_cli.verbose ? FLOE_LOG_DEBUG : FLOE_LOG_WARN);
-	int crc = check_catalog_options();
-	if (crc)
-		return crc;
-	if (i >= argc) {
-		fputs(USAGE, stderr);
-		return 2;
-	}
-	const char *cmd = argv[i];
-	int sub_argc = argc - i;
-	char **sub_argv = argv + i;
-	if (!strcmp(cmd, "help")) {
-		fputs(USAGE, stdout);
-		return 0;
-	}
-	if (!strcmp(cmd, "namespace") || !strcmp(cmd, "ns"))
-		return cmd_namespace(sub_argc, sub_argv);
-	if (!strcmp(cmd, "table"))
-		return cmd_table(sub_argc, sub_argv);
-	if (!strcmp(cmd, "add-files"))
-		return cmd_add_files(sub_argc, sub_argv);
-	if (!strcmp(cmd, "scan"))
-		return cmd_scan(sub_argc, sub_argv);
-	if (!strcmp(cmd, "inspect"))
-		return cmd_inspect_table(sub_argc, sub_argv);
-	if (!strcmp(cmd, "snapshots"))
-		return cmd_snapshots(sub_argc, sub_argv);
-	if (!strcmp(cmd, "files"))
-		return cmd_files(sub_argc, sub_argv);
-	if (!strcmp(cmd, "maintain"))
-		return cmd_maintain(sub_argc, sub_argv);
-	if (!strcmp(cmd, "ingest"))
-		return cmd_ingest(sub_argc, sub_argv);
-	if (!strcmp(cmd, "run"))
-		return cmd_run(sub_argc, sub_argv);
-	if (!strcmp(cmd, "avro"))
-		return floe_cli_avro(sub_argc, sub_argv);
-	if (!strcmp(cmd, "parquet"))
-		return floe_cli_parquet(sub_argc, sub_argv);
-	return cli_usage_error("unknown command '%s' (see floe --help)", cmd);
+	int rc = dispatch(n_args, args, help, version);
+	floe_free(args);
+	return rc;
 }

@@ -231,6 +231,8 @@ static int restore_table(floe_pipeline *p, rt_table *t, floe_error *err)
 			if (ck && !floe_parse_i64(ck, strlen(ck), &t->last_ckpt))
 				t->last_ckpt = 0;
 			t->skipping = true;
+			if (t->last_ckpt > p->resumed_ckpt)
+				p->resumed_ckpt = t->last_ckpt;
 			FLOE_INFO("table %s: pipeline '%s' resumes after checkpoint %lld (snapshot %lld)",
 				  t->ident, p->pipeline_id, (long long)t->last_ckpt,
 				  (long long)s->snapshot_id);
@@ -523,6 +525,7 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 	p->sink = sink ? sink : &stream_sink_task_writers;
 	p->dlq_fd = -1;
 	p->start_ns = floe_monotonic_ns();
+	p->resumed_ckpt = -1;
 	if (opts)
 		p->opts = *opts;
 	if (!p->opts.progress_interval_ms)
@@ -1116,6 +1119,11 @@ void floe_pipeline_get_stats(const floe_pipeline *p, floe_pipeline_stats *out)
 	out->files_committed = atomic_load(&q->files_committed);
 	out->elapsed_ms = (floe_monotonic_ns() - q->start_ns) / 1000000;
 	out->metrics_port = q->http_port;
+	out->records_filtered = atomic_load(&q->filtered);
+	out->records_skipped = atomic_load(&q->skipped);
+	out->resumed_checkpoint_id = q->resumed_ckpt;
+	out->pipeline_id = q->pipeline_id;
+	out->dead_letter_path = out->records_dead ? q->dlq_path : NULL;
 	for (size_t i = 0; i < q->n_tables; i++) {
 		floe_maint_runner_stats st = maint_stats(&q->tables[i]);
 		out->maintenance_runs += st.runs;

@@ -240,7 +240,8 @@ struct floe_pipeline {
 	int http_port;
 	floe_metric *m_ckpts, *m_ckpt_id;
 	atomic_llong records_in, records_out, dead, bytes_in, files_committed, checkpoints,
-		last_ckpt_id, rows_written;
+		last_ckpt_id, rows_written, filtered, skipped;
+	int64_t resumed_ckpt; /* newest checkpoint restored from the tables; -1: none */
 	int64_t start_ns;
 	floe_pipeline_opts opts;
 };

@@ -101,7 +101,7 @@ def test_embedded_maintenance_keeps_files_near_target(floe, tmp_path):
         assert p.returncode == 0, err
         outs[table] = err
     assert runs_seen >= 2, "maintenance did not run while the pipeline ran"
-    assert "maintenance runs compacted" in outs["kept"]
+    assert re.search(r"maintenance runs? compacted", outs["kept"]), outs["kept"]
 
     total = ROWS_PER_SECOND * SECONDS
     cat = floe.pyiceberg_catalog()

@@ -1,0 +1,489 @@
+/*
+ * commands.c — the table of floe's commands: name, synopsis, help text and
+ * examples. `floe <command> --help`, `floe help`, the main usage and the
+ * shell completions are all made from it.
+ *
+ * DESIGN: a new command is one entry here (plus its function). A group
+ * ("table") has the function; its subcommands ("table create") are entries
+ * without one that carry their own help. Every line under `examples` is run
+ * by tests/interop/test_cli_docs.py in its sandbox (see there), in table
+ * order, so examples may build on earlier ones.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+const cli_command cli_commands[] = {
+	/* ---- namespaces ---- */
+	{"namespace", cmd_namespace, "create|list|show|set|drop ...", "manage namespaces",
+	 "Alias: ns.\n", NULL},
+	{"namespace create", NULL, "<ns> [--property k=v]...", "create a namespace",
+	 "  --property k=v     a namespace property (repeatable)\n"
+	 "Nested namespaces are dotted: a.b (the parent must exist).\n",
+	 "floe namespace create sales --property owner=data-eng\n"},
+	{"namespace list", NULL, "[parent]", "list namespaces (the top level, or a parent's children)",
+	 NULL, "floe namespace list\n"},
+	{"namespace show", NULL, "<ns>", "print a namespace's properties (k=v lines)", NULL,
+	 "floe namespace show sales\n"},
+	{"namespace set", NULL, "<ns> k=v... [--unset k]...", "set or remove namespace properties",
+	 "  --unset k          remove a property (repeatable)\n",
+	 "floe namespace set sales owner=analytics\n"},
+	{"namespace drop", NULL, "<ns>", "drop an empty namespace",
+	 "Fails while the namespace holds tables or namespaces.\n", "floe namespace drop sales\n"},
+
+	/* ---- tables ---- */
+	{"table", cmd_table, "create|list|show|set|rename|drop|properties ...", "manage tables", NULL,
+	 NULL},
+	{"table create", NULL, "<ns.table> --schema COLUMNS|JSON|@FILE [options]", "create a table",
+	 "  --schema S           a column list, Iceberg schema JSON, or @file with either\n"
+	 "  --partition SPEC     partition spec (also --partition-by); default unpartitioned\n"
+	 "  --sort ORDER         sort order (also --sort-by); default unsorted\n"
+	 "  --property k=v       table property (repeatable; see floe table properties)\n"
+	 "  --format-version N   1, 2 or 3 (default 2)\n"
+	 "  --location URI       default <warehouse>/<ns>/<table>\n"
+	 "\n"
+	 "Column list:  name type [not null] [comment '...'], comma-separated.\n"
+	 "  types: boolean int long float double decimal(P, S) date time timestamp\n"
+	 "         timestamptz timestamp_ns timestamptz_ns (v3) string uuid fixed[L] binary\n"
+	 "         list<T> map<K, V> struct<name: T, ...>; SQL aliases bigint integer\n"
+	 "         varchar text bool bytes real\n"
+	 "Partition spec: comma-separated terms: col | identity(col) | year(col) |\n"
+	 "  month(col) | day(col) | hour(col) | bucket(N, col) | truncate(W, col) | void(col)\n"
+	 "Sort order: comma-separated terms: term [asc|desc] [nulls first|nulls last],\n"
+	 "  where a term is a column or a transform as above (default asc, nulls first\n"
+	 "  for asc and nulls last for desc)\n",
+	 "floe table create db.clicks --schema \"id long not null, ts timestamptz, user string\" "
+	 "--partition \"day(ts), bucket(16, id)\" --sort \"ts desc nulls last\"\n"
+	 "floe table create db.tiny --schema \"k string, v int\" --format-version 3 --property "
+	 "write.parquet.compression-codec=snappy\n"},
+	{"table list", NULL, "[ns]", "list tables (of one namespace, or of all)", NULL,
+	 "floe table list\nfloe table list db\n"},
+	{"table show", NULL, "<ns.table> [--format text|json]",
+	 "describe a table: schema, spec, sort order, properties, current snapshot",
+	 "  --format json        the table's metadata JSON (also --json)\n",
+	 "floe table show db.events\nfloe table show db.events --format json\n"},
+	{"table set", NULL, "<ns.table> k=v... [--unset k]...", "set or remove table properties",
+	 "  --unset k            remove a property (repeatable)\n"
+	 "  format-version=N     upgrades the table (1 -> 2 -> 3; downgrades are refused)\n"
+	 "Known keys are validated (floe table properties lists them).\n",
+	 "floe table set db.clicks write.metadata.previous-versions-max=20\n"
+	 "floe table set db.clicks --unset write.metadata.previous-versions-max\n"},
+	{"table properties", NULL, "[--format markdown|json]",
+	 "every table property floe knows, with type, default and whether it is honoured", NULL,
+	 "floe table properties --format json\n"},
+	{"table rename", NULL, "<from ns.table> <to ns.table>", "rename a table (SQL catalogs)", NULL,
+	 "floe table rename db.tiny db.tiny_v1\n"},
+	{"table drop", NULL, "<ns.table> [--purge]", "drop a table",
+	 "  --purge              also delete every file the table references (Java deletes\n"
+	 "                       files outside the table location too, and so does floe)\n",
+	 "floe table drop db.tiny_v1 --purge\n"},
+
+	/* ---- writing and reading ---- */
+	{"add-files", cmd_add_files, "<ns.table> <file.parquet>... [--summary k=v]...",
+	 "register Parquet files in one append",
+	 "  --summary k=v        extra snapshot summary entry (repeatable)\n"
+	 "The files stay where they are; their schema must map to the table's.\n",
+	 "floe add-files db.events events.parquet\n"},
+	{"scan", cmd_scan, "<table|path> [options]",
+	 "read rows: filters, time travel, incremental reads",
+	 "  --where EXPR             filter, SQL syntax: \"id >= 10 AND s IN ('a', 'b')\"\n"
+	 "  --columns a,b.c,_file    columns (dotted names for nested fields; _file, _pos,\n"
+	 "                           _spec_id, _row_id, _last_updated_sequence_number)\n"
+	 "  --snapshot-id ID | --as-of TIME | --branch B | --tag T   time travel\n"
+	 "                           (TIME: epoch milliseconds or 2024-01-01T10:00:00[Z])\n"
+	 "  --format csv|json|table|parquet   output (json = JSON lines; default csv)\n"
+	 "  --output FILE            write to FILE (required for parquet)\n"
+	 "  --limit N                at most N rows\n"
+	 "  --count                  print the number of rows only\n"
+	 "  --explain                print the plan (files, deletes, residual filters)\n"
+	 "  --ignore-case            match column names case-insensitively\n"
+	 "  --stats                  after the rows, print what was read to stderr (files,\n"
+	 "                           row groups read and skipped by statistics, rows)\n"
+	 "  --no-row-group-pruning   read every row group of each planned file\n"
+	 "  --verify-checksums       check the CRC-32 of every Parquet page that has one;\n"
+	 "                           a damaged page fails the scan (default: not checked)\n"
+	 "  --threads N              planning threads (default: one per CPU)\n"
+	 "  --incremental --from latest|earliest|snapshot:ID|timestamp:TIME|table\n"
+	 "                           appended rows only (Flink's starting strategies)\n"
+	 "  --to ID                  last snapshot of an incremental read (default: current)\n"
+	 "  --follow [--interval 60s] [--polls N]   keep polling for appended snapshots\n"
+	 "  --skip-overwrites        skip overwrite/delete snapshots instead of failing\n"
+	 "  --path-map FROM=TO       relocate recorded paths of a path table (repeatable)\n"
+	 "A table is a catalog name (db.events) or a path: a table folder or a metadata file.\n",
+	 "floe scan db.events --where \"kind = 'click' AND amount > 1\" --columns id,ts,kind\n"
+	 "floe scan db.events --as-of 2030-01-01T00:00:00Z --count\n"
+	 "floe scan db.events --explain --where \"id = 42\"\n"
+	 "floe scan db.events --format parquet --output out.parquet\n"
+	 "floe scan db.events --incremental --from earliest --limit 10 --format json\n"},
+	{"inspect", cmd_inspect_table, "<table|path> <metadata-table> [options]",
+	 "metadata tables as PyIceberg's inspect and Spark show them",
+	 "  --format table|json|csv  default table\n"
+	 "  --wide                   table format: do not shorten long cells\n"
+	 "  --snapshot-id ID         files and entries of this snapshot\n"
+	 "  --path-map FROM=TO       relocate recorded paths of a path table (repeatable)\n"
+	 "Metadata tables: snapshots, history, refs, metadata_log_entries, manifests,\n"
+	 "  files, data_files, delete_files, entries, partitions, position_deletes,\n"
+	 "  all_manifests, all_files, all_data_files, all_delete_files, all_entries\n",
+	 "floe inspect db.events snapshots\nfloe inspect db.events partitions --format json\n"},
+	{"snapshots", cmd_snapshots, "<ns.table> [--format table|json|csv] [--wide]",
+	 "list a table's snapshots",
+	 "  --format table|json|csv  default table (summary shortened unless --wide)\n"
+	 "  --wide                   table format: do not shorten long cells\n",
+	 "floe snapshots db.events\nfloe snapshots db.events --format json\n"},
+	{"files", cmd_files, "<ns.table> [--snapshot-id ID] [--format table|json|csv] [--wide]",
+	 "list the live files of a snapshot (default the current one)",
+	 "  --snapshot-id ID         default the current snapshot\n"
+	 "  --format table|json|csv  default table\n"
+	 "  --wide                   table format: do not shorten long cells\n",
+	 "floe files db.events\nfloe files db.events --format csv\n"},
+	{"maintain", cmd_maintain, "<ns.table> [options]",
+	 "compact, expire snapshots, delete orphans, rewrite manifests",
+	 "Runs compact -> expire -> orphans -> manifests (never in another order)\n"
+	 "under the table's maintenance lock.\n"
+	 "  --steps LIST               which steps, e.g. expire,orphans (default: all)\n"
+	 "  --skip LIST                all steps but these\n"
+	 "  --dry-run                  plan and report; change nothing\n"
+	 "  --format table|json        the summary's format (default table)\n"
+	 "compact:\n"
+	 "  --target-file-size SIZE    default write.target-file-size-bytes (512MB)\n"
+	 "  --min-file-size SIZE       smaller files are rewritten (75% of the target)\n"
+	 "  --max-file-size SIZE       larger files are split (180% of the target)\n"
+	 "  --min-input-files N        smallest group worth rewriting (5)\n"
+	 "  --delete-file-threshold N  files with this many deletes attached are rewritten (1)\n"
+	 "  --max-bytes SIZE           read at most this much per run\n"
+	 "  --max-commits N            commit group by group, at most N commits\n"
+	 "  --sort                     sort rows by the table's sort order\n"
+	 "expire:\n"
+	 "  --older-than DURATION      expire snapshots older than this "
+	 "(history.expire.max-snapshot-age-ms, 5d)\n"
+	 "  --retain-last N            keep at least N snapshots per branch "
+	 "(history.expire.min-snapshots-to-keep, 1)\n"
+	 "  --delete-batch N           files deleted per batch when cleaning up (1000)\n"
+	 "orphans:\n"
+	 "  --orphan-older-than DURATION  only files older than this (3d)\n"
+	 "manifests:\n"
+	 "  --manifest-target-size SIZE   default commit.manifest.target-size-bytes (8MB)\n"
+	 "lock:\n"
+	 "  --lock-uri URI             the lock database (default: the catalog's)\n"
+	 "  --lock-id ID               default <catalog>.<namespace>.<table>\n"
+	 "  --break-lock               remove the table's lock (a dead Java holder) and exit\n",
+	 "floe maintain db.events --dry-run --format json\n"
+	 "floe maintain db.events --steps compact --target-file-size 128MB\n"},
+
+	/* ---- streaming ---- */
+	{"ingest", cmd_ingest, "<ns.table> <files or folders...|-> [options]",
+	 "load JSON lines or CSV (--follow: keep going; --generator: generated rows)",
+	 "Loads records into a table with exactly-once checkpoint commits. Running the\n"
+	 "same command again resumes where the last commit stopped (the pipeline id,\n"
+	 "ingest-<table>-<hash of the inputs> unless --pipeline-id, names the commits:\n"
+	 "the same inputs resume, other inputs load on their own).\n"
+	 "Input:\n"
+	 "  --format json|csv               record format (default: from the file\n"
+	 "                                  extension, .csv is CSV; otherwise JSON lines)\n"
+	 "  --follow                        keep watching for new files and appended data\n"
+	 "  --pattern GLOB                  only files whose name matches (\"*.jsonl\")\n"
+	 "  --csv-delimiter C  --no-header  --null-literal S\n"
+	 "  --epoch-unit s|ms|us|ns         numbers in timestamp columns (default ms)\n"
+	 "  --block-size SIZE               bytes read at a time (default 1MiB)\n"
+	 "  -                               read standard input\n"
+	 "  --generator                     generate rows (Flink's datagen) instead:\n"
+	 "    --rows-per-second N  --number-of-rows N  --seed N\n"
+	 "    --field COL.OPTION=VALUE      kind=random|sequence, min, max, max-past,\n"
+	 "                                  length, start, end, null-rate, values\n"
+	 "Table (created when missing and --create-schema is given):\n"
+	 "  --create-schema COLUMNS         \"id long not null, ts timestamptz, ...\"\n"
+	 "  --partition-by EXPR  --sort-by EXPR  --format-version N\n"
+	 "  --property KEY=VALUE            table property at creation (repeatable)\n"
+	 "  --filter EXPR                   only rows that match (\"kind = 'click'\")\n"
+	 "Checkpoints and writers:\n"
+	 "  --checkpoint-interval D         default 10s\n"
+	 "  --min-pause D                   least time between checkpoints (default 0)\n"
+	 "  --parallelism N                 writer tasks (default: CPU count)\n"
+	 "  --distribution none|hash|range  hash: one writer per partition\n"
+	 "  --memory-budget SIZE            shared by open files (default 32MiB)\n"
+	 "  --pipeline-id ID\n"
+	 "Maintenance:\n"
+	 "  --maintenance auto|off          auto: compact, expire, delete orphans and\n"
+	 "                                  rewrite manifests after commits (default off)\n"
+	 "  --maintenance-option KEY=VALUE  a maintenance.* key of floe run (repeatable),\n"
+	 "                                  e.g. schedule.commit-count=20, rate-limit=30s\n"
+	 "Errors and observability:\n"
+	 "  --errors dead-letter|fail       default dead-letter\n"
+	 "  --dead-letter PATH              default dead-letter.jsonl\n"
+	 "  --max-dead-letter-ratio R       fail (exit 1) when more than this share of the\n"
+	 "                                  records read is dead-lettered (default: fail\n"
+	 "                                  only when every record is; 1: never fail)\n"
+	 "  --metrics-port N                Prometheus metrics on this port (127.0.0.1)\n"
+	 "  --metrics-bind HOST:PORT        the same on another address (0.0.0.0:9249)\n"
+	 "  --quiet                         no progress line or summary\n"
+	 "  --summary text|json             the closing summary: one line on stderr\n"
+	 "                                  (default), or one JSON object on stdout\n"
+	 "  --print-config                  print the pipeline YAML instead of running it\n",
+	 "floe ingest db.events events.jsonl --pipeline-id doc-example\n"
+	 "floe ingest db.orders orders.csv --create-schema \"id long, customer string, total "
+	 "double\"\n"
+	 "floe ingest db.gen --generator --number-of-rows 1000 --create-schema \"id long, ts "
+	 "timestamptz\" --field id.kind=sequence\n"},
+	{"run", cmd_run, "<pipeline.yaml> [--check] [--quiet]", "run a streaming pipeline",
+	 "  --check              validate the file and exit\n"
+	 "  --quiet              no progress line or summary\n"
+	 "  --summary text|json  the closing summary: a line on stderr, or JSON on stdout\n"
+	 "  --max-dead-letter-ratio R   fail (exit 1) when more than this share of the\n"
+	 "                       records is dead-lettered (default: only when all are)\n"
+	 "  --help-config        every configuration key\n"
+	 "Sources (files, folders, stdin, a generator) go into Iceberg tables, one\n"
+	 "snapshot per table per checkpoint, exactly once across restarts (the tables\n"
+	 "hold the committed offsets). SIGTERM or Ctrl-C finishes the current\n"
+	 "checkpoint and exits; a second one exits at once.\n",
+	 "floe run pipeline.yaml --check\nfloe run pipeline.yaml\n"},
+
+	/* ---- file tools ---- */
+	{"avro", floe_cli_avro, "meta|cat|write ...", "inspect and write Avro files (manifests)", NULL,
+	 NULL},
+	{"avro meta", NULL, "<file>...", "header, codec, blocks and metadata as JSON", NULL,
+	 "floe avro meta warehouse/db/events/metadata/snap-*.avro\n"},
+	{"avro cat", NULL, "<file>...", "records as JSON lines", NULL,
+	 "floe avro cat warehouse/db/events/metadata/snap-*.avro\n"},
+	{"avro write", NULL,
+	 "[--codec C] [--level N] [--block-bytes N] [--meta K=V]... <schema.json> <records.jsonl> "
+	 "<out.avro>",
+	 "write JSON lines as an Avro container file",
+	 "  --codec C            null, deflate, snappy or zstd (default deflate)\n"
+	 "  --level N            compression level\n"
+	 "  --block-bytes N      bytes per block\n"
+	 "  --meta K=V           file metadata (repeatable)\n",
+	 "floe avro write schema.avsc records.jsonl out.avro\n"},
+	{"parquet", floe_cli_parquet, "meta|schema|cat|rewrite ...", "inspect and rewrite Parquet files",
+	 NULL, NULL},
+	{"parquet meta", NULL, "<file>", "the footer as JSON", NULL, "floe parquet meta events.parquet\n"},
+	{"parquet schema", NULL, "<file>", "the schema in message form, with field ids", NULL,
+	 "floe parquet schema events.parquet\n"},
+	{"parquet cat", NULL, "[options] <file>", "rows as JSON lines",
+	 "  --columns a,b.c      only these columns\n"
+	 "  --limit N            at most N rows\n"
+	 "  --row-groups 0,1     only these row groups\n"
+	 "  --verify-crc         check page checksums\n"
+	 "  --int96-us           INT96 timestamps as microseconds\n"
+	 "  --batch-rows N       rows decoded at a time\n",
+	 "floe parquet cat --limit 5 events.parquet\n"},
+	{"parquet rewrite", NULL, "[options] <in> <out>",
+	 "read every row and write it again with floe's writer",
+	 "  --codec zstd|snappy|gzip|brotli|lz4_raw|uncompressed\n"
+	 "  --level N  --page-version 1|2  --no-dictionary\n"
+	 "  --row-group-bytes N  --row-group-rows N  --page-bytes N  --page-rows N\n"
+	 "  --dict-bytes N  --batch-rows N\n",
+	 "floe parquet rewrite --codec snappy events.parquet rewritten.parquet\n"},
+
+	/* ---- the command line itself ---- */
+	{"help", cmd_help, "[command [subcommand]] | --list", "this text, or a command's help",
+	 "  --list               every command and subcommand, one a line\n",
+	 "floe help table create\n"},
+	{"completion", cmd_completion, "bash|zsh", "print a shell completion script",
+	 "  bash: source <(floe completion bash), or save it in\n"
+	 "        ~/.local/share/bash-completion/completions/floe\n"
+	 "  zsh:  floe completion zsh > \"${fpath[1]}/_floe\"\n",
+	 "floe completion bash\nfloe completion zsh\n"},
+	{NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+const char cli_global_help[] =
+	"Global options (anywhere on the line; or environment variables):\n"
+	"  --catalog-type sql|filesystem  FLOE_CATALOG_TYPE (default sql)\n"
+	"  --catalog-uri URI              FLOE_CATALOG_URI  (sqlite:///path.db, postgresql://...)\n"
+	"  --catalog-name NAME            FLOE_CATALOG_NAME (default \"default\")\n"
+	"  --warehouse URI                FLOE_WAREHOUSE\n"
+	"  --dir DIR                      where the embedded default lives (default .)\n"
+	"  -v, --verbose                  log details to stderr\n"
+	"  -q, --quiet                    print no outcome line (errors still go to stderr)\n"
+	"  -h, --help                     help (floe <command> --help for a command)\n"
+	"  --version                      version, git commit and linked libraries\n";
+
+const cli_command *cli_find_command(const char *name, const char *sub)
+{
+	const cli_command *top = NULL;
+	if (!name)
+		return NULL;
+	if (!strcmp(name, "ns"))
+		name = "namespace";
+	for (const cli_command *c = cli_commands; c->name; c++) {
+		if (!strcmp(c->name, name))
+			top = c;
+	}
+	if (!top || !sub)
+		return top;
+	if (!strcmp(top->name, "table") && !strcmp(sub, "describe"))
+		sub = "show";
+	size_t n = strlen(top->name);
+	for (const cli_command *c = cli_commands; c->name; c++)
+		if (!strncmp(c->name, top->name, n) && c->name[n] == ' ' && !strcmp(c->name + n + 1, sub))
+			return c;
+	return top;
+}
+
+bool cli_command_is_group(const cli_command *c)
+{
+	size_t n = strlen(c->name);
+	for (const cli_command *s = cli_commands; s->name; s++)
+		if (!strncmp(s->name, c->name, n) && s->name[n] == ' ')
+			return true;
+	return false;
+}
+
+void cli_print_help(const cli_command *c, FILE *out)
+{
+	fprintf(out, "usage: floe %s %s\n\n%s\n", c->name, c->synopsis, c->summary);
+	if (c->body)
+		fprintf(out, "\n%s", c->body);
+	if (cli_command_is_group(c)) {
+		size_t n = strlen(c->name);
+		fprintf(out, "\nCommands:\n");
+		for (const cli_command *s = cli_commands; s->name; s++)
+			if (!strncmp(s->name, c->name, n) && s->name[n] == ' ')
+				fprintf(out, "  floe %-18s %s\n", s->name, s->summary);
+		fprintf(out, "\nfloe %s <command> --help for a command's options.\n", c->name);
+	}
+	if (c->examples) {
+		fprintf(out, "\nExamples:\n");
+		for (const char *p = c->examples; *p;) {
+			const char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) : strlen(p);
+			fprintf(out, "  %.*s\n", (int)len, p);
+			p += len + (nl != NULL);
+		}
+	}
+	fprintf(out, "\nGlobal options (--dir, --catalog-uri, -v, ...): floe --help.\n");
+}
+
+void cli_print_usage(FILE *out)
+{
+	fprintf(out, "usage: floe [global options] <command> [arguments]\n\nCommands:\n");
+	for (const cli_command *c = cli_commands; c->name; c++) {
+		if (!c->run)
+			continue;
+		if (!cli_command_is_group(c)) {
+			fprintf(out, "  %-12s %s\n", c->name, c->summary);
+			continue;
+		}
+		size_t n = strlen(c->name);
+		fprintf(out, "  %-12s %s:", c->name, c->summary);
+		for (const cli_command *s = cli_commands; s->name; s++)
+			if (!strncmp(s->name, c->name, n) && s->name[n] == ' ')
+				fprintf(out, " %s", s->name + n + 1);
+		fputc('\n', out);
+	}
+	fprintf(out, "\nfloe <command> --help (or floe help <command>) for a command's options and "
+		     "examples.\n\n%s\n"
+		     "With no catalog configured floe uses the embedded default: ./warehouse with\n"
+		     "the SQLite catalog file ./warehouse/catalog.db (PyIceberg's SqlCatalog and\n"
+		     "Java's JdbcCatalog open it too).\n",
+		cli_global_help);
+}
+
+int cmd_help(int argc, char **argv)
+{
+	if (argc < 2) {
+		cli_print_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--list")) {
+		/* every command and subcommand, one a line (tests, completion) */
+		for (const cli_command *c = cli_commands; c->name; c++)
+			printf("%s\n", c->name);
+		return 0;
+	}
+	const cli_command *c = cli_find_command(argv[1], argc > 2 ? argv[2] : NULL);
+	if (!c)
+		return cli_usage_error("unknown command '%s' (see floe --help)", argv[1]);
+	cli_print_help(c, stdout);
+	return 0;
+}
+
+/* The options a command's help mentions ("--where", "--format"), for completion. */
+static void print_options(const cli_command *c, FILE *out)
+{
+	const char *texts[2] = {c->synopsis, c->body};
+	char seen[4096] = " ";
+	size_t used = 1;
+	for (int k = 0; k < 2; k++) {
+		for (const char *p = texts[k]; p && (p = strstr(p, "--"));) {
+			const char *e = p + 2;
+			while ((*e >= 'a' && *e <= 'z') || (*e >= '0' && *e <= '9') || *e == '-')
+				e++;
+			size_t len = (size_t)(e - p);
+			char word[64];
+			if (len > 2 && len < sizeof(word) - 2) {
+				snprintf(word, sizeof(word), "%.*s ", (int)len, p);
+				char key[68];
+				snprintf(key, sizeof(key), " %s", word);
+				if (!strstr(seen, key) && used + len + 2 < sizeof(seen)) {
+					memcpy(seen + used, word, len + 1);
+					used += len + 1;
+					seen[used] = 0;
+					fputs(word, out);
+				}
+			}
+			p = e;
+		}
+	}
+}
+
+int cmd_completion(int argc, char **argv)
+{
+	if (argc != 2 || (strcmp(argv[1], "bash") && strcmp(argv[1], "zsh")))
+		return cli_usage_error("usage: floe completion bash|zsh");
+	bool zsh = !strcmp(argv[1], "zsh");
+	if (zsh)
+		printf("#compdef floe\n# floe completion zsh (generated by floe %s)\n"
+		       "autoload -U +X bashcompinit && bashcompinit\n",
+		       FLOE_VERSION);
+	else
+		printf("# floe completion bash (generated by floe %s)\n", FLOE_VERSION);
+	printf("_floe() {\n"
+	       "  local cur=${COMP_WORDS[COMP_CWORD]} cmd= sub= w i subs= opts=\n"
+	       "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
+	       "    w=${COMP_WORDS[i]}\n"
+	       "    case $w in -*) continue ;; esac\n"
+	       "    if [ -z \"$cmd\" ]; then cmd=$w; elif [ -z \"$sub\" ]; then sub=$w; fi\n"
+	       "  done\n"
+	       "  case \"$cmd\" in\n");
+	printf("    '') subs='");
+	for (const cli_command *c = cli_commands; c->name; c++)
+		if (c->run)
+			printf("%s ", c->name);
+	printf("'; opts='--help --version --dir --catalog-uri --catalog-type --catalog-name "
+	       "--warehouse --verbose --quiet' ;;\n");
+	for (const cli_command *c = cli_commands; c->name; c++) {
+		if (!c->run)
+			continue;
+		printf("    %s)\n", c->name);
+		if (cli_command_is_group(c)) {
+			size_t n = strlen(c->name);
+			printf("      case \"$sub\" in\n        '') subs='");
+			for (const cli_command *s = cli_commands; s->name; s++)
+				if (!strncmp(s->name, c->name, n) && s->name[n] == ' ')
+					printf("%s ", s->name + n + 1);
+			printf("'; opts='--help' ;;\n");
+			for (const cli_command *s = cli_commands; s->name; s++)
+				if (!strncmp(s->name, c->name, n) && s->name[n] == ' ') {
+					printf("        %s) opts='", s->name + n + 1);
+					print_options(s, stdout);
+					printf("--help' ;;\n");
+				}
+			printf("      esac ;;\n");
+		} else {
+			printf("      opts='");
+			print_options(c, stdout);
+			printf("--help' ;;\n");
+		}
+	}
+	printf("  esac\n"
+	       "  case $cur in\n"
+	       "    -*) COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\")) ;;\n"
+	       "    *) if [ -n \"$subs\" ]; then COMPREPLY=($(compgen -W \"$subs\" -- \"$cur\"));\n"
+	       "       else COMPREPLY=($(compgen -f -- \"$cur\")); fi ;;\n"
+	       "  esac\n"
+	       "}\n"
+	       "complete -o default -F _floe floe\n");
+	return 0;
+}
