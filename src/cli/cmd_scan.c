@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "floe/scan.h"
@@ -347,7 +348,21 @@ int cmd_scan(int argc, char **argv)
 			if (!(rc = floe_scan_count(s, &n, &err)))
 				fprintf(sink.f, "%" PRId64 "\n", n);
 		} else if (!rc && parquet) {
-			rc = floe_scan_write_parquet(s, output, &err);
+			/* a relative --output is relative to where the user is (the
+			 * library takes URIs and absolute paths only) */
+			char abs[8192];
+			const char *target = output;
+			if (output[0] != '/' && !strstr(output, "://")) {
+				char cwd[4096];
+				if (!getcwd(cwd, sizeof(cwd)) ||
+				    (size_t)snprintf(abs, sizeof(abs), "%s/%s", cwd, output) >= sizeof(abs)) {
+					rc = floe_error_set(&err, FLOE_EINVAL, "--output '%s': path too long",
+							    output);
+				}
+				target = abs;
+			}
+			if (!rc)
+				rc = floe_scan_write_parquet(s, target, &err);
 		} else if (!rc) {
 			rc = floe_scan_write(s, fmt, sink_write, &sink, &err);
 		}

@@ -258,7 +258,8 @@ int main(int argc, char **argv)
 			g_cli.verbose = true;
 		} else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) {
 			g_cli.quiet = true;
-			args[n_args++] = argv[i]; /* ingest and run take it too */
+			if (n_args)
+				args[n_args++] = argv[i]; /* ingest and run take it too */
 		} else if (!strcmp(o, "--version") && n_args == 0) {
 			version = true;
 		} else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
