@@ -61,7 +61,68 @@ static void human_bytes(char *out, size_t cap, int64_t b)
 	snprintf(out, cap, i ? "%.1f %s" : "%.0f %s", v, u[i]);
 }
 
-static void print_summary(const floe_maintain_result *r, bool dry, cli_format fmt)
+/* The orphans a dry run found: listed in the summary (JSON: an array), not
+ * printed as they are found, so --format json stays one object. */
+typedef struct orphan_list {
+	progress_state ps; /* first: the progress callback shares the payload */
+	char **paths;
+	int64_t *sizes;
+	size_t n, cap;
+	bool oom;
+} orphan_list;
+
+static int orphan_collect(const char *path, uint64_t size, int64_t mtime_ms, void *payload)
+{
+	orphan_list *l = payload;
+	(void)mtime_ms;
+	if (l->oom)
+		return 0;
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 64;
+		char **np = floe_realloc(l->paths, nc * sizeof(char *));
+		if (np)
+			l->paths = np;
+		int64_t *ns = np ? floe_realloc(l->sizes, nc * sizeof(int64_t)) : NULL;
+		if (ns)
+			l->sizes = ns;
+		if (!np || !ns) {
+			l->oom = true;
+			return 0;
+		}
+		l->cap = nc;
+	}
+	if (!(l->paths[l->n] = floe_strdup(path))) {
+		l->oom = true;
+		return 0;
+	}
+	l->sizes[l->n++] = (int64_t)size;
+	return 0;
+}
+
+static void orphan_list_free(orphan_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		floe_free(l->paths[i]);
+	floe_free(l->paths);
+	floe_free(l->sizes);
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p < 0x20)
+			printf("\\u%04x", *p);
+		else
+			putchar(*p);
+	}
+	putchar('"');
+}
+
+static void print_summary(const floe_maintain_result *r, bool dry, cli_format fmt,
+			  const orphan_list *orphans)
 {
 	const floe_compact_result *c = &r->compact;
 	const floe_expire_result *e = &r->expire;
@@ -84,9 +145,19 @@ static void print_summary(const floe_maintain_result *r, bool dry, cli_format fm
 		       e->data_files_deleted, e->delete_files_deleted, e->manifests_deleted,
 		       e->manifest_lists_deleted, e->bytes_deleted);
 		printf("\"orphans\":{\"run\":%s,\"files_scanned\":%zu,\"orphans\":%zu,"
-		       "\"files_deleted\":%zu,\"bytes\":%" PRId64 ",\"too_young\":%zu},",
+		       "\"files_deleted\":%zu,\"bytes\":%" PRId64 ",\"too_young\":%zu",
 		       (r->steps_run & FLOE_STEP_ORPHANS) ? "true" : "false", o->files_scanned,
 		       o->files_found, o->files_deleted, o->bytes, o->files_too_young);
+		if (orphans) {
+			printf(",\"files\":[");
+			for (size_t i = 0; i < orphans->n; i++) {
+				printf("%s{\"path\":", i ? "," : "");
+				json_str(orphans->paths[i]);
+				printf(",\"size\":%" PRId64 "}", orphans->sizes[i]);
+			}
+			printf("]");
+		}
+		printf("},");
 		printf("\"manifests\":{\"run\":%s,\"before\":%zu,\"after\":%zu,\"entries\":%zu,"
 		       "\"snapshot_id\":%" PRId64 "}}\n",
 		       (r->steps_run & FLOE_STEP_REWRITE_MANIFESTS) ? "true" : "false",
@@ -94,21 +165,64 @@ static void print_summary(const floe_maintain_result *r, bool dry, cli_format fm
 		return;
 	}
 	char b1[32], b2[32];
-	const char *would = dry ? " (dry run: nothing changed)" : "";
+	if (dry) {
+		printf("dry run: nothing was changed; this is what maintain would do\n");
+		if (r->steps_run & FLOE_STEP_COMPACT) {
+			human_bytes(b1, sizeof(b1), c->bytes_rewritten);
+			if (c->groups)
+				printf("compact:   would rewrite %zu data %s (%s) in %zu %s%s\n",
+				       c->data_files_rewritten,
+				       cli_plural((long long)c->data_files_rewritten, "file", "files"), b1,
+				       c->groups, cli_plural((long long)c->groups, "group", "groups"),
+				       c->delete_files_removed ? " and drop the delete files they carry" : "");
+			else
+				printf("compact:   nothing to rewrite\n");
+		}
+		if (r->steps_run & FLOE_STEP_EXPIRE)
+			printf("expire:    would expire %zu %s\n", e->snapshots_expired,
+			       cli_plural((long long)e->snapshots_expired, "snapshot", "snapshots"));
+		if (r->steps_run & FLOE_STEP_ORPHANS) {
+			human_bytes(b1, sizeof(b1), o->bytes);
+			printf("orphans:   would delete %zu orphan %s (%s) of %zu listed; %zu too young to "
+			       "judge\n",
+			       o->files_found, cli_plural((long long)o->files_found, "file", "files"), b1,
+			       o->files_scanned, o->files_too_young);
+			for (size_t i = 0; orphans && i < orphans->n; i++)
+				printf("  orphan: %s\n", orphans->paths[i]);
+		}
+		if (r->steps_run & FLOE_STEP_REWRITE_MANIFESTS) {
+			if (m->manifests_before > m->manifests_after)
+				printf("manifests: would rewrite %zu manifests into %zu\n",
+				       m->manifests_before, m->manifests_after);
+			else
+				printf("manifests: nothing to rewrite (%zu %s)\n", m->manifests_before,
+				       cli_plural((long long)m->manifests_before, "manifest", "manifests"));
+		}
+		printf("planned in %.1f s\n", (double)r->duration_ms / 1000.0);
+		return;
+	}
 	if (r->steps_run & FLOE_STEP_COMPACT) {
 		human_bytes(b1, sizeof(b1), c->bytes_rewritten);
 		human_bytes(b2, sizeof(b2), c->bytes_added);
-		printf("compact:   %zu groups, %zu data files (%s) -> %zu files (%s), %zu delete files "
-		       "removed, %zu commits%s\n",
-		       c->groups, c->data_files_rewritten, b1, c->data_files_added, b2,
-		       c->delete_files_removed, c->commits, c->groups_failed ? " (some groups failed)" : "");
+		printf("compact:   %zu %s, %zu data %s (%s) -> %zu %s (%s), %zu delete %s removed, "
+		       "%zu %s%s\n",
+		       c->groups, cli_plural((long long)c->groups, "group", "groups"),
+		       c->data_files_rewritten,
+		       cli_plural((long long)c->data_files_rewritten, "file", "files"), b1,
+		       c->data_files_added, cli_plural((long long)c->data_files_added, "file", "files"),
+		       b2, c->delete_files_removed,
+		       cli_plural((long long)c->delete_files_removed, "file", "files"), c->commits,
+		       cli_plural((long long)c->commits, "commit", "commits"),
+		       c->groups_failed ? " (some groups failed)" : "");
 	}
 	if (r->steps_run & FLOE_STEP_EXPIRE) {
 		human_bytes(b1, sizeof(b1), e->bytes_deleted);
-		printf("expire:    %zu snapshots; deleted %zu data, %zu delete files, %zu manifests, "
+		printf("expire:    %zu %s expired; deleted %zu data, %zu delete files, %zu manifests, "
 		       "%zu manifest lists (%s)\n",
-		       e->snapshots_expired, e->data_files_deleted, e->delete_files_deleted,
-		       e->manifests_deleted, e->manifest_lists_deleted, b1);
+		       e->snapshots_expired,
+		       cli_plural((long long)e->snapshots_expired, "snapshot", "snapshots"),
+		       e->data_files_deleted, e->delete_files_deleted, e->manifests_deleted,
+		       e->manifest_lists_deleted, b1);
 	}
 	if (r->steps_run & FLOE_STEP_ORPHANS) {
 		human_bytes(b1, sizeof(b1), o->bytes);
@@ -119,20 +233,7 @@ static void print_summary(const floe_maintain_result *r, bool dry, cli_format fm
 	if (r->steps_run & FLOE_STEP_REWRITE_MANIFESTS)
 		printf("manifests: %zu -> %zu manifests (%zu entries)\n", m->manifests_before,
 		       m->manifests_after, m->entries);
-	printf("done in %.1f s%s\n", (double)r->duration_ms / 1000.0, would);
-}
-
-static int orphan_print(const char *path, uint64_t size, int64_t mtime_ms, void *payload)
-{
-	progress_state *p = payload;
-	(void)size;
-	(void)mtime_ms;
-	if (p->line_open) {
-		fputs("\r\033[K", stderr);
-		p->line_open = false;
-	}
-	printf("orphan: %s\n", path);
-	return 0;
+	printf("done in %.1f s\n", (double)r->duration_ms / 1000.0);
 }
 
 int cmd_maintain(int argc, char **argv)
@@ -261,22 +362,30 @@ int cmd_maintain(int argc, char **argv)
 		floe_free_string(id);
 		goto done;
 	}
-	progress_state ps = {isatty(2) != 0, false};
+	orphan_list orphans = {{isatty(2) != 0, false}, NULL, NULL, 0, 0, false};
+	progress_state *ps = &orphans.ps;
 	o.progress = on_progress;
-	o.payload = &ps;
+	o.payload = &orphans;
 	if (o.dry_run)
-		o.orphan_fn = orphan_print;
+		o.orphan_fn = orphan_collect;
 	floe_maintain_result r;
 	if (floe_maintain(t, &o, &r, &err)) {
-		if (ps.line_open)
+		if (ps->line_open)
 			fputs("\n", stderr);
 		rc = cli_fail(&err);
+		orphan_list_free(&orphans);
 		goto done;
 	}
-	if (ps.line_open)
+	if (ps->line_open)
 		fputs("\r\033[K", stderr);
-	print_summary(&r, o.dry_run, fmt);
-	rc = 0;
+	if (orphans.oom) {
+		fprintf(stderr, "floe: out of memory listing orphans\n");
+		rc = 1;
+	} else {
+		print_summary(&r, o.dry_run, fmt, o.dry_run ? &orphans : NULL);
+		rc = 0;
+	}
+	orphan_list_free(&orphans);
 done:
 	floe_table_free(t);
 	floe_catalog_free(cat);
