@@ -145,6 +145,8 @@ typedef enum floe_output_format {
 	FLOE_OUTPUT_CSV = 0,   /* header line, RFC 4180 quoting, NULL as empty */
 	FLOE_OUTPUT_JSON,      /* JSON lines, one object per row */
 	FLOE_OUTPUT_TABLE,     /* aligned text for people */
+	FLOE_OUTPUT_TABLE_WIDE, /* the same, long cells in full (TABLE cuts cells past 60
+				   bytes to 57 and "...") */
 } floe_output_format;
 
 /*

@@ -20,6 +20,7 @@ typedef struct cli_globals {
 	/* ingest and run: the closing summary as JSON; the dead-letter share
 	 * above which the run fails (default 1: only when every record is) */
 	bool summary_json;
+	bool wide; /* snapshots, files: long table cells in full */
 	double max_dead_ratio;
 	bool max_dead_ratio_set;
 } cli_globals;
@@ -48,7 +49,10 @@ cli_rows *cli_rows_new(const char *const *columns, size_t n_columns);
 void cli_rows_add(cli_rows *r, const char *const *cells);
 /* Column kinds for JSON: numbers and booleans are written unquoted. */
 void cli_rows_numeric(cli_rows *r, size_t column);
+/* OUT_TABLE cuts cells past 60 bytes unless g_cli.wide (--wide); a column
+ * marked raw JSON is written unquoted in JSON (an object or array). */
 void cli_rows_print(cli_rows *r, cli_format fmt, FILE *out);
+void cli_rows_raw_json(cli_rows *r, size_t column);
 void cli_rows_free(cli_rows *r);
 
 int cli_stdout_write(const char *data, size_t n, void *payload);

@@ -32,6 +32,8 @@ static int parse_args(inspect_args *a, int argc, char **argv, const char *usage)
 			if (*end)
 				return cli_usage_error("bad snapshot id '%s'", v);
 			i++;
+		} else if (!strcmp(argv[i], "--wide")) {
+			g_cli.wide = true;
 		} else if (!a->ident && argv[i][0] != '-') {
 			a->ident = argv[i];
 		} else {
@@ -68,6 +70,31 @@ static void fmt_ts(char *out, size_t cap, int64_t ms)
 	snprintf(out + n, cap - n, ".%03dZ", (int)(ms % 1000));
 }
 
+/* a JSON string into buf at *o; false when it does not fit (buf keeps a
+ * valid prefix: the caller closes the object) */
+static bool json_put(char *buf, size_t cap, size_t *o, const char *v)
+{
+	size_t at = *o;
+	if (at + 2 >= cap)
+		return false;
+	buf[at++] = '"';
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+		if (at + 8 >= cap)
+			return false;
+		if (*p == '"' || *p == '\\') {
+			buf[at++] = '\\';
+			buf[at++] = (char)*p;
+		} else if (*p < 0x20) {
+			at += (size_t)snprintf(buf + at, cap - at, "\\u%04x", *p);
+		} else {
+			buf[at++] = (char)*p;
+		}
+	}
+	buf[at++] = '"';
+	*o = at;
+	return true;
+}
+
 static int snapshot_row(const floe_snapshot_info *s, void *payload)
 {
 	cli_rows *r = payload;
@@ -77,17 +104,24 @@ static int snapshot_row(const floe_snapshot_info *s, void *payload)
 	snprintf(parent, sizeof(parent), "%" PRId64, s->parent_id);
 	snprintf(seq, sizeof(seq), "%" PRId64, s->sequence_number);
 	fmt_ts(ts, sizeof(ts), s->timestamp_ms);
-	summary[0] = 0;
+	/* the summary as a JSON object (the operation has its own column) */
+	summary[o++] = '{';
 	for (size_t i = 0; i < s->n_summary; i++) {
 		const char *k = s->summary[i].key;
 		if (!strcmp(k, "operation"))
 			continue;
-		int n = snprintf(summary + o, sizeof(summary) - o, "%s%s=%s", o ? ", " : "", k,
-				 s->summary[i].value);
-		if (n < 0 || (size_t)n >= sizeof(summary) - o)
+		if (o > 1 && o + 1 < sizeof(summary))
+			summary[o++] = ',';
+		if (!json_put(summary, sizeof(summary), &o, k) || o + 1 >= sizeof(summary))
 			break;
-		o += (size_t)n;
+		summary[o++] = ':';
+		if (!json_put(summary, sizeof(summary), &o, s->summary[i].value))
+			break;
 	}
+	if (o + 2 > sizeof(summary))
+		o = sizeof(summary) - 2;
+	summary[o++] = '}';
+	summary[o] = 0;
 	const char *cells[] = {id,
 			       s->parent_id >= 0 ? parent : NULL,
 			       seq,
@@ -120,6 +154,7 @@ int cmd_snapshots(int argc, char **argv)
 	cli_rows_numeric(r, 1);
 	cli_rows_numeric(r, 2);
 	cli_rows_numeric(r, 5); /* true/false: unquoted in JSON */
+	cli_rows_raw_json(r, 7); /* the summary: an object */
 	rc = floe_table_snapshots(t, snapshot_row, r, &err);
 	if (!rc)
 		cli_rows_print(r, a.fmt, stdout);
@@ -132,14 +167,16 @@ int cmd_snapshots(int argc, char **argv)
 static int file_row(const floe_table_file *f, void *payload)
 {
 	cli_rows *r = payload;
-	static const char *contents[] = {"DATA", "POSITION_DELETES", "EQUALITY_DELETES"};
-	char rec[24], size[24], sid[24], seq[24], spec[16];
+	/* content as Java's and PyIceberg's files tables have it: 0 data,
+	 * 1 position deletes, 2 equality deletes */
+	char rec[24], size[24], sid[24], seq[24], spec[16], content[16];
+	snprintf(content, sizeof(content), "%d", f->content);
 	snprintf(rec, sizeof(rec), "%" PRId64, f->record_count);
 	snprintf(size, sizeof(size), "%" PRId64, f->file_size_in_bytes);
 	snprintf(sid, sizeof(sid), "%" PRId64, f->snapshot_id);
 	snprintf(seq, sizeof(seq), "%" PRId64, f->sequence_number);
 	snprintf(spec, sizeof(spec), "%d", f->spec_id);
-	const char *cells[] = {f->content >= 0 && f->content <= 2 ? contents[f->content] : "?",
+	const char *cells[] = {content,
 			       f->path,
 			       f->format,
 			       spec,
@@ -172,6 +209,7 @@ int cmd_files(int argc, char **argv)
 	cli_rows *r = cli_rows_new(cols, 9);
 	for (size_t c = 5; c < 9; c++)
 		cli_rows_numeric(r, c);
+	cli_rows_numeric(r, 0);
 	cli_rows_numeric(r, 3);
 	rc = floe_table_files(t, a.snapshot_id, file_row, r, &err);
 	if (!rc)

@@ -181,7 +181,7 @@ int cmd_scan(int argc, char **argv)
 	size_t n_cols = 0, n_maps = 0;
 	floe_output_format fmt = FLOE_OUTPUT_CSV;
 	bool parquet = false, count = false, explain = false, incremental = false, follow = false;
-	bool stats = false;
+	bool stats = false, wide = false;
 	int64_t interval_ms = 60000, polls = 0;
 	char *colbuf = NULL;
 	int rc;
@@ -229,6 +229,8 @@ int cmd_scan(int argc, char **argv)
 				return cli_usage_error("bad thread count '%s'", v);
 			o.threads = (int)x;
 			i++;
+		} else if (!strcmp(a, "--wide")) {
+			wide = true;
 		} else if (!strcmp(a, "--count")) {
 			count = true;
 		} else if (!strcmp(a, "--explain")) {
@@ -310,6 +312,8 @@ int cmd_scan(int argc, char **argv)
 					       from);
 		}
 	}
+	if (wide && fmt == FLOE_OUTPUT_TABLE)
+		fmt = FLOE_OUTPUT_TABLE_WIDE;
 	o.columns = n_cols ? cols : NULL;
 	o.n_columns = n_cols;
 	floe_catalog *cat = NULL;
@@ -394,6 +398,7 @@ int cmd_inspect_table(int argc, char **argv)
 	size_t n_maps = 0;
 	int64_t snapshot_id = -1;
 	floe_output_format fmt = FLOE_OUTPUT_TABLE;
+	bool wide = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		bool parquet;
@@ -405,6 +410,8 @@ int cmd_inspect_table(int argc, char **argv)
 			if (!parse_i64(v, &snapshot_id))
 				return cli_usage_error("bad snapshot id '%s'", v);
 			i++;
+		} else if (!strcmp(a, "--wide")) {
+			wide = true;
 		} else if (!strcmp(a, "--path-map") && v) {
 			if (n_maps >= MAX_LIST)
 				return cli_usage_error("too many --path-map rules");
@@ -429,6 +436,8 @@ int cmd_inspect_table(int argc, char **argv)
 	floe_error err = {0};
 	floe_scan *s = NULL;
 	file_sink sink = {stdout};
+	if (wide && fmt == FLOE_OUTPUT_TABLE)
+		fmt = FLOE_OUTPUT_TABLE_WIDE;
 	int rc = floe_inspect_open(&s, t, name, snapshot_id, &err);
 	if (!rc)
 		rc = floe_scan_write(s, fmt, sink_write, &sink, &err);

@@ -93,6 +93,7 @@ const cli_command cli_commands[] = {
 	 "  --snapshot-id ID | --as-of TIME | --branch B | --tag T   time travel\n"
 	 "                           (TIME: epoch milliseconds or 2024-01-01T10:00:00[Z])\n"
 	 "  --format csv|json|table|parquet   output (json = JSON lines; default csv)\n"
+	 "  --wide                   table format: do not shorten long cells\n"
 	 "  --output FILE            write to FILE (required for parquet)\n"
 	 "  --limit N                at most N rows\n"
 	 "  --count                  print the number of rows only\n"

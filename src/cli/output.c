@@ -10,6 +10,7 @@ struct cli_rows {
 	char **cols;
 	size_t n_cols;
 	bool *numeric;
+	bool *raw;
 	char **cells; /* n_rows * n_cols */
 	size_t n_rows, cap_rows;
 };
@@ -21,6 +22,7 @@ cli_rows *cli_rows_new(const char *const *columns, size_t n_columns)
 		return NULL;
 	r->cols = floe_calloc(n_columns, sizeof(char *));
 	r->numeric = floe_calloc(n_columns, sizeof(bool));
+	r->raw = floe_calloc(n_columns, sizeof(bool));
 	r->n_cols = n_columns;
 	for (size_t i = 0; i < n_columns; i++)
 		r->cols[i] = floe_strdup(columns[i]);
@@ -31,6 +33,25 @@ void cli_rows_numeric(cli_rows *r, size_t column)
 {
 	if (column < r->n_cols)
 		r->numeric[column] = true;
+}
+
+void cli_rows_raw_json(cli_rows *r, size_t column)
+{
+	if (column < r->n_cols)
+		r->raw[column] = true;
+}
+
+/* the table's shortened cell: 57 bytes (at a character) and "..." */
+static const char *narrow(const char *v, char *buf, size_t cap)
+{
+	size_t n = v ? strlen(v) : 0, cut = 57;
+	if (!v || n <= 60 || g_cli.wide || cap < 61)
+		return v;
+	while (cut > 0 && ((unsigned char)v[cut] & 0xC0) == 0x80)
+		cut--;
+	memcpy(buf, v, cut);
+	memcpy(buf + cut, "...", 4);
+	return buf;
 }
 
 void cli_rows_add(cli_rows *r, const char *const *cells)
@@ -96,7 +117,7 @@ void cli_rows_print(cli_rows *r, cli_format fmt, FILE *out)
 				fputc(':', out);
 				if (!v)
 					fputs("null", out);
-				else if (r->numeric[c] && *v)
+				else if ((r->numeric[c] || r->raw[c]) && *v)
 					fputs(v, out);
 				else
 					json_str(out, v);
@@ -125,11 +146,12 @@ void cli_rows_print(cli_rows *r, cli_format fmt, FILE *out)
 	size_t *w = floe_calloc(r->n_cols, sizeof(size_t));
 	if (!w)
 		return;
+	char nb[64];
 	for (size_t c = 0; c < r->n_cols; c++)
 		w[c] = strlen(r->cols[c]);
 	for (size_t row = 0; row < r->n_rows; row++)
 		for (size_t c = 0; c < r->n_cols; c++) {
-			const char *v = r->cells[row * r->n_cols + c];
+			const char *v = narrow(r->cells[row * r->n_cols + c], nb, sizeof(nb));
 			size_t l = v ? strlen(v) : 0;
 			if (l > w[c])
 				w[c] = l;
@@ -145,7 +167,7 @@ void cli_rows_print(cli_rows *r, cli_format fmt, FILE *out)
 	fputc('\n', out);
 	for (size_t row = 0; row < r->n_rows; row++) {
 		for (size_t c = 0; c < r->n_cols; c++) {
-			const char *v = r->cells[row * r->n_cols + c];
+			const char *v = narrow(r->cells[row * r->n_cols + c], nb, sizeof(nb));
 			if (r->numeric[c])
 				fprintf(out, "%s%*s", c ? "  " : "", (int)w[c], v ? v : "");
 			else
@@ -168,6 +190,7 @@ void cli_rows_free(cli_rows *r)
 	floe_free(r->cells);
 	floe_free(r->cols);
 	floe_free(r->numeric);
+	floe_free(r->raw);
 	floe_free(r);
 }
 

@@ -117,6 +117,9 @@ typedef struct scan_stats_int {
 
 struct floe_scan {
 	floe_table *t; /* borrowed */
+	/* metadata tables: timestamptz ends in Z and string maps are JSON
+	 * objects, as floe snapshots prints them (one output style) */
+	bool meta_style;
 	const floe_metadata *m;
 	floe_arena a; /* plan, columns, bound expressions */
 	floe_scan_opts o;

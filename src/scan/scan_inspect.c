@@ -1476,6 +1476,7 @@ int floe_scan__inspect(floe_scan *s, const char *name, int64_t snapshot_id, floe
 		"manifests",	  "files",	      "data_files",	"delete_files",
 		"entries",	  "partitions",	      "all_manifests",	"all_files",
 		"all_data_files", "all_delete_files", "all_entries",	"position_deletes"};
+	s->meta_style = true;
 	if (!strcmp(name, "snapshots"))
 		return t_snapshots(s, err);
 	if (!strcmp(name, "history"))

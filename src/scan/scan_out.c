@@ -60,7 +60,7 @@ static int fmt_uuid(floe_buf *b, const uint8_t *p)
 }
 
 /* the text of a primitive value (no quotes); *is_num: a bare JSON number/bool */
-static int prim_text(floe_buf *b, const floe_value *v, const floe_type *t, bool *is_num,
+static int prim_text(floe_buf *b, const floe_value *v, const floe_type *t, bool meta, bool *is_num,
 		     bool json)
 {
 	char tmp[64];
@@ -101,13 +101,13 @@ static int prim_text(floe_buf *b, const floe_value *v, const floe_type *t, bool 
 		n = floe_format_timestamp_us(tmp, sizeof(tmp), v->v.i64, 0);
 		if (floe_buf_append(b, tmp, n))
 			return FLOE_ENOMEM;
-		return t->id == FLOE_T_TIMESTAMPTZ ? floe_buf_puts(b, "+00:00") : FLOE_OK;
+		return t->id == FLOE_T_TIMESTAMPTZ ? floe_buf_puts(b, meta ? "Z" : "+00:00") : FLOE_OK;
 	case FLOE_T_TIMESTAMP_NS:
 	case FLOE_T_TIMESTAMPTZ_NS:
 		n = floe_format_timestamp_ns(tmp, sizeof(tmp), v->v.i64, 0);
 		if (floe_buf_append(b, tmp, n))
 			return FLOE_ENOMEM;
-		return t->id == FLOE_T_TIMESTAMPTZ_NS ? floe_buf_puts(b, "+00:00") : FLOE_OK;
+		return t->id == FLOE_T_TIMESTAMPTZ_NS ? floe_buf_puts(b, meta ? "Z" : "+00:00") : FLOE_OK;
 	case FLOE_T_STRING:
 		if (json)
 			return floe_json_escape(b, (const char *)v->v.bin.p, v->v.bin.n);
@@ -125,7 +125,7 @@ static int prim_text(floe_buf *b, const floe_value *v, const floe_type *t, bool 
 
 /* a value of any type as JSON into b */
 static int json_value(floe_buf *b, const struct ArrowArray *a, const floe_type *t, int64_t i,
-		      int depth)
+		      int depth, bool meta)
 {
 	int rc;
 	if (depth > 64)
@@ -141,12 +141,29 @@ static int json_value(floe_buf *b, const struct ArrowArray *a, const floe_type *
 			if ((k && (rc = floe_buf_putc(b, ','))) ||
 			    (rc = floe_json_escape(b, t->fields[k].name, strlen(t->fields[k].name))) ||
 			    (rc = floe_buf_putc(b, ':')) ||
-			    (rc = json_value(b, a->children[k], t->fields[k].type, j, depth + 1)))
+			    (rc = json_value(b, a->children[k], t->fields[k].type, j, depth + 1, meta)))
 				return rc;
 		}
 		return floe_buf_putc(b, '}');
-	case FLOE_T_LIST:
-	case FLOE_T_MAP: {
+	case FLOE_T_MAP:
+		if (meta && t->key->id == FLOE_T_STRING) {
+			/* metadata tables: a string map (a snapshot summary) is an object */
+			const int32_t *o = a->buffers[1];
+			const struct ArrowArray *e = a->children[0];
+			if ((rc = floe_buf_putc(b, '{')))
+				return rc;
+			for (int32_t k = o[j]; k < o[j + 1]; k++) {
+				int64_t ek = k + e->offset;
+				if ((k > o[j] && (rc = floe_buf_putc(b, ','))) ||
+				    (rc = json_value(b, e->children[0], t->key, ek, depth + 1, meta)) ||
+				    (rc = floe_buf_putc(b, ':')) ||
+				    (rc = json_value(b, e->children[1], t->value, ek, depth + 1, meta)))
+					return rc;
+			}
+			return floe_buf_putc(b, '}');
+		}
+		FLOE_FALLTHROUGH;
+	case FLOE_T_LIST: {
 		const int32_t *o = a->buffers[1];
 		if ((rc = floe_buf_putc(b, '[')))
 			return rc;
@@ -154,17 +171,17 @@ static int json_value(floe_buf *b, const struct ArrowArray *a, const floe_type *
 			if (k > o[j] && (rc = floe_buf_putc(b, ',')))
 				return rc;
 			if (t->id == FLOE_T_LIST) {
-				rc = json_value(b, a->children[0], t->element, k, depth + 1);
+				rc = json_value(b, a->children[0], t->element, k, depth + 1, meta);
 			} else {
 				const struct ArrowArray *e = a->children[0];
 				int64_t ek = k + e->offset;
 				rc = floe_buf_putc(b, '[');
 				if (!rc)
-					rc = json_value(b, e->children[0], t->key, ek, depth + 1);
+					rc = json_value(b, e->children[0], t->key, ek, depth + 1, meta);
 				if (!rc)
 					rc = floe_buf_putc(b, ',');
 				if (!rc)
-					rc = json_value(b, e->children[1], t->value, ek, depth + 1);
+					rc = json_value(b, e->children[1], t->value, ek, depth + 1, meta);
 				if (!rc)
 					rc = floe_buf_putc(b, ']');
 			}
@@ -181,9 +198,9 @@ static int json_value(floe_buf *b, const struct ArrowArray *a, const floe_type *
 	if (t->id == FLOE_T_UNKNOWN || v.is_null)
 		return floe_buf_puts(b, "null");
 	if (t->id == FLOE_T_STRING)
-		return prim_text(b, &v, t, &num, true);
+		return prim_text(b, &v, t, meta, &num, true);
 	size_t at = b->len;
-	if ((rc = prim_text(b, &v, t, &num, true)))
+	if ((rc = prim_text(b, &v, t, meta, &num, true)))
 		return rc;
 	if (num)
 		return FLOE_OK;
@@ -200,17 +217,17 @@ static int json_value(floe_buf *b, const struct ArrowArray *a, const floe_type *
 
 /* a cell's text for CSV/table (NULL: *null set) */
 static int cell_text(floe_buf *b, const struct ArrowArray *a, const floe_type *t, int64_t i,
-		     bool *null)
+		     bool meta, bool *null)
 {
 	bool num;
 	*null = !floe_sa_valid(a, i) || t->id == FLOE_T_UNKNOWN;
 	if (*null)
 		return FLOE_OK;
 	if (floe_type_is_nested(t))
-		return json_value(b, a, t, i, 0);
+		return json_value(b, a, t, i, 0, meta);
 	floe_value v;
 	floe_sa_value(&v, a, t, i);
-	return prim_text(b, &v, t, &num, false);
+	return prim_text(b, &v, t, meta, &num, false);
 }
 
 static void csv_put(out *o, const char *s, size_t n)
@@ -238,9 +255,24 @@ typedef struct table_cells {
 	size_t n_rows, cap;
 } table_cells;
 
+/* a narrow table's cell: at most TABLE_CELL_MAX bytes, cut at a character */
+#define TABLE_CELL_MAX 60
+static void narrow_cell(char *x)
+{
+	size_t n = strlen(x), cut = TABLE_CELL_MAX - 3;
+	if (n <= TABLE_CELL_MAX)
+		return;
+	while (cut > 0 && ((unsigned char)x[cut] & 0xC0) == 0x80)
+		cut--;
+	memcpy(x + cut, "...", 4);
+}
+
 int floe_scan__render(floe_scan *s, floe_output_format fmt, int64_t limit, floe_write_fn fn,
 		      void *payload, floe_error *err)
 {
+	bool narrow = fmt == FLOE_OUTPUT_TABLE;
+	if (fmt == FLOE_OUTPUT_TABLE_WIDE)
+		fmt = FLOE_OUTPUT_TABLE;
 	out o = {{0}, fn, payload, 0};
 	floe_buf cell;
 	table_cells tc = {0};
@@ -279,11 +311,11 @@ int floe_scan__render(floe_scan *s, floe_output_format fmt, int64_t limit, floe_
 					if (floe_json_escape(&o.b, col->name, strlen(col->name)))
 						o.rc = FLOE_ENOMEM;
 					put(&o, ":", 1);
-					if (json_value(&o.b, a, col->type, r, 0))
+					if (json_value(&o.b, a, col->type, r, 0, s->meta_style))
 						o.rc = FLOE_ENOMEM;
 					continue;
 				}
-				if (cell_text(&cell, a, col->type, r, &null)) {
+				if (cell_text(&cell, a, col->type, r, s->meta_style, &null)) {
 					o.rc = FLOE_ENOMEM;
 					break;
 				}
@@ -305,6 +337,8 @@ int floe_scan__render(floe_scan *s, floe_output_format fmt, int64_t limit, floe_
 					o.rc = FLOE_ENOMEM;
 					break;
 				}
+				if (txt && narrow)
+					narrow_cell(txt);
 				tc.cells[tc.n_rows * s->n_cols + c] = txt;
 			}
 			if (fmt == FLOE_OUTPUT_TABLE)

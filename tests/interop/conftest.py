@@ -66,6 +66,14 @@ def without_java_columns(row: dict) -> dict:
     return out
 
 
+def summary_pairs(row: dict) -> dict:
+    """A snapshots row's summary (a JSON object in floe's output) as the
+    [key, value] pairs PyIceberg's inspect gives."""
+    if isinstance(row.get("summary"), dict):
+        row = dict(row, summary=[[k, v] for k, v in row["summary"].items()])
+    return row
+
+
 @pytest.fixture
 def floe(tmp_path) -> Floe:
     return Floe(tmp_path)

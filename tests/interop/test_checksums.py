@@ -51,7 +51,7 @@ def ingest_table(floe, tmp_path, name, n_files=5, props=()):
 
 def data_files(floe, name):
     return sorted(local(r["file_path"]) for r in floe.json_rows("files", f"db.{name}")
-                  if r["content"] == "DATA")
+                  if r["content"] == 0)
 
 
 def snapshot_id(floe, name):

@@ -25,7 +25,7 @@ import uuid
 import pyarrow as pa
 import pytest
 
-from conftest import without_java_columns
+from conftest import summary_pairs, without_java_columns
 
 UTC = dt.timezone.utc
 
@@ -360,7 +360,7 @@ def py_meta(table):
 
 def floe_meta(floe, ident, name):
     out = floe.run("inspect", ident, name, "--format", "json").stdout
-    return [norm_floe_meta(json.loads(line)) for line in out.splitlines() if line.strip()]
+    return [norm_floe_meta(summary_pairs(json.loads(line))) for line in out.splitlines() if line.strip()]
 
 
 def canon_meta(rows):
