@@ -5,10 +5,13 @@
  * rendered at request time; anything else gets a short index (/) or 404.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "obs/obs_metrics.h"
 #include "util/alloc.h"
@@ -16,7 +19,14 @@
 struct floe_metrics_http {
 	struct MHD_Daemon *d;
 	floe_metrics *r;
+	atomic_bool ready;
 };
+
+void floe_metrics_http_set_ready(floe_metrics_http *h, bool ready)
+{
+	if (h)
+		atomic_store(&h->ready, ready);
+}
 
 static void free_body(void *p)
 {
@@ -49,9 +59,21 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 			status = MHD_HTTP_INTERNAL_SERVER_ERROR;
 			rc = floe_buf_puts(&b, "out of memory\n");
 		}
+	} else if (!strcmp(url, "/healthz")) {
+		type = "text/plain; charset=utf-8";
+		rc = floe_buf_puts(&b, "ok\n");
+	} else if (!strcmp(url, "/readyz")) {
+		type = "text/plain; charset=utf-8";
+		if (atomic_load(&h->ready)) {
+			rc = floe_buf_puts(&b, "ready\n");
+		} else {
+			status = MHD_HTTP_SERVICE_UNAVAILABLE;
+			rc = floe_buf_puts(&b, "not ready\n");
+		}
 	} else if (!strcmp(url, "/")) {
 		type = "text/plain; charset=utf-8";
-		rc = floe_buf_puts(&b, "floe metrics: GET /metrics (Prometheus text format)\n");
+		rc = floe_buf_puts(&b, "floe: GET /metrics (Prometheus text format), /healthz, "
+				       "/readyz\n");
 	} else {
 		status = MHD_HTTP_NOT_FOUND;
 		type = "text/plain; charset=utf-8";
@@ -75,7 +97,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	return ret;
 }
 
-int floe_metrics_http_start(floe_metrics_http **out, floe_metrics *r, const char *bind, int port,
+int floe_metrics_http_start(floe_metrics_http **out, floe_metrics *r, const char *bind_addr, int port,
 			    int *port_out, floe_error *err)
 {
 	floe_metrics_http *h;
@@ -87,20 +109,42 @@ int floe_metrics_http_start(floe_metrics_http **out, floe_metrics *r, const char
 	addr.sin_family = AF_INET;
 	addr.sin_port = htons((uint16_t)port);
 	addr.sin_addr.s_addr = htonl(INADDR_ANY);
-	if (bind && *bind && inet_pton(AF_INET, bind, &addr.sin_addr) != 1)
+	if (bind_addr && *bind_addr && inet_pton(AF_INET, bind_addr, &addr.sin_addr) != 1)
 		return floe_error_set(err, FLOE_EINVAL, "metrics bind address '%s' is not an IPv4 address",
-				      bind);
+				      bind_addr);
+	/* bind the socket here, so a port in use is named as such (the daemon
+	 * only says that it did not start) */
+	const char *host = bind_addr && *bind_addr ? bind_addr : "0.0.0.0";
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	if (fd < 0)
+		return floe_error_set(err, FLOE_EIO, "metrics endpoint: socket: %s", strerror(errno));
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) || listen(fd, 64)) {
+		int e = errno;
+		close(fd);
+		if (e == EADDRINUSE)
+			return floe_error_set(err, FLOE_EIO,
+					      "metrics endpoint: address %s:%d is in use (another "
+					      "process listens there; pick another --metrics-port)",
+					      host, port);
+		return floe_error_set(err, FLOE_EIO, "metrics endpoint: cannot listen on %s:%d: %s",
+				      host, port, strerror(e));
+	}
 	h = floe_calloc(1, sizeof(*h));
-	if (!h)
+	if (!h) {
+		close(fd);
 		return floe_error_oom(err);
+	}
 	h->r = r;
-	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, (uint16_t)port, NULL, NULL, answer,
-				h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10, MHD_OPTION_END);
+	atomic_init(&h->ready, false);
+	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, answer, h,
+				MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_TIMEOUT,
+				(unsigned int)10, MHD_OPTION_END);
 	if (!h->d) {
+		close(fd);
 		floe_free(h);
 		return floe_error_set(err, FLOE_EIO, "metrics endpoint: cannot listen on %s:%d",
-				      bind && *bind ? bind : "0.0.0.0", port);
+				      host, port);
 	}
 	if (port_out) {
 		const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);

@@ -163,6 +163,13 @@ int floe_metrics_add_fn(floe_metric **out, floe_metrics *r, const char *name, co
 	return add(out, r, FLOE_METRIC_GAUGE, name, help, label_kv, n_labels, NULL, 0, fn, payload);
 }
 
+int floe_metrics_add_counter_fn(floe_metric **out, floe_metrics *r, const char *name,
+				const char *help, const char *const *label_kv, size_t n_labels,
+				floe_metric_fn fn, void *payload)
+{
+	return add(out, r, FLOE_METRIC_COUNTER, name, help, label_kv, n_labels, NULL, 0, fn, payload);
+}
+
 void floe_metric_add(floe_metric *m, int64_t delta)
 {
 	if (m)

@@ -50,6 +50,11 @@ int floe_metrics_add_fn(floe_metric **out, floe_metrics *r, const char *name, co
 			const char *const *label_kv, size_t n_labels, floe_metric_fn fn,
 			void *payload) FLOE_WUR;
 
+/* A counter read by fn(payload) at each scrape (a count kept elsewhere). */
+int floe_metrics_add_counter_fn(floe_metric **out, floe_metrics *r, const char *name,
+				const char *help, const char *const *label_kv, size_t n_labels,
+				floe_metric_fn fn, void *payload) FLOE_WUR;
+
 /* Updates (m may be NULL: then nothing happens). */
 void floe_metric_add(floe_metric *m, int64_t delta);  /* counter or gauge */
 void floe_metric_set(floe_metric *m, int64_t value);  /* gauge */
@@ -65,11 +70,16 @@ typedef struct floe_metrics_http floe_metrics_http;
 
 /*
  * Serve GET /metrics (and a short index at /) on bind:port from a thread of
- * its own. port 0 picks a free port; *port_out (optional) receives the port.
- * bind NULL = all interfaces. FLOE_EIO when the port cannot be bound.
+ * its own, with /healthz (200 while the process serves) and /readyz (200
+ * once floe_metrics_http_set_ready(h, true), 503 before and after). port 0
+ * picks a free port; *port_out (optional) receives the port. bind NULL = all
+ * interfaces. FLOE_EIO when the port cannot be bound ("address in use" when
+ * another process holds it).
  */
 int floe_metrics_http_start(floe_metrics_http **out, floe_metrics *r, const char *bind, int port,
 			    int *port_out, floe_error *err) FLOE_WUR;
 void floe_metrics_http_stop(floe_metrics_http *h); /* accepts NULL */
+/* /readyz answers 200 while ready (any thread; h may be NULL). */
+void floe_metrics_http_set_ready(floe_metrics_http *h, bool ready);
 
 #endif

@@ -91,12 +91,12 @@ static const struct {
 	const char *name, *help;
 	floe_metric_fn fn;
 } maint_metrics[MAINT_METRICS] = {
-	{"floe_maintenance_runs", "embedded maintenance runs completed", maint_runs},
-	{"floe_maintenance_failures", "embedded maintenance runs that failed", maint_failures},
-	{"floe_maintenance_lastRunDurationMs", "duration of the last maintenance run (ms)",
+	{"floe_maintenance_runs_total", "embedded maintenance runs completed", maint_runs},
+	{"floe_maintenance_failures_total", "embedded maintenance runs that failed", maint_failures},
+	{"floe_maintenance_last_run_duration_ms", "duration of the last maintenance run (ms)",
 	 maint_duration},
-	{"floe_maintenance_dataFilesRewritten", "data files compaction replaced", maint_rewritten},
-	{"floe_maintenance_lockWaits", "runs put off because another maintainer held the lock",
+	{"floe_maintenance_data_files_rewritten_total", "data files compaction replaced", maint_rewritten},
+	{"floe_maintenance_lock_waits_total", "runs put off because another maintainer held the lock",
 	 maint_lock_waits},
 };
 
@@ -110,24 +110,24 @@ static int setup_metrics(floe_pipeline *p, floe_error *err)
 	if (rc)
 		return floe_error_set(err, rc, "out of memory");
 	const char *pl[] = {"pipeline", p->pipeline_id};
-	rc = floe_metrics_add(&p->m_ckpts, p->metrics, FLOE_METRIC_COUNTER, "floe_checkpoints",
+	rc = floe_metrics_add(&p->m_ckpts, p->metrics, FLOE_METRIC_COUNTER, "floe_checkpoints_total",
 			      "checkpoints completed by this run", pl, 1, NULL, 0);
 	rc = rc ? rc
 		: floe_metrics_add(&p->m_ckpt_id, p->metrics, FLOE_METRIC_GAUGE,
-				   "floe_lastCheckpointId", "id of the last completed checkpoint", pl,
+				   "floe_last_checkpoint_id", "id of the last completed checkpoint", pl,
 				   1, NULL, 0);
 	for (size_t i = 0; i < p->n_sources && !rc; i++) {
 		rt_source *s = &p->sources[i];
 		const char *l[] = {"pipeline", p->pipeline_id, "source", s->cfg->name};
-		rc = floe_metrics_add(&s->m_in, p->metrics, FLOE_METRIC_COUNTER, "floe_numRecordsIn",
+		rc = floe_metrics_add(&s->m_in, p->metrics, FLOE_METRIC_COUNTER, "floe_records_in_total",
 				      "records read from the source", l, 2, NULL, 0);
 		rc = rc ? rc
 			: floe_metrics_add(&s->m_bytes, p->metrics, FLOE_METRIC_COUNTER,
-					   "floe_numBytesIn", "bytes read from the source", l, 2,
+					   "floe_bytes_in_total", "bytes read from the source", l, 2,
 					   NULL, 0);
 		rc = rc ? rc
 			: floe_metrics_add(&s->m_dead, p->metrics, FLOE_METRIC_COUNTER,
-					   "floe_numRecordsDeadLettered",
+					   "floe_records_dead_lettered_total",
 					   "records that did not fit and went to the dead-letter file",
 					   l, 2, NULL, 0);
 	}
@@ -135,47 +135,49 @@ static int setup_metrics(floe_pipeline *p, floe_error *err)
 		rt_table *t = &p->tables[i];
 		const char *l[] = {"pipeline", p->pipeline_id, "table", t->ident};
 		rc = floe_metrics_add_fn(&t->m_elapsed, p->metrics,
-					 "floe_elapsedSecondsSinceLastSuccessfulCommit",
+					 "floe_elapsed_seconds_since_last_successful_commit",
 					 "seconds since the last successful commit", l, 2,
 					 elapsed_since_commit, t);
 		rc = rc ? rc
 			: floe_metrics_add(&t->m_commit_ms, p->metrics, FLOE_METRIC_GAUGE,
-					   "floe_lastCommitDurationMs",
+					   "floe_last_commit_duration_ms",
 					   "duration of the last commit (ms)", l, 2, NULL, 0);
 		rc = rc ? rc
 			: floe_metrics_add(&t->m_flush_ms, p->metrics, FLOE_METRIC_GAUGE,
-					   "floe_lastFlushDurationMs",
+					   "floe_last_flush_duration_ms",
 					   "time the tasks took to close their files at the last "
 					   "checkpoint (ms)",
 					   l, 2, NULL, 0);
 		rc = rc ? rc
 			: floe_metrics_add(&t->m_files, p->metrics, FLOE_METRIC_COUNTER,
-					   "floe_committedDataFilesCount", "data files committed", l,
+					   "floe_committed_data_files_total", "data files committed", l,
 					   2, NULL, 0);
 		rc = rc ? rc
 			: floe_metrics_add(&t->m_records, p->metrics, FLOE_METRIC_COUNTER,
-					   "floe_committedDataFilesRecordCount",
+					   "floe_committed_data_files_records_total",
 					   "records in committed data files", l, 2, NULL, 0);
 		rc = rc ? rc
 			: floe_metrics_add(&t->m_bytes, p->metrics, FLOE_METRIC_COUNTER,
-					   "floe_committedDataFilesByteCount",
+					   "floe_committed_data_files_bytes_total",
 					   "bytes of committed data files", l, 2, NULL, 0);
 		rc = rc ? rc
 			: floe_metrics_add(&t->m_hist, p->metrics, FLOE_METRIC_HISTOGRAM,
-					   "floe_dataFilesSizeHistogram",
+					   "floe_data_file_size_bytes",
 					   "sizes of committed data files (bytes)", l, 2, size_buckets,
 					   sizeof(size_buckets) / sizeof(size_buckets[0]));
 		rc = rc ? rc
 			: floe_metrics_add(&t->m_out, p->metrics, FLOE_METRIC_COUNTER,
-					   "floe_numRecordsOut", "records committed to the table", l, 2,
+					   "floe_records_out_total", "records committed to the table", l, 2,
 					   NULL, 0);
 		rc = rc ? rc
 			: floe_metrics_add(&t->m_dead, p->metrics, FLOE_METRIC_COUNTER,
-					   "floe_numRecordsDeadLettered_table",
+					   "floe_table_records_dead_lettered_total",
 					   "records dead-lettered for this table", l, 2, NULL, 0);
 		for (size_t k = 0; t->cfg->maint.mode && !rc && k < MAINT_METRICS; k++)
-			rc = floe_metrics_add_fn(&t->m_maint[k], p->metrics, maint_metrics[k].name,
-						 maint_metrics[k].help, l, 2, maint_metrics[k].fn, t);
+			rc = (strstr(maint_metrics[k].name, "_total") ? floe_metrics_add_counter_fn
+								      : floe_metrics_add_fn)(
+				&t->m_maint[k], p->metrics, maint_metrics[k].name, maint_metrics[k].help,
+				l, 2, maint_metrics[k].fn, t);
 	}
 	if (rc)
 		return floe_error_set(err, rc, "metrics: cannot register");
@@ -1004,6 +1006,8 @@ int floe_pipeline_run(floe_pipeline *p, floe_error *err)
 		stream_fail(p, &local);
 		goto done;
 	}
+	/* /readyz: ready while the pipeline runs (tables open, tasks started) */
+	floe_metrics_http_set_ready(p->http, true);
 	for (;;) {
 		int64_t now = now_ms();
 		bool all_eof = true;
@@ -1069,6 +1073,7 @@ int floe_pipeline_run(floe_pipeline *p, floe_error *err)
 		}
 	}
 done:
+	floe_metrics_http_set_ready(p->http, false);
 	if (p->threads_started) {
 		/* let the last commit finish (unless cancelled), then stop */
 		floe_mutex_lock(&p->lock);

@@ -327,7 +327,7 @@ def test_follow_metrics_and_sigterm(floe, tmp_path):
         while time.time() < deadline:
             try:
                 text = metrics()
-                if re.search(r'floe_committedDataFilesRecordCount\{pipeline="ingest-db\.follow-[0-9a-f]{8}",'
+                if re.search(r'floe_committed_data_files_records_total\{pipeline="ingest-db\.follow-[0-9a-f]{8}",'
                              r'table="db\.follow"\} 100\n', text):
                     break
             except OSError:
@@ -339,7 +339,7 @@ def test_follow_metrics_and_sigterm(floe, tmp_path):
                      "dataFilesSizeHistogram_bucket", "numRecordsIn", "numRecordsOut",
                      "numRecordsDeadLettered"):
             assert f"floe_{name}" in text, name
-        assert "# TYPE floe_dataFilesSizeHistogram histogram" in text
+        assert "# TYPE floe_data_file_size_bytes histogram" in text
         # new files and appended data are picked up; a line waits for its newline
         (src / "b.jsonl").write_text("".join(json.dumps({"id": i}) + "\n" for i in range(100, 200)))
         with (src / "a.jsonl").open("a") as f:
@@ -376,7 +376,7 @@ def test_sigterm_commits_the_open_checkpoint(floe, tmp_path):
         while time.time() < deadline and not read_all:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
-                    read_all = re.search(r'floe_numRecordsIn\{[^}]*\} 300\n', r.read().decode())
+                    read_all = re.search(r'floe_records_in_total\{[^}]*\} 300\n', r.read().decode())
             except OSError:
                 pass
             time.sleep(0.05)
@@ -411,7 +411,7 @@ def test_sigterm_commits_the_open_checkpoint(floe, tmp_path):
             while time.time() < deadline and proc.poll() is None:
                 try:  # signal once records flow (the handler is installed by then)
                     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
-                        m = re.search(r'floe_numRecordsIn\{[^}]*\} ([0-9]+)\n', r.read().decode())
+                        m = re.search(r'floe_records_in_total\{[^}]*\} ([0-9]+)\n', r.read().decode())
                     if m and int(m.group(1)) > 0:
                         break
                 except OSError:

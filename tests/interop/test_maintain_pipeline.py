@@ -89,7 +89,7 @@ def test_embedded_maintenance_keeps_files_near_target(floe, tmp_path):
     while procs["kept"].poll() is None and time.time() < deadline:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{ports['kept']}/metrics", timeout=5) as r:
-                m = re.search(r'floe_maintenance_runs\{[^}]*\} (\d+)', r.read().decode())
+                m = re.search(r'floe_maintenance_runs_total\{[^}]*\} (\d+)', r.read().decode())
                 if m:
                     runs_seen = max(runs_seen, int(m.group(1)))
         except OSError:

@@ -180,7 +180,7 @@ static void *scrape_main(void *arg)
 				/* a scrape cut short by the server closing at the end
 				 * of the run, or another program on a colliding port,
 				 * does not count */
-				if (strstr(sc->last, "floe_numRecordsIn"))
+				if (strstr(sc->last, "floe_records_in_total"))
 					sc->scrapes++;
 			}
 		}
