@@ -911,11 +911,16 @@ static int admit(floe_pipeline *p, stream_block *b, size_t src)
 	memset(b, 0, sizeof(*b));
 	p->raw_len++;
 	p->units++;
-	/* wake one idle task (busy ones look at the queue before they sleep) */
-	for (int i = 0; i < p->n_tasks; i++) {
+	/* wake one idle task (busy ones look at the queue before they sleep),
+	 * taking turns: always waking the first idle one left the others idle
+	 * when blocks come slower than one task decodes them (a generator at
+	 * its rate wrote every file from task 0) */
+	for (int k = 0; k < p->n_tasks; k++) {
+		int i = (p->wake_next + k) % p->n_tasks;
 		if (p->tasks[i].waiting) {
 			p->tasks[i].waiting = false;
 			floe_cond_signal(&p->tasks[i].cv);
+			p->wake_next = (i + 1) % p->n_tasks;
 			break;
 		}
 	}

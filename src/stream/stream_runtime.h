@@ -242,6 +242,7 @@ struct floe_pipeline {
 	atomic_llong records_in, records_out, dead, bytes_in, files_committed, checkpoints,
 		last_ckpt_id, rows_written, filtered, skipped;
 	int64_t resumed_ckpt; /* newest checkpoint restored from the tables; -1: none */
+	int wake_next; /* the task admit() tries to wake first (hub lock) */
 	int64_t start_ns;
 	floe_pipeline_opts opts;
 };
