@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cmake --install into a temporary prefix gives a working floe command, the
-# headers and libfloe.a with a pkg-config file; a program using only
-# floe/floe.h builds against the installed prefix and runs.
+# headers and libfloe.a with a pkg-config file, and the shell completions;
+# the installed floe runs the demo's pipeline (smaller) from the PATH; a
+# program using only floe/floe.h builds against the installed prefix and runs.
 #   check_install.sh <build dir> <source dir>
 set -euo pipefail
 build=$1 src=$2
@@ -11,6 +12,24 @@ cmake --install "$build" --prefix "$prefix" > /dev/null
 test -x "$prefix/bin/floe"
 "$prefix/bin/floe" --version
 test -f "$prefix/include/floe/floe.h"
+test -s "$prefix/share/bash-completion/completions/floe"
+test -s "$prefix/share/zsh/site-functions/_floe"
+# the demo's pipeline (scripts/demo's own file, 5,000 rows), run by the
+# installed floe found on the PATH; then the next commands the demo prints,
+# from another folder
+run="$prefix/demo"
+mkdir -p "$run"
+sed -n "/^cat > pipeline.yaml <<'YAML'$/,/^YAML$/p" "$src/scripts/demo" | sed '1d;$d' |
+  sed 's/number-of-rows: 100000/number-of-rows: 5000/; s/rows-per-second: 25000/rows-per-second: 100000/' \
+  > "$run/pipeline.yaml"
+grep -q 'number-of-rows: 5000' "$run/pipeline.yaml"
+export PATH="$prefix/bin:$PATH"
+(cd "$run" && floe run pipeline.yaml --quiet && test "$(floe scan demo.events --count)" = 5000)
+root=$src
+sed -n '/^== next:/,/^NEXT$/p' "$src/scripts/demo" | grep '^  floe ' | sed 's/ *#.*$//' |
+  while IFS= read -r line; do
+    (cd / && eval "$line" > /dev/null) || { echo "demo's next command failed: $line" >&2; exit 1; }
+  done
 pc=$(find "$prefix" -name floe.pc)
 test -n "$pc"
 export PKG_CONFIG_PATH=$(dirname "$pc")
