@@ -70,7 +70,36 @@ typedef struct floe_expire_result {
 	size_t manifest_lists_deleted, manifests_deleted, data_files_deleted, delete_files_deleted,
 		other_files_deleted;
 	int64_t bytes_deleted;
+	/* snapshots kept only as a pipeline's state (its newest, holding its
+	 * committed offsets: held while the pipeline runs or until
+	 * history.expire.keep-pipeline-state-for after a completed load) */
+	size_t snapshots_held_for_pipelines;
 } floe_expire_result;
+
+/* ---- pipelines and their state ------------------------------------------------------ */
+
+/* A pipeline that writes the table, as its newest snapshot shows it. */
+typedef struct floe_pipeline_state {
+	const char *pipeline_id;
+	int64_t snapshot_id;
+	int64_t checkpoint_id; /* -1 unknown */
+	int64_t timestamp_ms;  /* its last commit */
+	const char *source_offsets; /* JSON: the committed offsets (may be NULL) */
+	bool complete;  /* a one-shot load that read all of its input */
+	bool held;      /* expiry keeps the snapshot (the pipeline may resume from it) */
+	int64_t held_until_ms; /* complete loads: until then; -1: until forgotten */
+} floe_pipeline_state;
+typedef int (*floe_pipeline_state_fn)(const floe_pipeline_state *s, void *payload);
+
+/* Every pipeline with state in the table (strings valid during the call;
+ * fn's non-zero return stops and is returned). */
+FLOE_EXPORT int floe_table_pipelines(floe_table *t, floe_pipeline_state_fn fn, void *payload,
+				     floe_error *err) FLOE_WUR;
+/* Forget a pipeline's state: a restart of it starts from nothing, and expiry
+ * no longer holds its snapshot (a table property commit). FLOE_ENOTFOUND
+ * when no pipeline of that id has state here. */
+FLOE_EXPORT int floe_table_forget_pipeline(floe_table *t, const char *pipeline_id,
+					   floe_error *err) FLOE_WUR;
 
 /* ---- delete orphan files ---------------------------------------------------------- */
 

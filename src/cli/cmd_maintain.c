@@ -121,6 +121,17 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
+/* "; 3 held as pipeline state (floe pipelines list)" */
+static const char *held_note(const floe_expire_result *e)
+{
+	static char buf[128];
+	if (!e->snapshots_held_for_pipelines)
+		return "";
+	snprintf(buf, sizeof(buf), "; %zu held as pipeline state (floe pipelines list says which)",
+		 e->snapshots_held_for_pipelines);
+	return buf;
+}
+
 static void print_summary(const floe_maintain_result *r, bool dry, cli_format fmt,
 			  const orphan_list *orphans)
 {
@@ -140,10 +151,11 @@ static void print_summary(const floe_maintain_result *r, bool dry, cli_format fm
 		       c->bytes_rewritten, c->bytes_added, c->records_rewritten);
 		printf("\"expire\":{\"run\":%s,\"snapshots_expired\":%zu,\"data_files_deleted\":%zu,"
 		       "\"delete_files_deleted\":%zu,\"manifests_deleted\":%zu,"
-		       "\"manifest_lists_deleted\":%zu,\"bytes_deleted\":%" PRId64 "},",
+		       "\"manifest_lists_deleted\":%zu,\"bytes_deleted\":%" PRId64
+		       ",\"snapshots_held_for_pipelines\":%zu},",
 		       (r->steps_run & FLOE_STEP_EXPIRE) ? "true" : "false", e->snapshots_expired,
 		       e->data_files_deleted, e->delete_files_deleted, e->manifests_deleted,
-		       e->manifest_lists_deleted, e->bytes_deleted);
+		       e->manifest_lists_deleted, e->bytes_deleted, e->snapshots_held_for_pipelines);
 		printf("\"orphans\":{\"run\":%s,\"files_scanned\":%zu,\"orphans\":%zu,"
 		       "\"files_deleted\":%zu,\"bytes\":%" PRId64 ",\"too_young\":%zu",
 		       (r->steps_run & FLOE_STEP_ORPHANS) ? "true" : "false", o->files_scanned,
@@ -179,8 +191,9 @@ static void print_summary(const floe_maintain_result *r, bool dry, cli_format fm
 				printf("compact:   nothing to rewrite\n");
 		}
 		if (r->steps_run & FLOE_STEP_EXPIRE)
-			printf("expire:    would expire %zu %s\n", e->snapshots_expired,
-			       cli_plural((long long)e->snapshots_expired, "snapshot", "snapshots"));
+			printf("expire:    would expire %zu %s%s\n", e->snapshots_expired,
+			       cli_plural((long long)e->snapshots_expired, "snapshot", "snapshots"),
+			       held_note(e));
 		if (r->steps_run & FLOE_STEP_ORPHANS) {
 			human_bytes(b1, sizeof(b1), o->bytes);
 			printf("orphans:   would delete %zu orphan %s (%s) of %zu listed; %zu too young to "
@@ -218,11 +231,11 @@ static void print_summary(const floe_maintain_result *r, bool dry, cli_format fm
 	if (r->steps_run & FLOE_STEP_EXPIRE) {
 		human_bytes(b1, sizeof(b1), e->bytes_deleted);
 		printf("expire:    %zu %s expired; deleted %zu data, %zu delete files, %zu manifests, "
-		       "%zu manifest lists (%s)\n",
+		       "%zu manifest lists (%s)%s\n",
 		       e->snapshots_expired,
 		       cli_plural((long long)e->snapshots_expired, "snapshot", "snapshots"),
 		       e->data_files_deleted, e->delete_files_deleted, e->manifests_deleted,
-		       e->manifest_lists_deleted, b1);
+		       e->manifest_lists_deleted, b1, held_note(e));
 	}
 	if (r->steps_run & FLOE_STEP_ORPHANS) {
 		human_bytes(b1, sizeof(b1), o->bytes);

@@ -239,6 +239,23 @@ const cli_command cli_commands[] = {
 	 "checkpoint and exits; a second one exits at once.\n",
 	 "floe run pipeline.yaml --check\nfloe run pipeline.yaml\n"},
 
+	{"pipelines", cmd_pipelines, "list|forget ...",
+	 "the pipelines whose state (committed offsets) a table holds",
+	 "Each pipeline's newest snapshot holds its committed offsets; a restart\n"
+	 "resumes there, and expiry keeps that snapshot: while the pipeline may resume\n"
+	 "(until forgotten), and for history.expire.keep-pipeline-state-for (7d) after\n"
+	 "a one-shot load that read all its input. Every floe ingest without\n"
+	 "--pipeline-id is a pipeline of its own.\n",
+	 NULL},
+	{"pipelines list", NULL, "<ns.table> [--format table|json|csv] [--wide]",
+	 "pipeline id, last checkpoint, last commit, offsets, and whether expiry holds it",
+	 "  --format table|json|csv  default table\n"
+	 "  --wide                   table format: do not shorten long cells\n",
+	 "floe pipelines list db.events\n"},
+	{"pipelines forget", NULL, "<ns.table> <pipeline-id>",
+	 "forget a pipeline's state: a re-run of it starts from nothing, expiry may drop it",
+	 NULL, "floe pipelines forget db.events doc-example\n"},
+
 	/* ---- file tools ---- */
 	{"avro", floe_cli_avro, "meta|cat|write ...", "inspect and write Avro files (manifests)", NULL,
 	 NULL},

@@ -622,6 +622,15 @@ int64_t floe_metadata_property_i64(const floe_metadata *m, const char *key, int6
 	return x;
 }
 
+int64_t floe_metadata_property_duration_ms(const floe_metadata *m, const char *key, int64_t dflt)
+{
+	const char *v = floe_metadata_property(m, key);
+	int64_t x;
+	if (!v || !floe_parse_duration_ms(v, &x))
+		return dflt;
+	return x;
+}
+
 bool floe_metadata_property_bool(const floe_metadata *m, const char *key, bool dflt)
 {
 	const char *v = floe_metadata_property(m, key);

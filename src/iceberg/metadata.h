@@ -136,6 +136,8 @@ const floe_snapshot_ref *floe_metadata_ref(const floe_metadata *m, const char *n
 const floe_snapshot *floe_metadata_branch_head(const floe_metadata *m, const char *branch);
 const char *floe_metadata_property(const floe_metadata *m, const char *key);
 int64_t floe_metadata_property_i64(const floe_metadata *m, const char *key, int64_t dflt);
+/* "7d", "36h", "500ms" or milliseconds (floe_parse_duration_ms) */
+int64_t floe_metadata_property_duration_ms(const floe_metadata *m, const char *key, int64_t dflt);
 bool floe_metadata_property_bool(const floe_metadata *m, const char *key, bool dflt);
 /* Snapshot summary value, or NULL. */
 const char *floe_snapshot_summary(const floe_snapshot *s, const char *key);

@@ -129,6 +129,11 @@ static const floe_prop_def DEFS[] = {
 	 "per branch, kept whatever their age"},
 	{"history.expire.max-ref-age-ms", FLOE_PROP_INT, NULL, 0, I64_MAX, NULL, NULL, NULL, H,
 	 "tags and branches (not main) older than this are removed (unset: forever)"},
+	{"history.expire.keep-pipeline-state-for", FLOE_PROP_DURATION, "7d", 0, 0, NULL, NULL, NULL,
+	 H,
+	 "floe: a completed one-shot load's last snapshot (its offsets) is held this long after "
+	 "it, so a re-run within it adds nothing; after it the snapshot may expire (a running "
+	 "pipeline's state is held until `floe pipelines forget`)"},
 	{"gc.enabled", FLOE_PROP_BOOL, "true", 0, 0, NULL, NULL, NULL, 0,
 	 "Java: whether maintenance may delete files"},
 };
@@ -241,6 +246,13 @@ int floe_prop_check(const char *key, const char *value, floe_error *err)
 					      key, value);
 		return FLOE_OK;
 	case FLOE_PROP_STRING:
+		return FLOE_OK;
+	case FLOE_PROP_DURATION:
+		if (!floe_parse_duration_ms(value, &x))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "table property %s = '%s': expected a duration (500ms, "
+					      "10s, 5m, 12h, 7d) or milliseconds",
+					      key, value);
 		return FLOE_OK;
 	}
 	return FLOE_OK;

@@ -21,6 +21,7 @@ typedef enum floe_prop_type {
 	FLOE_PROP_CHOICE,  /* one of `choices` ("a|b|c", case-insensitive) */
 	FLOE_PROP_STRING,  /* any text (paths, JSON checked elsewhere) */
 	FLOE_PROP_METRICS, /* none | counts | truncate(N) | full */
+	FLOE_PROP_DURATION, /* 500ms, 10s, 5m, 12h, 7d, or milliseconds */
 } floe_prop_type;
 
 enum {

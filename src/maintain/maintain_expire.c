@@ -5,8 +5,12 @@
  * does (branch ancestry kept while within min-snapshots-to-keep or newer
  * than the cutoff; tags keep their snapshot until max-ref-age-ms; snapshots
  * outside every branch kept when newer than the cutoff), plus floe's rule:
- * the newest snapshot of each pipeline (floe.pipeline-id) stays, because its
- * summary holds the pipeline's committed source offsets. After the metadata
+ * the newest snapshot of each pipeline (floe.pipeline-id) stays while the
+ * pipeline may resume from it (maintain_pipelines.c: not forgotten, and not
+ * a completed one-shot load past history.expire.keep-pipeline-state-for),
+ * because its summary holds the pipeline's committed offsets. Every one-shot
+ * `floe ingest` has a pipeline of its own: holding each one's last snapshot
+ * forever kept the files of every daily load on disk. After the metadata
  * commit, file cleanup is reachability-based: candidates are everything the
  * expired snapshots referenced (manifest lists, manifests, every entry's
  * file); a candidate is deleted unless a retained snapshot still references
@@ -37,7 +41,18 @@ typedef struct plan {
 	size_t n_expire;
 	const char **drop_refs; /* tags/branches past max-ref-age-ms */
 	size_t n_drop_refs;
+	size_t n_held; /* kept only as a pipeline's state */
 } plan;
+
+static int hold_state(const floe_maint_pstate *st, void *payload)
+{
+	plan *p = payload;
+	if (st->held && !in_ids(p->keep, p->n_keep, st->s->snapshot_id)) {
+		p->keep[p->n_keep++] = st->s->snapshot_id;
+		p->n_held++;
+	}
+	return 0;
+}
 
 static int decide(plan *p, floe_arena *a, const floe_metadata *m, const floe_expire_opts *o)
 {
@@ -95,25 +110,10 @@ static int decide(plan *p, floe_arena *a, const floe_metadata *m, const floe_exp
 		if (!in_branch && s->timestamp_ms >= cutoff && !in_ids(p->keep, p->n_keep, s->snapshot_id))
 			p->keep[p->n_keep++] = s->snapshot_id;
 	}
-	/* the newest snapshot of every pipeline keeps its offsets */
-	for (size_t i = 0; i < m->n_snapshots; i++) {
-		const char *pid = floe_snapshot_summary(&m->snapshots[i], "floe.pipeline-id");
-		if (!pid)
-			continue;
-		const floe_snapshot *newest = &m->snapshots[i];
-		for (size_t k = 0; k < m->n_snapshots; k++) {
-			const char *q = floe_snapshot_summary(&m->snapshots[k], "floe.pipeline-id");
-			if (q && strcmp(q, pid) == 0 &&
-			    m->snapshots[k].sequence_number > newest->sequence_number)
-				newest = &m->snapshots[k];
-			else if (q && strcmp(q, pid) == 0 &&
-				 m->snapshots[k].sequence_number == newest->sequence_number &&
-				 m->snapshots[k].timestamp_ms > newest->timestamp_ms)
-				newest = &m->snapshots[k];
-		}
-		if (!in_ids(p->keep, p->n_keep, newest->snapshot_id))
-			p->keep[p->n_keep++] = newest->snapshot_id;
-	}
+	/* the newest snapshot of every pipeline keeps its offsets while the
+	 * pipeline may resume from it (maintain_pipelines.c) */
+	if (floe_maint__pipelines(m, now, hold_state, p))
+		return FLOE_ENOMEM;
 	for (size_t i = 0; i < m->n_snapshots; i++)
 		if (!in_ids(p->keep, p->n_keep, m->snapshots[i].snapshot_id))
 			p->expire[p->n_expire++] = m->snapshots[i].snapshot_id;
@@ -238,6 +238,7 @@ static int build_expire(void *payload, const floe_metadata *base, int attempt,
 	if (decide(&c->p, &c->a, base, c->o))
 		return floe_error_oom(err);
 	c->res->snapshots_expired = c->p.n_expire;
+	c->res->snapshots_held_for_pipelines = c->p.n_held;
 	if ((c->p.n_expire == 0 && c->p.n_drop_refs == 0) || c->o->dry_run) {
 		c->nothing = true;
 		return FLOE_OK;

@@ -14,6 +14,18 @@
 #include "table/commit.h"
 #include "util/hmap.h"
 
+/* maintain_pipelines.c: each pipeline's state snapshot, with whether
+ * expiry holds it (held_until_ms -1: until forgotten). */
+typedef struct floe_maint_pstate {
+	const floe_snapshot *s;
+	const char *pipeline_id;
+	bool complete, held;
+	int64_t held_until_ms;
+} floe_maint_pstate;
+typedef int (*floe_maint_pstate_fn)(const floe_maint_pstate *st, void *payload);
+int floe_maint__pipelines(const floe_metadata *m, int64_t now, floe_maint_pstate_fn fn,
+			  void *payload);
+
 /* Kinds stored as the value of a reach set's entries. */
 enum {
 	FLOE_REACH_DATA = 1,

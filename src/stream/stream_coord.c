@@ -217,8 +217,7 @@ static int restore_table(floe_pipeline *p, rt_table *t, floe_error *err)
 	int guard = 0;
 	t->fence_snap = FLOE_NO_SNAPSHOT;
 	while (s && guard++ < 1000000) {
-		const char *id = floe_snapshot_summary(s, "floe.pipeline-id");
-		if (id && !strcmp(id, p->pipeline_id)) {
+		if (floe_pipeline_snapshot_counts(m, s, p->pipeline_id)) {
 			t->fence_snap = s->snapshot_id;
 			const char *offs = floe_snapshot_summary(s, "floe.source-offsets");
 			const char *ck = floe_snapshot_summary(s, "floe.checkpoint-id");
@@ -662,6 +661,10 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 	rc = rc ? rc : floe_append_set_summary(ap, "floe.checkpoint-id", num, err);
 	rc = rc ? rc : floe_append_set_summary(ap, "floe.source", p->sources[t->src].cfg->name, err);
 	rc = rc ? rc : floe_append_set_summary(ap, "floe.source-offsets", c->offsets[ti], err);
+	/* a one-shot load that read all its input: its state may expire after
+	 * history.expire.keep-pipeline-state-for (a running pipeline's never) */
+	if (c->complete)
+		rc = rc ? rc : floe_append_set_summary(ap, "floe.load-complete", "true", err);
 	rc = rc ? rc : floe_append_set_summary(ap, "flink.job-id", p->pipeline_id, err);
 	rc = rc ? rc : floe_append_set_summary(ap, "flink.max-committed-checkpoint-id", num, err);
 	rc = rc ? rc : floe_op_fence_pipeline(ap, p->pipeline_id, t->fence_snap, err);
@@ -763,6 +766,9 @@ static int checkpoint(floe_pipeline *p, floe_error *err)
 		ckpt_free(c, p->n_tables, p->n_sources);
 		return FLOE_ECANCELED;
 	}
+	c->complete = p->n_sources > 0;
+	for (size_t i = 0; i < p->n_sources; i++)
+		c->complete = c->complete && p->sources[i].eof;
 	for (size_t i = 0; i < p->n_sources && !rc; i++)
 		rc = p->sources[i].src->ops->position(p->sources[i].src, &c->positions[i], err);
 	for (size_t i = 0; i < p->n_tables && !rc; i++) {

@@ -184,6 +184,7 @@ typedef struct ckpt_item {
 	char **offsets;      /* per table: its source's positions (JSON) */
 	stream_offsets *positions; /* per source (for ack) */
 	int64_t flush_ms;
+	bool complete; /* every source at its end: a one-shot load done */
 } ckpt_item;
 
 struct floe_pipeline {

@@ -461,6 +461,8 @@ static const char *allowed(const floe_prop_def *d, char *buf, size_t n)
 		return "none, counts, truncate(N), full";
 	case FLOE_PROP_STRING:
 		return "text";
+	case FLOE_PROP_DURATION:
+		return "duration (10s, 12h, 7d) or ms";
 	case FLOE_PROP_CHOICE: {
 		size_t j = 0;
 		for (const char *p = d->choices; *p && j + 3 < n; p++) {

@@ -77,9 +77,20 @@ int floe_op_replace_manifests(floe_snapshot_op *op, const floe_manifest_file *ol
  */
 int floe_op_fence_pipeline(floe_snapshot_op *op, const char *pipeline_id, int64_t expected,
 			   floe_error *err) FLOE_WUR;
-/* The newest snapshot of pipeline_id from head back (FLOE_NO_SNAPSHOT). */
+/* The newest snapshot of pipeline_id from head back (FLOE_NO_SNAPSHOT);
+ * snapshots the pipeline was told to forget do not count. */
 int64_t floe_pipeline_last_snapshot(const floe_metadata *m, const floe_snapshot *head,
 				    const char *pipeline_id);
+/*
+ * `floe pipelines forget`: the table property floe.pipeline.forget.<id>
+ * holds the table's last sequence number at the time; the pipeline's
+ * snapshots up to it are no longer its state (a restart starts from
+ * nothing, expiry does not hold them). Returns that number, or -1.
+ */
+int64_t floe_pipeline_forgotten_seq(const floe_metadata *m, const char *pipeline_id);
+/* Whether s is a snapshot of pipeline_id that still counts as its state. */
+bool floe_pipeline_snapshot_counts(const floe_metadata *m, const floe_snapshot *s,
+				   const char *pipeline_id);
 /* The id the snapshot will have. */
 int64_t floe_op_snapshot_id(const floe_snapshot_op *op);
 /* A new manifest writer at <metadata>/<commit uuid>-m<N>.avro for the

@@ -865,14 +865,33 @@ int floe_op_fence_pipeline(floe_snapshot_op *op, const char *pipeline_id, int64_
 	return FLOE_OK;
 }
 
+int64_t floe_pipeline_forgotten_seq(const floe_metadata *m, const char *pipeline_id)
+{
+	char key[600];
+	int64_t seq;
+	if ((size_t)snprintf(key, sizeof(key), "floe.pipeline.forget.%s", pipeline_id) >= sizeof(key))
+		return -1;
+	const char *v = floe_metadata_property(m, key);
+	if (!v || !floe_parse_i64(v, strlen(v), &seq))
+		return -1;
+	return seq;
+}
+
+bool floe_pipeline_snapshot_counts(const floe_metadata *m, const floe_snapshot *s,
+				   const char *pipeline_id)
+{
+	const char *id = floe_snapshot_summary(s, "floe.pipeline-id");
+	if (!id || strcmp(id, pipeline_id) != 0)
+		return false;
+	return s->sequence_number > floe_pipeline_forgotten_seq(m, pipeline_id);
+}
+
 int64_t floe_pipeline_last_snapshot(const floe_metadata *m, const floe_snapshot *head,
 				    const char *pipeline_id)
 {
-	for (const floe_snapshot *s = head; s; s = floe_metadata_parent(m, s)) {
-		const char *id = floe_snapshot_summary(s, "floe.pipeline-id");
-		if (id && strcmp(id, pipeline_id) == 0)
+	for (const floe_snapshot *s = head; s; s = floe_metadata_parent(m, s))
+		if (floe_pipeline_snapshot_counts(m, s, pipeline_id))
 			return s->snapshot_id;
-	}
 	return FLOE_NO_SNAPSHOT;
 }
 
