@@ -244,6 +244,46 @@ static int restore_table(floe_pipeline *p, rt_table *t, floe_error *err)
 	return FLOE_OK;
 }
 
+/*
+ * A table that exists keeps its schema and partitioning: the configured ones
+ * apply at creation only. Say so when they differ, instead of ignoring them
+ * without a word (a column list is compared; schema JSON is not).
+ */
+static void warn_if_config_differs(rt_table *t, const stream_table_cfg *tc)
+{
+	const floe_metadata *m = floe_table_metadata(t->commit_t);
+	const floe_schema *cur = floe_metadata_current_schema(m);
+	const floe_partition_spec *spec = floe_metadata_default_spec(m);
+	floe_arena a;
+	floe_schema *want = NULL;
+	floe_partition_spec *ps = NULL;
+	int32_t last = 1000;
+	if (!cur)
+		return;
+	floe_arena_init(&a, 4096);
+	if (tc->schema && tc->schema[0] != '{' &&
+	    !floe_schema_parse_compact(&want, &a, tc->schema, NULL) &&
+	    !floe_schema_same_structure(want, cur))
+		FLOE_WARN("table %s exists with another schema than the configured one "
+			  "(--create-schema / schema:, used only to create the table): writing with "
+			  "the table's own schema",
+			  t->ident);
+	if (tc->partition_by && spec &&
+	    !floe_spec_parse_expr(&ps, &a, tc->partition_by, cur, 0, &last, NULL)) {
+		bool same = ps->n_fields == spec->n_fields;
+		for (size_t i = 0; same && i < ps->n_fields; i++)
+			same = ps->fields[i].source_id == spec->fields[i].source_id &&
+			       ps->fields[i].transform.kind == spec->fields[i].transform.kind &&
+			       ps->fields[i].transform.param == spec->fields[i].transform.param;
+		if (!same)
+			FLOE_WARN("table %s exists with another partitioning than the configured '%s' "
+				  "(--partition-by / partition-by:, used only to create the table): "
+				  "writing with the table's own spec",
+				  t->ident, tc->partition_by);
+	}
+	floe_arena_reset(&a);
+}
+
 static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc, floe_error *err)
 {
 	int rc;
@@ -292,8 +332,12 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 	} else if (rc == FLOE_ENOTFOUND) {
 		floe_error_clear(err);
 		return floe_error_set(err, FLOE_ENOTFOUND,
-				      "table %s does not exist (give its schema to create it)",
+				      "table %s does not exist: give its schema to create it "
+				      "(--create-schema COLUMNS for floe ingest; the table's schema: "
+				      "in a pipeline file)",
 				      t->ident);
+	} else if (!rc) {
+		warn_if_config_differs(t, tc);
 	}
 	if (rc)
 		return floe_error_prefix(err, rc, "table %s: ", t->ident);

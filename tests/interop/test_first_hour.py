@@ -187,3 +187,16 @@ def test_generator_honours_parallelism(floe):
              "--create-schema", "id long", "--parallelism", "2", "--checkpoint-interval", "300ms", "--quiet")
     tasks = {f["file_path"].rsplit("/", 1)[1].split("-")[0] for f in floe.json_rows("files", "db.g")}
     assert tasks == {"00000", "00001"}, tasks
+
+
+def test_ingest_names_create_schema_and_warns_of_ignored_settings(floe, tmp_path):
+    data = tmp_path / "a.jsonl"
+    data.write_text('{"id": 1, "kind": "a"}\n')
+    p = floe.run("ingest", "db.t", data, check=False)
+    assert p.returncode == 1 and "--create-schema" in p.stderr, p.stderr
+    floe.run("ingest", "db.t", data, "--create-schema", "id long, kind string", "--quiet")
+    p = floe.run("ingest", "db.t", data, "--pipeline-id", "b", "--create-schema", "id long",
+                 "--partition-by", "kind")
+    assert "exists with another schema" in p.stderr and "exists with another partitioning" in p.stderr, p.stderr
+    p = floe.run("ingest", "db.t", data, "--pipeline-id", "c", "--create-schema", "id long, kind string")
+    assert "warning" not in p.stderr, p.stderr
