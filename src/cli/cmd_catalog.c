@@ -312,6 +312,64 @@ static int list_all_tables(floe_catalog *cat, const char *parent, int depth, flo
 	return rc;
 }
 
+/* Files of any snapshot outside the table location (add-files of a user's own
+ * files): counted, and the first one named. */
+typedef struct external_ctx {
+	const char *loc;
+	size_t loc_len;
+	floe_table *t;
+	size_t n;
+	char first[1024];
+} external_ctx;
+
+static int external_file(const floe_table_file *f, void *payload)
+{
+	external_ctx *c = payload;
+	if (strncmp(f->path, c->loc, c->loc_len) || f->path[c->loc_len] != '/') {
+		if (!c->n++)
+			snprintf(c->first, sizeof(c->first), "%s", f->path);
+	}
+	return 0;
+}
+
+static int external_snapshot(const floe_snapshot_info *s, void *payload)
+{
+	external_ctx *c = payload;
+	floe_error err = {0};
+	return floe_table_files(c->t, s->snapshot_id, external_file, c, &err);
+}
+
+/*
+ * --purge deletes every file the table references, also a user's own files
+ * registered with add-files from elsewhere (Java's purge does the same).
+ * Refused for those unless --purge-external-files; returns the exit code
+ * (0: nothing outside, go on).
+ */
+static int refuse_external_purge(floe_catalog *cat, const char *ns, const char *name)
+{
+	floe_table *t = NULL;
+	floe_error err = {0};
+	if (floe_table_load(&t, cat, ns, name, &err))
+		return cli_fail(&err);
+	char loc[4096];
+	snprintf(loc, sizeof(loc), "%s", floe_table_location(t));
+	external_ctx c = {loc, strlen(loc), t, 0, ""};
+	while (c.loc_len && c.loc[c.loc_len - 1] == '/')
+		c.loc_len--;
+	int rc = floe_table_snapshots(t, external_snapshot, &c, &err);
+	floe_table_free(t);
+	if (rc)
+		return cli_fail(&err);
+	if (!c.n)
+		return 0;
+	fprintf(stderr,
+		"floe: not dropped: %s.%s references %zu %s outside its location (%s), e.g. %s; "
+		"--purge would delete them too (as Java's purge does). Drop without --purge to keep "
+		"every file, or add --purge-external-files to delete them as well\n",
+		ns, name, c.n, cli_plural((long long)c.n, "file", "files"), c.loc, c.first);
+	return 1;
+}
+
 int cmd_table(int argc, char **argv)
 {
 	floe_error err = {0};
@@ -347,22 +405,33 @@ int cmd_table(int argc, char **argv)
 			rc = list_all_tables(cat, NULL, 0, &err);
 			rc = rc ? cli_fail(&err) : 0;
 		}
-	} else if (!strcmp(sub, "drop") && (argc == 3 || argc == 4)) {
-		bool purge = argc == 4 && !strcmp(argv[3], "--purge");
+	} else if (!strcmp(sub, "drop") && argc >= 3 && argc <= 5) {
+		bool purge = false, external = false;
 		char *ns, *name;
-		if (argc == 4 && !purge) {
-			floe_catalog_free(cat);
-			return cli_usage_error("usage: floe table drop <ns.table> [--purge]");
+		for (int i = 3; i < argc; i++) {
+			if (!strcmp(argv[i], "--purge")) {
+				purge = true;
+			} else if (!strcmp(argv[i], "--purge-external-files")) {
+				purge = external = true;
+			} else {
+				floe_catalog_free(cat);
+				return cli_usage_error("usage: floe table drop <ns.table> [--purge "
+						       "[--purge-external-files]]");
+			}
 		}
-		if (cli_split(argv[2], &ns, &name)) {
-			rc = floe_catalog_drop_table(cat, ns, name, purge, &err) ? cli_fail(&err) : 0;
-			if (!rc)
-				cli_outcome("dropped table %s.%s%s", ns, name,
-					    purge ? " and deleted its files" : " (its files are kept)");
+		if (!cli_split(argv[2], &ns, &name)) {
+			rc = 1;
+		} else {
+			if (!(purge && !external && (rc = refuse_external_purge(cat, ns, name)))) {
+				rc = floe_catalog_drop_table(cat, ns, name, purge, &err) ? cli_fail(&err)
+											: 0;
+				if (!rc)
+					cli_outcome("dropped table %s.%s%s", ns, name,
+						    purge ? " and deleted its files"
+							  : " (its files are kept)");
+			}
 			floe_free_string(ns);
 			floe_free_string(name);
-		} else {
-			rc = 1;
 		}
 	} else if (!strcmp(sub, "rename") && argc == 4) {
 		char *fns, *fname, *tns, *tname;

@@ -74,9 +74,12 @@ const cli_command cli_commands[] = {
 	 "floe table properties --format json\n"},
 	{"table rename", NULL, "<from ns.table> <to ns.table>", "rename a table (SQL catalogs)", NULL,
 	 "floe table rename db.tiny db.tiny_v1\n"},
-	{"table drop", NULL, "<ns.table> [--purge]", "drop a table",
-	 "  --purge              also delete every file the table references (Java deletes\n"
-	 "                       files outside the table location too, and so does floe)\n",
+	{"table drop", NULL, "<ns.table> [--purge [--purge-external-files]]", "drop a table",
+	 "  --purge              also delete every file the table references; refused when\n"
+	 "                       some lie outside the table location (add-files of your own\n"
+	 "                       files: Java's purge deletes those too)\n"
+	 "  --purge-external-files   purge, and delete those outside files as well\n"
+	 "Without --purge the files stay (the catalog entry goes).\n",
 	 "floe table drop db.tiny_v1 --purge\n"},
 
 	/* ---- writing and reading ---- */

@@ -200,3 +200,21 @@ def test_ingest_names_create_schema_and_warns_of_ignored_settings(floe, tmp_path
     assert "exists with another schema" in p.stderr and "exists with another partitioning" in p.stderr, p.stderr
     p = floe.run("ingest", "db.t", data, "--pipeline-id", "c", "--create-schema", "id long, kind string")
     assert "warning" not in p.stderr, p.stderr
+
+
+def test_purge_refuses_files_outside_the_table_location(floe, tmp_path):
+    floe.run("namespace", "create", "db")
+    floe.run("table", "create", "db.src", "--schema", "id long")
+    data = tmp_path / "a.jsonl"
+    data.write_text('{"id": 1}\n')
+    floe.run("ingest", "db.src", data, "--quiet")
+    mine = tmp_path / "mine.parquet"
+    floe.run("scan", "db.src", "--format", "parquet", "--output", mine)
+    floe.run("table", "create", "db.t", "--schema", "id long")
+    floe.run("add-files", "db.t", mine)
+    p = floe.run("table", "drop", "db.t", "--purge", check=False)
+    assert p.returncode == 1 and "not dropped" in p.stderr and str(mine) in p.stderr, p.stderr
+    assert mine.exists() and "db.t" in floe.run("table", "list", "db").stdout
+    out = floe.run("table", "drop", "db.t", "--purge", "--purge-external-files").stdout
+    assert out == "dropped table db.t and deleted its files\n" and not mine.exists()
+    assert floe.run("table", "drop", "db.src", "--purge").returncode == 0
