@@ -9,7 +9,7 @@
  * Operations: table metadata (parse, write, build a new version), Parquet
  * (write a file, read it back), manifests (through scan planning), the
  * commit path (an append on a SQLite catalog), the task writer
- * (partitioned, rolling), and the delete writers (equality deletes rolling,
+ * (partitioned, rolling), pipeline state (listed and forgotten), and the delete writers (equality deletes rolling,
  * position deletes spilling, a DV Puffin file with a previous DV merged).
  * Every failure point is visited while an operation
  * has at most MAX_POINTS allocations; beyond that an even stride of them.
@@ -19,6 +19,7 @@
 
 #include "iceberg/metadata.h"
 #include "parquet/writer.h"
+#include "floe/maintain.h"
 #include "floe/scan.h"
 #include "test_write_util.h"
 #include "util/timeutil.h"
@@ -359,6 +360,73 @@ static void test_commit(void)
 	env_close(&e);
 }
 
+/* ---- pipeline state: list, forget ------------------------------------------------- */
+
+static int count_state(const floe_pipeline_state *st, void *payload)
+{
+	(*(int *)payload)++;
+	(void)st;
+	return 0;
+}
+
+/* A pipeline commits, is listed, and is forgotten (a property commit). */
+static int run_pipelines(void *p)
+{
+	commit_ctx *c = p;
+	floe_table *t = NULL;
+	floe_append *ap = NULL;
+	floe_error err = {0};
+	floe_arena a;
+	char pid[32];
+	int rc, n = 0;
+	floe_arena_init(&a, 0);
+	snprintf(pid, sizeof(pid), "p%d", c->k);
+	if ((rc = floe_table_load(&t, c->cat, "db", "pl", &err)))
+		goto done;
+	floe_data_file f;
+	floe_data_file_init(&f);
+	f.content = FLOE_CONTENT_DATA;
+	f.file_path = floe_arena_sprintf(&a, "%s/data/p%d.parquet", floe_table_metadata(t)->location,
+					 c->k++);
+	if (!f.file_path) {
+		rc = FLOE_ENOMEM;
+		goto done;
+	}
+	f.record_count = 1;
+	f.file_size_in_bytes = 100;
+	if ((rc = floe_append_new(&ap, t, NULL, &err)) || (rc = floe_append_add_file(ap, &f, &err)) ||
+	    (rc = floe_append_set_summary(ap, "floe.pipeline-id", pid, &err)) ||
+	    (rc = floe_append_set_summary(ap, "floe.load-complete", "true", &err)) ||
+	    (rc = floe_append_commit(ap, NULL, &err)))
+		goto done;
+	if ((rc = floe_table_pipelines(t, count_state, &n, &err)))
+		goto done;
+	if (n < 1) {
+		rc = FLOE_EINVAL;
+		goto done;
+	}
+	rc = floe_table_forget_pipeline(t, pid, &err);
+done:
+	if (rc)
+		g_last = err;
+	floe_append_free(ap);
+	floe_table_free(t);
+	floe_arena_reset(&a);
+	return rc;
+}
+
+static void test_pipelines(void)
+{
+	wenv e;
+	env_open(&e, true);
+	floe_table *t = make_table(&e, "pl", "id long", NULL, NULL, 2);
+	floe_table_free(t);
+	commit_ctx c = {e.cat, -1, 0};
+	scenario sc = {"pipeline state list and forget", run_pipelines, NULL, &c};
+	torture(&sc);
+	env_close(&e);
+}
+
 /* ---- the task writer ------------------------------------------------------------ */
 
 typedef struct task_ctx {
@@ -583,6 +651,7 @@ int main(void)
 	T_RUN(test_metadata);
 	T_RUN(test_parquet);
 	T_RUN(test_commit);
+	T_RUN(test_pipelines);
 	T_RUN(test_task_writer);
 	T_RUN(test_delete_writers);
 	return t_finish();
