@@ -257,9 +257,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(o, "-v") || !strcmp(o, "--verbose")) {
 			g_cli.verbose = true;
 		} else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) {
-			g_cli.quiet = true;
-			if (n_args)
-				args[n_args++] = argv[i]; /* ingest and run take it too */
+			g_cli.quiet = true; /* ingest and run read it from here too */
 		} else if (!strcmp(o, "--version") && n_args == 0) {
 			version = true;
 		} else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {

@@ -168,6 +168,8 @@ def test_global_options_anywhere(tmp_path):
     assert (tmp_path / "warehouse" / "catalog.db").exists()
     p = run_floe("--dir", tmp_path, "--quiet", "namespace", "create", "db2")
     assert p.stdout == ""
+    p = run_floe("table", "create", "db.q", "--schema", "id long", "-q", "--dir", tmp_path)
+    assert p.stdout == ""
 
 
 def test_completion_scripts_load():

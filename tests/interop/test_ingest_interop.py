@@ -333,11 +333,11 @@ def test_follow_metrics_and_sigterm(floe, tmp_path):
             except OSError:
                 pass
             time.sleep(0.1)
-        for name in ("elapsedSecondsSinceLastSuccessfulCommit", "lastFlushDurationMs",
-                     "lastCommitDurationMs", "committedDataFilesCount",
-                     "committedDataFilesRecordCount", "committedDataFilesByteCount",
-                     "dataFilesSizeHistogram_bucket", "numRecordsIn", "numRecordsOut",
-                     "numRecordsDeadLettered"):
+        for name in ("elapsed_seconds_since_last_successful_commit", "last_flush_duration_ms",
+                     "last_commit_duration_ms", "committed_data_files_total",
+                     "committed_data_files_records_total", "committed_data_files_bytes_total",
+                     "data_file_size_bytes_bucket", "records_in_total", "records_out_total",
+                     "records_dead_lettered_total"):
             assert f"floe_{name}" in text, name
         assert "# TYPE floe_data_file_size_bytes histogram" in text
         # new files and appended data are picked up; a line waits for its newline

@@ -40,7 +40,7 @@ def load_small_files(floe, tmp_path, name, n_rows=20000, per_checkpoint=1000, st
 
 
 def live_files(floe, name):
-    return [r for r in floe.json_rows("files", f"db.{name}") if r["content"] == "DATA"]
+    return [r for r in floe.json_rows("files", f"db.{name}") if r["content"] == 0]
 
 
 def maintain(floe, name, *args, check=True):
@@ -305,7 +305,7 @@ def test_compaction_applies_and_drops_deletion_vectors(floe, tmp_path, java_peer
         specs.append(f"{f['file_path']}=" + ",".join(map(str, pos)))
     java_peer("dv", floe.warehouse / "catalog.db", f"file://{floe.warehouse}", "db.dv", *specs)
     expected = sorted(set(range(7000)) - deleted)
-    deletes = [r for r in floe.json_rows("files", "db.dv") if r["content"] != "DATA"]
+    deletes = [r for r in floe.json_rows("files", "db.dv") if r["content"] != 0]
     assert len(deletes) == 3 and len({d["file_path"] for d in deletes}) == 1  # one Puffin file
     assert floe_ids(floe, "dv") == expected
 
@@ -315,14 +315,14 @@ def test_compaction_applies_and_drops_deletion_vectors(floe, tmp_path, java_peer
                  "--max-bytes", str(group_a))
     assert r["compact"]["groups"] == 1
     assert r["compact"]["delete_files_removed"] == 2
-    deletes = [r for r in floe.json_rows("files", "db.dv") if r["content"] != "DATA"]
+    deletes = [r for r in floe.json_rows("files", "db.dv") if r["content"] != 0]
     assert len(deletes) == 1 and deletes[0]["partition"] == part_b
     assert floe_ids(floe, "dv") == expected
 
     # the rest: no deletion vector is left, every row is there once
     r = maintain(floe, "dv", "--steps", "compact", "--target-file-size", "1MB")
     assert r["compact"]["delete_files_removed"] == 1
-    assert [r for r in floe.json_rows("files", "db.dv") if r["content"] != "DATA"] == []
+    assert [r for r in floe.json_rows("files", "db.dv") if r["content"] != 0] == []
     assert floe_ids(floe, "dv") == expected
     assert pyiceberg_ids(floe, "dv") == expected
     # Java sees the same live files

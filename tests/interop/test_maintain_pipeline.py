@@ -61,7 +61,7 @@ tables:
 
 
 def live_data_files(floe, table):
-    return [r for r in floe.json_rows("files", f"db.{table}") if r["content"] == "DATA"]
+    return [r for r in floe.json_rows("files", f"db.{table}") if r["content"] == 0]
 
 
 def per_partition(files):
