@@ -13,6 +13,7 @@
 #include "floe/parquet.h"
 #include "floe/pipeline.h"
 #include "floe/scan.h"
+#include "floe/sql.h"
 #include "floe/table.h"
 
 #endif

@@ -38,6 +38,7 @@ static const char USAGE[] =
 	"Streaming ingest:\n"
 	"  ingest <table> <files or folders...>    load JSON lines or CSV (--follow: keep going)\n"
 	"  run <pipeline.yaml>                     run a streaming pipeline\n"
+	"  sql -f job.sql | -e 'SQL'               Flink SQL: catalogs, DDL, INSERT jobs, SELECT\n"
 	"\n"
 	"File tools:\n"
 	"  avro meta|cat|write <file>              inspect Avro files (manifests)\n"
@@ -262,6 +263,8 @@ int main(int argc, char **argv)
 		return cmd_ingest(sub_argc, sub_argv);
 	if (!strcmp(cmd, "run"))
 		return cmd_run(sub_argc, sub_argv);
+	if (!strcmp(cmd, "sql"))
+		return cmd_sql(sub_argc, sub_argv);
 	if (!strcmp(cmd, "avro"))
 		return floe_cli_avro(sub_argc, sub_argv);
 	if (!strcmp(cmd, "parquet"))
