@@ -700,7 +700,8 @@ static int set_args(parser *p, sql_expr *e, sql_expr **args, size_t n)
 	e->args = floe_arena_calloc(p->a, n ? n : 1, sizeof(sql_expr *));
 	if (!e->args)
 		return poom(p);
-	memcpy(e->args, args, n * sizeof(sql_expr *));
+	if (n)
+		memcpy(e->args, args, n * sizeof(sql_expr *));
 	e->n_args = n;
 	return 0;
 }
@@ -762,6 +763,9 @@ static int primary(parser *p, sql_expr **out)
 	case TK_QIDENT:
 	case TK_WORD: {
 		if (p->t.kind == TK_WORD) {
+			if (is_clause_word(p) && !is_kw(p, "LEFT") && !is_kw(p, "RIGHT"))
+				return perr(p, off, "expected an expression, found %s",
+					    tok_desc(p, b, sizeof(b)));
 			if (is_kw(p, "NULL") || is_kw(p, "TRUE") || is_kw(p, "FALSE")) {
 				if (!(e = enew(p, is_kw(p, "NULL") ? SQL_E_NULL : SQL_E_BOOL, off)) ||
 				    !(e->text = word_upper(p)))
