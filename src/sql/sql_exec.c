@@ -337,6 +337,10 @@ static int create_catalog(sql_ctx *c, const sql_stmt *st)
 	uint32_t ct_off = ct ? ct->off : st->off;
 	floe_catalog_config cfg = FLOE_CATALOG_CONFIG_INIT;
 	cfg.name = cname ? cname : name;
+	/* a relative warehouse is taken from the script's directory */
+	if (wh && !strstr(wh, "://") && wh[0] != '/' && s->opts.base_dir &&
+	    !(wh = floe_arena_sprintf(c->a, "%s/%s", s->opts.base_dir, wh)))
+		return floe_error_oom(c->err);
 	char *conn = NULL;
 	const char *ftype;
 	if (ieq(ctype, "hadoop") || ieq(ctype, "filesystem")) {
