@@ -1318,7 +1318,7 @@ static int set_option(sql_ctx *c, const sql_stmt *st)
 		}
 		if (!good)
 			return sql_err(c, FLOE_EINVAL, st->off, "SET '%s' = '%s': expected %s", k, v,
-				       SET_KEYS[i].kind == K_DURATION ? "a duration (10s, 500ms, 1 min)"
+				       SET_KEYS[i].kind == K_DURATION ? "a duration (10s, 500ms, 2m)"
 				       : SET_KEYS[i].kind == K_INT    ? "a number >= 0"
 				       : SET_KEYS[i].kind == K_BOOL   ? "true or false"
 								      : "streaming, batch or automatic");

@@ -862,7 +862,6 @@ int sql_run_select(sql_ctx *c, const sql_select *q)
 		for (size_t i = 0; i < n_out; i++) {
 			if (star) {
 				pick[i] = i;
-				heads[i] = hdr[i];
 				continue;
 			}
 			size_t k = 0;
