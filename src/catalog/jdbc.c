@@ -268,7 +268,7 @@ static int j_list_tables(floe_catalog *cat, const char *ns, floe_name_fn fn, voi
 				   "SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND "
 				   "table_namespace = ? AND " TABLE_PRED " ORDER BY table_name",
 				   p, 2, name_collect, &l, NULL, err);
-	if (!rc && l.rc)
+	if (l.rc) /* name_collect stopped the query (rc 1) */
 		rc = floe_error_oom(err);
 	for (size_t i = 0; i < l.n && !rc; i++)
 		rc = fn(ns, l.items[i], payload);

@@ -81,7 +81,8 @@ floe_fileio *floe_io_memory_new(void);
 /* Fault injection (memory backend): make the n-th next call of `op` fail with
  * `code` ("create", "close", "rename", "remove", "read"). n = 0 disables. */
 void floe_io_memory_fail(floe_fileio *io, const char *op, int n, int code);
-/* The router: file:, plain paths and mem: (when a memory backend is given). */
+/* The router: file:, plain paths and mem: (when a memory backend is given).
+ * It owns the backends (freed with it, or at once when it cannot be made). */
 floe_fileio *floe_io_router_new(floe_fileio *local, floe_fileio *memory, floe_fileio *s3);
 
 /* Local path of a file URI ("file:/x", "file:///x", "/x") or NULL. */

@@ -237,8 +237,11 @@ static int add_catalog(floe_sql *s, const char *name, floe_catalog *cat, bool ow
 		       const char *uri, const char *warehouse, const char *default_db, floe_error *err)
 {
 	sql_catalog *cats = floe_realloc(s->cats, (s->n_cats + 1) * sizeof(*cats));
-	if (!cats)
+	if (!cats) {
+		if (owned)
+			floe_catalog_free(cat);
 		return floe_error_oom(err);
+	}
 	s->cats = cats;
 	sql_catalog *c = &cats[s->n_cats];
 	memset(c, 0, sizeof(*c));

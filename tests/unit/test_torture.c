@@ -10,7 +10,10 @@
  * (write a file, read it back), manifests (through scan planning), the
  * commit path (an append on a SQLite catalog), the task writer
  * (partitioned, rolling), and the delete writers (equality deletes rolling,
- * position deletes spilling, a DV Puffin file with a previous DV merged).
+ * position deletes spilling, a DV Puffin file with a previous DV merged), and
+ * a SQL session (parse a script, create a JDBC catalog, a database and a
+ * partitioned table with a primary key, set a property, DESCRIBE, SHOW
+ * CREATE TABLE, SELECT from a metadata table, drop the table).
  * Every failure point is visited while an operation
  * has at most MAX_POINTS allocations; beyond that an even stride of them.
  */
@@ -20,6 +23,7 @@
 #include "iceberg/metadata.h"
 #include "parquet/writer.h"
 #include "floe/scan.h"
+#include "floe/sql.h"
 #include "test_write_util.h"
 #include "util/timeutil.h"
 
@@ -578,6 +582,57 @@ static void test_delete_writers(void)
 	env_close(&e);
 }
 
+/* ---- a SQL session ---------------------------------------------------------------- */
+
+typedef struct sql_ctx_t {
+	char script[2048];
+} sql_ctx_t;
+
+static int discard(const char *data, size_t n, void *payload)
+{
+	(void)data;
+	(void)n;
+	(void)payload;
+	return 0;
+}
+
+static int run_sql(void *p)
+{
+	sql_ctx_t *c = p;
+	floe_sql *s = NULL;
+	floe_error err = {0};
+	floe_sql_opts opts = FLOE_SQL_OPTS_INIT;
+	opts.out = discard;
+	int rc = floe_sql_new(&s, &opts, &err);
+	if (!rc)
+		rc = floe_sql_exec(s, c->script, strlen(c->script), "torture.sql", &err);
+	if (rc)
+		g_last = err;
+	floe_sql_free(s);
+	return rc;
+}
+
+static void test_sql_session(void)
+{
+	sql_ctx_t c;
+	const char *dir = t_tmpdir();
+	snprintf(c.script, sizeof(c.script),
+		 "CREATE CATALOG c WITH ('type' = 'iceberg', 'catalog-type' = 'jdbc', "
+		 "'uri' = 'jdbc:sqlite:%s/cat.db', 'warehouse' = '%s/wh');\n"
+		 "USE CATALOG c;\nCREATE DATABASE IF NOT EXISTS db;\nUSE db;\n"
+		 "SET 'execution.checkpointing.interval' = '1s';\n"
+		 "CREATE TABLE IF NOT EXISTS t (id BIGINT, ts TIMESTAMP_LTZ(6), tags ARRAY<STRING>, "
+		 "PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (day(ts), bucket(4, id)) "
+		 "WITH ('write.parquet.compression-codec' = 'zstd');\n"
+		 "ALTER TABLE t SET ('write.target-file-size-bytes' = '1000000');\n"
+		 "DESCRIBE t;\nSHOW CREATE TABLE t;\nSHOW TABLES;\n"
+		 "SELECT snapshot_id FROM t$snapshots LIMIT 1;\n"
+		 "DROP TABLE t;\n",
+		 dir, dir);
+	scenario sc = {"SQL session", run_sql, NULL, &c};
+	torture(&sc);
+}
+
 int main(void)
 {
 	T_RUN(test_metadata);
@@ -585,5 +640,6 @@ int main(void)
 	T_RUN(test_commit);
 	T_RUN(test_task_writer);
 	T_RUN(test_delete_writers);
+	T_RUN(test_sql_session);
 	return t_finish();
 }
