@@ -182,7 +182,10 @@ typedef struct sql_stmt {
 	const char *what;
 	/* SET / RESET */
 	const char *key, *value;
-	/* INSERT */
+	/* INSERT (partition: a static PARTITION (k = v) clause; values: VALUES rows) */
+	uint32_t partition_off, values_off;
+	sql_expr **values;
+	size_t n_values;
 	const char **insert_cols;
 	size_t n_insert_cols;
 	sql_select *select;

@@ -756,6 +756,56 @@ static int add_source(sql_ctx *c, const sql_stmt *st, const sql_ref *r)
 	return ok(s);
 }
 
+/* CREATE TABLE t LIKE src [WITH (...)]: src's schema, partition spec, sort
+ * order, format version and properties (WITH overrides them). */
+static int create_like(sql_ctx *c, const sql_stmt *st, const sql_ref *r)
+{
+	sql_ref from;
+	floe_table *src = NULL;
+	floe_strmap props;
+	int rc = sql_resolve(c, &st->like, &from);
+	if (rc)
+		return rc;
+	if (sql_find_source(c->s, &from))
+		return sql_err(c, FLOE_EUNSUPPORTED, st->like.off,
+			       "LIKE a source table is not supported yet");
+	if ((rc = open_table(c, &from, st->like.off, &src)))
+		return rc;
+	const floe_metadata *m = floe_table_metadata(src);
+	floe_strmap_init(&props);
+	for (size_t i = 0; i < m->n_properties && !rc; i++)
+		if (floe_strmap_set(&props, m->properties[i].key, m->properties[i].value))
+			rc = floe_error_oom(c->err);
+	for (size_t i = 0; i < st->n_opts && !rc; i++) {
+		const sql_opt *o = &st->opts[i];
+		if (is_connector_opt(o->key))
+			continue;
+		if ((rc = floe_prop_check(o->key, o->value, c->err)))
+			rc = sql_wrap(c, rc, o->off);
+		else if (floe_strmap_set(&props, o->key, o->value))
+			rc = floe_error_oom(c->err);
+	}
+	if (!rc) {
+		floe_table_spec ts = FLOE_TABLE_SPEC_INIT;
+		ts.schema = floe_metadata_current_schema(m);
+		ts.spec = floe_metadata_default_spec(m);
+		ts.sort_order = floe_metadata_sort_order(m, m->default_sort_order_id);
+		ts.properties = &props;
+		ts.format_version = floe_strmap_get(&props, "format-version") ? 0 : m->format_version;
+		rc = floe_table__create(NULL, r->cat->cat, r->db, r->table, &ts, c->err);
+		if (rc == FLOE_EEXISTS && st->if_not_exists)
+			rc = 0;
+		else if (rc == FLOE_EEXISTS)
+			rc = sql_err(c, rc, st->name.off, "table '%s.%s.%s' already exists",
+				     r->cat->name, r->db, r->table);
+		else if (rc)
+			rc = sql_wrap(c, rc, st->off);
+	}
+	floe_strmap_reset(&props);
+	floe_table_free(src);
+	return rc ? rc : ok(c->s);
+}
+
 static int create_table(sql_ctx *c, const sql_stmt *st)
 {
 	sql_ref r;
@@ -775,8 +825,7 @@ static int create_table(sql_ctx *c, const sql_stmt *st)
 			       "and create the table in it");
 	}
 	if (st->like.n)
-		return sql_err(c, FLOE_EUNSUPPORTED, st->like.off, "CREATE TABLE ... LIKE is not "
-								   "supported yet");
+		return create_like(c, st, &r);
 	if (st->has_watermark)
 		return sql_err(c, FLOE_EUNSUPPORTED, st->off,
 			       "WATERMARK on an Iceberg table is not supported (declare it on the "

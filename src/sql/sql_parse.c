@@ -956,7 +956,23 @@ static int unary(parser *p, sql_expr **out)
 		*out = e;
 		return 0;
 	}
-	return primary(p, out);
+	if (primary(p, out))
+		return p->rc;
+	/* subscripts: map['key'], array[1] (Flink's ITEM) */
+	while (is_p(p, "[")) {
+		sql_expr *idx, *e;
+		if (next(p) || expr_parse(p, &idx))
+			return p->rc;
+		sql_expr *args[2] = {*out, idx};
+		if (!(e = enew(p, SQL_E_CALL, off)) || set_args(p, e, args, 2))
+			return p->rc;
+		e->text = "ITEM";
+		e->end = p->t.off + p->t.len;
+		if (expect_p(p, "]"))
+			return p->rc;
+		*out = e;
+	}
+	return 0;
 }
 
 static int mul(parser *p, sql_expr **out)
@@ -1455,13 +1471,38 @@ static int insert_parse(parser *p, sql_stmt *st)
 		return p->rc;
 	if (p->t.kind == TK_HINT && hint_parse(p, &st->opts, &st->n_opts))
 		return p->rc;
-	if (is_kw(p, "PARTITION"))
-		return perr(p, p->t.off, "INSERT ... PARTITION (...) is not supported yet");
+	if (is_kw(p, "PARTITION")) {
+		/* PARTITION (k = 'v', ...): a static partition (refused when run) */
+		vec v = {NULL, 0, 0, sizeof(sql_expr *)};
+		st->partition_off = p->t.off;
+		if (next(p) || expect_p(p, "(") || expr_list(p, &v) || expect_p(p, ")"))
+			return p->rc;
+		st->partition = v.data;
+		st->n_partition = v.n;
+	}
 	if (is_p(p, "(") && ident_list(p, &st->insert_cols, &st->n_insert_cols, "a column name"))
 		return p->rc;
-	if (is_kw(p, "VALUES"))
-		return perr(p, p->t.off, "INSERT ... VALUES is not supported yet: insert from a "
-					 "source table with SELECT");
+	if (is_kw(p, "VALUES")) {
+		/* VALUES (row), ...: parsed, refused when run */
+		vec rows = {NULL, 0, 0, sizeof(sql_expr *)};
+		st->values_off = p->t.off;
+		if (next(p))
+			return p->rc;
+		do {
+			vec row = {NULL, 0, 0, sizeof(sql_expr *)};
+			if (expect_p(p, "(") || expr_list(p, &row) || expect_p(p, ")"))
+				return p->rc;
+			sql_expr *e = enew(p, SQL_E_CALL, st->values_off);
+			sql_expr **slot = vec_push(p, &rows);
+			if (!e || !slot || set_args(p, e, row.data, row.n))
+				return p->rc;
+			e->text = "ROW";
+			*slot = e;
+		} while (accept_p(p, ","));
+		st->values = rows.data;
+		st->n_values = rows.n;
+		return 0;
+	}
 	if (!is_kw(p, "SELECT"))
 		return perr(p, p->t.off, "expected SELECT, found %s", tok_desc(p, b, sizeof(b)));
 	return select_parse(p, &st->select);

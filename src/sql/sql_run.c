@@ -373,6 +373,13 @@ static int check_insert(sql_ctx *c, target *tg)
 	int rc;
 	if (st->overwrite)
 		return sql_err(c, FLOE_EUNSUPPORTED, st->off, "INSERT OVERWRITE is not supported yet");
+	if (st->n_partition)
+		return sql_err(c, FLOE_EUNSUPPORTED, st->partition_off,
+			       "INSERT ... PARTITION (...) is not supported yet");
+	if (st->n_values)
+		return sql_err(c, FLOE_EUNSUPPORTED, st->values_off,
+			       "INSERT ... VALUES is not supported yet: insert from a source table "
+			       "with SELECT");
 	for (size_t i = 0; i < st->n_opts; i++) {
 		const sql_opt *o = &st->opts[i];
 		if (!strcmp(o->key, "upsert-enabled") && !strcasecmp(o->value, "false"))
