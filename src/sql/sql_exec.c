@@ -174,9 +174,19 @@ int sql_rows_print(floe_sql *s, const sql_rows *r)
 static sql_catalog *find_catalog(floe_sql *s, const char *name)
 {
 	for (size_t i = 0; i < s->n_cats; i++)
-		if (!strcmp(s->cats[i].name, name))
-			return &s->cats[i];
+		if (!strcmp(s->cats[i]->name, name))
+			return s->cats[i];
 	return NULL;
+}
+
+int sql_need_catalog(sql_ctx *c, const sql_catalog *cat, uint32_t off)
+{
+	if (cat && cat->cat)
+		return 0;
+	return sql_err(c, FLOE_EINVAL, off,
+		       "catalog '%s' holds only source tables (no Iceberg catalog is configured): "
+		       "CREATE CATALOG ... WITH ('type'='iceberg', ...) and USE CATALOG it",
+		       cat ? cat->name : "default_catalog");
 }
 
 int sql_resolve(sql_ctx *c, const sql_name *nm, sql_ref *out)
@@ -190,7 +200,7 @@ int sql_resolve(sql_ctx *c, const sql_name *nm, sql_ref *out)
 	} else {
 		if (!s->n_cats)
 			return sql_err(c, FLOE_EINVAL, nm->off, "no catalog: CREATE CATALOG first");
-		out->cat = &s->cats[s->cur_cat];
+		out->cat = s->cats[s->cur_cat];
 	}
 	out->db = nm->n >= 2 ? nm->parts[nm->n - 2] : s->cur_db;
 	const char *t = nm->parts[nm->n - 1];
@@ -202,6 +212,19 @@ int sql_resolve(sql_ctx *c, const sql_name *nm, sql_ref *out)
 			return floe_error_oom(c->err);
 	} else {
 		out->table = t;
+	}
+	for (size_t i = 0; i < s->n_aliases; i++) {
+		const sql_alias *al = &s->aliases[i];
+		if (!strcmp(al->catalog, out->cat->name) && !strcmp(al->db, out->db) &&
+		    !strcmp(al->name, out->table)) {
+			out->cat = find_catalog(s, al->to_catalog);
+			out->db = al->to_db;
+			out->table = al->to_name;
+			if (!out->cat)
+				return sql_err(c, FLOE_EINVAL, nm->off, "catalog '%s' does not exist",
+					       al->to_catalog);
+			break;
+		}
 	}
 	return 0;
 }
@@ -236,14 +259,17 @@ static const sql_opt *opt_find(const sql_opt *opts, size_t n, const char *key)
 static int add_catalog(floe_sql *s, const char *name, floe_catalog *cat, bool owned, const char *type,
 		       const char *uri, const char *warehouse, const char *default_db, floe_error *err)
 {
-	sql_catalog *cats = floe_realloc(s->cats, (s->n_cats + 1) * sizeof(*cats));
-	if (!cats) {
+	/* entries are allocated one by one: a sql_ref keeps pointers to them */
+	sql_catalog **cats = floe_realloc(s->cats, (s->n_cats + 1) * sizeof(*cats));
+	sql_catalog *c = cats ? floe_calloc(1, sizeof(*c)) : NULL;
+	if (cats)
+		s->cats = cats;
+	if (!c) {
 		if (owned)
 			floe_catalog_free(cat);
 		return floe_error_oom(err);
 	}
-	s->cats = cats;
-	sql_catalog *c = &cats[s->n_cats];
+	cats[s->n_cats] = c;
 	memset(c, 0, sizeof(*c));
 	c->name = floe_strdup(name);
 	c->type = type ? floe_strdup(type) : NULL;
@@ -256,6 +282,14 @@ static int add_catalog(floe_sql *s, const char *name, floe_catalog *cat, bool ow
 	if (!c->name || !c->default_db || (type && !c->type) || (uri && !c->uri) ||
 	    (warehouse && !c->warehouse))
 		return floe_error_oom(err);
+	return 0;
+}
+
+static size_t cat_index(const floe_sql *s, const sql_catalog *cat)
+{
+	for (size_t i = 0; i < s->n_cats; i++)
+		if (s->cats[i] == cat)
+			return i;
 	return 0;
 }
 
@@ -274,47 +308,46 @@ static const char *const CATALOG_OPTS[] = {
 	"client.region", "glue.skip-name-validation", "lock-impl", "lock.table",
 };
 
-static int create_catalog(sql_ctx *c, const sql_stmt *st)
+/* Open a catalog from Flink's catalog options (CREATE CATALOG, or the
+ * options of a 'connector'='iceberg' table) and add it to the session. */
+static int open_catalog(sql_ctx *c, const char *name, const sql_opt *opts, size_t n_opts,
+			uint32_t off, bool connector)
 {
 	floe_sql *s = c->s;
-	const char *name = st->name.parts[st->name.n - 1];
-	if (st->name.n != 1)
-		return sql_err(c, FLOE_EINVAL, st->name.off, "a catalog name has one part");
-	if (find_catalog(s, name)) {
-		if (st->if_not_exists)
-			return ok(s);
-		return sql_err(c, FLOE_EEXISTS, st->name.off, "catalog '%s' already exists", name);
-	}
-	const char *type = sql_opt_get(st->opts, st->n_opts, "type");
-	const char *ctype = sql_opt_get(st->opts, st->n_opts, "catalog-type");
-	const char *impl = sql_opt_get(st->opts, st->n_opts, "catalog-impl");
-	const char *wh = sql_opt_get(st->opts, st->n_opts, "warehouse");
-	const char *uri = sql_opt_get(st->opts, st->n_opts, "uri");
-	const char *user = sql_opt_get(st->opts, st->n_opts, "jdbc.user");
-	const char *pw = sql_opt_get(st->opts, st->n_opts, "jdbc.password");
-	const char *cname = sql_opt_get(st->opts, st->n_opts, "floe.catalog-name");
-	for (size_t i = 0; i < st->n_opts; i++) {
+	const char *type = sql_opt_get(opts, n_opts, "type");
+	const char *ctype = sql_opt_get(opts, n_opts, "catalog-type");
+	const char *impl = sql_opt_get(opts, n_opts, "catalog-impl");
+	const char *wh = sql_opt_get(opts, n_opts, "warehouse");
+	const char *uri = sql_opt_get(opts, n_opts, "uri");
+	const char *user = sql_opt_get(opts, n_opts, "jdbc.user");
+	const char *pw = sql_opt_get(opts, n_opts, "jdbc.password");
+	const char *cname = sql_opt_get(opts, n_opts, "floe.catalog-name");
+	for (size_t i = 0; i < n_opts; i++) {
 		bool known = false;
 		for (size_t k = 0; k < sizeof(CATALOG_OPTS) / sizeof(CATALOG_OPTS[0]); k++)
-			known |= !strcmp(st->opts[i].key, CATALOG_OPTS[k]);
+			known |= !strcmp(opts[i].key, CATALOG_OPTS[k]);
+		if (connector)
+			continue; /* the table's other options are its properties */
 		if (!known)
-			return sql_err(c, FLOE_EINVAL, st->opts[i].off,
+			return sql_err(c, FLOE_EINVAL, opts[i].off,
 				       "unknown catalog option '%s' (floe knows type, catalog-type, "
 				       "catalog-impl, warehouse, uri, default-database, jdbc.user, "
 				       "jdbc.password, ...)",
-				       st->opts[i].key);
+				       opts[i].key);
 	}
+	if (!type && connector)
+		type = "iceberg";
 	if (!type)
-		return sql_err(c, FLOE_EINVAL, st->off, "CREATE CATALOG needs 'type'='iceberg'");
+		return sql_err(c, FLOE_EINVAL, off, "CREATE CATALOG needs 'type'='iceberg'");
 	if (!ieq(type, "iceberg")) {
-		const sql_opt *o = opt_find(st->opts, st->n_opts, "type");
+		const sql_opt *o = opt_find(opts, n_opts, "type");
 		return sql_err(c, FLOE_EUNSUPPORTED, o->off,
 			       "catalog type '%s' is not supported: floe's catalogs hold Iceberg "
 			       "tables ('type'='iceberg')",
 			       type);
 	}
 	if (impl) {
-		const sql_opt *o = opt_find(st->opts, st->n_opts, "catalog-impl");
+		const sql_opt *o = opt_find(opts, n_opts, "catalog-impl");
 		if (!strcmp(impl, "org.apache.iceberg.jdbc.JdbcCatalog"))
 			ctype = "jdbc";
 		else if (!strcmp(impl, "org.apache.iceberg.hadoop.HadoopCatalog"))
@@ -336,8 +369,8 @@ static int create_catalog(sql_ctx *c, const sql_stmt *st)
 	}
 	if (!ctype)
 		ctype = "hive"; /* Iceberg's FlinkCatalogFactory default */
-	const sql_opt *ct = opt_find(st->opts, st->n_opts, "catalog-type");
-	uint32_t ct_off = ct ? ct->off : st->off;
+	const sql_opt *ct = opt_find(opts, n_opts, "catalog-type");
+	uint32_t ct_off = ct ? ct->off : off;
 	floe_catalog_config cfg = FLOE_CATALOG_CONFIG_INIT;
 	cfg.name = cname ? cname : name;
 	/* a relative warehouse is taken from the script's directory */
@@ -348,14 +381,14 @@ static int create_catalog(sql_ctx *c, const sql_stmt *st)
 	const char *ftype;
 	if (ieq(ctype, "hadoop") || ieq(ctype, "filesystem")) {
 		if (!wh)
-			return sql_err(c, FLOE_EINVAL, st->off,
+			return sql_err(c, FLOE_EINVAL, off,
 				       "a hadoop catalog needs 'warehouse' (the folder its tables "
 				       "live in)");
 		cfg.type = ftype = "filesystem";
 		cfg.warehouse = wh;
 	} else if (ieq(ctype, "jdbc") || ieq(ctype, "sql")) {
 		if (!uri)
-			return sql_err(c, FLOE_EINVAL, st->off,
+			return sql_err(c, FLOE_EINVAL, off,
 				       "a jdbc catalog needs 'uri' (jdbc:sqlite:/path/catalog.db or "
 				       "jdbc:postgresql://host/db)");
 		cfg.type = ftype = "sql";
@@ -390,12 +423,24 @@ static int create_catalog(sql_ctx *c, const sql_stmt *st)
 	floe_catalog *cat = NULL;
 	int rc = floe_catalog_open(&cat, &cfg, c->err);
 	if (rc)
-		return sql_wrap(c, rc, st->off);
-	const char *ddb = sql_opt_get(st->opts, st->n_opts, "default-database");
-	rc = add_catalog(s, name, cat, true, ftype, cfg.uri, wh, ddb, c->err);
-	if (rc)
-		return rc;
-	return ok(s);
+		return sql_wrap(c, rc, off);
+	const char *ddb = sql_opt_get(opts, n_opts, "default-database");
+	return add_catalog(s, name, cat, true, ftype, cfg.uri, wh, ddb, c->err);
+}
+
+static int create_catalog(sql_ctx *c, const sql_stmt *st)
+{
+	floe_sql *s = c->s;
+	const char *name = st->name.parts[st->name.n - 1];
+	if (st->name.n != 1)
+		return sql_err(c, FLOE_EINVAL, st->name.off, "a catalog name has one part");
+	if (find_catalog(s, name)) {
+		if (st->if_not_exists)
+			return ok(s);
+		return sql_err(c, FLOE_EEXISTS, st->name.off, "catalog '%s' already exists", name);
+	}
+	int rc = open_catalog(c, name, st->opts, st->n_opts, st->off, false);
+	return rc ? rc : ok(s);
 }
 
 /* ---- Flink types -> Iceberg ------------------------------------------------------- */
@@ -589,7 +634,10 @@ static int flink_type(floe_buf *b, const floe_type *t, bool required)
 
 static int open_table(sql_ctx *c, const sql_ref *r, uint32_t off, floe_table **out)
 {
-	int rc = floe_table_load(out, r->cat->cat, r->db, r->table, c->err);
+	int rc = sql_need_catalog(c, r->cat, off);
+	if (rc)
+		return rc;
+	rc = floe_table_load(out, r->cat->cat, r->db, r->table, c->err);
 	if (rc == FLOE_ENOTFOUND)
 		return sql_err(c, rc, off, "table '%s.%s.%s' does not exist", r->cat->name, r->db,
 			       r->table);
@@ -604,6 +652,9 @@ static bool is_connector_opt(const char *k)
 					   "warehouse", "uri"};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!strcmp(k, keys[i]))
+			return true;
+	for (size_t i = 0; i < sizeof(CATALOG_OPTS) / sizeof(CATALOG_OPTS[0]); i++)
+		if (!strcmp(k, CATALOG_OPTS[i]) && strcmp(k, "format-version"))
 			return true;
 	return false;
 }
@@ -792,7 +843,9 @@ static int create_like(sql_ctx *c, const sql_stmt *st, const sql_ref *r)
 		ts.sort_order = floe_metadata_sort_order(m, m->default_sort_order_id);
 		ts.properties = &props;
 		ts.format_version = floe_strmap_get(&props, "format-version") ? 0 : m->format_version;
-		rc = floe_table__create(NULL, r->cat->cat, r->db, r->table, &ts, c->err);
+		rc = sql_need_catalog(c, r->cat, st->name.off);
+		if (!rc)
+			rc = floe_table__create(NULL, r->cat->cat, r->db, r->table, &ts, c->err);
 		if (rc == FLOE_EEXISTS && st->if_not_exists)
 			rc = 0;
 		else if (rc == FLOE_EEXISTS)
@@ -806,6 +859,61 @@ static int create_like(sql_ctx *c, const sql_stmt *st, const sql_ref *r)
 	return rc ? rc : ok(c->s);
 }
 
+static int create_iceberg(sql_ctx *c, const sql_stmt *st, const sql_ref *rp);
+
+static int ignore_prop(const char *key, const char *value, void *payload);
+
+/*
+ * CREATE TABLE t (...) WITH ('connector'='iceberg', 'catalog-name'=..., the
+ * catalog's options, ['catalog-database'], ['catalog-table']): as Flink's
+ * Iceberg connector, the table of that catalog (created with its database
+ * when missing) under the name t in the session.
+ */
+static int connector_table(sql_ctx *c, const sql_stmt *st, const sql_ref *r)
+{
+	floe_sql *s = c->s;
+	const char *cname = sql_opt_get(st->opts, st->n_opts, "catalog-name");
+	const char *tdb = sql_opt_get(st->opts, st->n_opts, "catalog-database");
+	const char *ttab = sql_opt_get(st->opts, st->n_opts, "catalog-table");
+	int rc;
+	if (!cname)
+		return sql_err(c, FLOE_EINVAL, st->off,
+			       "a 'connector'='iceberg' table needs 'catalog-name'");
+	if (!find_catalog(s, cname) &&
+	    (rc = open_catalog(c, cname, st->opts, st->n_opts, st->off, true)))
+		return rc;
+	sql_ref to = {find_catalog(s, cname), tdb ? tdb : r->db, ttab ? ttab : r->table, NULL};
+	floe_error e2 = {0};
+	if (floe_catalog_namespace_properties(to.cat->cat, to.db, ignore_prop, NULL, &e2) ==
+	    FLOE_ENOTFOUND) {
+		rc = floe_catalog_create_namespace(to.cat->cat, to.db, NULL, 0, c->err);
+		if (rc && rc != FLOE_EEXISTS)
+			return sql_wrap(c, rc, st->off);
+	}
+	sql_stmt copy = *st;
+	copy.if_not_exists = true; /* an existing table is used as it is */
+	bool quiet = s->opts.quiet;
+	s->opts.quiet = true;
+	rc = create_iceberg(c, &copy, &to);
+	s->opts.quiet = quiet;
+	if (rc)
+		return rc;
+	sql_alias *al = floe_realloc(s->aliases, (s->n_aliases + 1) * sizeof(*al));
+	if (!al)
+		return floe_error_oom(c->err);
+	s->aliases = al;
+	al = &s->aliases[s->n_aliases++];
+	al->catalog = floe_strdup(r->cat->name);
+	al->db = floe_strdup(r->db);
+	al->name = floe_strdup(r->table);
+	al->to_catalog = floe_strdup(cname);
+	al->to_db = floe_strdup(to.db);
+	al->to_name = floe_strdup(to.table);
+	if (!al->catalog || !al->db || !al->name || !al->to_catalog || !al->to_db || !al->to_name)
+		return floe_error_oom(c->err);
+	return ok(s);
+}
+
 static int create_table(sql_ctx *c, const sql_stmt *st)
 {
 	sql_ref r;
@@ -817,13 +925,16 @@ static int create_table(sql_ctx *c, const sql_stmt *st)
 	const char *conn = sql_opt_get(st->opts, st->n_opts, "connector");
 	if (conn && strcmp(conn, "iceberg"))
 		return add_source(c, st, &r);
-	if (conn) {
-		/* the connector-style Iceberg table: a table of a catalog named by options */
-		const sql_opt *co = opt_find(st->opts, st->n_opts, "connector");
-		return sql_err(c, FLOE_EUNSUPPORTED, co->off,
-			       "'connector'='iceberg' tables are not supported yet: CREATE CATALOG "
-			       "and create the table in it");
-	}
+	if (conn)
+		return connector_table(c, st, &r);
+	return create_iceberg(c, st, &r);
+}
+
+/* The Iceberg table of a CREATE TABLE (r: where it goes). */
+static int create_iceberg(sql_ctx *c, const sql_stmt *st, const sql_ref *rp)
+{
+	sql_ref r = *rp;
+	int rc;
 	if (st->like.n)
 		return create_like(c, st, &r);
 	if (st->has_watermark)
@@ -877,6 +988,9 @@ static int create_table(sql_ctx *c, const sql_stmt *st)
 	ts.spec = spec;
 	ts.properties = &props;
 	ts.format_version = fv;
+	rc = sql_need_catalog(c, r.cat, st->name.off);
+	if (rc)
+		goto done;
 	rc = floe_table__create(NULL, r.cat->cat, r.db, r.table, &ts, c->err);
 	if (rc == FLOE_EEXISTS && st->if_not_exists)
 		rc = 0;
@@ -1055,7 +1169,8 @@ static int alter_table(sql_ctx *c, const sql_stmt *st)
 			rc = sql_err(c, FLOE_EINVAL, st->to.off, "a table cannot move between catalogs");
 			break;
 		}
-		if ((rc = floe_catalog_rename_table(r.cat->cat, r.db, r.table, to.db, to.table, c->err)))
+		if ((rc = sql_need_catalog(c, r.cat, st->off)) ||
+		    (rc = floe_catalog_rename_table(r.cat->cat, r.db, r.table, to.db, to.table, c->err)))
 			rc = sql_wrap(c, rc, st->off);
 		break;
 	}
@@ -1098,7 +1213,7 @@ static int show(sql_ctx *c, const sql_stmt *st)
 	if (!strcmp(w, "CURRENT_CATALOG") || !strcmp(w, "CURRENT_DATABASE")) {
 		const char *col = !strcmp(w, "CURRENT_CATALOG") ? "current catalog name"
 								: "current database name";
-		const char *v = !strcmp(w, "CURRENT_CATALOG") ? s->cats[s->cur_cat].name : s->cur_db;
+		const char *v = !strcmp(w, "CURRENT_CATALOG") ? s->cats[s->cur_cat]->name : s->cur_db;
 		if ((rc = sql_rows_init(&rows, c->a, &col, 1)) || (rc = sql_rows_add(&rows, &v)))
 			return floe_error_oom(c->err);
 		return sql_rows_print(s, &rows);
@@ -1108,13 +1223,13 @@ static int show(sql_ctx *c, const sql_stmt *st)
 		if (sql_rows_init(&rows, c->a, &col, 1))
 			return floe_error_oom(c->err);
 		for (size_t i = 0; i < s->n_cats; i++) {
-			const char *v = s->cats[i].name;
+			const char *v = s->cats[i]->name;
 			if (sql_rows_add(&rows, &v))
 				return floe_error_oom(c->err);
 		}
 		return sql_rows_print(s, &rows);
 	}
-	sql_catalog *cat = &s->cats[s->cur_cat];
+	sql_catalog *cat = s->cats[s->cur_cat];
 	const char *db = s->cur_db;
 	if (st->name.n) {
 		if (!strcmp(w, "DATABASES")) {
@@ -1132,7 +1247,17 @@ static int show(sql_ctx *c, const sql_stmt *st)
 	if (sql_rows_init(&rows, c->a, &col, 1))
 		return floe_error_oom(c->err);
 	name_list l = {&rows, !strcmp(w, "TABLES"), 0};
-	if (l.tables) {
+	if (!cat->cat && !l.tables)
+		return sql_need_catalog(c, cat, st->off);
+	for (size_t i = 0; l.tables && i < s->n_aliases; i++)
+		if (!strcmp(s->aliases[i].catalog, cat->name) && !strcmp(s->aliases[i].db, db))
+			on_name(db, s->aliases[i].name, &l);
+	if (l.tables && !cat->cat) {
+		rc = 0;
+		for (size_t i = 0; i < s->n_sources; i++)
+			if (!strcmp(s->sources[i].catalog, cat->name) && !strcmp(s->sources[i].db, db))
+				on_name(db, s->sources[i].name, &l);
+	} else if (l.tables) {
 		rc = floe_catalog_list_tables(cat->cat, db, on_name, &l, c->err);
 		for (size_t i = 0; !rc && i < s->n_sources; i++)
 			if (!strcmp(s->sources[i].catalog, cat->name) && !strcmp(s->sources[i].db, db))
@@ -1409,7 +1534,7 @@ static int use(sql_ctx *c, const sql_stmt *st)
 		if (!cat || st->name.n != 1)
 			return sql_err(c, FLOE_EINVAL, st->name.off, "catalog '%s' does not exist",
 				       st->name.parts[0]);
-		s->cur_cat = (size_t)(cat - s->cats);
+		s->cur_cat = cat_index(s, cat);
 		char *db = floe_strdup(cat->default_db);
 		if (!db)
 			return floe_error_oom(c->err);
@@ -1424,17 +1549,18 @@ static int use(sql_ctx *c, const sql_stmt *st)
 		if (!cat)
 			return sql_err(c, FLOE_EINVAL, st->name.off, "catalog '%s' does not exist",
 				       st->name.parts[0]);
-		s->cur_cat = (size_t)(cat - s->cats);
+		s->cur_cat = cat_index(s, cat);
 	}
 	const char *db = st->name.parts[st->name.n - 1];
 	/* the database must exist (Flink checks) */
 	floe_error e2 = {0};
-	int rc = floe_catalog_namespace_properties(s->cats[s->cur_cat].cat, db, ignore_prop, NULL,
-						   &e2);
+	int rc = !s->cats[s->cur_cat]->cat ? 0
+		 : floe_catalog_namespace_properties(s->cats[s->cur_cat]->cat, db, ignore_prop,
+						     NULL, &e2);
 	if (rc == FLOE_ENOTFOUND)
 		return sql_err(c, FLOE_ENOTFOUND, st->name.off, "database '%s' does not exist in "
 								"catalog '%s'",
-			       db, s->cats[s->cur_cat].name);
+			       db, s->cats[s->cur_cat]->name);
 	char *d = floe_strdup(db);
 	if (!d)
 		return floe_error_oom(c->err);
@@ -1446,14 +1572,16 @@ static int use(sql_ctx *c, const sql_stmt *st)
 static int database(sql_ctx *c, const sql_stmt *st)
 {
 	floe_sql *s = c->s;
-	sql_catalog *cat = &s->cats[s->cur_cat];
+	sql_catalog *cat = s->cats[s->cur_cat];
 	if (st->name.n > 2)
 		return sql_err(c, FLOE_EINVAL, st->name.off, "a database name is [catalog.]name");
 	if (st->name.n == 2 && !(cat = find_catalog(s, st->name.parts[0])))
 		return sql_err(c, FLOE_EINVAL, st->name.off, "catalog '%s' does not exist",
 			       st->name.parts[0]);
 	const char *db = st->name.parts[st->name.n - 1];
-	int rc;
+	int rc = sql_need_catalog(c, cat, st->name.off);
+	if (rc)
+		return rc;
 	if (st->kind == SQL_S_CREATE_DATABASE) {
 		floe_prop *props = floe_arena_calloc(c->a, st->n_opts + 2, sizeof(floe_prop));
 		size_t n = 0;
@@ -1485,10 +1613,31 @@ static int database(sql_ctx *c, const sql_stmt *st)
 static int drop_table(sql_ctx *c, const sql_stmt *st)
 {
 	sql_ref r;
+	floe_sql *s = c->s;
+	/* a 'connector'='iceberg' name: only the name goes (as in Flink's
+	 * in-memory catalog); the Iceberg table stays */
+	if (s->n_cats) {
+		const char *cat = st->name.n == 3 ? st->name.parts[0] : s->cats[s->cur_cat]->name;
+		const char *db = st->name.n >= 2 ? st->name.parts[st->name.n - 2] : s->cur_db;
+		const char *t = st->name.parts[st->name.n - 1];
+		for (size_t i = 0; i < s->n_aliases; i++) {
+			sql_alias *al = &s->aliases[i];
+			if (strcmp(al->catalog, cat) || strcmp(al->db, db) || strcmp(al->name, t))
+				continue;
+			floe_free(al->catalog);
+			floe_free(al->db);
+			floe_free(al->name);
+			floe_free(al->to_catalog);
+			floe_free(al->to_db);
+			floe_free(al->to_name);
+			memmove(al, al + 1, (s->n_aliases - i - 1) * sizeof(*al));
+			s->n_aliases--;
+			return ok(s);
+		}
+	}
 	int rc = sql_resolve(c, &st->name, &r);
 	if (rc)
 		return rc;
-	floe_sql *s = c->s;
 	for (size_t i = s->n_sources; i-- > 0;) {
 		sql_source *src = &s->sources[i];
 		if (!strcmp(src->catalog, r.cat->name) && !strcmp(src->db, r.db) &&
@@ -1501,6 +1650,8 @@ static int drop_table(sql_ctx *c, const sql_stmt *st)
 			return ok(s);
 		}
 	}
+	if ((rc = sql_need_catalog(c, r.cat, st->name.off)))
+		return rc;
 	rc = floe_catalog_drop_table(r.cat->cat, r.db, r.table, false, c->err);
 	if (rc == FLOE_ENOTFOUND && st->if_exists)
 		rc = 0;
@@ -1560,12 +1711,19 @@ int floe_sql_new(floe_sql **out, const floe_sql_opts *opts, floe_error *err)
 		floe_sql_free(s);
 		return floe_error_oom(err);
 	}
-	if (s->opts.catalog) {
-		int rc = add_catalog(s, "default_catalog", s->opts.catalog, false, NULL, NULL, NULL,
-				     NULL, err);
-		if (rc) {
+	/* default_catalog: the caller's catalog, or one for source tables only
+	 * (Flink's in-memory catalog) */
+	int rc = add_catalog(s, "default_catalog", s->opts.catalog, false, NULL, NULL, NULL,
+			     s->opts.catalog ? NULL : "default_database", err);
+	if (rc) {
+		floe_sql_free(s);
+		return rc;
+	}
+	if (!s->opts.catalog) {
+		floe_free(s->cur_db);
+		if (!(s->cur_db = floe_strdup("default_database"))) {
 			floe_sql_free(s);
-			return rc;
+			return floe_error_oom(err);
 		}
 	}
 	*out = s;
@@ -1577,13 +1735,16 @@ void floe_sql_free(floe_sql *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->n_cats; i++) {
-		if (s->cats[i].owned)
-			floe_catalog_free(s->cats[i].cat);
-		floe_free(s->cats[i].name);
-		floe_free(s->cats[i].type);
-		floe_free(s->cats[i].uri);
-		floe_free(s->cats[i].warehouse);
-		floe_free(s->cats[i].default_db);
+		if (!s->cats[i])
+			continue;
+		if (s->cats[i]->owned)
+			floe_catalog_free(s->cats[i]->cat);
+		floe_free(s->cats[i]->name);
+		floe_free(s->cats[i]->type);
+		floe_free(s->cats[i]->uri);
+		floe_free(s->cats[i]->warehouse);
+		floe_free(s->cats[i]->default_db);
+		floe_free(s->cats[i]);
 	}
 	floe_free(s->cats);
 	for (size_t i = 0; i < s->n_sources; i++) {
@@ -1592,6 +1753,16 @@ void floe_sql_free(floe_sql *s)
 		floe_free(s->sources[i].name);
 	}
 	floe_free(s->sources);
+	for (size_t i = 0; i < s->n_aliases; i++) {
+		sql_alias *al = &s->aliases[i];
+		floe_free(al->catalog);
+		floe_free(al->db);
+		floe_free(al->name);
+		floe_free(al->to_catalog);
+		floe_free(al->to_db);
+		floe_free(al->to_name);
+	}
+	floe_free(s->aliases);
 	for (size_t i = 0; i < s->n_scripts; i++) {
 		floe_sql__script_free(s->scripts[i]);
 		floe_free(s->texts[i]);
@@ -1642,12 +1813,7 @@ int floe_sql_exec(floe_sql *s, const char *text, size_t n, const char *origin,
 		floe_arena a;
 		floe_arena_init(&a, 8192);
 		sql_ctx c = {s, sc, sc->stmts[i], err, &a};
-		if (!s->n_cats && sc->stmts[i]->kind != SQL_S_CREATE_CATALOG &&
-		    sc->stmts[i]->kind != SQL_S_SET && sc->stmts[i]->kind != SQL_S_RESET)
-			rc = sql_err(&c, FLOE_EINVAL, sc->stmts[i]->off,
-				     "no catalog: CREATE CATALOG first");
-		else
-			rc = run_stmt(&c, sc->stmts[i]);
+		rc = run_stmt(&c, sc->stmts[i]);
 		floe_arena_reset(&a);
 		if (atomic_load(&s->stop_req))
 			break;

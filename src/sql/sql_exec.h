@@ -35,9 +35,17 @@ typedef struct sql_source {
 	const sql_script *script;
 } sql_source;
 
+/* A 'connector'='iceberg' table: a name in the session for a table of a catalog. */
+typedef struct sql_alias {
+	char *catalog, *db, *name;          /* as the session names it */
+	char *to_catalog, *to_db, *to_name; /* the Iceberg table */
+} sql_alias;
+
 struct floe_sql {
+	sql_alias *aliases;
+	size_t n_aliases;
 	floe_sql_opts opts;
-	sql_catalog *cats;
+	sql_catalog **cats;
 	size_t n_cats;
 	size_t cur_cat;
 	char *cur_db;
@@ -84,6 +92,9 @@ typedef struct sql_ref {
 	const char *db, *table, *meta;
 } sql_ref;
 int sql_resolve(sql_ctx *c, const sql_name *nm, sql_ref *out) FLOE_WUR;
+/* An error unless cat is an Iceberg catalog (default_catalog may hold only
+ * source tables). */
+int sql_need_catalog(sql_ctx *c, const sql_catalog *cat, uint32_t off) FLOE_WUR;
 /* The source table a name refers to, or NULL. */
 const sql_source *sql_find_source(floe_sql *s, const sql_ref *r);
 /* The value of option key in opts (NULL when absent). */

@@ -411,7 +411,7 @@ static int check_insert(sql_ctx *c, target *tg)
 				       "reading a metadata table in an INSERT is not supported");
 		floe_table *tt = NULL;
 		floe_error e2 = {0};
-		if (!floe_table_load(&tt, from.cat->cat, from.db, from.table, &e2)) {
+		if (from.cat->cat && !floe_table_load(&tt, from.cat->cat, from.db, from.table, &e2)) {
 			floe_table_free(tt);
 			return sql_err(c, FLOE_EUNSUPPORTED, q->from.off,
 				       "reading an Iceberg table as a stream source is not supported "
@@ -424,6 +424,8 @@ static int check_insert(sql_ctx *c, target *tg)
 		return sql_err(c, FLOE_EUNSUPPORTED, st->name.off,
 			       "'%s' is a source table: floe writes Iceberg tables",
 			       floe_sql__name_str(c->a, &st->name));
+	if ((rc = sql_need_catalog(c, tg->ref.cat, st->name.off)))
+		return rc;
 	rc = floe_table_load(&tg->t, tg->ref.cat->cat, tg->ref.db, tg->ref.table, c->err);
 	if (rc == FLOE_ENOTFOUND)
 		return sql_err(c, rc, st->name.off, "table '%s' does not exist",
@@ -765,6 +767,8 @@ int sql_run_select(sql_ctx *c, const sql_select *q)
 				       "supported yet");
 		}
 	}
+	if ((rc = sql_need_catalog(c, r.cat, q->from.off)))
+		return rc;
 	rc = floe_table_load(&t, r.cat->cat, r.db, r.table, c->err);
 	if (rc == FLOE_ENOTFOUND)
 		return sql_err(c, rc, q->from.off, "table '%s' does not exist",

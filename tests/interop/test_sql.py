@@ -269,3 +269,29 @@ def test_like_values_and_partition_clauses(tmp_path):
                 "CREATE CATALOG c WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='wh');"
                 "INSERT INTO c.db.t VALUES (1, TIMESTAMP '2024-01-01 00:00:00');", check=False)
     assert "INSERT ... VALUES is not supported yet" in p.stderr
+
+
+def test_connector_iceberg_table_without_a_catalog(tmp_path):
+    """The connector-style Iceberg table: no CREATE CATALOG, the table's
+    options name the catalog; PyIceberg reads what the INSERT wrote."""
+    write_events(tmp_path / "in", "a.jsonl", events(40))
+    out = run_sql(tmp_path, "-e", """
+        CREATE TABLE sink (id BIGINT, kind STRING) WITH (
+          'connector' = 'iceberg', 'catalog-name' = 'lake', 'catalog-type' = 'jdbc',
+          'uri' = 'jdbc:sqlite:lake.db', 'warehouse' = 'wh', 'catalog-database' = 'db',
+          'catalog-table' = 'clicks', 'write.parquet.compression-codec' = 'gzip');
+        CREATE TABLE src (id BIGINT, kind STRING, amount DECIMAL(12, 3))
+          WITH ('connector' = 'filesystem', 'path' = 'in', 'format' = 'json');
+        SHOW TABLES;
+        INSERT INTO sink SELECT id, kind FROM src WHERE kind = 'click';
+        DROP TABLE sink;
+        SELECT COUNT(*) FROM lake.db.clicks;""", check=False)
+    assert "| sink       |" in out.stdout and "| src        |" in out.stdout
+    # the last statement: aggregates are refused with their position
+    assert "line 11, column 16: computed expressions and aggregates" in out.stderr, out.stderr
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    cat = SqlCatalog("lake", uri=f"sqlite:///{tmp_path}/lake.db", warehouse=f"file://{tmp_path}/wh")
+    t = cat.load_table("db.clicks")  # DROP TABLE of the session's name keeps the table
+    assert t.properties["write.parquet.compression-codec"] == "gzip"
+    assert ids(t) == [r["id"] for r in events(40) if r["kind"] == "click"]
