@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -33,6 +34,7 @@ static const char SQL_USAGE[] =
 	"usage: floe sql -f <job.sql> [--quiet]   run a script\n"
 	"       floe sql -e '<statements>'        run statements\n"
 	"       floe sql < job.sql                statements from standard input\n"
+	"       floe sql                          a shell on a terminal (\\q quits)\n"
 	"       floe sql --check -f <job.sql>     parse only\n"
 	"\n"
 	"Flink SQL: CREATE CATALOG ... WITH ('type'='iceberg', 'catalog-type'='hadoop'|'jdbc', ...),\n"
@@ -68,10 +70,57 @@ static char *read_all(FILE *f, size_t *n)
 	return buf;
 }
 
+/*
+ * The shell: statements end with ';' at the end of a line (several lines
+ * make one statement); errors are printed and the session goes on; \q or
+ * end of input quits. No line editing yet.
+ */
+static int shell(floe_sql *s)
+{
+	char line[8192];
+	char *buf = NULL;
+	size_t len = 0;
+	fputs("floe sql: Flink SQL on Iceberg tables; end statements with ';', \\q quits\n", stdout);
+	for (;;) {
+		fputs(len ? "> " : "Flink SQL> ", stdout);
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			break;
+		if (!len && (!strncmp(line, "\\q", 2) || !strncasecmp(line, "quit", 4) ||
+			     !strncasecmp(line, "exit", 4)))
+			break;
+		size_t n = strlen(line);
+		char *nb = floe_realloc(buf, len + n + 1);
+		if (!nb)
+			break;
+		buf = nb;
+		memcpy(buf + len, line, n + 1);
+		len += n;
+		size_t e = len;
+		while (e > 0 && (buf[e - 1] == '\n' || buf[e - 1] == ' ' || buf[e - 1] == '\t' ||
+				 buf[e - 1] == '\r'))
+			e--;
+		if (!e) {
+			len = 0;
+			continue;
+		}
+		if (buf[e - 1] != ';')
+			continue;
+		floe_error err = {0};
+		if (floe_sql_exec(s, buf, len, NULL, &err))
+			fprintf(stderr, "[ERROR] %s\n", err.msg[0] ? err.msg : floe_strerror(err.code));
+		fflush(stdout);
+		len = 0;
+	}
+	fputc('\n', stdout);
+	floe_free(buf);
+	return 0;
+}
+
 int cmd_sql(int argc, char **argv)
 {
 	const char *file = NULL, *stmt = NULL;
-	bool quiet = false, check = false;
+	bool quiet = false, check = false, interactive = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if ((!strcmp(a, "-f") || !strcmp(a, "--file")) && i + 1 < argc) {
@@ -108,11 +157,10 @@ int cmd_sql(int argc, char **argv)
 		text = read_all(f, &n);
 		fclose(f);
 		origin = file;
+	} else if (isatty(0) && !check) {
+		interactive = true;
+		text = floe_strdup("");
 	} else {
-		if (isatty(0)) {
-			fputs(SQL_USAGE, stderr);
-			return 2;
-		}
 		text = read_all(stdin, &n);
 		origin = "<stdin>";
 	}
@@ -164,7 +212,7 @@ int cmd_sql(int argc, char **argv)
 	g_sql = s;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	rc = floe_sql_exec(s, text, n, origin, &err);
+	rc = interactive ? shell(s) : floe_sql_exec(s, text, n, origin, &err);
 	g_sql = NULL;
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
