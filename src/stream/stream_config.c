@@ -15,6 +15,8 @@
 #include "floe/maintain.h"
 #include "iceberg/props.h"
 #include "stream/stream_config.h"
+#include "stream/stream_kafka.h"
+#include "stream/stream_value_format.h"
 #include "util/localfile.h"
 #include "util/thread.h"
 
@@ -52,8 +54,13 @@ static const int errors_values[] = {STREAM_ERRORS_DEAD_LETTER, STREAM_ERRORS_FAI
 static const char *const type_names[] = {"files", "stdin", "generator", "datagen", "kafka", NULL};
 static const int type_values[] = {STREAM_SRC_FILES, STREAM_SRC_STDIN, STREAM_SRC_GENERATOR,
 				  STREAM_SRC_GENERATOR, STREAM_SRC_KAFKA};
-static const char *const format_names[] = {"json", "jsonl", "csv", NULL};
-static const int format_values[] = {STREAM_FMT_JSONL, STREAM_FMT_JSONL, STREAM_FMT_CSV};
+static const char *const startup_names[] = {"group-offsets", "earliest-offset", "latest-offset",
+					    "timestamp", "specific-offsets", NULL};
+static const int startup_values[] = {STREAM_KAFKA_GROUP_OFFSETS, STREAM_KAFKA_EARLIEST,
+				     STREAM_KAFKA_LATEST, STREAM_KAFKA_TIMESTAMP,
+				     STREAM_KAFKA_SPECIFIC};
+static const char *const bounded_names[] = {"unbounded", "latest-offset", NULL};
+static const int bounded_values[] = {STREAM_KAFKA_UNBOUNDED, STREAM_KAFKA_BOUNDED_LATEST};
 static const char *const unit_names[] = {"ms", "s", "us", "ns", NULL};
 static const int unit_values[] = {STREAM_EPOCH_MS, STREAM_EPOCH_S, STREAM_EPOCH_US, STREAM_EPOCH_NS};
 static const char *const maint_names[] = {"off", "auto", NULL};
@@ -109,8 +116,11 @@ static const keydef source_keys[] = {
 	{"name", K_STR, S(name), 0, NULL, NULL, "(required)", "name tables refer to"},
 	{"type", K_ENUM, S(type), 0, type_names, type_values, "(required)",
 	 "files, stdin, generator (alias datagen) or kafka"},
-	{"format", K_ENUM, S(format), 0, format_names, format_values, "json",
-	 "json (JSON lines) or csv"},
+	{"format", K_STR, S(format_name), 0, NULL, NULL, "json",
+	 "json (JSON lines) or csv; kafka also raw (the value as the one string or binary "
+	 "column), avro-confluent (Confluent wire format, schema from avro-confluent.url) and "
+	 "the formats registered by name (stream_value_format.h)"},
+	{"value.format", K_STR, S(format_name), 0, NULL, NULL, "json", "kafka: alias of format"},
 	{"path", K_STRLIST, S(paths), S(n_paths), NULL, NULL, "(files: required)",
 	 "files or folders (a list or one path); folders are read recursively"},
 	{"pattern", K_STR, S(pattern), 0, NULL, NULL, "every file",
@@ -142,9 +152,35 @@ static const keydef source_keys[] = {
 	{"fields", K_PREFIX, S(gen_fields), 0, NULL, NULL, "",
 	 "generator: fields.<column>.kind (random or sequence), .min, .max, .max-past, .length, "
 	 ".start, .end, .null-rate, .values"},
-	{"topic", K_STR, S(topic), 0, NULL, NULL, "", "kafka: topic"},
+	{"topic", K_STRLIST, S(topics), S(n_topics), NULL, NULL, "",
+	 "kafka: topic, or a list of topics (a list or names separated by ';')"},
+	{"topic-pattern", K_STR, S(topic_pattern), 0, NULL, NULL, "",
+	 "kafka: every topic whose name matches this regular expression (instead of topic)"},
 	{"properties", K_PREFIX, S(kafka_props), 0, NULL, NULL, "",
-	 "kafka: client properties (properties.bootstrap.servers, properties.group.id, ...)"},
+	 "kafka: librdkafka client properties (properties.bootstrap.servers, "
+	 "properties.group.id (default: the pipeline id), properties.security.protocol, ...)"},
+	{"scan.startup.mode", K_ENUM, S(startup_mode), 0, startup_names, startup_values,
+	 "group-offsets",
+	 "kafka: where a partition the tables never committed starts (a committed one always "
+	 "resumes from the table)"},
+	{"scan.startup.timestamp-millis", K_INT, S(startup_ts_ms), 0, NULL, NULL, "",
+	 "kafka: scan.startup.mode timestamp: the first record at or after this time (ms)"},
+	{"scan.startup.specific-offsets", K_STR, S(specific_offsets), 0, NULL, NULL, "",
+	 "kafka: scan.startup.mode specific-offsets: \"partition:0,offset:42;partition:1,offset:"
+	 "300\" (other partitions: group offsets, else earliest)"},
+	{"scan.bounded.mode", K_ENUM, S(bounded_mode), 0, bounded_names, bounded_values,
+	 "unbounded", "kafka: latest-offset: end when every partition reached the end it had when "
+	 "it was assigned"},
+	{"commit.offsets.on.checkpoint", K_BOOL, S(commit_offsets), 0, NULL, NULL, "true",
+	 "kafka: after each table commit, commit the offsets it recorded to the consumer group "
+	 "(for lag tools; floe itself resumes from the table)"},
+	{"key.format", K_STR, S(key_format), 0, NULL, NULL, "raw",
+	 "kafka: the key's format (raw: its bytes, for metadata.key)"},
+	{"avro-confluent.url", K_STR, S(registry_url), 0, NULL, NULL, "",
+	 "kafka, format avro-confluent: the schema registry (http://host:8081)"},
+	{"metadata", K_PREFIX, S(metadata), 0, NULL, NULL, "",
+	 "kafka: record metadata into columns: metadata.<topic|partition|offset|timestamp|"
+	 "timestamp-type|key|headers>: <column>"},
 	{NULL, K_STR, 0, 0, NULL, NULL, NULL, NULL},
 };
 
@@ -607,6 +643,8 @@ static int parse_sources(pctx *x, yaml_node_t *v)
 			return fail_at(x, v, "too many nodes");
 		s->type = -1;
 		s->format = STREAM_FMT_JSONL;
+		s->commit_offsets = true;
+		s->startup_ts_ms = -1;
 		s->monitor_interval_ms = 1000;
 		s->block_bytes = (int64_t)1 << 20;
 		s->max_record_bytes = (int64_t)16 << 20;
@@ -618,6 +656,7 @@ static int parse_sources(pctx *x, yaml_node_t *v)
 		s->line = line_of(m);
 		floe_strmap_init(&s->gen_fields);
 		floe_strmap_init(&s->kafka_props);
+		floe_strmap_init(&s->metadata);
 		c->n_sources = i + 1;
 		snprintf(where, sizeof(where), " in source %zu", i + 1);
 		if ((rc = walk_map(x, source_keys, s, m, NULL, where, 1)))
@@ -778,6 +817,146 @@ static int check_maint(stream_maint_cfg *m, const stream_table_cfg *t, int64_t c
 	return FLOE_OK;
 }
 
+/* The value format by name; message sources take every registered one. */
+static int check_format(stream_source_cfg *s, floe_error *err)
+{
+	const char *f = s->format_name ? s->format_name : "json";
+	bool msgs = s->type == STREAM_SRC_KAFKA;
+	if (!strcmp(f, "json") || !strcmp(f, "jsonl")) {
+		s->format = STREAM_FMT_JSONL;
+	} else if (!strcmp(f, "csv")) {
+		s->format = STREAM_FMT_CSV;
+	} else {
+		const stream_value_format *vf = stream_value_format_find(f);
+		if (!vf) {
+			char list[512];
+			stream_value_format_names(list, sizeof(list));
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': 'format': '%s' is not one of json, "
+					      "jsonl, csv%s%s",
+					      s->line, s->name, f, msgs ? ", " : "", msgs ? list : "");
+		}
+		if (!msgs)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': format '%s' is for kafka sources "
+					      "(files and stdin read json or csv)",
+					      s->line, s->name, f);
+		s->format = vf->format;
+	}
+	if (msgs)
+		s->value_format = stream_value_format_find(
+			s->format == STREAM_FMT_JSONL ? "json" : s->format == STREAM_FMT_CSV ? "csv" : f);
+	return FLOE_OK;
+}
+
+/* One topic list: "a;b" items split (Flink's separator). */
+static int split_topics(stream_config *c, stream_source_cfg *s, floe_error *err)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->n_topics; i++) {
+		n++;
+		for (const char *q = s->topics[i]; *q; q++)
+			n += *q == ';';
+	}
+	const char **out = floe_arena_calloc(&c->arena, n ? n : 1, sizeof(char *));
+	if (!out)
+		return floe_error_oom(err);
+	size_t k = 0;
+	for (size_t i = 0; i < s->n_topics; i++) {
+		const char *a = s->topics[i];
+		for (;;) {
+			const char *e = strchr(a, ';');
+			size_t len = e ? (size_t)(e - a) : strlen(a);
+			while (len && (*a == ' '))
+				a++, len--;
+			while (len && a[len - 1] == ' ')
+				len--;
+			if (len) {
+				if (!(out[k] = floe_arena_strndup(&c->arena, a, len)))
+					return floe_error_oom(err);
+				for (size_t j = 0; j < len; j++) {
+					char ch = out[k][j];
+					if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+					      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-'))
+						return floe_error_set(err, FLOE_EINVAL,
+								      "line %d: source '%s': '%s' is not a "
+								      "Kafka topic name (letters, digits, '.', "
+								      "'_', '-')",
+								      s->line, s->name, out[k]);
+				}
+				k++;
+			}
+			if (!e)
+				break;
+			a = e + 1;
+		}
+	}
+	s->topics = out;
+	s->n_topics = k;
+	return FLOE_OK;
+}
+
+static const char *const metadata_fields[] = {"topic",	       "partition", "offset",
+					      "timestamp",     "timestamp-type", "key",
+					      "headers",       NULL};
+
+static int check_kafka(stream_source_cfg *s, floe_error *err)
+{
+	if (!s->n_topics == !s->topic_pattern)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s' (kafka) needs topic or topic-pattern (one "
+				      "of them)",
+				      s->line, s->name);
+	if (!floe_strmap_get(&s->kafka_props, "properties.bootstrap.servers"))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s' (kafka) needs properties.bootstrap.servers",
+				      s->line, s->name);
+	if (s->startup_mode == STREAM_KAFKA_TIMESTAMP && s->startup_ts_ms < 0)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': scan.startup.mode timestamp needs "
+				      "scan.startup.timestamp-millis",
+				      s->line, s->name);
+	if (s->startup_mode == STREAM_KAFKA_SPECIFIC && !s->specific_offsets)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': scan.startup.mode specific-offsets needs "
+				      "scan.startup.specific-offsets",
+				      s->line, s->name);
+	if (s->specific_offsets) {
+		floe_error e2;
+		floe_error_clear(&e2);
+		if (stream_kafka_parse_specific(s->specific_offsets, NULL, NULL, 0, NULL, &e2))
+			return floe_error_set(err, FLOE_EINVAL, "line %d: source '%s': %s", s->line,
+					      s->name, e2.msg);
+	}
+	if (s->key_format && strcmp(s->key_format, "raw"))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': key.format '%s' is not raw (the only key "
+				      "format so far)",
+				      s->line, s->name, s->key_format);
+	if (s->format == STREAM_FMT_AVRO_CONFLUENT && !s->registry_url)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': format avro-confluent needs "
+				      "avro-confluent.url (the schema registry)",
+				      s->line, s->name);
+	for (size_t i = 0; i < s->metadata.len; i++) {
+		const char *k = s->metadata.items[i].key + strlen("metadata.");
+		bool ok = false;
+		for (size_t j = 0; metadata_fields[j] && !ok; j++)
+			ok = !strcmp(metadata_fields[j], k);
+		if (!ok)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': 'metadata.%s' is not one of "
+					      "metadata.topic, .partition, .offset, .timestamp, "
+					      ".timestamp-type, .key, .headers",
+					      s->line, s->name, k);
+		if (!*s->metadata.items[i].value)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': 'metadata.%s' needs a column name",
+					      s->line, s->name, k);
+	}
+	return FLOE_OK;
+}
+
 static int validate(stream_config *c, floe_error *err)
 {
 	if (!c->n_sources)
@@ -801,6 +980,11 @@ static int validate(stream_config *c, floe_error *err)
 		return floe_error_set(err, FLOE_EINVAL, "pipeline.max-buffered-blocks must be 0..4096");
 	for (size_t i = 0; i < c->n_sources; i++) {
 		stream_source_cfg *s = &c->sources[i];
+		if (s->n_topics) {
+			int trc = split_topics(c, s, err);
+			if (trc)
+				return trc;
+		}
 		if (!s->name || !*s->name)
 			return floe_error_set(err, FLOE_EINVAL, "line %d: a source needs a name", s->line);
 		if (s->type < 0)
@@ -827,18 +1011,21 @@ static int validate(stream_config *c, floe_error *err)
 					      "line %d: source '%s': fields.* and schema are for "
 					      "generator sources",
 					      s->line, s->name);
-		if (s->type == STREAM_SRC_GENERATOR && s->format != STREAM_FMT_JSONL)
+		if (s->type == STREAM_SRC_GENERATOR && s->format_name)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s': a generator has no format",
 					      s->line, s->name);
-		if (s->type == STREAM_SRC_KAFKA && !s->topic)
-			return floe_error_set(err, FLOE_EINVAL, "line %d: source '%s' (kafka) needs a topic",
-					      s->line, s->name);
-		/* refused here, so that --check says so and nothing is created */
-		if (s->type == STREAM_SRC_KAFKA)
-			return floe_error_set(err, FLOE_EUNSUPPORTED,
-					      "line %d: source '%s': type kafka is not built into this "
-					      "floe yet",
+		int rc = check_format(s, err);
+		if (rc)
+			return rc;
+		if (s->type == STREAM_SRC_KAFKA && (rc = check_kafka(s, err)))
+			return rc;
+		if (s->type != STREAM_SRC_KAFKA &&
+		    (s->n_topics || s->topic_pattern || s->kafka_props.len || s->metadata.len ||
+		     s->specific_offsets || s->registry_url || s->key_format))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': topic, topic-pattern, properties.*, "
+					      "metadata.*, key.format and scan.* are for kafka sources",
 					      s->line, s->name);
 		if (s->csv_delimiter == 0 || s->csv_delimiter == '\n' || s->csv_delimiter == s->csv_quote)
 			return floe_error_set(err, FLOE_EINVAL,
@@ -916,6 +1103,7 @@ void stream_config_free(stream_config *c)
 	for (size_t i = 0; i < c->n_sources; i++) {
 		floe_strmap_reset(&c->sources[i].gen_fields);
 		floe_strmap_reset(&c->sources[i].kafka_props);
+		floe_strmap_reset(&c->sources[i].metadata);
 	}
 	for (size_t i = 0; i < c->n_tables; i++)
 		floe_strmap_reset(&c->tables[i].properties);

@@ -60,11 +60,37 @@ typedef struct stream_source_cfg {
 	int64_t rows_per_second, number_of_rows, seed;
 	const char *schema; /* generator schema (default: the first table's) */
 	floe_strmap gen_fields;
-	/* kafka */
-	const char *bootstrap_servers, *topic, *group_id;
-	floe_strmap kafka_props;
+	/* the value format by name (json, csv, raw, avro-confluent, ...: stream_value_format.h) */
+	const char *format_name;
+	const struct stream_value_format *value_format; /* message sources */
+	/* kafka (Flink's Kafka connector names) */
+	const char **topics;
+	size_t n_topics;
+	const char *topic_pattern;
+	floe_strmap kafka_props;   /* properties.* without the prefix: librdkafka's */
+	int startup_mode;          /* stream_kafka_startup */
+	int64_t startup_ts_ms;
+	const char *specific_offsets; /* "partition:0,offset:42;partition:1,offset:300" */
+	int bounded_mode;          /* stream_kafka_bounded */
+	bool commit_offsets;       /* commit.offsets.on.checkpoint */
+	const char *key_format;    /* raw (the key metadata column's bytes) */
+	const char *registry_url;  /* avro-confluent.url */
+	floe_strmap metadata;      /* metadata.<field> -> column (topic, partition, offset, ...) */
 	int line;
 } stream_source_cfg;
+
+typedef enum stream_kafka_startup {
+	STREAM_KAFKA_GROUP_OFFSETS = 0,
+	STREAM_KAFKA_EARLIEST,
+	STREAM_KAFKA_LATEST,
+	STREAM_KAFKA_TIMESTAMP,
+	STREAM_KAFKA_SPECIFIC,
+} stream_kafka_startup;
+
+typedef enum stream_kafka_bounded {
+	STREAM_KAFKA_UNBOUNDED = 0,
+	STREAM_KAFKA_BOUNDED_LATEST, /* stop at the end offsets seen when a partition is assigned */
+} stream_kafka_bounded;
 
 /* Maintenance embedded in the pipeline (maintenance.* keys of a table). */
 typedef struct stream_maint_cfg {

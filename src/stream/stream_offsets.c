@@ -226,5 +226,6 @@ void stream_block_reset(stream_block *b)
 		stream_map_unref(b->map);
 	} else
 		floe_free(b->data);
+	floe_free(b->msgs);
 	memset(b, 0, sizeof(*b));
 }

@@ -58,7 +58,33 @@ int stream_offsets_parse_json(stream_offsets *o, const char *p, size_t n, floe_e
 typedef enum stream_format {
 	STREAM_FMT_JSONL = 0,
 	STREAM_FMT_CSV = 1,
+	STREAM_FMT_RAW = 2,            /* message sources: the value is one column */
+	STREAM_FMT_AVRO_CONFLUENT = 3, /* Confluent wire format, schema from a registry */
+	STREAM_FMT_OTHER = 4,          /* a value format named in stream_value_formats */
 } stream_format;
+
+/*
+ * One record of a message source (Kafka): where its parts are in the
+ * block's data. Offsets are the record's position in its split (a Kafka
+ * offset), so "records before the committed position" is exact per record.
+ */
+enum {
+	STREAM_MSG_NULL_VALUE = 1, /* a tombstone */
+	STREAM_MSG_NULL_KEY = 2,
+	STREAM_MSG_OVERSIZE = 4,   /* longer than max-record-size: the value holds its start */
+};
+
+typedef struct stream_msg {
+	int64_t offset;
+	int64_t timestamp_ms;      /* -1: none */
+	uint32_t val_off, val_len; /* into the block's data */
+	uint32_t key_off, key_len;
+	uint32_t hdr_off, hdr_len; /* headers: (u32 name length, name, i32 value length or -1, value)... */
+	uint32_t n_hdrs;
+	uint32_t size;             /* the value's real length (oversize records) */
+	uint8_t flags;
+	uint8_t ts_type;           /* 0 none, 1 create time, 2 log-append time */
+} stream_msg;
 
 /*
  * A read-only file mapping shared by the blocks that point into it. Blocks
@@ -99,6 +125,11 @@ typedef struct stream_block {
 	const char *header;     /* CSV header line of the split (source-owned) or NULL */
 	size_t header_len;
 	bool oversize;          /* one record longer than the maximum: data is its start */
+	/* message sources: the records (data holds their bytes); NULL for line sources */
+	stream_msg *msgs;
+	size_t n_msgs;
+	const char *topic;      /* source-owned */
+	int32_t partition;
 } stream_block;
 
 void stream_block_reset(stream_block *b); /* frees data or drops its mapping */
