@@ -20,6 +20,7 @@
  * partitions' unhanded records are dropped.
  */
 #include <librdkafka/rdkafka.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -907,6 +908,47 @@ static void kafka_ack(stream_source *base, const stream_offsets *committed)
 	rd_kafka_topic_partition_list_destroy(l);
 }
 
+typedef struct destroyer {
+	rd_kafka_t *rk;
+	atomic_bool done;
+} destroyer;
+
+static void *destroy_main(void *arg)
+{
+	destroyer *d = arg;
+	rd_kafka_destroy(d->rk);
+	atomic_store(&d->done, true);
+	return NULL;
+}
+
+/*
+ * rd_kafka_destroy, waited for at most 15 s: librdkafka 2.0 can hang in it
+ * after a topic the consumer read was deleted (its issues #3007, #4362).
+ * Everything is committed and the group left by then, so a handle that
+ * does not go is left to its thread, which ends with the process.
+ */
+static void destroy_bounded(rd_kafka_t *rk, const char *name)
+{
+	destroyer *d = floe_calloc(1, sizeof(*d));
+	floe_thread th = {0};
+	if (!d || (d->rk = rk, floe_thread_start(&th, "floe-rdk-close", destroy_main, d))) {
+		floe_free(d);
+		rd_kafka_destroy(rk);
+		return;
+	}
+	for (int i = 0; i < 1500 && !atomic_load(&d->done); i++)
+		floe_sleep_ms(10);
+	if (atomic_load(&d->done)) {
+		floe_thread_join(&th);
+		floe_free(d);
+		return;
+	}
+	FLOE_WARN("source '%s': librdkafka did not shut down in 15 s (a deleted topic?); "
+		  "leaving it (its offsets are committed)",
+		  name);
+	pthread_detach(th.t);
+}
+
 static void kafka_free(stream_source *base)
 {
 	kafka_source *s = (kafka_source *)base;
@@ -920,8 +962,12 @@ static void kafka_free(stream_source *base)
 			for (size_t i = 0; i < s->acked.n; i++) {
 				char topic[256];
 				int32_t part;
+				kpart *k;
+				/* only partitions still ours (a revoked one's new owner commits it;
+				 * a deleted topic's would keep librdkafka from shutting down) */
 				if (stream_kafka_split_parse(s->acked.items[i].split, topic, sizeof(topic),
-							     &part))
+							     &part) &&
+				    (k = find_part(s, topic, part)) && k->assigned)
 					rd_kafka_topic_partition_list_add(l, topic, part)->offset =
 						s->acked.items[i].pos;
 			}
@@ -932,7 +978,7 @@ static void kafka_free(stream_source *base)
 		(void)rd_kafka_consumer_close(s->rk);
 		if (s->q)
 			rd_kafka_queue_destroy(s->q);
-		rd_kafka_destroy(s->rk);
+		destroy_bounded(s->rk, s->base.name);
 	}
 	drop_ready_of(s, NULL);
 	for (size_t i = 0; i < s->n_parts; i++) {

@@ -169,3 +169,21 @@ def java_peer():
         return p.stdout
 
     return run
+
+
+@pytest.fixture(scope="session")
+def kafka_broker(tmp_path_factory):
+    """One Apache Kafka broker (KRaft, tests/kafka/broker.py) for the session:
+    started here, stopped at the end. A test that needs it and cannot get it
+    fails (the setup fetches the jars with mvn)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "kafka"))
+    from broker import Broker
+
+    b = Broker(tmp_path_factory.mktemp("kafka"))
+    b.start()
+    try:
+        yield b
+    finally:
+        b.stop()

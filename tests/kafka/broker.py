@@ -19,6 +19,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 LIB = HERE / "target" / "lib"
+SASL_USER = "floe"
+SASL_PASSWORD = "floe-secret"
 
 LOG4J2_PROPS = """\
 status = warn
@@ -58,6 +60,7 @@ class Broker:
         self.base = Path(base)
         self.port = port or free_port()
         self.controller_port = free_port()
+        self.sasl_port = free_port()
         self.extra = extra or {}
         self.proc = None
         self.cp = ensure_jars()
@@ -65,6 +68,10 @@ class Broker:
     @property
     def bootstrap(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    @property
+    def sasl_bootstrap(self) -> str:
+        return f"127.0.0.1:{self.sasl_port}"
 
     def _java(self, main, *args, log=None):
         env = dict(os.environ)
@@ -80,11 +87,21 @@ class Broker:
             "process.roles": "broker,controller",
             "node.id": "1",
             "controller.quorum.voters": f"1@127.0.0.1:{self.controller_port}",
-            "listeners": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.controller_port}",
-            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+            # PLAINTEXT for the tests, SASL_PLAINTEXT (PLAIN, user floe) for the
+            # authentication tests
+            "listeners": f"PLAINTEXT://127.0.0.1:{self.port},SASL_PLAINTEXT://127.0.0.1:{self.sasl_port},"
+                         f"CONTROLLER://127.0.0.1:{self.controller_port}",
+            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port},SASL_PLAINTEXT://127.0.0.1:{self.sasl_port}",
             "controller.listener.names": "CONTROLLER",
             "inter.broker.listener.name": "PLAINTEXT",
-            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,"
+                                              "CONTROLLER:PLAINTEXT",
+            "sasl.enabled.mechanisms": "PLAIN",
+            "listener.name.sasl_plaintext.plain.sasl.jaas.config":
+                "org.apache.kafka.common.security.plain.PlainLoginModule required "
+                f'user_floe="{SASL_PASSWORD}";',
+            # a killed consumer leaves its group quickly (tests use 2 s sessions)
+            "group.min.session.timeout.ms": "1000",
             "log.dirs": str(self.base / "data"),
             "num.partitions": "1",
             "offsets.topic.replication.factor": "1",
