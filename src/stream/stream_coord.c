@@ -546,10 +546,12 @@ static void wait_drained(floe_pipeline *p)
 static int refresh_splits(floe_pipeline *p, rt_table *t, floe_error *err)
 {
 	floe_table *fresh = NULL;
+	floe_mutex_lock(&t->splits->commit_mu); /* not while a commit is in flight */
 	int rc = floe_table_load(&fresh, p->cat, t->ns, t->name, err);
 	if (!rc)
 		rc = stream_split_refresh(t->splits, floe_table_metadata(fresh), p->pipeline_id, NULL,
 					  err);
+	floe_mutex_unlock(&t->splits->commit_mu);
 	floe_table_free(fresh);
 	return rc ? floe_error_prefix(err, rc, "table %s: ", t->ident) : FLOE_OK;
 }
@@ -643,6 +645,8 @@ static int rewind_pipeline(floe_pipeline *p, floe_error *err)
 	}
 	p->rewind = false;
 	p->rewinds++;
+	/* the tasks' next files must not take the names of the dropped ones */
+	floe_uuid_v4_str(p->op_id);
 	floe_mutex_unlock(&p->lock);
 	if (atomic_load(&p->cancel))
 		return FLOE_ECANCELED;
@@ -947,6 +951,13 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 	if (n == 0)
 		return FLOE_OK; /* empty checkpoint: nothing to commit */
 	FLOE_DEBUG("checkpoint %lld: committing %zu files to %s", (long long)c->id, n, t->ident);
+	if (t->split_fence) {
+		/* the per-partition state may be newer than the committer's handle
+		 * (a rebalance read the catalog): the base must be at least as new */
+		floe_mutex_lock(&t->splits->commit_mu);
+		if ((rc = floe_table_refresh(t->commit_t, err)))
+			goto done;
+	}
 	if ((rc = floe_append_new(&ap, t->commit_t, NULL, err)))
 		goto done;
 	for (size_t i = 0; i < n && !rc; i++) {
@@ -1002,6 +1013,8 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 		  "%lld ms)",
 		  t->ident, (long long)c->id, (long long)snap, n, (long long)records, (long long)dt);
 done:
+	if (t->split_fence)
+		floe_mutex_unlock(&t->splits->commit_mu);
 	floe_append_free(ap);
 	stream_split_check_reset(&ck);
 	if (rc)

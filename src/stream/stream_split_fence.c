@@ -43,6 +43,11 @@ int stream_split_state_new(stream_split_state **out, const char *group, floe_err
 		floe_free(s);
 		return floe_error_oom(err);
 	}
+	if (floe_mutex_init(&s->commit_mu)) {
+		floe_mutex_destroy(&s->mu);
+		floe_free(s);
+		return floe_error_oom(err);
+	}
 	stream_offsets_init(&s->merged);
 	stream_offsets_init(&s->expect);
 	s->at = FLOE_NO_SNAPSHOT;
@@ -62,6 +67,7 @@ void stream_split_state_free(stream_split_state *s)
 	stream_offsets_reset(&s->merged);
 	stream_offsets_reset(&s->expect);
 	floe_free(s->group);
+	floe_mutex_destroy(&s->commit_mu);
 	floe_mutex_destroy(&s->mu);
 	floe_free(s);
 }

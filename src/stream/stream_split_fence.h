@@ -15,6 +15,9 @@
 
 typedef struct stream_split_state {
 	floe_mutex mu;
+	/* held across a commit (refresh of the base, check, merge) and across a
+	 * refresh from the catalog: the two never interleave */
+	floe_mutex commit_mu;
 	stream_offsets merged; /* every split's newest committed position, as of `at` */
 	int64_t at;            /* FLOE_NO_SNAPSHOT: nothing merged yet */
 	stream_offsets expect; /* the splits this process owns: their table position as it knows it */

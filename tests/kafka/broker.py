@@ -129,7 +129,7 @@ class Broker:
         cid = uuid.uuid4().bytes
         import base64
         cluster = base64.urlsafe_b64encode(cid).decode().rstrip("=")
-        cmd, env = self._java("kafka.tools.StorageTool", "format", "-t", cluster,
+        cmd, env = self._java("kafka.tools.StorageTool", "format", f"--cluster-id={cluster}",
                               "-c", self.base / "server.properties", "--ignore-formatted")
         p = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if p.returncode != 0:
