@@ -241,6 +241,14 @@ int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool 
 			stream_col_truncate(root, root->len - 1);
 			continue;
 		}
+		char pwhy[FLOE_ERROR_MSG_MAX + 256];
+		if (tb->n_pcheck &&
+		    !stream_task__row_partition_ok(tb, root, root->len - 1, pwhy, sizeof(pwhy))) {
+			stream_col_truncate(root, root->len - 1);
+			if ((rc = stream_task__note_bad(t, ti, val, m->val_len, m->offset, pwhy, err)))
+				return rc;
+			continue;
+		}
 		if ((root->len & 255) == 0 && stream_col_bytes(root) >= STREAM_BATCH_BYTES &&
 		    (rc = stream_task__emit(t, ti, err)))
 			return rc;

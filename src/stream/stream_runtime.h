@@ -301,6 +301,9 @@ int stream_task__note_bad(rt_task *t, size_t ti, const char *rec, size_t n, int6
 int stream_task__emit(rt_task *t, size_t ti, floe_error *err) FLOE_WUR;
 int stream_task__wanted_by_filter(rt_task *t, size_t ti, const stream_block *b, bool csv,
 				  const char *rec, size_t n, bool *wanted, floe_error *err) FLOE_WUR;
+/* Can row r's partition values be written (why says why not)? */
+bool stream_task__row_partition_ok(const rt_table *tb, const stream_col *root, int64_t r,
+				   char *why, size_t cap);
 int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool count,
 			     int64_t *records, floe_error *err) FLOE_WUR;
 int stream_task__open_value_decoders(rt_task *t, floe_error *err) FLOE_WUR;

@@ -419,8 +419,8 @@ static uint64_t row_partition_hash(const rt_table *tb, const stream_col *root, i
  * its precision (truncate[100] of -99999999.99 in decimal(10, 2)): Java
  * refuses such a record, and so do we, with the reason in why.
  */
-static bool row_partition_ok(const rt_table *tb, const stream_col *root, int64_t r, char *why,
-			     size_t cap)
+bool stream_task__row_partition_ok(const rt_table *tb, const stream_col *root, int64_t r,
+				   char *why, size_t cap)
 {
 	for (size_t i = 0; i < tb->n_pcheck; i++) {
 		const rt_pfield *f = &tb->pcheck[i];
@@ -700,7 +700,7 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 			continue;
 		}
 		char pwhy[FLOE_ERROR_MSG_MAX + 256];
-		if (tb->n_pcheck && !row_partition_ok(tb, root, root->len - 1, pwhy, sizeof(pwhy))) {
+		if (tb->n_pcheck && !stream_task__row_partition_ok(tb, root, root->len - 1, pwhy, sizeof(pwhy))) {
 			stream_col_truncate(root, root->len - 1);
 			if ((rc = stream_task__note_bad(t, ti, cur, n, off, pwhy, err)))
 				return rc;
