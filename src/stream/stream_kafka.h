@@ -21,7 +21,7 @@
  *
  * Backpressure: while the writers are full the coordinator does not call
  * next(), so the source does not consume; librdkafka's prefetch queue is
- * bounded by queued.max.messages.kbytes (floe's default 16 MiB), and
+ * bounded by queued.max.messages.kbytes (floe's default 8 MiB), and
  * fetching stops there.
  *
  * Thread-safety: as every source (stream_source.h): the coordinator

@@ -1047,7 +1047,7 @@ int stream_source_kafka_new(stream_source **out, const char *name, const stream_
 	if (!s->o.max_record_bytes)
 		s->o.max_record_bytes = (size_t)16 << 20;
 	c = rd_kafka_conf_new();
-	bool have_group = false, have_qkb = false, have_client = false;
+	bool have_group = false, have_qkb = false, have_client = false, have_fmb = false;
 	/* defaults first, the user's properties over them */
 	rc = conf_set(c, "client.id", "floe", err);
 	for (size_t i = 0; !rc && o->props && i < o->props->len; i++) {
@@ -1065,13 +1065,18 @@ int stream_source_kafka_new(stream_source **out, const char *name, const stream_
 		}
 		have_group = have_group || !strcmp(k, "group.id");
 		have_qkb = have_qkb || !strcmp(k, "queued.max.messages.kbytes");
+		have_fmb = have_fmb || !strcmp(k, "fetch.max.bytes");
 		have_client = have_client || !strcmp(k, "client.id");
 		rc = conf_set(c, k, v, err);
 	}
 	if (!rc && !have_group)
 		rc = conf_set(c, "group.id", o->group_id ? o->group_id : name, err);
+	/* librdkafka's prefetch is the source's memory: 8 MiB queued, 8 MiB per
+	 * fetch (its defaults, 64 MiB and 50 MiB, are most of a pipeline's budget) */
 	if (!rc && !have_qkb)
-		rc = conf_set(c, "queued.max.messages.kbytes", "16384", err);
+		rc = conf_set(c, "queued.max.messages.kbytes", "8192", err);
+	if (!rc && !have_fmb)
+		rc = conf_set(c, "fetch.max.bytes", "8388608", err);
 	rc = rc ? rc : conf_set(c, "enable.auto.commit", "false", err);
 	rc = rc ? rc : conf_set(c, "enable.auto.offset.store", "false", err);
 	rc = rc ? rc : conf_set(c, "enable.partition.eof", "false", err);
