@@ -16,6 +16,8 @@
 #include "iceberg/props.h"
 #include "stream/stream_config.h"
 #include "stream/stream_kafka.h"
+#include "stream/stream_kinesis.h"
+#include "util/timeutil.h"
 #include "stream/stream_value_format.h"
 #include "util/localfile.h"
 #include "util/thread.h"
@@ -51,9 +53,13 @@ typedef struct keydef {
 
 static const char *const errors_names[] = {"dead-letter", "fail", NULL};
 static const int errors_values[] = {STREAM_ERRORS_DEAD_LETTER, STREAM_ERRORS_FAIL};
-static const char *const type_names[] = {"files", "stdin", "generator", "datagen", "kafka", NULL};
+static const char *const type_names[] = {"files", "stdin", "generator", "datagen", "kafka",
+					 "kinesis", NULL};
 static const int type_values[] = {STREAM_SRC_FILES, STREAM_SRC_STDIN, STREAM_SRC_GENERATOR,
-				  STREAM_SRC_GENERATOR, STREAM_SRC_KAFKA};
+				  STREAM_SRC_GENERATOR, STREAM_SRC_KAFKA, STREAM_SRC_KINESIS};
+static const char *const initpos_names[] = {"LATEST", "TRIM_HORIZON", "AT_TIMESTAMP", NULL};
+static const int initpos_values[] = {STREAM_KINESIS_LATEST, STREAM_KINESIS_TRIM_HORIZON,
+				     STREAM_KINESIS_AT_TIMESTAMP};
 static const char *const startup_names[] = {"group-offsets", "earliest-offset", "latest-offset",
 					    "timestamp", "specific-offsets", NULL};
 static const int startup_values[] = {STREAM_KAFKA_GROUP_OFFSETS, STREAM_KAFKA_EARLIEST,
@@ -115,12 +121,13 @@ static const keydef pipeline_keys[] = {
 static const keydef source_keys[] = {
 	{"name", K_STR, S(name), 0, NULL, NULL, "(required)", "name tables refer to"},
 	{"type", K_ENUM, S(type), 0, type_names, type_values, "(required)",
-	 "files, stdin, generator (alias datagen) or kafka"},
+	 "files, stdin, generator (alias datagen), kafka or kinesis"},
 	{"format", K_STR, S(format_name), 0, NULL, NULL, "json",
 	 "json (JSON lines) or csv; kafka also raw (the value as the one string or binary "
 	 "column), avro-confluent (Confluent wire format, schema from avro-confluent.url) and "
 	 "the formats registered by name (stream_value_format.h)"},
-	{"value.format", K_STR, S(format_name), 0, NULL, NULL, "json", "kafka: alias of format"},
+	{"value.format", K_STR, S(format_name), 0, NULL, NULL, "json",
+	 "kafka, kinesis: alias of format"},
 	{"path", K_STRLIST, S(paths), S(n_paths), NULL, NULL, "(files: required)",
 	 "files or folders (a list or one path); folders are read recursively"},
 	{"pattern", K_STR, S(pattern), 0, NULL, NULL, "every file",
@@ -180,7 +187,26 @@ static const keydef source_keys[] = {
 	 "kafka, format avro-confluent: the schema registry (http://host:8081)"},
 	{"metadata", K_PREFIX, S(metadata), 0, NULL, NULL, "",
 	 "kafka: record metadata into columns: metadata.<topic|partition|offset|timestamp|"
-	 "timestamp-type|key|headers>: <column>"},
+	 "timestamp-type|key|headers>: <column>; kinesis: metadata.<stream|shard-id|"
+	 "sequence-number|timestamp|key>"},
+	{"stream", K_STR, S(kinesis_stream), 0, NULL, NULL, "(kinesis: required)",
+	 "kinesis: the stream's name"},
+	{"aws", K_PREFIX, S(aws_props), 0, NULL, NULL, "",
+	 "kinesis: aws.region, aws.endpoint (http://host:port), aws.credentials.provider (AUTO, "
+	 "BASIC, ENV_VAR, PROFILE, WEB_IDENTITY_TOKEN, CONTAINER, INSTANCE), "
+	 "aws.credentials.basic.accesskeyid/.secretkey, aws.credentials.profile.name/.path"},
+	{"scan.stream.initpos", K_ENUM, S(kinesis_initpos), 0, initpos_names, initpos_values,
+	 "LATEST",
+	 "kinesis: where the shards of the pipeline's first start begin (a committed shard always "
+	 "resumes from the table; shards found later start at TRIM_HORIZON)"},
+	{"scan.stream.initpos-timestamp", K_STR, S(kinesis_initpos_ts), 0, NULL, NULL, "",
+	 "kinesis: AT_TIMESTAMP: epoch seconds (1700000000.5) or an ISO timestamp"},
+	{"scan.shard.getrecords.maxrecordcount", K_INT, S(kinesis_max_records), 0, NULL, NULL,
+	 "10000", "kinesis: records per GetRecords call (1..10000)"},
+	{"scan.shard.getrecords.intervalmillis", K_INT, S(kinesis_interval_ms), 0, NULL, NULL,
+	 "200", "kinesis: wait before asking a shard that had nothing again (ms)"},
+	{"scan.shard.discovery.intervalmillis", K_INT, S(kinesis_discovery_ms), 0, NULL, NULL,
+	 "10000", "kinesis: time between listings of the stream's shards (resharding) (ms)"},
 	{NULL, K_STR, 0, 0, NULL, NULL, NULL, NULL},
 };
 
@@ -551,7 +577,9 @@ static int collect_prefix(pctx *x, floe_strmap *sm, yaml_node_t *v, const char *
 		return fail_at(x, v, "nesting too deep");
 	if (v->type == YAML_SCALAR_NODE) {
 		const char *val;
-		if ((!strncmp(full, "properties.", 11) && (rc = check_secret(x, v, full))) ||
+		if (((!strncmp(full, "properties.", 11) ||
+		      !strcmp(full, "aws.credentials.basic.secretkey")) &&
+		     (rc = check_secret(x, v, full))) ||
 		    (rc = scalar(x, v, full, &val)))
 			return rc;
 		if (floe_strmap_set(sm, full, val))
@@ -657,6 +685,10 @@ static int parse_sources(pctx *x, yaml_node_t *v)
 		floe_strmap_init(&s->gen_fields);
 		floe_strmap_init(&s->kafka_props);
 		floe_strmap_init(&s->metadata);
+		floe_strmap_init(&s->aws_props);
+		s->kinesis_max_records = 10000;
+		s->kinesis_interval_ms = 200;
+		s->kinesis_discovery_ms = 10000;
 		c->n_sources = i + 1;
 		snprintf(where, sizeof(where), " in source %zu", i + 1);
 		if ((rc = walk_map(x, source_keys, s, m, NULL, where, 1)))
@@ -821,7 +853,7 @@ static int check_maint(stream_maint_cfg *m, const stream_table_cfg *t, int64_t c
 static int check_format(stream_source_cfg *s, floe_error *err)
 {
 	const char *f = s->format_name ? s->format_name : "json";
-	bool msgs = s->type == STREAM_SRC_KAFKA;
+	bool msgs = s->type == STREAM_SRC_KAFKA || s->type == STREAM_SRC_KINESIS;
 	if (!strcmp(f, "json") || !strcmp(f, "jsonl")) {
 		s->format = STREAM_FMT_JSONL;
 	} else if (!strcmp(f, "csv")) {
@@ -838,8 +870,8 @@ static int check_format(stream_source_cfg *s, floe_error *err)
 		}
 		if (!msgs)
 			return floe_error_set(err, FLOE_EINVAL,
-					      "line %d: source '%s': format '%s' is for kafka sources "
-					      "(files and stdin read json or csv)",
+					      "line %d: source '%s': format '%s' is for kafka and kinesis "
+					      "sources (files and stdin read json or csv)",
 					      s->line, s->name, f);
 		s->format = vf->format;
 	}
@@ -957,6 +989,112 @@ static int check_kafka(stream_source_cfg *s, floe_error *err)
 	return FLOE_OK;
 }
 
+static const char *const kinesis_metadata[] = {"stream", "shard-id", "sequence-number",
+					       "timestamp", "key", NULL};
+static const char *const aws_keys[] = {"aws.region",
+				       "aws.endpoint",
+				       "aws.credentials.provider",
+				       "aws.credentials.basic.accesskeyid",
+				       "aws.credentials.basic.secretkey",
+				       "aws.credentials.profile.name",
+				       "aws.credentials.profile.path",
+				       NULL};
+static const char *const aws_providers[] = {"AUTO",	     "BASIC",	  "ENV_VAR",  "PROFILE",
+					    "WEB_IDENTITY_TOKEN", "CONTAINER", "INSTANCE", NULL};
+
+static bool in_list(const char *const *l, const char *v)
+{
+	for (size_t i = 0; l[i]; i++)
+		if (!strcmp(l[i], v))
+			return true;
+	return false;
+}
+
+static int check_kinesis(stream_source_cfg *s, floe_error *err)
+{
+	if (!s->kinesis_stream || !*s->kinesis_stream)
+		return floe_error_set(err, FLOE_EINVAL, "line %d: source '%s' (kinesis) needs stream",
+				      s->line, s->name);
+	for (size_t i = 0; i < s->aws_props.len; i++) {
+		const char *k = s->aws_props.items[i].key, *v = s->aws_props.items[i].value;
+		if (!in_list(aws_keys, k))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': '%s' is not one of aws.region, "
+					      "aws.endpoint, aws.credentials.provider, "
+					      "aws.credentials.basic.accesskeyid, .secretkey, "
+					      "aws.credentials.profile.name, .path",
+					      s->line, s->name, k);
+		if (!strcmp(k, "aws.credentials.provider") && !in_list(aws_providers, v))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': aws.credentials.provider '%s' is not "
+					      "one of AUTO, BASIC, ENV_VAR, PROFILE, WEB_IDENTITY_TOKEN, "
+					      "CONTAINER, INSTANCE",
+					      s->line, s->name, v);
+	}
+	const char *prov = floe_strmap_get(&s->aws_props, "aws.credentials.provider");
+	if (prov && !strcmp(prov, "BASIC") &&
+	    (!floe_strmap_get(&s->aws_props, "aws.credentials.basic.accesskeyid") ||
+	     !floe_strmap_get(&s->aws_props, "aws.credentials.basic.secretkey")))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': aws.credentials.provider BASIC needs "
+				      "aws.credentials.basic.accesskeyid and .secretkey",
+				      s->line, s->name);
+	if (s->kinesis_initpos == STREAM_KINESIS_AT_TIMESTAMP) {
+		const char *t = s->kinesis_initpos_ts;
+		double sec;
+		int64_t us;
+		bool zone;
+		if (!t)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': scan.stream.initpos AT_TIMESTAMP "
+					      "needs scan.stream.initpos-timestamp",
+					      s->line, s->name);
+		if (floe_parse_double(t, strlen(t), &sec) && sec >= 0 && sec < 1e11)
+			s->startup_ts_ms = (int64_t)(sec * 1000.0);
+		else if (floe_parse_timestamp_us(t, strlen(t), &us, &zone) && us >= 0)
+			s->startup_ts_ms = us / 1000;
+		else
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': scan.stream.initpos-timestamp '%s' "
+					      "is not epoch seconds or an ISO timestamp",
+					      s->line, s->name, t);
+	} else if (s->kinesis_initpos_ts) {
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': scan.stream.initpos-timestamp is for "
+				      "scan.stream.initpos AT_TIMESTAMP",
+				      s->line, s->name);
+	}
+	if (s->kinesis_max_records < 1 || s->kinesis_max_records > 10000)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': scan.shard.getrecords.maxrecordcount must "
+				      "be 1..10000",
+				      s->line, s->name);
+	if (s->kinesis_interval_ms < 1 || s->kinesis_discovery_ms < 100)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': scan.shard.getrecords.intervalmillis must "
+				      "be >= 1 and scan.shard.discovery.intervalmillis >= 100",
+				      s->line, s->name);
+	for (size_t i = 0; i < s->metadata.len; i++) {
+		const char *k = s->metadata.items[i].key + strlen("metadata.");
+		if (!in_list(kinesis_metadata, k))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': 'metadata.%s' is not one of "
+					      "metadata.stream, .shard-id, .sequence-number, .timestamp, "
+					      ".key",
+					      s->line, s->name, k);
+		if (!*s->metadata.items[i].value)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': 'metadata.%s' needs a column name",
+					      s->line, s->name, k);
+	}
+	if (s->format == STREAM_FMT_AVRO_CONFLUENT && !s->registry_url)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': format avro-confluent needs "
+				      "avro-confluent.url (the schema registry)",
+				      s->line, s->name);
+	return FLOE_OK;
+}
+
 static int validate(stream_config *c, floe_error *err)
 {
 	if (!c->n_sources)
@@ -990,7 +1128,7 @@ static int validate(stream_config *c, floe_error *err)
 		if (s->type < 0)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s' needs a type (files, stdin, "
-					      "generator, kafka)",
+					      "generator, kafka, kinesis)",
 					      s->line, s->name);
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(c->sources[k].name, s->name))
@@ -1020,9 +1158,17 @@ static int validate(stream_config *c, floe_error *err)
 			return rc;
 		if (s->type == STREAM_SRC_KAFKA && (rc = check_kafka(s, err)))
 			return rc;
+		if (s->type == STREAM_SRC_KINESIS && (rc = check_kinesis(s, err)))
+			return rc;
+		if (s->type != STREAM_SRC_KINESIS && (s->kinesis_stream || s->aws_props.len))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': stream and aws.* are for kinesis "
+					      "sources",
+					      s->line, s->name);
 		if (s->type != STREAM_SRC_KAFKA &&
-		    (s->n_topics || s->topic_pattern || s->kafka_props.len || s->metadata.len ||
-		     s->specific_offsets || s->registry_url || s->key_format))
+		    (s->n_topics || s->topic_pattern || s->kafka_props.len ||
+		     (s->metadata.len && s->type != STREAM_SRC_KINESIS) || s->specific_offsets ||
+		     (s->registry_url && s->type != STREAM_SRC_KINESIS) || s->key_format))
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s': topic, topic-pattern, properties.*, "
 					      "metadata.*, key.format and scan.* are for kafka sources",
@@ -1103,6 +1249,7 @@ void stream_config_free(stream_config *c)
 	for (size_t i = 0; i < c->n_sources; i++) {
 		floe_strmap_reset(&c->sources[i].gen_fields);
 		floe_strmap_reset(&c->sources[i].kafka_props);
+		floe_strmap_reset(&c->sources[i].aws_props);
 		floe_strmap_reset(&c->sources[i].metadata);
 	}
 	for (size_t i = 0; i < c->n_tables; i++)

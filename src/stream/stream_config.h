@@ -27,6 +27,7 @@ typedef enum stream_src_type {
 	STREAM_SRC_STDIN,
 	STREAM_SRC_GENERATOR,
 	STREAM_SRC_KAFKA,
+	STREAM_SRC_KINESIS,
 } stream_src_type;
 
 typedef enum stream_dist {
@@ -76,6 +77,12 @@ typedef struct stream_source_cfg {
 	const char *key_format;    /* raw (the key metadata column's bytes) */
 	const char *registry_url;  /* avro-confluent.url */
 	floe_strmap metadata;      /* metadata.<field> -> column (topic, partition, offset, ...) */
+	/* kinesis (Flink's Kinesis connector names) */
+	const char *kinesis_stream;
+	int kinesis_initpos;       /* stream_kinesis_initpos */
+	const char *kinesis_initpos_ts; /* epoch seconds or an ISO timestamp -> startup_ts_ms */
+	int64_t kinesis_max_records, kinesis_interval_ms, kinesis_discovery_ms;
+	floe_strmap aws_props;     /* aws.region, aws.endpoint, aws.credentials.* */
 	int line;
 } stream_source_cfg;
 

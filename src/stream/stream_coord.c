@@ -27,6 +27,7 @@
 #include "arrow/arrow_build.h"
 #include "iceberg/arrow_schema.h"
 #include "stream/stream_kafka.h"
+#include "stream/stream_kinesis.h"
 #include "stream/stream_runtime.h"
 #include "table/commit.h"
 #include "util/log.h"
@@ -279,16 +280,19 @@ static const char *kafka_group(const floe_pipeline *p, const stream_source_cfg *
 }
 
 /*
- * A table fed by Kafka: its metadata columns (filled from the record, so
- * the decoder sees them as optional) and its per-partition positions.
+ * A table fed by Kafka or Kinesis: its metadata columns (filled from the
+ * record, so the decoder sees them as optional); Kafka's also its
+ * per-partition positions.
  */
 static int open_kafka_table(floe_pipeline *p, rt_table *t, const stream_source_cfg *sc,
 			    floe_error *err)
 {
 	int rc;
-	t->split_fence = true;
-	if ((rc = stream_split_state_new(&t->splits, kafka_group(p, sc), err)))
-		return rc;
+	if (sc->type == STREAM_SRC_KAFKA) {
+		t->split_fence = true;
+		if ((rc = stream_split_state_new(&t->splits, kafka_group(p, sc), err)))
+			return rc;
+	}
 	if (!sc->metadata.len)
 		return FLOE_OK;
 	const floe_type *dt = t->decode_type;
@@ -318,6 +322,9 @@ static int open_kafka_table(floe_pipeline *p, rt_table *t, const stream_source_c
 		switch (kind) {
 		case STREAM_META_TOPIC:
 		case STREAM_META_TS_TYPE:
+		case STREAM_META_STREAM:
+		case STREAM_META_SHARD:
+		case STREAM_META_SEQ:
 			ok = ct->id == FLOE_T_STRING;
 			break;
 		case STREAM_META_PARTITION:
@@ -341,7 +348,7 @@ static int open_kafka_table(floe_pipeline *p, rt_table *t, const stream_source_c
 		if (!ok)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "table %s: column '%s' cannot take metadata.%s (topic, "
-					      "timestamp-type: string; partition, offset: int, long or "
+					      "timestamp-type, stream, shard-id, sequence-number: string; partition, offset: int, long or "
 					      "string; timestamp: long or timestamp; key: string or "
 					      "binary; headers: string or map)",
 					      t->ident, col, what);
@@ -478,7 +485,8 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 			return floe_error_prefix(err, rc, "table %s: ", t->ident);
 	}
 	const stream_source_cfg *sc = stream_config_source(p->cfg, tc->source);
-	if (sc && sc->type == STREAM_SRC_KAFKA && (rc = open_kafka_table(p, t, sc, err)))
+	if (sc && (sc->type == STREAM_SRC_KAFKA || sc->type == STREAM_SRC_KINESIS) &&
+	    (rc = open_kafka_table(p, t, sc, err)))
 		return rc;
 	t->dist = tc->distribution;
 	if (t->dist == STREAM_DIST_UNSET) {
@@ -764,6 +772,26 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 		ko.hooks.revoking = kafka_revoking;
 		ko.hooks.payload = h;
 		rc = stream_source_kafka_new(&s->src, sc->name, &ko, err);
+		break;
+	}
+	case STREAM_SRC_KINESIS: {
+		stream_kinesis_opts kn = {0};
+		kn.stream = sc->kinesis_stream;
+		kn.initpos = sc->kinesis_initpos;
+		kn.initpos_ts_ms = sc->startup_ts_ms;
+		kn.max_records = sc->kinesis_max_records;
+		kn.interval_ms = sc->kinesis_interval_ms;
+		kn.discovery_ms = sc->kinesis_discovery_ms;
+		kn.block_bytes = (size_t)sc->block_bytes;
+		kn.max_record_bytes = (size_t)sc->max_record_bytes;
+		kn.aws.region = floe_strmap_get(&sc->aws_props, "aws.region");
+		kn.aws.endpoint = floe_strmap_get(&sc->aws_props, "aws.endpoint");
+		kn.aws.provider = floe_strmap_get(&sc->aws_props, "aws.credentials.provider");
+		kn.aws.access_key = floe_strmap_get(&sc->aws_props, "aws.credentials.basic.accesskeyid");
+		kn.aws.secret_key = floe_strmap_get(&sc->aws_props, "aws.credentials.basic.secretkey");
+		kn.aws.profile = floe_strmap_get(&sc->aws_props, "aws.credentials.profile.name");
+		kn.aws.profile_path = floe_strmap_get(&sc->aws_props, "aws.credentials.profile.path");
+		rc = stream_source_kinesis_new(&s->src, sc->name, &kn, err);
 		break;
 	}
 	default:

@@ -21,7 +21,8 @@ static const char *const meta_names[] = {
 	[STREAM_META_TOPIC] = "topic",	     [STREAM_META_PARTITION] = "partition",
 	[STREAM_META_OFFSET] = "offset",     [STREAM_META_TIMESTAMP] = "timestamp",
 	[STREAM_META_TS_TYPE] = "timestamp-type", [STREAM_META_KEY] = "key",
-	[STREAM_META_HEADERS] = "headers",
+	[STREAM_META_HEADERS] = "headers", [STREAM_META_SHARD] = "shard-id",
+	[STREAM_META_SEQ] = "sequence-number", [STREAM_META_STREAM] = "stream",
 };
 
 int stream_meta_kind(const char *name)
@@ -112,7 +113,16 @@ static int put_meta(rt_task *t, stream_col *c, int kind, const stream_block *b,
 	stream_col_truncate(c, c->len - 1);
 	switch (kind) {
 	case STREAM_META_TOPIC:
+	case STREAM_META_STREAM:
 		return stream_coerce_text(c, b->topic, strlen(b->topic), &ms, why);
+	case STREAM_META_SHARD:
+		if (!b->shard_id)
+			goto null;
+		return stream_coerce_text(c, b->shard_id, strlen(b->shard_id), &ms, why);
+	case STREAM_META_SEQ:
+		if (!m->seq_len)
+			goto null;
+		return stream_coerce_text(c, (const char *)data + m->seq_off, m->seq_len, &ms, why);
 	case STREAM_META_PARTITION:
 		snprintf(num, sizeof(num), "%d", (int)b->partition);
 		return stream_coerce_text(c, num, strlen(num), &ms, why);

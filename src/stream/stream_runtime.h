@@ -68,6 +68,9 @@ enum {
 	STREAM_META_TS_TYPE,
 	STREAM_META_KEY,
 	STREAM_META_HEADERS,
+	STREAM_META_SHARD, /* Kinesis: shard-id */
+	STREAM_META_SEQ,   /* Kinesis: sequence-number */
+	STREAM_META_STREAM, /* Kinesis: the stream's name */
 	STREAM_META_COUNT,
 };
 /* STREAM_META_* of a metadata name, STREAM_META_NONE when unknown. */

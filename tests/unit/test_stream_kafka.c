@@ -77,7 +77,7 @@ static void test_kafka_config(void)
 		 "'metadata.offest' is not one of"},
 		{"{name: k, type: kafka, topic: a, properties.bootstrap.servers: h:1, format: xml}",
 		 "is not one of json, jsonl, csv, raw"},
-		{"{name: k, type: files, path: x, format: raw}", "is for kafka sources"},
+		{"{name: k, type: files, path: x, format: raw}", "is for kafka and kinesis sources"},
 		{"{name: k, type: files, path: x, topic: a}", "are for kafka sources"},
 		{"{name: k, type: kafka, topic: a, properties.bootstrap.servers: h:1, "
 		 "scan.startup.mode: timestamp}",
