@@ -35,6 +35,7 @@ typedef struct kshard {
 	char *id, *parent, *adj, *split, *ending_seq;
 	bool closed;
 	bool initial; /* listed at the pipeline's first start: the initial position applies */
+	int64_t seen_gen; /* the last complete listing that had it (under mu) */
 	int32_t idx;
 	/* handed out (coordinator; tok written by the fetcher only while pos is 0
 	 * and nothing is queued, under mu) */
@@ -80,6 +81,7 @@ typedef struct kinesis_source {
 	int fetch_rc; /* a fatal error of the fetcher, returned by next() */
 	floe_error fetch_err;
 	bool listed_once;
+	int64_t list_gen; /* complete listings so far (under mu) */
 	int64_t next_list_ns;
 	int list_failures;
 } kinesis_source;
@@ -393,6 +395,14 @@ static kshard *find_shard(kinesis_source *s, const char *id)
 	return NULL;
 }
 
+static bool known_split(const kinesis_source *s, const char *split)
+{
+	for (size_t i = 0; i < s->n_shards; i++)
+		if (!strcmp(s->shards[i]->split, split))
+			return true;
+	return false;
+}
+
 static char *jdup(const floe_json *o, const char *k, bool *oom)
 {
 	const floe_json *v = floe_json_get(o, k);
@@ -409,7 +419,10 @@ static int add_shard(kinesis_source *s, const floe_json *x, floe_error *err)
 {
 	bool oom = false;
 	kshard *sh = floe_calloc(1, sizeof(*sh));
-	if (!sh || FLOE_ARRAY_RESERVE(s->shards, s->cap_shards, s->n_shards + 1)) {
+	floe_mutex_lock(&s->mu); /* position() reads the array */
+	bool grown = sh && !FLOE_ARRAY_RESERVE(s->shards, s->cap_shards, s->n_shards + 1);
+	floe_mutex_unlock(&s->mu);
+	if (!grown) {
 		floe_free(sh);
 		return floe_error_oom(err);
 	}
@@ -515,8 +528,15 @@ static int list_shards(kinesis_source *s, floe_error *err)
 				break;
 			}
 			kshard *sh = find_shard(s, id->s);
-			if (!sh) {
-				rc = add_shard(s, x, err);
+			if (!sh && !(rc = add_shard(s, x, err)))
+				sh = s->shards[s->n_shards - 1];
+			if (sh) {
+				floe_mutex_lock(&s->mu);
+				sh->seen_gen = s->list_gen + 1;
+				floe_mutex_unlock(&s->mu);
+			}
+			if (rc || !sh) {
+				/* nothing more for this one */
 			} else if (!sh->closed) {
 				const floe_json *r = floe_json_get(x, "SequenceNumberRange");
 				bool oom = false;
@@ -544,8 +564,12 @@ static int list_shards(kinesis_source *s, floe_error *err)
 	floe_arena_reset(&a);
 	floe_buf_reset(&body);
 	floe_buf_reset(&resp);
-	if (!rc)
+	if (!rc) {
 		s->listed_once = true;
+		floe_mutex_lock(&s->mu);
+		s->list_gen++;
+		floe_mutex_unlock(&s->mu);
+	}
 	return rc;
 }
 
@@ -822,6 +846,7 @@ static int kin_seek(stream_source *base, const stream_offsets *pos, floe_error *
 	stream_offsets_reset(&s->seed);
 	s->has_state = false;
 	s->listed_once = false;
+	s->list_gen = 0;
 	s->next_list_ns = 0;
 	size_t pl = strlen(STREAM_KINESIS_SPLIT_PREFIX) + strlen(s->stream_name);
 	for (size_t i = 0; pos && i < pos->n; i++) {
@@ -898,14 +923,21 @@ static int kin_position(stream_source *base, stream_offsets *out, floe_error *er
 	kinesis_source *s = (kinesis_source *)base;
 	int rc = FLOE_OK;
 	floe_mutex_lock(&s->mu);
-	for (size_t i = 0; i < s->n_shards && !rc; i++)
-		rc = stream_offsets_set_tok(out, s->shards[i]->split, s->shards[i]->pos,
-					    s->shards[i]->tok);
-	/* positions of shards not listed (yet) are kept as they were */
-	for (size_t i = 0; i < s->seed.n && !rc; i++)
-		if (!stream_offsets_has(out, s->seed.items[i].split))
-			rc = stream_offsets_set_tok(out, s->seed.items[i].split, s->seed.items[i].pos,
-						    s->seed.items[i].tok);
+	/* a shard read to its end that the stream no longer lists (past its
+	 * retention) is forgotten: its children do not wait for what is gone */
+	for (size_t i = 0; i < s->n_shards && !rc; i++) {
+		const kshard *sh = s->shards[i];
+		if (sh->done && s->list_gen > 0 && sh->seen_gen < s->list_gen)
+			continue;
+		rc = stream_offsets_set_tok(out, sh->split, sh->pos, sh->tok);
+	}
+	/* positions of shards not listed yet are kept as they were */
+	for (size_t i = 0; i < s->seed.n && !rc; i++) {
+		const stream_offset *o = &s->seed.items[i];
+		bool gone = s->list_gen > 0 && o->tok && !strcmp(o->tok, KIN_TOK_END);
+		if (!gone && !stream_offsets_has(out, o->split) && !known_split(s, o->split))
+			rc = stream_offsets_set_tok(out, o->split, o->pos, o->tok);
+	}
 	floe_mutex_unlock(&s->mu);
 	return rc ? floe_error_oom(err) : FLOE_OK;
 }

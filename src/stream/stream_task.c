@@ -251,7 +251,17 @@ static int flush_bad(rt_task *t, const stream_block *b, floe_error *err)
 		floe_jw_kv_str(&w, "source", s->cfg->name);
 		floe_jw_kv_str(&w, "split", b->split_name ? b->split_name : "");
 		floe_jw_kv_i64(&w, "offset", r->off);
-		if (b->topic) {
+		if (b->shard_id) {
+			/* Kinesis: offsets count a shard's records, one message each */
+			floe_jw_kv_str(&w, "stream", b->topic);
+			floe_jw_kv_str(&w, "shard", b->shard_id);
+			int64_t at = r->off - b->start;
+			if (b->msgs && at >= 0 && (size_t)at < b->n_msgs && b->msgs[at].seq_len) {
+				floe_jw_key(&w, "sequence-number");
+				floe_jw_strn(&w, (const char *)b->data + b->msgs[at].seq_off,
+					     b->msgs[at].seq_len);
+			}
+		} else if (b->topic) {
 			floe_jw_kv_str(&w, "topic", b->topic);
 			floe_jw_kv_i64(&w, "partition", b->partition);
 		}

@@ -121,6 +121,8 @@ def test_kinesis_metadata_dead_letters_and_resume(floe, kinesis_endpoint, tmp_pa
     dead = [json.loads(line) for line in (tmp_path / "dead-letter.jsonl").read_text().splitlines()]
     assert len(dead) == 1 and dead[0]["record"] == "not json"
     assert dead[0]["split"].startswith(f"kinesis:{name}:shardId-") and "JSON" in dead[0]["reason"]
+    assert dead[0]["stream"] == name and dead[0]["split"].endswith(dead[0]["shard"])
+    assert dead[0]["sequence-number"] in {q for q, sh in got if sh == dead[0]["shard"]}
     offs = last_offsets(floe, "db.kmeta")
     assert sum(v["n"] for v in offs.values()) == 201
     assert all(v["seq"].isdigit() for v in offs.values())
@@ -248,3 +250,88 @@ def test_kinesis_container_credentials(floe, kinesis_endpoint, tmp_path):
                        text=True, env=env, cwd=tmp_path, timeout=60)
     assert p.returncode != 0
     assert "no AWS credentials" in p.stderr, p.stderr
+
+
+class Faults:
+    """A proxy in front of the endpoint that throttles every other GetRecords
+    (ProvisionedThroughputExceededException), expires one iterator, and in
+    'deny' mode refuses every call as AWS does bad credentials."""
+
+    def __init__(self, target):
+        import urllib.parse
+
+        self.target = urllib.parse.urlparse(target)
+        self.calls = {}
+        self.injected = {}
+        self.deny = False
+        faults = self
+
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                op = self.headers.get("X-Amz-Target", "").split(".")[-1]
+                n = faults.calls[op] = faults.calls.get(op, 0) + 1
+                err = None
+                if faults.deny:
+                    err = "UnrecognizedClientException"
+                elif op == "GetRecords" and n == 5:
+                    err = "ExpiredIteratorException"
+                elif op == "GetRecords" and n % 2 == 0:
+                    err = "ProvisionedThroughputExceededException"
+                if err:
+                    faults.injected[err] = faults.injected.get(err, 0) + 1
+                    out = json.dumps({"__type": err, "message": "injected"}).encode()
+                    self.send_response(400)
+                    self.send_header("Content-Type", "application/x-amz-json-1.1")
+                    self.send_header("Content-Length", str(len(out)))
+                    self.end_headers()
+                    self.wfile.write(out)
+                    return
+                import http.client
+
+                c = http.client.HTTPConnection(faults.target.hostname, faults.target.port)
+                hdrs = {k: v for k, v in self.headers.items() if k.lower() != "host"}
+                c.request("POST", "/", body=body, headers=hdrs)
+                r = c.getresponse()
+                out = r.read()
+                self.send_response(r.status)
+                self.send_header("Content-Type", r.getheader("Content-Type", ""))
+                self.send_header("Content-Length", str(len(out)))
+                self.end_headers()
+                self.wfile.write(out)
+                c.close()
+
+            def log_message(self, *a):
+                pass
+
+        self.srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.url = f"http://127.0.0.1:{self.srv.server_port}"
+        threading.Thread(target=self.srv.serve_forever, daemon=True).start()
+
+
+def test_kinesis_throttling_expiry_and_auth_failure(floe, kinesis_endpoint, tmp_path):
+    """Throttled and expired GetRecords calls are retried (every record
+    exactly once); refused credentials stop the pipeline with AWS's error."""
+    ep, kc = kinesis_endpoint, kinesis_endpoint.client()
+    name = stream_name(tmp_path, "faults")
+    kc.create_stream(StreamName=name, ShardCount=1)
+    put(kc, name, range(0, 300))
+    f = Faults(ep.url)
+    src = kinesis_source(ep, name, **{"scan.shard.getrecords.maxrecordcount": 40})
+    src["aws.endpoint"] = f.url
+    cfg = write_cfg(tmp_path / "p.yaml", "kfaults", src, {"name": "db.kfaults", "schema": "id long not null"})
+    try:
+        r = Run(floe, cfg, "run", ep.env())
+        wait_rows(floe, "db.kfaults", 300, r)
+        time.sleep(1.5)
+        assert r.kill(signal.SIGTERM) == 0, r.text()[-3000:]
+        assert sorted(table_ids(floe, "db.kfaults")) == list(range(300))
+        assert f.injected.get("ProvisionedThroughputExceededException", 0) >= 3, f.injected
+        assert f.injected.get("ExpiredIteratorException") == 1, f.injected
+        f.deny = True
+        p = subprocess.run([floe_bin(), "--dir", str(floe.root), "run", str(cfg)],
+                           capture_output=True, text=True, env=ep.env(), cwd=tmp_path, timeout=120)
+        assert p.returncode != 0
+        assert "UnrecognizedClientException" in p.stderr, p.stderr[-2000:]
+    finally:
+        f.srv.shutdown()
