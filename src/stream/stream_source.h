@@ -13,7 +13,8 @@
  * picks up new files and appended data), stdin (not replayable:
  * at-least-once when the producer re-sends from the committed byte
  * count), and the generator (deterministic rows: replayable). Kafka
- * plugs in here (splits = topic partitions, ack = offset commit).
+ * plugs in here (splits = topic partitions, ack = offset commit), and
+ * Kinesis (splits = shards; a position token holds the sequence number).
  *
  * Thread-safety: a source is driven by the coordinator thread; ack() is
  * called from the committer thread and must be safe against next().
