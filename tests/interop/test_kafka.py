@@ -238,6 +238,91 @@ def test_kafka_csv_raw_and_topic_lists(floe, kafka_broker, tmp_path):
     assert {"v": None, "k": "t"} in rows
 
 
+def avro_long(n):
+    n = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def avro_str(s):
+    b = s.encode()
+    return avro_long(len(b)) + b
+
+
+def test_kafka_avro_confluent(floe, kafka_broker, tmp_path):
+    """Confluent's wire format with the writer schema from a registry (a
+    small stand-in serving GET /schemas/ids/<id>: the Confluent Schema
+    Registry is not on Maven Central); Avro bytes encoded here by hand.
+    Unknown schema ids and values not in the wire format go to the dead
+    letters."""
+    import http.server
+
+    schema = {"type": "record", "name": "Order", "fields": [
+        {"name": "id", "type": "long"}, {"name": "name", "type": "string"},
+        {"name": "score", "type": ["null", "double"], "default": None},
+        {"name": "tags", "type": {"type": "array", "items": "string"}},
+        {"name": "kind", "type": {"type": "enum", "name": "K", "symbols": ["A", "B"]}}]}
+    hits = []
+
+    class Registry(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            hits.append(self.path)
+            if self.path == "/schemas/ids/7":
+                body, st = json.dumps({"schema": json.dumps(schema)}).encode(), 200
+            else:
+                body, st = b'{"error_code":40403,"message":"Schema not found"}', 404
+            self.send_response(st)
+            self.send_header("Content-Type", "application/vnd.schemaregistry.v1+json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Registry)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    topic = topic_name(tmp_path, "avro")
+    kafka_broker.create_topic(topic, 2)
+    pr = kafka_broker.producer()
+    for i in range(100):
+        score = b"\x00" if i % 2 else b"\x02" + __import__("struct").pack("<d", i / 4)
+        tags = avro_long(2) + avro_str(f"t{i}") + avro_str("x") + avro_long(0)
+        datum = avro_long(i) + avro_str(f"order {i}") + score + tags + avro_long(i % 2)
+        pr.produce(topic, b"\x00\x00\x00\x00\x07" + datum, partition=i % 2)
+    pr.produce(topic, b"\x00\x00\x00\x00\x63" + avro_long(1), partition=0)  # id 99
+    pr.produce(topic, b"{\"id\": 1}", partition=1)  # not the wire format
+    pr.flush()
+    cfg = write_yaml(tmp_path / "p.yaml", "avro", kafka_source(
+        kafka_broker, topic, format="avro-confluent",
+        **{"avro-confluent.url": f"http://127.0.0.1:{srv.server_port}",
+           "scan.bounded.mode": "latest-offset"}),
+        {"name": "db.avro", "schema": "id long not null, name string, score double, "
+                                      "tags list<string>, kind string"},
+        extra={"parallelism.default": 1})
+    try:
+        run_to_end(floe, cfg)
+    finally:
+        srv.shutdown()
+    rows = sorted(floe.pyiceberg_catalog().load_table("db.avro").scan().to_arrow().to_pylist(),
+                  key=lambda r: r["id"])
+    assert len(rows) == 100
+    assert rows[8] == {"id": 8, "name": "order 8", "score": 2.0, "tags": ["t8", "x"], "kind": "A"}
+    assert rows[9]["score"] is None and rows[9]["kind"] == "B"
+    assert hits.count("/schemas/ids/7") == 1  # cached
+    dead = [json.loads(x) for x in (tmp_path / "dead-letter.jsonl").read_text().splitlines()]
+    reasons = sorted(d["reason"] for d in dead)
+    assert len(dead) == 2, reasons
+    assert "HTTP 404" in reasons[1] or "HTTP 404" in reasons[0]
+    assert any("not Confluent's wire format" in r for r in reasons)
+
+
 # ---- exactly once ------------------------------------------------------------------------
 
 
