@@ -574,7 +574,7 @@ static int resolve_creds(stream_aws *a, floe_error *err)
 				      "identity, profile '%s' in the shared files, the container "
 				      "endpoint and instance metadata)%s%s",
 				      p, profile_name(a), last.msg[0] ? "; last: " : "", last.msg);
-	FLOE_DEBUG("AWS credentials from %s", a->creds.from);
+	FLOE_INFO("AWS credentials from %s", a->creds.from);
 	return FLOE_OK;
 }
 

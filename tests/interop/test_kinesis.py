@@ -206,9 +206,10 @@ def test_kinesis_reshard_sigkill_exactly_once(floe, kinesis_endpoint, tmp_path):
     assert sum(o["n"] for o in offs.values()) == total
 
 
-def test_kinesis_container_credentials(floe, kinesis_endpoint, tmp_path):
-    """No keys in the environment or files: the credentials come from the
-    container endpoint (with its authorization token)."""
+def test_kinesis_credentials_chain(floe, kinesis_endpoint, tmp_path):
+    """No keys in the environment: the credentials come from the container
+    endpoint (with its authorization token), from web identity (STS), from a
+    profile of the shared credentials file; with none, a clear error."""
     ep, kc = kinesis_endpoint, kinesis_endpoint.client()
     name = stream_name(tmp_path, "creds")
     kc.create_stream(StreamName=name, ShardCount=1)
@@ -244,8 +245,34 @@ def test_kinesis_container_credentials(floe, kinesis_endpoint, tmp_path):
     finally:
         srv.shutdown()
     assert hits and hits[0] == ("/creds", "let-me-in")
-    # and without any credentials: a clear error naming the chain
     del env["AWS_CONTAINER_CREDENTIALS_FULL_URI"]
+
+    def provider(extra):
+        """Run briefly with -v; which provider gave the credentials."""
+        e = dict(env, **extra)
+        p = subprocess.Popen([floe_bin(), "-v", "--dir", str(floe.root), "run", str(cfg)],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=e,
+                             cwd=tmp_path)
+        time.sleep(2.5)
+        p.send_signal(signal.SIGTERM)
+        out = p.communicate(timeout=60)[0]
+        assert p.returncode == 0, out[-2000:]
+        return [line for line in out.splitlines() if "AWS credentials from" in line]
+
+    # web identity: STS AssumeRoleWithWebIdentity (moto's STS on the same endpoint)
+    (tmp_path / "token").write_text("eyJhbGciOi.fake.jwt\n")
+    got = provider({"AWS_WEB_IDENTITY_TOKEN_FILE": str(tmp_path / "token"),
+                    "AWS_ROLE_ARN": "arn:aws:iam::123456789012:role/floe",
+                    "AWS_ENDPOINT_URL_STS": ep.url})
+    assert got and "web identity" in got[0], got
+    # a profile of the shared credentials file
+    (tmp_path / "creds.ini").write_text("[default]\naws_access_key_id = AKIDDEF\n"
+                                        "[ingest]\naws_access_key_id = AKIDINGEST\n"
+                                        "aws_secret_access_key = s3cret\n")
+    got = provider({"AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "creds.ini"),
+                    "AWS_PROFILE": "ingest"})
+    assert got and "shared credentials file" in got[0], got
+    # and without any credentials: a clear error naming the chain
     p = subprocess.run([floe_bin(), "--dir", str(floe.root), "run", str(cfg)], capture_output=True,
                        text=True, env=env, cwd=tmp_path, timeout=60)
     assert p.returncode != 0
