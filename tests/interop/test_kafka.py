@@ -424,10 +424,31 @@ def test_kafka_same_pipeline_id_twice(floe, kafka_broker, tmp_path):
     cfg = write_yaml(tmp_path / "p.yaml", "twice", kafka_source(kafka_broker, topic),
                      {"name": "db.twice", "schema": "id long not null, pad string"},
                      extra={"parallelism.default": 1})
-    a, b = Run(floe, cfg, "a"), Run(floe, cfg, "b")
+    import socket
+    import urllib.request
+
+    with socket.socket() as so:
+        so.bind(("127.0.0.1", 0))
+        port = so.getsockname()[1]
+    doc = json.loads(cfg.read_text())
+    doc["metrics.port"] = port
+    cfg_a = tmp_path / "a.yaml"
+    cfg_a.write_text(json.dumps(doc))
+    a, b = Run(floe, cfg_a, "a"), Run(floe, cfg, "b")
     produce(kafka_broker, topic, 0, total, pad=50)
     wait_rows(floe, "db.twice", total)
     time.sleep(1.5)
+    # the consumer group's view as metrics: a's share of the 6 partitions, no lag left
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+    vals = {}
+    for line in text.splitlines():
+        if line.startswith("floe_kafka_") and not line.startswith("floe_kafka_partition"):
+            name, v = line.rsplit(" ", 1)
+            vals[name.split("{")[0]] = float(v)
+    assert 1 <= vals["floe_kafka_assignedPartitions"] <= 5, text
+    assert vals["floe_kafka_rebalances"] >= 1, text
+    assert vals["floe_kafka_recordsLag"] == 0, text
+    assert "floe_kafka_partitionRecordsLag{" in text
     assert a.kill(signal.SIGTERM) == 0, a.text()[-3000:]
     assert b.kill(signal.SIGTERM) == 0, b.text()[-3000:]
     assert_exactly_once(table_ids(floe, "db.twice"), total)
