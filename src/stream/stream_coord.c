@@ -136,6 +136,9 @@ static int setup_metrics(floe_pipeline *p, floe_error *err)
 	for (size_t i = 0; i < p->n_sources && !rc; i++)
 		if (p->sources[i].cfg->type == STREAM_SRC_KAFKA && p->sources[i].src)
 			rc = stream_kafka_metrics(p->sources[i].src, p->metrics, p->pipeline_id, NULL);
+		else if (p->sources[i].cfg->type == STREAM_SRC_KINESIS && p->sources[i].src)
+			rc = stream_kinesis_metrics(p->sources[i].src, p->metrics, p->pipeline_id,
+						    NULL);
 	for (size_t i = 0; i < p->n_tables && !rc; i++) {
 		rt_table *t = &p->tables[i];
 		const char *l[] = {"pipeline", p->pipeline_id, "table", t->ident};

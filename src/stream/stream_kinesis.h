@@ -36,6 +36,7 @@
 #ifndef FLOE_STREAM_KINESIS_H
 #define FLOE_STREAM_KINESIS_H
 
+#include "obs/obs_metrics.h"
 #include "stream/stream_aws.h"
 #include "stream/stream_source.h"
 
@@ -62,6 +63,11 @@ typedef struct stream_kinesis_opts {
 
 int stream_source_kinesis_new(stream_source **out, const char *name, const stream_kinesis_opts *o,
 			      floe_error *err) FLOE_WUR;
+
+/* Register the source's metrics (shards being read, MillisBehindLatest,
+ * retried calls, listings) with labels pipeline/source. */
+int stream_kinesis_metrics(stream_source *s, floe_metrics *m, const char *pipeline,
+			   floe_error *err) FLOE_WUR;
 
 /* Sequence numbers compared as the decimal numbers they are (<0, 0, >0). */
 int stream_kinesis_seq_cmp(const char *a, const char *b);

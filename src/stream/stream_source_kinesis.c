@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "json/json.h"
+#include "obs/obs_metrics.h"
 #include "stream/stream_kinesis.h"
 #include "util/alloc.h"
 #include "util/log.h"
@@ -50,6 +51,7 @@ typedef struct kshard {
 	int64_t next_ns;
 	int64_t backoff_ms;
 	int failures;
+	int64_t behind_ms; /* MillisBehindLatest of its last GetRecords (-1: not known) */
 } kshard;
 
 typedef struct kitem {
@@ -84,6 +86,8 @@ typedef struct kinesis_source {
 	int64_t list_gen; /* complete listings so far (under mu) */
 	int64_t next_list_ns;
 	int list_failures;
+	/* metrics (read by the HTTP thread) */
+	_Atomic int64_t m_open, m_behind, m_throttled, m_listings;
 } kinesis_source;
 
 /* ---- sequence numbers ----------------------------------------------------------------------- */
@@ -464,6 +468,7 @@ static int add_shard(kinesis_source *s, const floe_json *x, floe_error *err)
 		tok = tsb;
 	}
 	sh->initial = !seeded && !s->listed_once && !s->has_state;
+	sh->behind_ms = -1;
 	sh->pos = sh->fed = pos;
 	if (tok && !(sh->tok = floe_strdup(tok))) {
 		oom = true;
@@ -566,6 +571,7 @@ static int list_shards(kinesis_source *s, floe_error *err)
 	floe_buf_reset(&resp);
 	if (!rc) {
 		s->listed_once = true;
+		atomic_fetch_add(&s->m_listings, 1);
 		floe_mutex_lock(&s->mu);
 		s->list_gen++;
 		floe_mutex_unlock(&s->mu);
@@ -684,6 +690,7 @@ static int fetch_shard(kinesis_source *s, kshard *sh, floe_buf *body, floe_buf *
 	case CALL_OK:
 		break;
 	case CALL_RETRY: {
+		atomic_fetch_add(&s->m_throttled, 1);
 		int64_t ms = backoff(s, &sh->backoff_ms);
 		if (++sh->failures > KIN_MAX_FAILURES)
 			return FLOE_EIO;
@@ -709,6 +716,7 @@ static int fetch_shard(kinesis_source *s, kshard *sh, floe_buf *body, floe_buf *
 		return floe_error_prefix(err, rc, "kinesis shard %s: ", sh->id);
 	if ((rc = enqueue_records(s, sh, r, err)))
 		return rc;
+	sh->behind_ms = r->millis_behind;
 	floe_free(sh->iter);
 	sh->iter = r->next_iter;
 	r->next_iter = NULL;
@@ -782,6 +790,17 @@ static void *fetcher(void *arg)
 		}
 		if (rc)
 			break;
+		int64_t open = 0, behind = 0;
+		for (size_t i = 0; i < s->n_shards; i++) {
+			const kshard *sh = s->shards[i];
+			if (sh->fetch_done || !parents_done(s, sh))
+				continue;
+			open++;
+			if (sh->behind_ms > behind)
+				behind = sh->behind_ms;
+		}
+		atomic_store(&s->m_open, open);
+		atomic_store(&s->m_behind, behind);
 		floe_mutex_lock(&s->mu);
 		int64_t ms = (wake - floe_monotonic_ns()) / 1000000;
 		if (s->q_bytes >= s->o.queue_bytes)
@@ -833,6 +852,52 @@ static void free_shards(kinesis_source *s)
 	floe_free(s->shards);
 	s->shards = NULL;
 	s->n_shards = s->cap_shards = 0;
+}
+
+/* ---- metrics ------------------------------------------------------------------------------- */
+
+static int64_t m_open(void *p)
+{
+	return atomic_load(&((kinesis_source *)p)->m_open);
+}
+
+static int64_t m_behind(void *p)
+{
+	return atomic_load(&((kinesis_source *)p)->m_behind);
+}
+
+static int64_t m_throttled(void *p)
+{
+	return atomic_load(&((kinesis_source *)p)->m_throttled);
+}
+
+static int64_t m_listings(void *p)
+{
+	return atomic_load(&((kinesis_source *)p)->m_listings);
+}
+
+int stream_kinesis_metrics(stream_source *base, floe_metrics *m, const char *pipeline,
+			   floe_error *err)
+{
+	kinesis_source *s = (kinesis_source *)base;
+	floe_metric *x;
+	const char *l[] = {"pipeline", pipeline, "source", s->base.name};
+	int rc = floe_metrics_add_fn(&x, m, "floe_kinesis_shardsReading",
+				     "shards being read (open, or closed and not read to their end, "
+				     "parents done)",
+				     l, 2, m_open, s);
+	rc = rc ? rc
+		: floe_metrics_add_fn(&x, m, "floe_kinesis_millisBehindLatest",
+				      "the largest MillisBehindLatest of the shards being read", l, 2,
+				      m_behind, s);
+	rc = rc ? rc
+		: floe_metrics_add_fn(&x, m, "floe_kinesis_retriedCalls",
+				      "calls retried after throttling or a transient failure", l, 2,
+				      m_throttled, s);
+	rc = rc ? rc
+		: floe_metrics_add_fn(&x, m, "floe_kinesis_shardListings",
+				      "complete listings of the stream's shards", l, 2, m_listings, s);
+	return rc ? floe_error_set(err, rc, "metrics: cannot register") : FLOE_OK;
 }
 
 /* ---- the vtable ------------------------------------------------------------------------------- */

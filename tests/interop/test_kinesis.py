@@ -347,10 +347,26 @@ def test_kinesis_throttling_expiry_and_auth_failure(floe, kinesis_endpoint, tmp_
     src = kinesis_source(ep, name, **{"scan.shard.getrecords.maxrecordcount": 40})
     src["aws.endpoint"] = f.url
     cfg = write_cfg(tmp_path / "p.yaml", "kfaults", src, {"name": "db.kfaults", "schema": "id long not null"})
+    import socket
+    import urllib.request
+
+    with socket.socket() as so:
+        so.bind(("127.0.0.1", 0))
+        port = so.getsockname()[1]
+    doc = json.loads(cfg.read_text())
+    doc["metrics.port"] = port
+    cfg.write_text(json.dumps(doc))
     try:
         r = Run(floe, cfg, "run", ep.env())
         wait_rows(floe, "db.kfaults", 300, r)
         time.sleep(1.5)
+        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+        vals = {line.split("{")[0]: float(line.rsplit(" ", 1)[1])
+                for line in text.splitlines() if line.startswith("floe_kinesis_")}
+        assert vals["floe_kinesis_shardsReading"] == 1, text
+        assert vals["floe_kinesis_retriedCalls"] >= 3, text
+        assert vals["floe_kinesis_shardListings"] >= 1, text
+        assert vals["floe_kinesis_millisBehindLatest"] == 0, text
         assert r.kill(signal.SIGTERM) == 0, r.text()[-3000:]
         assert sorted(table_ids(floe, "db.kfaults")) == list(range(300))
         assert f.injected.get("ProvisionedThroughputExceededException", 0) >= 3, f.injected
