@@ -36,6 +36,7 @@ typedef struct kshard {
 	char *id, *parent, *adj, *split, *ending_seq;
 	bool closed;
 	bool initial; /* listed at the pipeline's first start: the initial position applies */
+	bool asked_latest; /* its LATEST iterator was asked for (fetcher) */
 	int64_t seen_gen; /* the last complete listing that had it (under mu) */
 	int32_t idx;
 	/* handed out (coordinator; tok written by the fetcher only while pos is 0
@@ -368,7 +369,7 @@ static call_result call(kinesis_source *s, const char *op, floe_buf *body, floe_
 		return CALL_RETRY;
 	if (!strcmp(type, "ExpiredIteratorException"))
 		return CALL_EXPIRED;
-	if (!strcmp(type, "ResourceNotFoundException") && strcmp(op, "ListShards"))
+	if (!strcmp(type, "ResourceNotFoundException"))
 		return CALL_GONE;
 	return CALL_FAIL;
 }
@@ -466,6 +467,11 @@ static int add_shard(kinesis_source *s, const floe_json *x, floe_error *err)
 	    s->o.initpos == STREAM_KINESIS_AT_TIMESTAMP) {
 		snprintf(tsb, sizeof(tsb), KIN_TOK_TS "%lld", (long long)s->o.initpos_ts_ms);
 		tok = tsb;
+	} else if (!seeded && !s->listed_once && !s->has_state &&
+		   s->o.initpos == STREAM_KINESIS_LATEST && !sh->closed) {
+		/* a checkpoint before its LATEST iterator records where LATEST was */
+		snprintf(tsb, sizeof(tsb), KIN_TOK_TS "%lld", (long long)floe_now_ms());
+		tok = tsb;
 	}
 	sh->initial = !seeded && !s->listed_once && !s->has_state;
 	sh->behind_ms = -1;
@@ -512,6 +518,12 @@ static int list_shards(kinesis_source *s, floe_error *err)
 			break;
 		}
 		call_result cr = call(s, "ListShards", &body, &resp, err);
+		if (cr == CALL_GONE) {
+			rc = floe_error_set(err, FLOE_ENOTFOUND,
+					    "kinesis stream '%s' does not exist (deleted?): %s",
+					    s->stream_name, err ? err->msg : "");
+			break;
+		}
 		if (cr != CALL_OK) {
 			rc = cr == CALL_RETRY ? FLOE_ETIMEDOUT : FLOE_EIO;
 			break;
@@ -601,18 +613,23 @@ static int get_iterator(kinesis_source *s, kshard *sh, floe_buf *body, floe_buf 
 	const char *type, *seq = NULL;
 	int64_t ts_ms = -1;
 	const char *tok = sh->fed_seq;
-	bool first = sh->fed == 0 && !sh->fed_seq;
+	char at[64] = "";
+	floe_mutex_lock(&s->mu); /* sh->tok is the handed-out position */
+	if (sh->tok && !strncmp(sh->tok, KIN_TOK_TS, strlen(KIN_TOK_TS)))
+		snprintf(at, sizeof(at), "%s", sh->tok + strlen(KIN_TOK_TS));
+	floe_mutex_unlock(&s->mu);
 	if (tok) {
 		type = "AFTER_SEQUENCE_NUMBER";
 		seq = tok;
-	} else if (sh->tok && !strncmp(sh->tok, KIN_TOK_TS, strlen(KIN_TOK_TS))) {
-		type = "AT_TIMESTAMP";
-		if (!floe_parse_i64(sh->tok + strlen(KIN_TOK_TS), strlen(sh->tok + strlen(KIN_TOK_TS)),
-				    &ts_ms))
-			return floe_error_corrupt(err, "kinesis shard %s: bad position '%s'", sh->id,
-						  sh->tok);
-	} else if (first && sh->initial && s->o.initpos == STREAM_KINESIS_LATEST) {
+	} else if (sh->initial && s->o.initpos == STREAM_KINESIS_LATEST && !sh->asked_latest) {
+		/* once; then AT_TIMESTAMP of when it was asked (an expired iterator
+		 * must not skip what came in meanwhile) */
 		type = "LATEST";
+	} else if (at[0]) {
+		type = "AT_TIMESTAMP";
+		if (!floe_parse_i64(at, strlen(at), &ts_ms) || ts_ms < 0)
+			return floe_error_corrupt(err, "kinesis shard %s: bad position '" KIN_TOK_TS "%s'",
+						  sh->id, at);
 	} else {
 		type = "TRIM_HORIZON";
 	}
@@ -652,11 +669,16 @@ static int get_iterator(kinesis_source *s, kshard *sh, floe_buf *body, floe_buf 
 		/* recorded as the time it was asked for, while nothing is handed out */
 		char tb[64];
 		snprintf(tb, sizeof(tb), KIN_TOK_TS "%lld", (long long)asked);
+		sh->asked_latest = true;
 		floe_mutex_lock(&s->mu);
-		if (sh->pos == 0 && !sh->tok) {
-			sh->tok = floe_strdup(tb);
-			if (!sh->tok)
+		if (sh->pos == 0) {
+			char *t = floe_strdup(tb);
+			if (t) {
+				floe_free(sh->tok);
+				sh->tok = t;
+			} else {
 				rc = floe_error_oom(err);
+			}
 		}
 		floe_mutex_unlock(&s->mu);
 	}
@@ -703,9 +725,26 @@ static int fetch_shard(kinesis_source *s, kshard *sh, floe_buf *body, floe_buf *
 		floe_free(sh->iter);
 		sh->iter = NULL; /* asked for again after the last record fetched */
 		return FLOE_OK;
-	case CALL_GONE:
-		FLOE_WARN("kinesis shard %s: %s: treated as read to its end", sh->id, err->msg);
-		return enqueue_end(s, sh, err);
+	case CALL_GONE: {
+		/* the shard is past its retention, or the stream is gone: a listing
+		 * tells which (a deleted stream stops the source there) */
+		floe_mutex_lock(&s->mu);
+		bool listed = sh->seen_gen >= s->list_gen;
+		floe_mutex_unlock(&s->mu);
+		if (!listed) {
+			FLOE_WARN("kinesis shard %s: %s: gone from the stream, treated as read to "
+				  "its end",
+				  sh->id, err->msg);
+			return enqueue_end(s, sh, err);
+		}
+		floe_free(sh->iter);
+		sh->iter = NULL;
+		s->next_list_ns = 0;
+		sh->next_ns = now + (int64_t)1000 * 1000000;
+		if (++sh->failures > KIN_MAX_FAILURES)
+			return FLOE_EIO;
+		return FLOE_OK;
+	}
 	default:
 		return FLOE_EIO;
 	}
@@ -748,7 +787,7 @@ static void *fetcher(void *arg)
 			floe_error le;
 			floe_error_clear(&le);
 			rc = list_shards(s, &le);
-			if (rc == FLOE_ETIMEDOUT || (rc == FLOE_EIO && s->listed_once)) {
+			if (rc == FLOE_ETIMEDOUT) {
 				int64_t cur = 0;
 				for (int k = 0; k < s->list_failures && k < 8; k++)
 					cur = cur ? cur * 2 : KIN_BACKOFF_MIN_MS;

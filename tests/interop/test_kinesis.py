@@ -134,6 +134,26 @@ def test_kinesis_metadata_dead_letters_and_resume(floe, kinesis_endpoint, tmp_pa
     assert r.kill(signal.SIGTERM) == 0, r.text()[-3000:]
     ids = table_ids(floe, "db.kmeta")
     assert sorted(ids) == list(range(300))
+    # scan.stream.initpos LATEST (the default): only what comes after the start
+    src = kinesis_source(ep, name)
+    del src["scan.stream.initpos"]
+    cfg = write_cfg(tmp_path / "latest.yaml", "klatest", src,
+                    {"name": "db.klatest", "schema": "id long not null"})
+    r = Run(floe, cfg, "latest", ep.env())
+    time.sleep(4)  # the shards listed and their LATEST iterators taken
+    put(kc, name, range(1000, 1040))
+    wait_rows(floe, "db.klatest", 40, r)
+    time.sleep(1.5)
+    assert r.kill(signal.SIGTERM) == 0, r.text()[-3000:]
+    assert sorted(table_ids(floe, "db.klatest")) == list(range(1000, 1040))
+    # the stream deleted under a running pipeline: it stops with a clear error
+    r = Run(floe, cfg, "deleted", ep.env())
+    time.sleep(2)
+    kc.delete_stream(StreamName=name)
+    rc = r.p.wait(timeout=90)
+    r.out.close()
+    assert rc not in (0, -signal.SIGKILL), r.text()[-3000:]
+    assert f"kinesis stream '{name}' does not exist" in r.text(), r.text()[-3000:]
 
 
 class Producer(threading.Thread):
