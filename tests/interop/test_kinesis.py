@@ -398,3 +398,34 @@ def test_kinesis_throttling_expiry_and_auth_failure(floe, kinesis_endpoint, tmp_
         assert "UnrecognizedClientException" in p.stderr, p.stderr[-2000:]
     finally:
         f.srv.shutdown()
+
+
+def test_kinesis_same_pipeline_id_twice(floe, kinesis_endpoint, tmp_path):
+    """Two processes started with the same pipeline id both read every shard
+    (Kinesis has no consumer group): the whole-pipeline fence stops one of
+    them at its first commit after the other's; nothing is duplicated."""
+    ep, kc = kinesis_endpoint, kinesis_endpoint.client()
+    name = stream_name(tmp_path, "twice")
+    kc.create_stream(StreamName=name, ShardCount=2)
+    total = 3000
+    prod = Producer(ep.client(), name, total, chunk=300, pause=0.4)
+    prod.start()
+    cfg = write_cfg(tmp_path / "p.yaml", "ktwice", kinesis_source(ep, name),
+                    {"name": "db.ktwice", "schema": "id long not null"})
+    a, b = Run(floe, cfg, "a", ep.env()), Run(floe, cfg, "b", ep.env())
+    prod.join(120)
+    assert prod.error is None, prod.error
+    deadline = time.time() + 180
+    while len(table_ids(floe, "db.ktwice")) < total:
+        assert a.p.poll() is None or b.p.poll() is None, (a.text()[-2000:], b.text()[-2000:])
+        assert time.time() < deadline, "the records did not all arrive"
+        time.sleep(0.5)
+    time.sleep(3)
+    stopped = [r for r in (a, b) if r.p.poll() is not None]
+    assert len(stopped) == 1, (a.text()[-2000:], b.text()[-2000:])
+    assert stopped[0].p.returncode != 0 and "is fenced" in stopped[0].text(), stopped[0].text()[-3000:]
+    survivor = a if stopped[0] is b else b
+    assert survivor.kill(signal.SIGTERM) == 0, survivor.text()[-3000:]
+    stopped[0].out.close()
+    ids = table_ids(floe, "db.ktwice")
+    assert len(ids) == total and set(ids) == set(range(total))
