@@ -13,6 +13,7 @@
 #include "floe/maintain.h"
 #include "floe/parquet.h"
 #include "floe/pipeline.h"
+#include "floe/plan.h"
 #include "floe/scan.h"
 #include "floe/table.h"
 

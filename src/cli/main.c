@@ -39,6 +39,7 @@ static const char USAGE[] =
 	"Streaming ingest:\n"
 	"  ingest <table> <files or folders...>    load JSON lines or CSV (--follow: keep going)\n"
 	"  run <pipeline.yaml>                     run a streaming pipeline\n"
+	"  plan <pipeline.yaml> [workload]         predict files, snapshots, cost; lint anti-patterns\n"
 	"\n"
 	"File tools:\n"
 	"  avro meta|cat|write <file>              inspect Avro files (manifests)\n"
@@ -263,6 +264,8 @@ int main(int argc, char **argv)
 		return cmd_doctor(sub_argc, sub_argv);
 	if (!strcmp(cmd, "ingest"))
 		return cmd_ingest(sub_argc, sub_argv);
+	if (!strcmp(cmd, "plan"))
+		return cmd_plan(sub_argc, sub_argv);
 	if (!strcmp(cmd, "run"))
 		return cmd_run(sub_argc, sub_argv);
 	if (!strcmp(cmd, "avro"))
