@@ -72,4 +72,14 @@ int floe_metrics_http_start(floe_metrics_http **out, floe_metrics *r, const char
 			    int *port_out, floe_error *err) FLOE_WUR;
 void floe_metrics_http_stop(floe_metrics_http *h); /* accepts NULL */
 
+/* ---- the web console (obs_console.c) ------------------------------------------------ */
+
+/* The registry as JSON: {"metrics": [{"name", "type", "help", "samples": [{"name",
+ * "labels", "value"}]}]}, made from its text rendering (so it equals /metrics). */
+int floe_obs_metrics_json(floe_metrics *r, floe_buf *out) FLOE_WUR;
+/* Answer GET /console (the page) and /api/metrics (the JSON): true when url is
+ * one of them (then *rc, *type and *status are set and the body is in out). */
+bool floe_obs_console_route(floe_metrics *r, const char *url, floe_buf *out, const char **type,
+			    unsigned int *status, int *rc);
+
 #endif
