@@ -186,7 +186,9 @@ int cmd_doctor(int argc, char **argv)
 				fmt_num(val, sizeof(val), c->value, c->unit);
 				fmt_num(wv, sizeof(wv), c->warn_at, "");
 				fmt_num(cv, sizeof(cv), c->critical_at, "");
-				if (c->critical_at >= 1e17)
+				if (!c->applicable)
+					snprintf(thr, sizeof(thr), "-");
+				else if (c->critical_at >= 1e17)
 					snprintf(thr, sizeof(thr), "warn %s%s", c->lower_is_worse ? "<" : ">", wv);
 				else
 					snprintf(thr, sizeof(thr), "warn %s%s crit %s%s",

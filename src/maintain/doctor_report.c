@@ -216,7 +216,7 @@ static void svg_bars(hb *b, const char *id, const char *title, const int64_t *v,
 		hprintf(b, ": %" PRId64 "</title></rect>", v[i]);
 		if (n <= 12) {
 			hprintf(b,
-					      "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" "
+					      "<text x=\"%.1f\" y=\"%d\" font-size=\"8\" "
 					      "text-anchor=\"middle\">",
 					      x + bw / 2, H + 14);
 			esc(b, labels[i]);
@@ -302,8 +302,8 @@ static void report_html(hb *b, const floe_doctor_report *r)
 		hprintf(b, "\">%s</td><td class=\"sev %s\">%s</td><td>%s</td><td>%s %s / %s</td><td>",
 				      c->id, floe_health_name(c->severity),
 				      c->applicable ? floe_health_name(c->severity) : "n/a", c->applicable ? v : "-",
-				      c->lower_is_worse ? "&lt;" : "&gt;", wv,
-				      c->critical_at >= 1e17 ? "-" : cv);
+				      c->applicable ? (c->lower_is_worse ? "&lt;" : "&gt;") : "", c->applicable ? wv : "-",
+				      c->critical_at >= 1e17 || !c->applicable ? "-" : cv);
 		esc(b, c->detail);
 		hputs(b, "</td><td>");
 		esc(b, c->fix);
