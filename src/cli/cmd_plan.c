@@ -127,6 +127,12 @@ int cmd_plan(int argc, char **argv)
 		cli_usage_error("%s", PLAN_USAGE);
 		return EXIT_FAILED;
 	}
+	size_t pl = strlen(path);
+	if (pl > 4 && !strcmp(path + pl - 4, ".sql")) {
+		fprintf(stderr, "floe: plan reads pipeline YAML; SQL jobs are not supported yet (floe "
+				"has no SQL front end)\n");
+		return EXIT_FAILED;
+	}
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		fprintf(stderr, "floe: cannot read '%s': %s\n", path, strerror(errno));
