@@ -136,6 +136,12 @@ static bool sample(floe_jw *w, floe_buf *tmp, floe_buf *key, const char *p, size
 	return true;
 }
 
+static int note_json(const char *key, const char *text, void *payload)
+{
+	floe_jw_kv_str(payload, key, text);
+	return 0;
+}
+
 int floe_obs_metrics_json(floe_metrics *r, floe_buf *out)
 {
 	floe_buf text, tmp, key;
@@ -200,8 +206,13 @@ int floe_obs_metrics_json(floe_metrics *r, floe_buf *out)
 	}
 	close_family(&w, &open);
 	floe_jw_arr_end(&w);
+	floe_jw_key(&w, "notes");
+	floe_jw_obj_begin(&w);
+	rc = floe_metrics_notes(r, note_json, &w);
 	floe_jw_obj_end(&w);
-	rc = floe_jw_finish(&w);
+	floe_jw_obj_end(&w);
+	if (!rc)
+		rc = floe_jw_finish(&w);
 	if (!rc)
 		rc = floe_buf_putc(out, '\n');
 done:
@@ -253,6 +264,7 @@ static const char *const CONSOLE_HTML[] = {
 	"return s+'</svg>';}\n",
 	"function panel(id, title, body){return '<div class=\"panel\" id=\"'+id+'\" data-populated=\"'+(body?'true':'false')+'\"><h3>'+title+'</h3>'+(body||'<div class=\"v\">no data yet</div>')+'</div>';}\n",
 	"function v(label, x){return '<div class=\"v\">'+label+': <b>'+(x===null||x===undefined?'-':fmt(x))+'</b></div>';}\n",
+	"let notes={};\n"
 	"function render(ms){const t=Date.now();const tables=new Set(),sources=new Set();",
 	"for(const m of ms)for(const s of m.samples){if(s.labels.table)tables.add(s.labels.table);if(s.labels.source)sources.add(s.labels.source);}",
 	"const ck=val(ms,/^floecheckpoints(total)?$/),ckid=val(ms,/lastcheckpointid/);push('ck',t,ck);",
@@ -281,12 +293,14 @@ static const char *const CONSOLE_HTML[] = {
 	"html+=panel('panel-files','files per commit',files===null?'':v('data files committed',files)+v('files per commit',fpc)+line(k('fpc'),380,60));",
 	"html+=panel('panel-sizes','file size histogram (bytes, le)',bk.length?bars(bk,380,90):'');",
 	"html+=panel('panel-deletes','delete files',del.length?del.map(s=>v(esc(s.name),s.value)).join(''):v('delete files committed (no delete metric: append-only)',0));",
-	"html+=panel('panel-deadletters-table','dead letters for this table',v('records dead-lettered',L(/numrecordsdeadletteredtable/)));",
+	"const dn=notes['dead-letter:'+tb];"
+	"html+=panel('panel-deadletters-table','dead letters for this table',v('records dead-lettered',L(/numrecordsdeadletteredtable/))+"
+	"(dn?'<div class=\"v reason\">latest: '+esc(dn)+'</div>':''));",
 	"html+=panel('panel-maintenance','maintenance runs and what they did',mr===null?v('embedded maintenance','off'):v('runs',mr)+v('failures',mf)+v('last run ms',md)+v('data files rewritten',mw));",
 	"html+=panel('panel-lock','maintenance lock',mr===null?v('lock','not used (maintenance off)'):v('runs put off: another maintainer held the lock',lw));",
 	"html+='</div>';}",
 	"document.getElementById('tables').innerHTML=html;}\n",
-	"async function tick(){try{const r=await fetch('/api/metrics',{cache:'no-store'});const j=await r.json();render(j.metrics);",
+	"async function tick(){try{const r=await fetch('/api/metrics',{cache:'no-store'});const j=await r.json();notes=j.notes||{};render(j.metrics);",
 	"const st=document.getElementById('status');st.textContent='live '+new Date().toISOString().slice(11,19)+' UTC';st.dataset.ok='true';}",
 	"catch(e){document.getElementById('status').textContent='disconnected: '+e;}}\n",
 	"tick();setInterval(tick,1000);\n",

@@ -1,7 +1,7 @@
 """The live web console of a running pipeline (GET /console on the metrics
 port), loaded by headless Chromium from Debian over the DevTools protocol: after
 a few seconds of polling every panel is populated (checkpoints, sources, dead
-letters, and per table commit durations, records/s and bytes/s, files per
+letters, and per table commit durations, the latest dead-letter reason, records/s and bytes/s, files per
 commit, the file size histogram, delete files, maintenance and its lock); a
 screenshot is kept as an artifact. /api/metrics equals /metrics."""
 import base64
@@ -29,10 +29,12 @@ sources:
   - name: gen
     type: generator
     rows-per-second: 2000
+    schema: "id long not null, v string"
+    fields.v.values: "1,2,3,4,5,6,7,8,9,oops"
 tables:
   - name: db.live
     source: gen
-    schema: "id long not null, v double"
+    schema: "id long not null, v int"
     partition-by: "bucket(4, id)"
     maintenance:
       mode: auto
@@ -171,6 +173,8 @@ def test_console_renders_every_panel_and_api_equals_metrics(floe, tmp_path):
         assert re.search(r"completed: <b>[1-9]", dom)
         assert dom.count('class="bar"') >= 10  # the size histogram's buckets
         assert re.search(r"runs: <b>[1-9]", dom)  # maintenance ran
+        assert re.search(r"dead-lettered: <b>[1-9]", dom)  # "oops" is no int
+        assert 'class="v reason">latest: ' in dom  # and why
         assert dom.count('<polyline') >= 4  # series over time
     finally:
         if browser:

@@ -71,6 +71,9 @@ static void test_render(void)
 		 "floe_answer 42\n");
 	/* the console's JSON is the same rendering, label escapes undone */
 	floe_buf_clear(&out);
+	floe_metrics_note(r, "dead-letter:db.a", "first");
+	floe_metrics_note(r, "dead-letter:db.a", "bad \"x\""); /* the latest wins */
+	floe_metrics_note(NULL, "k", "v");                      /* ignored */
 	T_EQ_INT(floe_obs_metrics_json(r, &out), 0);
 	T_EQ_STR(floe_buf_cstr(&out),
 		 "{\"metrics\":[{\"name\":\"floe_files\",\"type\":\"counter\",\"help\":\"files "
@@ -83,7 +86,8 @@ static void test_render(void)
 		 "{\"name\":\"floe_sizes_sum\",\"labels\":{},\"value\":5055},"
 		 "{\"name\":\"floe_sizes_count\",\"labels\":{},\"value\":3}]},"
 		 "{\"name\":\"floe_answer\",\"type\":\"gauge\",\"help\":\"a gauge\",\"samples\":"
-		 "[{\"name\":\"floe_answer\",\"labels\":{},\"value\":42}]}]}\n");
+		 "[{\"name\":\"floe_answer\",\"labels\":{},\"value\":42}]}],"
+		 "\"notes\":{\"dead-letter:db.a\":\"bad \\\"x\\\"\"}}\n");
 	floe_buf_reset(&out);
 	floe_metrics_free(r);
 }
