@@ -10,12 +10,115 @@
  * The page keeps the history it plots itself (the registry holds only the
  * current values).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json/json.h"
 #include "obs/obs_metrics.h"
 #include "util/str.h"
+
+/* ---- a small JSON writer (obs sits below the json component) ------------------------------ */
+
+typedef struct ow {
+	floe_buf *out;
+	int rc;
+	int depth;
+	bool first[16];
+	bool after_key;
+} ow;
+
+static void ow_init(ow *w, floe_buf *out)
+{
+	memset(w, 0, sizeof(*w));
+	w->out = out;
+}
+
+static void ow_raw(ow *w, const char *s, size_t n)
+{
+	if (!w->rc)
+		w->rc = floe_buf_append(w->out, s, n);
+}
+
+static void ow_sep(ow *w)
+{
+	if (w->after_key) {
+		w->after_key = false;
+		return;
+	}
+	if (w->depth > 0) {
+		if (!w->first[w->depth])
+			ow_raw(w, ",", 1);
+		w->first[w->depth] = false;
+	}
+}
+
+static void ow_open(ow *w, char c)
+{
+	ow_sep(w);
+	ow_raw(w, &c, 1);
+	if (w->depth < 15)
+		w->first[++w->depth] = true;
+	else
+		w->rc = FLOE_EINVAL;
+}
+
+static void ow_close(ow *w, char c)
+{
+	if (w->depth > 0)
+		w->depth--;
+	ow_raw(w, &c, 1);
+}
+
+static void ow_escaped(ow *w, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	ow_raw(w, "\"", 1);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+		if (c == '"' || c == '\\') {
+			e[1] = (char)c;
+			ow_raw(w, e, 2);
+		} else if (c == '\n') {
+			ow_raw(w, "\\n", 2);
+		} else if (c < 0x20) {
+			ow_raw(w, e, 6);
+		} else {
+			ow_raw(w, (const char *)&s[i], 1);
+		}
+	}
+	ow_raw(w, "\"", 1);
+}
+
+static void ow_strn(ow *w, const char *s, size_t n)
+{
+	ow_sep(w);
+	ow_escaped(w, s, n);
+}
+
+static void ow_key(ow *w, const char *k)
+{
+	ow_sep(w);
+	ow_escaped(w, k, strlen(k));
+	ow_raw(w, ":", 1);
+	w->after_key = true;
+}
+
+static void ow_i64(ow *w, int64_t v)
+{
+	char b[32];
+	int n = snprintf(b, sizeof(b), "%lld", (long long)v);
+	ow_sep(w);
+	ow_raw(w, b, (size_t)n);
+}
+
+static void ow_double(ow *w, double v)
+{
+	char b[40];
+	int n = snprintf(b, sizeof(b), "%.17g", v);
+	ow_sep(w);
+	ow_raw(w, b, (size_t)n);
+}
 
 /* ---- the text exposition format as JSON -------------------------------------------------- */
 
@@ -47,31 +150,31 @@ static bool same_family(const fam *f, const char *s, size_t n)
 	return false;
 }
 
-static void close_family(floe_jw *w, bool *open)
+static void close_family(ow *w, bool *open)
 {
 	if (*open) {
-		floe_jw_arr_end(w);
-		floe_jw_obj_end(w);
+		ow_close(w, ']');
+		ow_close(w, '}');
 		*open = false;
 	}
 }
 
-static void open_family(floe_jw *w, const fam *f, bool *open)
+static void open_family(ow *w, const fam *f, bool *open)
 {
-	floe_jw_obj_begin(w);
-	floe_jw_key(w, "name");
-	floe_jw_strn(w, f->name, f->name_len);
-	floe_jw_key(w, "type");
-	floe_jw_strn(w, f->type ? f->type : "untyped", f->type ? f->type_len : 7);
-	floe_jw_key(w, "help");
-	floe_jw_strn(w, f->help ? f->help : "", f->help ? f->help_len : 0);
-	floe_jw_key(w, "samples");
-	floe_jw_arr_begin(w);
+	ow_open(w, '{');
+	ow_key(w, "name");
+	ow_strn(w, f->name, f->name_len);
+	ow_key(w, "type");
+	ow_strn(w, f->type ? f->type : "untyped", f->type ? f->type_len : 7);
+	ow_key(w, "help");
+	ow_strn(w, f->help ? f->help : "", f->help ? f->help_len : 0);
+	ow_key(w, "samples");
+	ow_open(w, '[');
 	*open = true;
 }
 
 /* One sample line: name{k="v",...} value. False when it is not one. */
-static bool sample(floe_jw *w, floe_buf *tmp, floe_buf *key, const char *p, size_t n,
+static bool sample(ow *w, floe_buf *tmp, floe_buf *key, const char *p, size_t n,
 		   size_t *name_len)
 {
 	const char *end = p + n, *q = p;
@@ -80,11 +183,11 @@ static bool sample(floe_jw *w, floe_buf *tmp, floe_buf *key, const char *p, size
 	*name_len = (size_t)(q - p);
 	if (!*name_len || q == end)
 		return false;
-	floe_jw_obj_begin(w);
-	floe_jw_key(w, "name");
-	floe_jw_strn(w, p, *name_len);
-	floe_jw_key(w, "labels");
-	floe_jw_obj_begin(w);
+	ow_open(w, '{');
+	ow_key(w, "name");
+	ow_strn(w, p, *name_len);
+	ow_key(w, "labels");
+	ow_open(w, '{');
 	if (*q == '{') {
 		q++;
 		while (q < end && *q != '}') {
@@ -97,7 +200,7 @@ static bool sample(floe_jw *w, floe_buf *tmp, floe_buf *key, const char *p, size
 			floe_buf_clear(key);
 			if (floe_buf_append(key, k, (size_t)(q - k)))
 				return false;
-			floe_jw_key(w, floe_buf_cstr(key));
+			ow_key(w, floe_buf_cstr(key));
 			q += 2;
 			while (q < end && *q != '"') {
 				char c = *q++;
@@ -108,7 +211,7 @@ static bool sample(floe_jw *w, floe_buf *tmp, floe_buf *key, const char *p, size
 				if (floe_buf_putc(tmp, c))
 					return false;
 			}
-			floe_jw_strn(w, tmp->data ? (const char *)tmp->data : "", tmp->len);
+			ow_strn(w, tmp->data ? (const char *)tmp->data : "", tmp->len);
 			if (q < end)
 				q++; /* closing quote */
 			if (q < end && *q == ',')
@@ -117,35 +220,36 @@ static bool sample(floe_jw *w, floe_buf *tmp, floe_buf *key, const char *p, size
 		if (q < end)
 			q++; /* } */
 	}
-	floe_jw_obj_end(w);
+	ow_close(w, '}');
 	while (q < end && *q == ' ')
 		q++;
 	const char *v = q;
 	while (q < end && *q != ' ')
 		q++;
-	floe_jw_key(w, "value");
+	ow_key(w, "value");
 	int64_t iv;
 	double dv;
 	if (floe_parse_i64(v, (size_t)(q - v), &iv))
-		floe_jw_i64(w, iv);
+		ow_i64(w, iv);
 	else if (floe_parse_double(v, (size_t)(q - v), &dv) && dv == dv && dv - dv == 0)
-		floe_jw_double(w, dv);
+		ow_double(w, dv);
 	else
-		floe_jw_strn(w, v, (size_t)(q - v)); /* +Inf, NaN */
-	floe_jw_obj_end(w);
+		ow_strn(w, v, (size_t)(q - v)); /* +Inf, NaN */
+	ow_close(w, '}');
 	return true;
 }
 
 static int note_json(const char *key, const char *text, void *payload)
 {
-	floe_jw_kv_str(payload, key, text);
+	ow_key(payload, key);
+	ow_strn(payload, text, strlen(text));
 	return 0;
 }
 
 int floe_obs_metrics_json(floe_metrics *r, floe_buf *out)
 {
 	floe_buf text, tmp, key;
-	floe_jw w;
+	ow w;
 	fam f = {0};
 	bool open = false;
 	floe_buf_init(&text, (size_t)64 << 20);
@@ -154,10 +258,10 @@ int floe_obs_metrics_json(floe_metrics *r, floe_buf *out)
 	int rc = floe_metrics_render(r, &text);
 	if (rc)
 		goto done;
-	floe_jw_init(&w, out, 0);
-	floe_jw_obj_begin(&w);
-	floe_jw_key(&w, "metrics");
-	floe_jw_arr_begin(&w);
+	ow_init(&w, out);
+	ow_open(&w, '{');
+	ow_key(&w, "metrics");
+	ow_open(&w, '[');
 	const char *p = text.data ? (const char *)text.data : "", *end = p + text.len;
 	while (p < end) {
 		size_t n = line_len(p, end);
@@ -205,14 +309,14 @@ int floe_obs_metrics_json(floe_metrics *r, floe_buf *out)
 		p += n + (p + n < end);
 	}
 	close_family(&w, &open);
-	floe_jw_arr_end(&w);
-	floe_jw_key(&w, "notes");
-	floe_jw_obj_begin(&w);
+	ow_close(&w, ']');
+	ow_key(&w, "notes");
+	ow_open(&w, '{');
 	rc = floe_metrics_notes(r, note_json, &w);
-	floe_jw_obj_end(&w);
-	floe_jw_obj_end(&w);
+	ow_close(&w, '}');
+	ow_close(&w, '}');
 	if (!rc)
-		rc = floe_jw_finish(&w);
+		rc = w.rc;
 	if (!rc)
 		rc = floe_buf_putc(out, '\n');
 done:
