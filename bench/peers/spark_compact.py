@@ -129,6 +129,11 @@ def main():
     args = [a for a in sys.argv[1:] if a != "--smoke"]
     smoke = "--smoke" in sys.argv
     floe, src, work = args
+    if os.path.exists(floe):  # else a command on PATH
+        floe = os.path.abspath(floe)
+    src, work = os.path.abspath(src), os.path.abspath(work)
+    os.makedirs(work, exist_ok=True)
+    os.chdir(work)  # Spark leaves a spark-warehouse folder in its working directory
     files = sorted(glob.glob(os.path.join(src, "*.parquet")))
     bytes_in = sum(os.path.getsize(p) for p in files)
     all_rows = set()
