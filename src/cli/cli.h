@@ -56,6 +56,8 @@ int cmd_inspect_table(int argc, char **argv);
 int cmd_snapshots(int argc, char **argv);
 int cmd_files(int argc, char **argv);
 int cmd_maintain(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 /* Run a pipeline (YAML text) with signals and a progress line (cmd_run.c). */

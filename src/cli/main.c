@@ -34,10 +34,12 @@ static const char USAGE[] =
 	"  snapshots <table>                       list a table's snapshots\n"
 	"  files <table>                           list the live files of a snapshot\n"
 	"  maintain <table>                        compact, expire, delete orphans, rewrite manifests\n"
+	"  doctor <table>|<namespace>|--all        health checks; exit 0 ok, 1 warn, 2 critical\n"
 	"\n"
 	"Streaming ingest:\n"
 	"  ingest <table> <files or folders...>    load JSON lines or CSV (--follow: keep going)\n"
 	"  run <pipeline.yaml>                     run a streaming pipeline\n"
+	"  plan <pipeline.yaml> [workload]         predict files, snapshots, cost; lint anti-patterns\n"
 	"\n"
 	"File tools:\n"
 	"  avro meta|cat|write <file>              inspect Avro files (manifests)\n"
@@ -258,8 +260,12 @@ int main(int argc, char **argv)
 		return cmd_files(sub_argc, sub_argv);
 	if (!strcmp(cmd, "maintain"))
 		return cmd_maintain(sub_argc, sub_argv);
+	if (!strcmp(cmd, "doctor"))
+		return cmd_doctor(sub_argc, sub_argv);
 	if (!strcmp(cmd, "ingest"))
 		return cmd_ingest(sub_argc, sub_argv);
+	if (!strcmp(cmd, "plan"))
+		return cmd_plan(sub_argc, sub_argv);
 	if (!strcmp(cmd, "run"))
 		return cmd_run(sub_argc, sub_argv);
 	if (!strcmp(cmd, "avro"))

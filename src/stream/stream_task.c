@@ -241,8 +241,16 @@ static int flush_bad(rt_task *t, const stream_block *b, floe_error *err)
 			n--;
 		floe_metric_add(s->m_dead, 1);
 		atomic_fetch_add(&p->dead, 1);
-		for (size_t x = i; x < j; x++)
+		for (size_t x = i; x < j; x++) {
 			floe_metric_add(p->tables[t->bad[x].table].m_dead, 1);
+			/* the web console shows each table's latest reason */
+			char key[300], note[768];
+			snprintf(key, sizeof(key), "dead-letter:%s", p->tables[t->bad[x].table].ident);
+			snprintf(note, sizeof(note), "%s %s offset %lld: %s", when,
+				 b->split_name ? b->split_name : "", (long long)r->off,
+				 t->bad_text.data ? (const char *)t->bad_text.data + t->bad[x].reason_at : "");
+			floe_metrics_note(p->metrics, key, note);
+		}
 		floe_jw w;
 		floe_jw_init(&w, &t->dlq, 0);
 		floe_jw_obj_begin(&w);
