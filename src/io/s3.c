@@ -53,6 +53,7 @@ typedef struct s3io {
 	bool path_style;
 	size_t part_size;
 	size_t read_ahead;
+	int64_t max_keys;  /* ListObjectsV2 page size */
 	floe_retry retry; /* template */
 } s3io;
 
@@ -882,7 +883,9 @@ static int s_list(floe_fileio *io, const char *prefix, floe_file_list_fn fn, voi
 		if ((token.len && (floe_buf_puts(&qs, "continuation-token=") ||
 				   floe_aws_uri_encode(&qs, floe_buf_cstr(&token), token.len, false) ||
 				   floe_buf_putc(&qs, '&'))) ||
-		    floe_buf_puts(&qs, "list-type=2&prefix=") ||
+		    floe_buf_puts(&qs, "list-type=2&") ||
+		    (s->max_keys != 1000 && floe_buf_printf(&qs, "max-keys=%lld&", (long long)s->max_keys)) ||
+		    floe_buf_puts(&qs, "prefix=") ||
 		    floe_aws_uri_encode(&qs, floe_buf_cstr(&pfx), pfx.len, false)) {
 			rc = floe_error_oom(err);
 			goto done;
@@ -987,7 +990,7 @@ static int prop_i64(const floe_strmap *m, const char *k, int64_t dflt, int64_t l
 int floe_io_s3_new(floe_fileio **out, const floe_strmap *props, floe_error *err)
 {
 	int rc;
-	int64_t part, retries, minw, maxw, deadline, ra;
+	int64_t part, retries, minw, maxw, deadline, ra, keys;
 	*out = NULL;
 	if ((rc = prop_i64(props, "s3.multipart.part-size-bytes", DEFAULT_PART, MIN_PART,
 			   (int64_t)1 << 32, &part, err)) ||
@@ -995,7 +998,8 @@ int floe_io_s3_new(floe_fileio **out, const floe_strmap *props, floe_error *err)
 	    (rc = prop_i64(props, "s3.retry.min-wait-ms", 100, 0, 600000, &minw, err)) ||
 	    (rc = prop_i64(props, "s3.retry.max-wait-ms", 10000, 0, 600000, &maxw, err)) ||
 	    (rc = prop_i64(props, "s3.retry.deadline-ms", 120000, 0, 3600000, &deadline, err)) ||
-	    (rc = prop_i64(props, "s3.read-ahead-bytes", 256 << 10, 4096, 64 << 20, &ra, err)))
+	    (rc = prop_i64(props, "s3.read-ahead-bytes", 256 << 10, 4096, 64 << 20, &ra, err)) ||
+	    (rc = prop_i64(props, "s3.list.max-keys", 1000, 1, 1000, &keys, err)))
 		return rc;
 	const char *ps = prop(props, "s3.path-style-access");
 	if (ps && !floe_str_ieq(ps, "true") && !floe_str_ieq(ps, "false"))
@@ -1008,6 +1012,7 @@ int floe_io_s3_new(floe_fileio **out, const floe_strmap *props, floe_error *err)
 	s->base.name = "s3";
 	s->part_size = (size_t)part;
 	s->read_ahead = (size_t)ra;
+	s->max_keys = keys;
 	s->retry.max_attempts = (int)retries + 1;
 	s->retry.min_wait_ms = minw;
 	s->retry.max_wait_ms = maxw;
