@@ -175,7 +175,7 @@ static void url_path_query(const char *url, const char **path, size_t *plen, con
 
 /* One request. method, url, body (JSON, may be NULL). */
 static int attempt(rest_catalog *c, const char *method, const char *url, const floe_buf *body,
-		   floe_buf *out, floe_buf *errdoc, rest_resp *rr, floe_error *err)
+		   floe_buf *out, floe_buf *errdoc, rest_resp *rr, bool once, floe_error *err)
 {
 	const char *wire[40];
 	size_t nw = 0;
@@ -283,6 +283,7 @@ static int attempt(rest_catalog *c, const char *method, const char *url, const f
 	rq.err_out = errdoc;
 	rq.total_timeout_ms = floe_strmap_get_i64(&c->props, "rest.request-timeout-ms", 120000);
 	rq.accept_compressed = true;
+	rq.at_most_once = once;
 	rc = floe_http_perform(c->http, &rq, &rs, err);
 	rr->status = rs.status;
 	rr->sent = rs.sent;
@@ -335,7 +336,7 @@ static int call(rest_catalog *c, const char *method, const char *url, const floe
 		if (out)
 			out->len = out0;
 		floe_buf_clear(errdoc);
-		int rc = attempt(c, method, url, body, out, errdoc, rr, &e);
+		int rc = attempt(c, method, url, body, out, errdoc, rr, !retry, &e);
 		if (!rc && rr->status == 401 && c->oauth && reauth) {
 			/* the token may have been revoked or expired early: one new token */
 			reauth = false;

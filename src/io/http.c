@@ -270,6 +270,10 @@ int floe_http_perform(floe_http *h, const floe_http_req *req, floe_http_resp *re
 		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, req->total_timeout_ms);
 	if (req->accept_compressed)
 		curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+	if (req->at_most_once) {
+		curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
+		curl_easy_setopt(c, CURLOPT_FORBID_REUSE, 1L);
+	}
 	/* proxies come from the usual variables (http_proxy, no_proxy) */
 	if (!strcmp(req->method, "HEAD")) {
 		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);

@@ -38,6 +38,12 @@ typedef struct floe_http_req {
 	long socket_timeout_ms;  /* no byte for this long aborts (0: 60 s) */
 	long total_timeout_ms;   /* 0: none */
 	bool accept_compressed;  /* ask for gzip/zstd bodies (never for ranged reads) */
+	/* a request that must reach the server at most once (a catalog commit):
+	 * sent on a new connection, never on a kept-alive one, because libcurl
+	 * silently sends a request again when a reused connection closes
+	 * before any answer — and a commit sent twice answers "conflict" for
+	 * its own first copy */
+	bool at_most_once;
 } floe_http_req;
 
 typedef struct floe_http_resp {
