@@ -682,7 +682,8 @@ static int r_list_tables(floe_catalog *cat, const char *ns, floe_name_fn fn, voi
 		const floe_json *ids = rc ? NULL : floe_json_get(j, "identifiers");
 		for (const floe_json *id = ids ? ids->child : NULL; id && !rc; id = id->next) {
 			const floe_json *nm = floe_json_get(id, "name");
-			char *s = ns_of(&a, floe_json_get(id, "namespace"));
+			const floe_json *nsj = floe_json_get(id, "namespace");
+			char *s = nsj && nsj->type == FLOE_JSON_ARRAY ? ns_of(&a, nsj) : NULL;
 			if (!nm || nm->type != FLOE_JSON_STRING || !s)
 				rc = floe_error_corrupt(err, "REST catalog: a table identifier "
 							     "without namespace or name");
@@ -1461,4 +1462,97 @@ int floe_rest_catalog_open(floe_catalog **out, const floe_rest_catalog_opts *opt
 	c->base.managed_maintenance = sn && !strcmp(sn, "s3tables");
 	*out = &c->base;
 	return FLOE_OK;
+}
+
+/* ---- tests and fuzzing ------------------------------------------------------------- */
+
+static int names_cb(const char *ns, const char *name, void *payload)
+{
+	(void)ns;
+	(void)name;
+	(*(size_t *)payload)++;
+	return 0;
+}
+
+int floe_rest__parse(const char *kind, const char *p, size_t n, floe_error *err)
+{
+	floe_arena a;
+	floe_json *j;
+	int rc;
+	size_t count = 0;
+	floe_arena_init(&a, 4096);
+	if (!strcmp(kind, "error")) {
+		floe_buf b;
+		char m[600];
+		floe_buf_init(&b, 0);
+		rc = floe_buf_append(&b, p, n) ? floe_error_oom(err) : FLOE_OK;
+		if (!rc) {
+			err_text(&b, m, sizeof(m));
+			rc = floe_error_set(err, FLOE_EIO, "%s", m);
+		}
+		floe_buf_reset(&b);
+		floe_arena_reset(&a);
+		return rc;
+	}
+	if ((rc = floe_json_parse(&j, &a, p, n, NULL, err)))
+		goto done;
+	if (!strcmp(kind, "load")) {
+		floe_metadata *m = NULL;
+		char *loc = NULL;
+		rc = metadata_from(&m, j, &loc, err);
+		floe_metadata_free(m);
+		floe_free(loc);
+	} else if (!strcmp(kind, "namespaces")) {
+		const floe_json *list = floe_json_get(j, "namespaces");
+		for (const floe_json *x = list ? list->child : NULL; x && !rc; x = x->next)
+			rc = ns_of(&a, x) ? names_cb("", NULL, &count) : floe_error_oom(err);
+	} else if (!strcmp(kind, "tables")) {
+		const floe_json *ids = floe_json_get(j, "identifiers");
+		for (const floe_json *id = ids ? ids->child : NULL; id && !rc; id = id->next) {
+			const floe_json *nm = floe_json_get(id, "name");
+			const floe_json *nsj = floe_json_get(id, "namespace");
+			char *s = nsj && nsj->type == FLOE_JSON_ARRAY ? ns_of(&a, nsj) : NULL;
+			rc = !nm || nm->type != FLOE_JSON_STRING || !s
+				     ? floe_error_corrupt(err, "REST catalog: a table identifier "
+							       "without namespace or name")
+				     : names_cb(s, nm->s, &count);
+		}
+	} else if (!strcmp(kind, "config")) {
+		const floe_json *d = floe_json_get(j, "defaults"), *o = floe_json_get(j, "overrides");
+		for (const floe_json *kv = d ? d->child : NULL; kv; kv = kv->next)
+			count += kv->type == FLOE_JSON_STRING;
+		for (const floe_json *kv = o ? o->child : NULL; kv; kv = kv->next)
+			count += kv->type == FLOE_JSON_STRING;
+	} else if (!strcmp(kind, "token")) {
+		const floe_json *t = floe_json_get(j, "access_token");
+		if (!t || t->type != FLOE_JSON_STRING)
+			rc = floe_error_corrupt(err, "OAuth2 token answer without access_token");
+	} else {
+		rc = floe_error_set(err, FLOE_EINVAL, "unknown answer kind '%s'", kind);
+	}
+done:
+	floe_arena_reset(&a);
+	return rc;
+}
+
+int floe_rest__commit_body(floe_buf *out, const char *ns, const char *name,
+			   const floe_metadata *base, const floe_metadata *next, floe_error *err)
+{
+	floe_arena a;
+	floe_json *bj = NULL, *nj = NULL;
+	floe_buf t1, t2;
+	int rc;
+	floe_arena_init(&a, 1 << 16);
+	floe_buf_init(&t1, 0);
+	floe_buf_init(&t2, 0);
+	if ((base && (rc = encode_json(&a, base, &bj, &t1, err))) ||
+	    (rc = encode_json(&a, next, &nj, &t2, err)))
+		goto done;
+	if (commit_body(out, ns, name, bj, nj))
+		rc = floe_error_oom(err);
+done:
+	floe_arena_reset(&a);
+	floe_buf_reset(&t1);
+	floe_buf_reset(&t2);
+	return rc;
 }

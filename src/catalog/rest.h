@@ -32,4 +32,17 @@ typedef struct floe_rest_catalog_opts {
 int floe_rest_catalog_open(floe_catalog **out, const floe_rest_catalog_opts *opts,
 			   floe_error *err) FLOE_WUR;
 
+/*
+ * Tests and fuzzing: read a server's answer p[0..n) the way the client does.
+ * kind: "load" (LoadTableResult / CommitTableResponse), "namespaces"
+ * (ListNamespacesResponse), "tables" (ListTablesResponse), "config"
+ * (CatalogConfig), "error" (ErrorModel; its text goes to err), "token"
+ * (OAuthTokenResponse). FLOE_ECORRUPT for an answer the client refuses.
+ */
+int floe_rest__parse(const char *kind, const char *p, size_t n, floe_error *err) FLOE_WUR;
+/* The CommitTableRequest body for base -> next (base NULL: a create). */
+int floe_rest__commit_body(floe_buf *out, const char *ns, const char *name,
+			   const floe_metadata *base, const floe_metadata *next,
+			   floe_error *err) FLOE_WUR;
+
 #endif
