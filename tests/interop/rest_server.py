@@ -73,13 +73,44 @@ class RestServer:
         self.log.close()
 
 
+def sigv4_valid(method, url, headers, body, key, secret, service, region):
+    """Recompute the SigV4 signature of a received request with botocore
+    (over the headers its Authorization names) and compare."""
+    import re
+
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    auth = headers.get("Authorization") or ""
+    m = re.match(r"AWS4-HMAC-SHA256 Credential=([^/]+)/(\d{8})/([^/]+)/([^/]+)/aws4_request, "
+                 r"SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$", auth)
+    if not m or m.group(1) != key or m.group(3) != region or m.group(4) != service:
+        return False
+    signed = m.group(5).split(";")
+    lower = {k.lower(): v for k, v in headers.items()}
+    if "host" not in signed or "x-amz-date" not in signed:
+        return False
+    req = AWSRequest(method=method, url=url, data=body,
+                     headers={h: lower.get(h, "") for h in signed})
+    req.context["timestamp"] = lower["x-amz-date"]
+    signer = SigV4Auth(Credentials(key, secret), service, region)
+    canonical = signer.canonical_request(req)
+    want = signer.signature(signer.string_to_sign(req, canonical), req)
+    return want == m.group(6)
+
+
 class RecordingProxy:
     """Forwards HTTP to target and records "METHOD path" and whether an
     Authorization header came along; drop_commits=N forwards the next N
     commits (POST .../tables/<t>) and then closes the connection instead of
     answering, as a network that lost the answer would."""
 
-    def __init__(self, target_port):
+    def __init__(self, target_port, sigv4=None):
+        # sigv4 = (key, secret, service, region): refuse what is not signed so
+        self.sigv4 = sigv4
+        self.verified = 0
+        self.rejected = 0
         self.seen = []
         self.auth = []
         self.drop_commits = 0
@@ -99,6 +130,24 @@ class RecordingProxy:
                 path = self.path.split("?", 1)[0]
                 is_commit = (self.command == "POST" and "/tables/" in path
                              and not path.endswith("/metrics") and "/rename" not in path)
+                if proxy.sigv4:
+                    host = self.headers.get("Host")
+                    ok = sigv4_valid(self.command, f"http://{host}{self.path}", dict(self.headers.items()),
+                                     body, *proxy.sigv4)
+                    with proxy.lock:
+                        if ok:
+                            proxy.verified += 1
+                        else:
+                            proxy.rejected += 1
+                    if not ok:
+                        doc = (b'{"error":{"message":"The request signature we calculated does not '
+                               b'match","type":"SignatureDoesNotMatch","code":403}}')
+                        self.send_response(403)
+                        self.send_header("Content-Type", "application/json")
+                        self.send_header("Content-Length", str(len(doc)))
+                        self.end_headers()
+                        self.wfile.write(doc)
+                        return
                 with proxy.lock:
                     proxy.seen.append(f"{self.command} {path}")
                     proxy.auth.append(self.headers.get("Authorization"))
