@@ -44,7 +44,7 @@ static const char USAGE[] =
 	"  parquet meta|schema|cat|rewrite <file>  inspect and rewrite Parquet files\n"
 	"\n"
 	"Global options (or environment variables):\n"
-	"  --catalog-type sql|filesystem|rest      FLOE_CATALOG_TYPE (default sql)\n"
+	"  --catalog-type sql|filesystem|rest|glue FLOE_CATALOG_TYPE (default sql)\n"
 	"  --catalog-uri URI                       FLOE_CATALOG_URI  (sqlite:///path.db, postgresql://...,\n"
 	"                                          http(s)://... for rest)\n"
 	"  --catalog-property KEY=VALUE            a REST or S3 property (token, credential,\n"
@@ -114,13 +114,18 @@ static int check_catalog_options(void)
 	bool sql = !type.value || !strcasecmp(type.value, "sql") || !strcasecmp(type.value, "jdbc") ||
 		   !strcasecmp(type.value, "sqlite") || !strcasecmp(type.value, "postgresql");
 	bool rest = type.value && !strcasecmp(type.value, "rest");
+	if (type.value && !strcasecmp(type.value, "glue"))
+		return wh.value ? 0
+				: cli_usage_error("%s glue needs --warehouse s3://bucket/prefix (or "
+						  "FLOE_WAREHOUSE): where new tables go",
+						  type.from);
 	if (rest)
 		return uri.value ? 0
 				 : cli_usage_error("%s rest needs --catalog-uri http(s)://host[:port] "
 						   "(or FLOE_CATALOG_URI): the REST catalog server",
 						   type.from);
 	if (!fs && !sql)
-		return cli_usage_error("%s '%s': unknown catalog type (sql, filesystem or rest)",
+		return cli_usage_error("%s '%s': unknown catalog type (sql, filesystem, rest or glue)",
 				       type.from, type.value);
 	if (fs && !wh.value)
 		return cli_usage_error("%s %s needs --warehouse (or FLOE_WAREHOUSE): the folder the "
@@ -147,7 +152,7 @@ static floe_catalog *open_catalog(bool read_only)
 	cat_opt name = pick(g_cli.catalog_name, "--catalog-name", "FLOE_CATALOG_NAME");
 	cat_opt wh = pick(g_cli.warehouse, "--warehouse", "FLOE_WAREHOUSE");
 	int rc;
-	if (uri.value || wh.value) {
+	if (uri.value || wh.value || type.value) {
 		floe_catalog_config cfg = FLOE_CATALOG_CONFIG_INIT;
 		cfg.type = type.value;
 		cfg.uri = uri.value;

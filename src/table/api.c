@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "catalog/glue.h"
 #include "catalog/rest.h"
 #include "iceberg/metrics.h"
 #include "iceberg/props.h"
@@ -42,8 +43,7 @@ int floe_catalog_open(floe_catalog **out, const floe_catalog_config *cfg, floe_e
 		o.warehouse = cfg->warehouse;
 		return floe_fs_catalog_open(out, &o, err);
 	}
-	if (floe_str_ieq(type, "rest")) {
-		floe_rest_catalog_opts o = FLOE_REST_CATALOG_OPTS_INIT;
+	if (floe_str_ieq(type, "rest") || floe_str_ieq(type, "glue")) {
 		floe_strmap props;
 		floe_strmap_init(&props);
 		for (size_t i = 0; i < cfg->n_props; i++)
@@ -53,16 +53,27 @@ int floe_catalog_open(floe_catalog **out, const floe_catalog_config *cfg, floe_e
 				floe_strmap_reset(&props);
 				return floe_error_oom(err);
 			}
-		o.name = cfg->name;
-		o.uri = cfg->uri;
-		o.warehouse = cfg->warehouse;
-		o.props = &props;
-		int rc = floe_rest_catalog_open(out, &o, err);
+		int rc;
+		if (floe_str_ieq(type, "rest")) {
+			floe_rest_catalog_opts o = FLOE_REST_CATALOG_OPTS_INIT;
+			o.name = cfg->name;
+			o.uri = cfg->uri;
+			o.warehouse = cfg->warehouse;
+			o.props = &props;
+			rc = floe_rest_catalog_open(out, &o, err);
+		} else {
+			floe_glue_catalog_opts o = FLOE_GLUE_CATALOG_OPTS_INIT;
+			o.name = cfg->name;
+			o.uri = cfg->uri;
+			o.warehouse = cfg->warehouse;
+			o.props = &props;
+			rc = floe_glue_catalog_open(out, &o, err);
+		}
 		floe_strmap_reset(&props);
 		return rc;
 	}
-	return floe_error_set(err, FLOE_EINVAL, "unknown catalog type '%s' (sql, filesystem or rest)",
-			      type);
+	return floe_error_set(err, FLOE_EINVAL,
+			      "unknown catalog type '%s' (sql, filesystem, rest or glue)", type);
 }
 
 static int mkdirs(const char *path)
