@@ -142,3 +142,22 @@ def test_sigv4_signed_requests(servers):
         assert p.returncode != 0 and "SignatureDoesNotMatch" in p.stderr
     finally:
         proxy.stop()
+
+
+def test_s3_tables_endpoint_is_not_maintained_by_floe(servers, tmp_path):
+    """rest.signing-name=s3tables names AWS S3 Tables, which compacts and
+    expires its tables itself: floe refuses to run maintenance there."""
+    s3, rest = servers
+    proxy = RecordingProxy(rest.port, sigv4=("AKIDFLOETEST", "s3t-secret", "s3tables", "us-east-1"))
+    try:
+        sig = ["rest.sigv4-enabled=true", "rest.signing-name=s3tables", "rest.signing-region=us-east-1",
+               "rest.access-key-id=AKIDFLOETEST", "rest.secret-access-key=s3t-secret"]
+        floe_rest(servers, "namespace", "create", "s3t", uri=proxy.uri, props=sig)
+        floe_rest(servers, "ingest", "s3t.t", "-", "--create-schema", "id long", "--quiet",
+                  uri=proxy.uri, props=sig, input=rows(0, 5, "s"))
+        p = floe_rest(servers, "maintain", "s3t.t", "--lock-uri", f"sqlite:///{tmp_path}/l.db",
+                      uri=proxy.uri, props=sig, check=False)
+        assert p.returncode != 0 and "maintains s3t.t itself" in p.stderr
+        assert proxy.rejected == 0
+    finally:
+        proxy.stop()
