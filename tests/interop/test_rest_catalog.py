@@ -161,3 +161,30 @@ def test_s3_tables_endpoint_is_not_maintained_by_floe(servers, tmp_path):
         assert proxy.rejected == 0
     finally:
         proxy.stop()
+
+
+def test_pipeline_file_names_the_rest_catalog(servers, tmp_path):
+    """floe run with catalog.type rest and catalog.properties.*: the OAuth2
+    credential comes from the environment (never the file)."""
+    import os
+
+    s3, rest = servers
+    proxy = RecordingProxy(rest.port)
+    try:
+        (tmp_path / "in.jsonl").write_text(rows(0, 50, "p"))
+        (tmp_path / "p.yaml").write_text(
+            "pipeline.name: restpipe\n"
+            f"catalog:\n  type: rest\n  uri: {proxy.uri}\n  warehouse: {rest.warehouse}\n"
+            "  properties:\n    credential: ${FLOE_TEST_REST_CRED}\n"
+            f"sources: [{{name: a, type: files, path: {tmp_path / 'in.jsonl'}}}]\n"
+            "tables: [{name: pipe.t, schema: \"id long not null, tag string\"}]\n")
+        rest_catalog(servers).create_namespace("pipe")
+        env = dict(s3.env(), FLOE_TEST_REST_CRED="pipe-client:pipe-secret")
+        p = subprocess.run([floe_bin(), "run", str(tmp_path / "p.yaml"), "--quiet"],
+                           capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+        assert p.returncode == 0, p.stderr
+        assert proxy.seen[0] == "POST /v1/oauth/tokens"
+    finally:
+        proxy.stop()
+    tbl = rest_catalog(servers).load_table("pipe.t")
+    assert sorted(r["id"] for r in tbl.scan().to_arrow().to_pylist()) == list(range(50))
