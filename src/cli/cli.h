@@ -15,6 +15,9 @@ typedef struct cli_globals {
 	const char *catalog_name;
 	const char *warehouse;
 	const char *dir; /* embedded default: where ./warehouse lives */
+	/* --catalog-property k=v (repeatable) */
+	floe_prop catalog_props[64];
+	size_t n_catalog_props;
 	bool verbose;
 } cli_globals;
 

@@ -104,7 +104,7 @@ static const keydef pipeline_keys[] = {
 	{"pipeline.max-buffered-blocks", K_INT, C(max_buffered_blocks), 0, NULL, NULL,
 	 "parallelism + 2", "blocks read ahead of the writers (each about block-size)"},
 	{"catalog.type", K_STR, C(catalog_type), 0, NULL, NULL, "sql",
-	 "sql or filesystem (without a catalog section: the command's catalog)"},
+	 "sql, filesystem, rest or glue (without a catalog section: the command's catalog)"},
 	{"catalog.uri", K_STR, C(catalog_uri), 0, NULL, NULL, "",
 	 "sqlite:///path.db or postgresql://user@host/db; a password must come from ${ENV} or "
 	 "catalog.password-file"},
@@ -113,6 +113,9 @@ static const keydef pipeline_keys[] = {
 	 "root of new tables (file:///data/wh)"},
 	{"catalog.password-file", K_STR, C(catalog_password_file), 0, NULL, NULL, "",
 	 "file whose first line is the catalog password"},
+	{"catalog.properties", K_PREFIX, C(catalog_props), 0, NULL, NULL, "",
+	 "REST, Glue and S3 catalog properties (catalog.properties.credential, "
+	 "catalog.properties.s3.endpoint, ...); credentials only as ${ENV}"},
 	{"sources", K_SOURCES, 0, 0, NULL, NULL, "", "list of sources (below)"},
 	{"tables", K_TABLES, 0, 0, NULL, NULL, "", "list of tables (below)"},
 	{NULL, K_STR, 0, 0, NULL, NULL, NULL, NULL},
@@ -577,7 +580,7 @@ static int collect_prefix(pctx *x, floe_strmap *sm, yaml_node_t *v, const char *
 		return fail_at(x, v, "nesting too deep");
 	if (v->type == YAML_SCALAR_NODE) {
 		const char *val;
-		if (((!strncmp(full, "properties.", 11) ||
+		if (((!strncmp(full, "properties.", 11) || !strncmp(full, "catalog.properties.", 19) ||
 		      !strcmp(full, "aws.credentials.basic.secretkey")) &&
 		     (rc = check_secret(x, v, full))) ||
 		    (rc = scalar(x, v, full, &val)))
@@ -1228,7 +1231,8 @@ static int validate(stream_config *c, floe_error *err)
 			return floe_error_set(err, FLOE_EINVAL, "line %d: source '%s' feeds no table",
 					      c->sources[i].line, c->sources[i].name);
 	}
-	c->has_catalog = c->catalog_uri || c->catalog_type || c->catalog_warehouse;
+	c->has_catalog = c->catalog_uri || c->catalog_type || c->catalog_warehouse ||
+			 c->catalog_props.len;
 	if (c->catalog_password_file)
 		return apply_password_file(c, err);
 	return FLOE_OK;
@@ -1254,6 +1258,7 @@ void stream_config_free(stream_config *c)
 	}
 	for (size_t i = 0; i < c->n_tables; i++)
 		floe_strmap_reset(&c->tables[i].properties);
+	floe_strmap_reset(&c->catalog_props);
 	floe_arena_reset(&c->arena);
 	floe_free(c);
 }
@@ -1295,6 +1300,7 @@ int stream_config_parse_yaml(stream_config **out, const char *text, size_t n, co
 	if (!c)
 		return floe_error_oom(err);
 	floe_arena_init(&c->arena, 16384);
+	floe_strmap_init(&c->catalog_props);
 	c->checkpoint_interval_ms = 10000;
 	c->parallelism = floe_cpu_count() > 16 ? 16 : floe_cpu_count();
 	c->errors = STREAM_ERRORS_DEAD_LETTER;

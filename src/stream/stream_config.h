@@ -144,6 +144,9 @@ typedef struct stream_config {
 	/* catalog (optional: else the command's catalog) */
 	const char *catalog_type, *catalog_uri, *catalog_name, *catalog_warehouse;
 	const char *catalog_password_file;
+	/* catalog.properties.<key>: REST/Glue/S3 catalog properties, stored
+	 * with the "catalog.properties." prefix */
+	floe_strmap catalog_props;
 	bool has_catalog;
 	stream_source_cfg *sources;
 	size_t n_sources;

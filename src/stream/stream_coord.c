@@ -875,7 +875,24 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 		cc.uri = cfg->catalog_uri;
 		cc.name = cfg->catalog_name;
 		cc.warehouse = cfg->catalog_warehouse;
-		if ((rc = floe_catalog_open(&p->cat, &cc, err)))
+		floe_prop *props = NULL;
+		if (cfg->catalog_props.len) {
+			props = floe_calloc(cfg->catalog_props.len, sizeof(*props));
+			if (!props) {
+				rc = floe_error_oom(err);
+				goto fail;
+			}
+			for (size_t i = 0; i < cfg->catalog_props.len; i++) {
+				/* stored as catalog.properties.<key> */
+				props[i].key = cfg->catalog_props.items[i].key + 19;
+				props[i].value = cfg->catalog_props.items[i].value;
+			}
+			cc.props = props;
+			cc.n_props = cfg->catalog_props.len;
+		}
+		rc = floe_catalog_open(&p->cat, &cc, err);
+		floe_free(props);
+		if (rc)
 			goto fail;
 		p->own_cat = true;
 	}
