@@ -204,13 +204,8 @@ static const floe_fileio_ops router_ops = {r_open, r_create, r_remove, r_stat,
 floe_fileio *floe_io_router_new(floe_fileio *local, floe_fileio *memory, floe_fileio *s3)
 {
 	router *r = floe_calloc(1, sizeof(*r));
-	if (!r) {
-		/* the router owns its backends, also when it cannot be made */
-		floe_io_free(local);
-		floe_io_free(memory);
-		floe_io_free(s3);
+	if (!r)
 		return NULL;
-	}
 	r->base.ops = &router_ops;
 	r->base.name = "router";
 	r->local = local;

@@ -82,7 +82,8 @@ floe_fileio *floe_io_memory_new(void);
  * `code` ("create", "close", "rename", "remove", "read"). n = 0 disables. */
 void floe_io_memory_fail(floe_fileio *io, const char *op, int n, int code);
 /* The router: file:, plain paths and mem: (when a memory backend is given).
- * It owns the backends (freed with it, or at once when it cannot be made). */
+ * It owns the backends once made; when it cannot be made (NULL) the caller
+ * still owns them. */
 floe_fileio *floe_io_router_new(floe_fileio *local, floe_fileio *memory, floe_fileio *s3);
 
 /* The FileIO of a catalog: local files and s3:// (S3 configured from props,

@@ -54,6 +54,12 @@ floe_http *floe_http_new(void)
 	return h;
 }
 
+bool floe_http_ready(void)
+{
+	pthread_once(&global_once, global_init);
+	return global_ok;
+}
+
 void floe_http_free(floe_http *h)
 {
 	if (!h)

@@ -59,7 +59,10 @@ typedef struct floe_http_resp {
 	bool sent;              /* the request may have reached the server */
 } floe_http_resp;
 
+/* NULL when out of memory, or when libcurl could not start (floe_http_ready). */
 floe_http *floe_http_new(void);
+/* Whether libcurl's global initialisation succeeded (after a floe_http_new). */
+bool floe_http_ready(void);
 void floe_http_free(floe_http *h);
 
 int floe_http_perform(floe_http *h, const floe_http_req *req, floe_http_resp *resp,

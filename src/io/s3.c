@@ -1019,6 +1019,8 @@ int floe_io_s3_new(floe_fileio **out, const floe_strmap *props, floe_error *err)
 	s->retry.deadline_ms = deadline;
 	if (!(s->http = floe_http_new())) {
 		s_free(&s->base);
+		if (floe_http_ready()) /* libcurl is up: the allocation failed */
+			return floe_error_oom(err);
 		return floe_error_set(err, FLOE_EIO, "cannot start libcurl");
 	}
 	floe_aws_opts ao = {0};

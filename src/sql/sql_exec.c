@@ -322,19 +322,6 @@ static int open_catalog(sql_ctx *c, const char *name, const sql_opt *opts, size_
 	const char *user = sql_opt_get(opts, n_opts, "jdbc.user");
 	const char *pw = sql_opt_get(opts, n_opts, "jdbc.password");
 	const char *cname = sql_opt_get(opts, n_opts, "floe.catalog-name");
-	for (size_t i = 0; i < n_opts; i++) {
-		bool known = false;
-		for (size_t k = 0; k < sizeof(CATALOG_OPTS) / sizeof(CATALOG_OPTS[0]); k++)
-			known |= !strcmp(opts[i].key, CATALOG_OPTS[k]);
-		if (connector)
-			continue; /* the table's other options are its properties */
-		if (!known)
-			return sql_err(c, FLOE_EINVAL, opts[i].off,
-				       "unknown catalog option '%s' (floe knows type, catalog-type, "
-				       "catalog-impl, warehouse, uri, default-database, jdbc.user, "
-				       "jdbc.password, ...)",
-				       opts[i].key);
-	}
 	if (!type && connector)
 		type = "iceberg";
 	if (!type)
@@ -354,11 +341,14 @@ static int open_catalog(sql_ctx *c, const char *name, const sql_opt *opts, size_
 			ctype = "hadoop";
 		else if (!strcmp(impl, "org.apache.iceberg.rest.RESTCatalog"))
 			ctype = "rest";
-		else if (!strcmp(impl, "org.apache.iceberg.aws.glue.GlueCatalog") ||
-			 strstr(impl, "S3TablesCatalog"))
+		else if (!strcmp(impl, "org.apache.iceberg.aws.glue.GlueCatalog"))
+			ctype = "glue";
+		else if (strstr(impl, "S3TablesCatalog"))
 			return sql_err(c, FLOE_EUNSUPPORTED, o->off,
-				       "catalog-impl '%s' (AWS Glue / S3 Tables) is not supported yet: "
-				       "floe runs hadoop and jdbc catalogs today",
+				       "catalog-impl '%s' is not supported yet: reach S3 Tables through "
+				       "its Iceberg REST endpoint ('catalog-type'='rest', 'uri'='https://"
+				       "s3tables.<region>.amazonaws.com/iceberg', 'rest.sigv4-enabled'="
+				       "'true', 'rest.signing-name'='s3tables')",
 				       impl);
 		else
 			return sql_err(c, FLOE_EUNSUPPORTED, o->off,
@@ -369,6 +359,21 @@ static int open_catalog(sql_ctx *c, const char *name, const sql_opt *opts, size_
 	}
 	if (!ctype)
 		ctype = "hive"; /* Iceberg's FlinkCatalogFactory default */
+	if (!ieq(ctype, "rest") && !ieq(ctype, "glue")) {
+		for (size_t i = 0; i < n_opts; i++) {
+			bool known = false;
+			for (size_t k = 0; k < sizeof(CATALOG_OPTS) / sizeof(CATALOG_OPTS[0]); k++)
+				known |= !strcmp(opts[i].key, CATALOG_OPTS[k]);
+			if (connector)
+				continue; /* the table's other options are its properties */
+			if (!known)
+				return sql_err(c, FLOE_EINVAL, opts[i].off,
+					       "unknown catalog option '%s' (floe knows type, catalog-type, "
+					       "catalog-impl, warehouse, uri, default-database, jdbc.user, "
+					       "jdbc.password, ...)",
+					       opts[i].key);
+		}
+	}
 	const sql_opt *ct = opt_find(opts, n_opts, "catalog-type");
 	uint32_t ct_off = ct ? ct->off : off;
 	floe_catalog_config cfg = FLOE_CATALOG_CONFIG_INIT;
@@ -410,11 +415,34 @@ static int open_catalog(sql_ctx *c, const char *name, const sql_opt *opts, size_
 		else if (!strncmp(uri, "jdbc:postgresql:", 16))
 			cfg.uri = uri + 5;
 		cfg.warehouse = wh;
-	} else if (ieq(ctype, "rest") || ieq(ctype, "glue") || ieq(ctype, "hive") ||
-		   ieq(ctype, "nessie")) {
+	} else if (ieq(ctype, "rest") || ieq(ctype, "glue")) {
+		/* floe's REST and Glue catalogs take Iceberg's property names: the
+		 * options other than the catalog's own go to them as they are */
+		bool rest = ieq(ctype, "rest");
+		if (rest && !uri)
+			return sql_err(c, FLOE_EINVAL, off, "a rest catalog needs 'uri'");
+		cfg.type = ftype = rest ? "rest" : "glue";
+		cfg.uri = uri;
+		cfg.warehouse = wh;
+		floe_prop *props = floe_arena_calloc(c->a, n_opts + 1, sizeof(floe_prop));
+		size_t np = 0;
+		if (!props)
+			return floe_error_oom(c->err);
+		for (size_t i = 0; i < n_opts; i++) {
+			const char *k = opts[i].key;
+			if (!strcmp(k, "type") || !strcmp(k, "catalog-type") || !strcmp(k, "catalog-impl") ||
+			    !strcmp(k, "uri") || !strcmp(k, "warehouse") || !strcmp(k, "default-database") ||
+			    !strcmp(k, "property-version") || !strcmp(k, "floe.catalog-name") ||
+			    (connector && (!strcmp(k, "connector") || !strncmp(k, "catalog-", 8))))
+				continue;
+			props[np++] = (floe_prop){k, opts[i].value};
+		}
+		cfg.props = props;
+		cfg.n_props = np;
+	} else if (ieq(ctype, "hive") || ieq(ctype, "nessie")) {
 		return sql_err(c, FLOE_EUNSUPPORTED, ct_off,
-			       "catalog-type '%s' is not supported yet: floe runs 'hadoop' and "
-			       "'jdbc' catalogs today (REST and Glue are planned)",
+			       "catalog-type '%s' is not supported yet: floe runs 'hadoop', 'jdbc', "
+			       "'rest' and 'glue' catalogs",
 			       ctype);
 	} else {
 		return sql_err(c, FLOE_EINVAL, ct_off,

@@ -191,8 +191,10 @@ BAD = [
     ("CREATE TABLE db.t (id BIGINT) WITH ('write.format.default' = 'orc');",
      "line 1, column 37: "),
     ("SELECT nope FROM db.base;", "line 1, column 8: unknown column 'nope'"),
-    ("CREATE CATALOG r WITH ('type'='iceberg', 'catalog-type'='rest', 'uri'='http://x');",
-     "line 1, column 42: catalog-type 'rest' is not supported yet"),
+    ("CREATE CATALOG r WITH ('type'='iceberg', 'catalog-type'='hive', 'uri'='thrift://x:9083');",
+     "line 1, column 42: catalog-type 'hive' is not supported yet"),
+    ("CREATE CATALOG r WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehous'='w');",
+     "line 1, column 67: unknown catalog option 'warehous'"),
     ("CREATE TABLE s (id BIGINT, v STRING) WITH ('connector'='filesystem', 'path'='in', "
      "'format'='json');\nINSERT INTO db.base SELECT id, v FROM s;",
      "line 2, column 32: column 'v' is string in the source and long in the table"),
