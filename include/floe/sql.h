@@ -4,7 +4,7 @@
  * sets and SELECT queries (docs/sql.md).
  *
  * A session holds the catalogs (CREATE CATALOG ... WITH ('type'='iceberg',
- * 'catalog-type'='hadoop'|'jdbc', ...)), the current catalog and database,
+ * 'catalog-type'='hadoop'|'jdbc'|'rest'|'glue', ...)), the current catalog and database,
  * the source tables (CREATE TABLE ... WITH ('connector'='filesystem' |
  * 'datagen')) and the SET options. Its first catalog, `default_catalog`,
  * is the one the caller passes.
