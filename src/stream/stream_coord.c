@@ -445,8 +445,19 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 		} else {
 			return floe_error_set(err, FLOE_EINVAL, "source '%s' feeds no table", sc->name);
 		}
+		if (sc->rows_per_second < 0)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "source '%s': rows-per-second: %lld is not a rate (0 = as "
+					      "fast as possible, or more)",
+					      sc->name, (long long)sc->rows_per_second);
+		/* INT64_MIN: not given (no end); an explicit -1 used to run forever */
+		if (sc->number_of_rows < 0 && sc->number_of_rows != INT64_MIN)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "source '%s': number-of-rows: %lld is not a row count (0 "
+					      "or more; leave it out for no end)",
+					      sc->name, (long long)sc->number_of_rows);
 		go.rows_per_second = sc->rows_per_second;
-		go.number_of_rows = sc->number_of_rows;
+		go.number_of_rows = sc->number_of_rows == INT64_MIN ? -1 : sc->number_of_rows;
 		go.seed = (uint64_t)sc->seed;
 		go.fields = &sc->gen_fields;
 		rc = stream_source_gen_new(&s->src, sc->name, &go, err);
