@@ -703,8 +703,17 @@ int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
 	c.target = o->target_file_size > 0 ? o->target_file_size : c.cfg.target_file_size;
 	c.min_size = o->min_file_size >= 0 ? o->min_file_size : c.target / 4 * 3;
 	c.max_size = o->max_file_size > 0 ? o->max_file_size : c.target / 10 * 18;
-	if (c.max_size < c.target)
-		c.max_size = c.target;
+	if (o->max_file_size <= 0 && c.max_size < c.target)
+		c.max_size = c.target; /* a tiny target */
+	if (c.min_size > c.target || c.max_size < c.target) {
+		/* Java's planner refuses these too: no file would be left alone */
+		rc = floe_error_set(err, FLOE_EINVAL,
+				    "compaction: min-file-size %lld, target-file-size %lld and "
+				    "max-file-size %lld bytes must satisfy min <= target <= max "
+				    "(--min-file-size, --target-file-size, --max-file-size)",
+				    (long long)c.min_size, (long long)c.target, (long long)c.max_size);
+		goto done;
+	}
 	if ((rc = floe_scan_open(&c.scan, c.rt, &so, err)))
 		goto done;
 	if (floe_scan_snapshot_id(c.scan) != c.base_id) {
