@@ -41,6 +41,9 @@ static const char SCAN_USAGE[] =
 	"  --to ID                  last snapshot of an incremental read (default: current)\n"
 	"  --follow [--interval 60s] [--polls N]   keep polling for appended snapshots\n"
 	"  --skip-overwrites        skip overwrite/delete snapshots instead of failing\n"
+	"  --skip-corrupt           read past a manifest list or manifest that holds less\n"
+	"                           than its metadata promises, saying what was skipped\n"
+	"                           (without it such a scan fails naming the file)\n"
 	"  --path-map FROM=TO       relocate recorded paths of a path table (repeatable)\n";
 
 static const char INSPECT_USAGE[] =
@@ -300,6 +303,8 @@ int cmd_scan(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--skip-overwrites")) {
 			o.skip_overwrites = true;
+		} else if (!strcmp(a, "--skip-corrupt")) {
+			o.skip_corrupt = true;
 		} else if (!strcmp(a, "--path-map") && v) {
 			if (n_maps >= MAX_LIST)
 				return cli_usage_error("too many --path-map rules");
@@ -389,6 +394,16 @@ int cmd_scan(int argc, char **argv)
 			rc = floe_scan_write_parquet(s, output, &err);
 		} else if (!rc) {
 			rc = floe_scan_write(s, fmt, sink_write, &sink, &err);
+		}
+		if (!rc && o.skip_corrupt) {
+			floe_scan_stats st;
+			floe_scan_get_stats(s, &st);
+			if (st.manifests_corrupt)
+				fprintf(stderr,
+					"floe: --skip-corrupt: %" PRIu64 " corrupt manifest list(s) or "
+					"manifest(s) skipped (named above): rows are missing from this "
+					"result\n",
+					st.manifests_corrupt);
 		}
 		if (!rc && stats && !explain) {
 			floe_scan_stats st;

@@ -365,6 +365,13 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 		if ((rc = stream_filter_compile(&t->pre_filter, tc->filter, pt, err)))
 			return floe_error_prefix(err, rc, "table %s: ", t->ident);
 	}
+	/* a table whose head lost entries (a truncated manifest list or manifest)
+	 * is not written: a commit on top would make the loss permanent */
+	if ((rc = floe_table__verify_snapshot(t->commit_t,
+					      floe_metadata_branch_head(
+						      floe_table_metadata(t->commit_t), NULL),
+					      err)))
+		return rc;
 	t->dist = tc->distribution;
 	if (t->dist == STREAM_DIST_UNSET) {
 		const char *dm = floe_metadata_property(t->meta, "write.distribution-mode");

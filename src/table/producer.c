@@ -948,8 +948,15 @@ static int build_attempt(void *payload, const floe_metadata *base, int n_attempt
 			op->validate_from = parent ? parent->snapshot_id : FLOE_NO_SNAPSHOT;
 		op->validated_start = true;
 	}
-	if (parent && (rc = floe_table_manifests(&old, &n_old, &a, t, parent, err)))
+	/* never build on a parent that lost entries: the new snapshot would make
+	 * the loss permanent (its list and each manifest are checked against
+	 * what they promise; manifests seen whole before are not read again) */
+	if (parent && ((rc = floe_table_manifests(&old, &n_old, &a, t, parent, err)) ||
+		       (rc = floe_table__verify_manifests(t, old, n_old, err)))) {
+		floe_error_prefix(err, rc, "the snapshot %lld this commit builds on is corrupt: ",
+				  (long long)parent->snapshot_id);
 		goto done;
+	}
 	if (op->fence_pipeline && (rc = check_fence(op, base, parent, err)))
 		goto done;
 	if ((rc = validate(op, base, parent, err)))
@@ -1150,6 +1157,11 @@ int floe_op_commit(floe_snapshot_op *op, int64_t *snapshot_id, floe_error *err_o
 			remove_written(op);
 		return rc;
 	}
+	/* what this commit wrote is whole: the next commit need not read it back */
+	for (size_t i = 0; i < op->n_manifests; i++)
+		floe_table__note_verified(t, op->manifests[i].path);
+	for (size_t i = 0; i < op->n_rewrites; i++)
+		floe_table__note_verified(t, op->rewrites[i].written.path);
 	if (snapshot_id)
 		*snapshot_id = floe_metadata_snapshot(floe_table_metadata(t), op->snapshot_id)
 				       ? op->snapshot_id

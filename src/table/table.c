@@ -5,7 +5,9 @@
 
 #include <string.h>
 
+#include "iceberg/manifest_scan.h"
 #include "util/alloc.h"
+#include "util/hmap.h"
 #include "util/str.h"
 
 struct floe_table {
@@ -17,6 +19,7 @@ struct floe_table {
 	floe_metadata *meta;
 	floe_path_map map;
 	floe_arena map_arena;
+	floe_hmap verified; /* manifests read whole and found as their list promised */
 };
 
 int floe_table__new_unloaded(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
@@ -28,6 +31,7 @@ int floe_table__new_unloaded(floe_table **out, floe_catalog *cat, const char *ns
 		return floe_error_oom(err);
 	}
 	floe_arena_init(&t->map_arena, 1024);
+	floe_hmap_init(&t->verified);
 	t->cat = cat;
 	t->io = cat->io;
 	*out = t;
@@ -59,6 +63,7 @@ int floe_table_load_path(floe_table **out, floe_fileio *io, const char *path,
 		return floe_error_oom(err);
 	}
 	floe_arena_init(&t->map_arena, 1024);
+	floe_hmap_init(&t->verified);
 	t->io = io;
 	if (map && map->n) {
 		floe_path_rule *rules = floe_arena_calloc(&t->map_arena, map->n, sizeof(*rules));
@@ -108,6 +113,7 @@ void floe_table_free(floe_table *t)
 	floe_free(t->name);
 	floe_free(t->path);
 	floe_arena_reset(&t->map_arena);
+	floe_hmap_reset(&t->verified);
 	floe_free(t);
 }
 
@@ -145,6 +151,12 @@ void floe_table__set_metadata(floe_table *t, floe_metadata *m)
 int floe_table_manifests(floe_manifest_file **out, size_t *n, floe_arena *a, floe_table *t,
 			 const floe_snapshot *snap, floe_error *err)
 {
+	return floe_table__read_manifests(out, n, a, t, snap, true, err);
+}
+
+int floe_table__read_manifests(floe_manifest_file **out, size_t *n, floe_arena *a, floe_table *t,
+			       const floe_snapshot *snap, bool check, floe_error *err)
+{
 	const floe_path_map *map = floe_table_path_map(t);
 	int rc;
 	*out = NULL;
@@ -160,6 +172,10 @@ int floe_table_manifests(floe_manifest_file **out, size_t *n, floe_arena *a, flo
 			return floe_error_prefix(err, rc, "snapshot %lld: ", (long long)snap->snapshot_id);
 		rc = floe_manifest_list_read(out, n, a, in, map, err);
 		floe_input_close(in);
+		if (!rc && check && (rc = floe_manifest_list_check(snap, *out, *n, p, err))) {
+			*out = NULL;
+			*n = 0;
+		}
 		return rc;
 	}
 	/* v1: manifests embedded in the snapshot */
@@ -181,6 +197,68 @@ int floe_table_manifests(floe_manifest_file **out, size_t *n, floe_arena *a, flo
 	*out = items;
 	*n = snap->n_v1_manifests;
 	return FLOE_OK;
+}
+
+static int count_only(const floe_manifest_entry *e, void *payload)
+{
+	(void)e;
+	(void)payload;
+	return 0;
+}
+
+int floe_table__verify_manifests(floe_table *t, const floe_manifest_file *mfs, size_t n,
+				 floe_error *err)
+{
+	int rc = FLOE_OK;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const floe_manifest_file *mf = &mfs[i];
+		floe_input *in = NULL;
+		if (floe_hmap_get_str(&t->verified, mf->path, NULL))
+			continue; /* manifests are immutable: read once per handle */
+		if ((rc = floe_io_open_read(t->io, mf->path, &in, err)))
+			break;
+		/* the fast reader counts the entries against the list entry's promise */
+		rc = floe_manifest_scan(in, t->meta, mf, NULL, count_only, NULL, NULL, err);
+		floe_input_close(in);
+		if (!rc && floe_hmap_put_str(&t->verified, mf->path, 1))
+			rc = floe_error_oom(err);
+	}
+	return rc;
+}
+
+int floe_table__verify_snapshot(floe_table *t, const floe_snapshot *snap, floe_error *err)
+{
+	floe_arena a;
+	floe_manifest_file *mfs;
+	size_t n;
+	if (!snap)
+		return FLOE_OK;
+	floe_arena_init(&a, 65536);
+	int rc = floe_table_manifests(&mfs, &n, &a, t, snap, err);
+	if (!rc)
+		rc = floe_table__verify_manifests(t, mfs, n, err);
+	floe_arena_reset(&a);
+	return floe_error_prefix(err, rc, "table %s%s%s: corrupt snapshot: ", t->ns ? t->ns : "",
+				 t->ns ? "." : "", t->name ? t->name : t->path);
+}
+
+int floe_table__verify_refs(floe_table *t, floe_error *err)
+{
+	const floe_metadata *m = t->meta;
+	int rc = FLOE_OK;
+	if (!m)
+		return FLOE_OK;
+	rc = floe_table__verify_snapshot(t, floe_metadata_current_snapshot(m), err);
+	for (size_t i = 0; i < m->n_refs && !rc; i++)
+		rc = floe_table__verify_snapshot(t, floe_metadata_snapshot(m, m->refs[i].snapshot_id),
+						 err);
+	return rc;
+}
+
+void floe_table__note_verified(floe_table *t, const char *manifest_path)
+{
+	if (floe_hmap_put_str(&t->verified, manifest_path, 1))
+		return; /* only a cache: it is read again next time */
 }
 
 typedef struct walk_ctx {

@@ -31,9 +31,33 @@ int floe_table__new_unloaded(floe_table **out, floe_catalog *cat, const char *ns
 /* Replace the table's metadata after a commit (takes ownership). */
 void floe_table__set_metadata(floe_table *t, floe_metadata *m);
 
-/* Manifests of a snapshot (arena array). */
+/* Manifests of a snapshot (arena array). The list must hold what the
+ * snapshot's summary promises (floe_manifest_list_check): FLOE_ECORRUPT. */
 int floe_table_manifests(floe_manifest_file **out, size_t *n, floe_arena *a, floe_table *t,
 			 const floe_snapshot *snap, floe_error *err) FLOE_WUR;
+/* The same; without check, what the list holds (a reader that skips corrupt
+ * metadata checks it itself). */
+int floe_table__read_manifests(floe_manifest_file **out, size_t *n, floe_arena *a, floe_table *t,
+			       const floe_snapshot *snap, bool check, floe_error *err) FLOE_WUR;
+
+/*
+ * What a commit builds on must be what its metadata promises: read every
+ * manifest of snapshot snap (its list checked against the summary's totals,
+ * each manifest's entries counted against its list entry) and fail with
+ * FLOE_ECORRUPT naming the file. A manifest found whole is remembered by the
+ * handle (manifests are immutable), so a writer that commits again reads
+ * only what others added since. Reads, not writes: a commit, an expiry or an
+ * orphan cleanup on top of a truncated manifest would make the loss
+ * permanent.
+ */
+int floe_table__verify_snapshot(floe_table *t, const floe_snapshot *snap, floe_error *err) FLOE_WUR;
+/* The same for manifests already listed (a commit's parent). */
+int floe_table__verify_manifests(floe_table *t, const floe_manifest_file *mfs, size_t n,
+				 floe_error *err) FLOE_WUR;
+/* Every branch and tag head (and the current snapshot). */
+int floe_table__verify_refs(floe_table *t, floe_error *err) FLOE_WUR;
+/* A manifest this process wrote (and so need not read back). */
+void floe_table__note_verified(floe_table *t, const char *manifest_path);
 
 typedef int (*floe_file_entry_fn)(const floe_manifest_entry *e, const floe_manifest_file *mf,
 				  void *payload);
