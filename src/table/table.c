@@ -3,9 +3,11 @@
  */
 #include "table/table_impl.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "iceberg/manifest_scan.h"
+#include "table/lease.h"
 #include "util/alloc.h"
 #include "util/hmap.h"
 #include "util/str.h"
@@ -20,6 +22,9 @@ struct floe_table {
 	floe_path_map map;
 	floe_arena map_arena;
 	floe_hmap verified; /* manifests read whole and found as their list promised */
+	floe_lease *lease;  /* writer lease (lease.h), held by lease_refs users */
+	int lease_refs;
+	bool lease_keep;    /* a holder's commit has an unknown outcome: let it expire */
 };
 
 int floe_table__new_unloaded(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
@@ -106,6 +111,7 @@ void floe_table_free(floe_table *t)
 {
 	if (!t)
 		return;
+	floe_lease_release(t->lease, t->lease_keep);
 	floe_metadata_free(t->meta);
 	if (t->owns_io)
 		floe_io_free(t->io);
@@ -197,6 +203,66 @@ int floe_table__read_manifests(floe_manifest_file **out, size_t *n, floe_arena *
 	*out = items;
 	*n = snap->n_v1_manifests;
 	return FLOE_OK;
+}
+
+/* ---- writer leases ------------------------------------------------------------------ */
+
+/* A commit's lease lives at most as long as its retries may take. */
+#define COMMIT_LEASE_TTL_MS INT64_C(3600000)
+
+static int lease_take(floe_table *t, const char *what, int64_t ttl_ms, bool heartbeat,
+		      floe_error *err)
+{
+	if (t->lease) {
+		t->lease_refs++;
+		return floe_lease_touch(t->lease, err);
+	}
+	if (!t->cat || !t->meta)
+		return FLOE_OK; /* path tables do not commit; a create has no location yet */
+	char *dir = floe_metadata_dir(t->meta);
+	if (!dir)
+		return floe_error_oom(err);
+	char label[512];
+	snprintf(label, sizeof(label), "%s %s.%s", what, t->ns, t->name);
+	int rc = floe_lease_take(&t->lease, t->io, dir, label, ttl_ms, heartbeat, err);
+	floe_free(dir);
+	if (!rc) {
+		t->lease_refs = 1;
+		t->lease_keep = false;
+	}
+	return rc;
+}
+
+int floe_table__lease_hold(floe_table *t, const char *what, floe_error *err)
+{
+	return lease_take(t, what, COMMIT_LEASE_TTL_MS, false, err);
+}
+
+int floe_table__lease_keep_alive(floe_table *t, const char *what, int64_t ttl_ms, floe_error *err)
+{
+	return lease_take(t, what, ttl_ms, true, err);
+}
+
+int floe_table__lease_touch(floe_table *t, floe_error *err)
+{
+	return floe_lease_touch(t->lease, err);
+}
+
+void floe_table__lease_advance(floe_table *t, int64_t since_ms)
+{
+	floe_lease_advance(t->lease, since_ms);
+}
+
+void floe_table__lease_drop(floe_table *t, bool keep)
+{
+	if (!t->lease)
+		return;
+	t->lease_keep |= keep;
+	if (--t->lease_refs > 0)
+		return;
+	floe_lease_release(t->lease, t->lease_keep);
+	t->lease = NULL;
+	t->lease_keep = false;
 }
 
 static int count_only(const floe_manifest_entry *e, void *payload)

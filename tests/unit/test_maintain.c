@@ -327,6 +327,80 @@ static void test_orphans(void)
 	floe_arena_reset(&a);
 }
 
+static void write_stray(const char *path, int64_t age_s)
+{
+	FILE *fp = fopen(path, "w");
+	T_CHECK(fp != NULL);
+	if (!fp)
+		return;
+	fputs("x", fp);
+	fclose(fp);
+	if (age_s)
+		make_old(path, age_s);
+}
+
+/* In-progress files survive any cutoff: names starting with '.' for a day,
+ * and whatever is newer than a live writer lease until the lease goes. */
+static void test_orphans_in_progress(void)
+{
+	const char *dir = t_tmpdir();
+	floe_catalog *cat = open_cat(dir);
+	floe_table *t = new_table(cat, "ip", NULL);
+	floe_arena a;
+	floe_error err = {0};
+	floe_arena_init(&a, 4096);
+	floe_data_file f = put_file(&a, t, "f0", -1);
+	commit(t, FLOE_OP_APPEND, &f, NULL, NULL);
+	char loc[1024], young_tmp[1200], old_tmp[1200], written[1200], older[1200];
+	snprintf(loc, sizeof(loc), "%s", floe_io_local_path(floe_table_metadata(t)->location));
+	snprintf(young_tmp, sizeof(young_tmp), "%s/data/.w.parquet.1234.tmp", loc);
+	snprintf(old_tmp, sizeof(old_tmp), "%s/metadata/.abc.metadata.json.tmp", loc);
+	snprintf(written, sizeof(written), "%s/data/uncommitted.parquet", loc);
+	snprintf(older, sizeof(older), "%s/data/stray.parquet", loc);
+	write_stray(young_tmp, 3600);   /* an hour old: still in progress */
+	write_stray(old_tmp, 2 * 86400); /* two days: a crashed writer's */
+	write_stray(older, 3 * 3600);    /* before the lease (and its margin) */
+
+	/* a writer (another handle: another process) takes its lease, then
+	 * writes a file it will commit later */
+	floe_table *w = NULL;
+	T_OK(floe_table_load(&w, cat, "db", "ip", &err), &err);
+	T_OK(floe_table__lease_keep_alive(w, "test writer", 600000, &err), &err);
+	write_stray(written, 0);
+
+	floe_orphan_opts o = FLOE_ORPHAN_OPTS_INIT;
+	floe_orphan_result r;
+	o.older_than_ms = floe_now_ms() + 1000; /* an age of zero, and then some */
+	T_OK(floe_delete_orphan_files(t, &o, NULL, NULL, &r, &err), &err);
+	T_CHECK(exists(young_tmp));
+	T_CHECK(!exists(old_tmp));
+	T_CHECK(!exists(older));
+	T_CHECK(exists(written)); /* the lease keeps it */
+	T_CHECK(r.files_leased >= 1);
+	T_CHECK(exists(f.file_path));
+
+	/* the writer is done (say its commit failed): its file is an orphan now */
+	floe_table__lease_drop(w, false);
+	T_OK(floe_delete_orphan_files(t, &o, NULL, NULL, &r, &err), &err);
+	T_CHECK(!exists(written));
+	T_CHECK(exists(young_tmp));
+	T_CHECK(exists(f.file_path));
+	T_EQ_INT(count_live(t), 1);
+
+	/* a lease that cannot be read protects everything young */
+	char bad[1200];
+	snprintf(bad, sizeof(bad), "%s/metadata/.floe-lease-broken.json", loc);
+	write_stray(bad, 0);
+	write_stray(written, 60);
+	T_OK(floe_delete_orphan_files(t, &o, NULL, NULL, &r, &err), &err);
+	T_CHECK(exists(written));
+	unlink(bad);
+	floe_table_free(w);
+	floe_table_free(t);
+	floe_catalog_free(cat);
+	floe_arena_reset(&a);
+}
+
 static void test_reach_keys(void)
 {
 	T_EQ_STR(floe_reach_key("file:/a/b"), "/a/b");
@@ -654,6 +728,7 @@ int main(void)
 	T_RUN(test_expire_retains_and_cleans);
 	T_RUN(test_expire_keeps_tag_heads_and_young);
 	T_RUN(test_orphans);
+	T_RUN(test_orphans_in_progress);
 	T_RUN(test_rewrite_manifests);
 	T_RUN(test_lock_exclusive);
 	T_RUN(test_lock_recovery);
