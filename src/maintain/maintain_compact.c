@@ -76,6 +76,7 @@ typedef struct compactor {
 	int64_t base_id, base_seq; /* the snapshot S the run started from */
 	floe_write_config cfg;
 	int64_t target, min_size, max_size;
+	bool leased; /* holds the table's writer lease */
 	floe_arena a;
 	cgroup *groups;
 	size_t n_groups;
@@ -494,6 +495,7 @@ static int commit_groups(compactor *c, size_t from, size_t to, floe_error *err)
 	floe_imap_init(&dec);
 	if ((rc = floe_op_new(&op, c->t, FLOE_OP_REPLACE, NULL, err)))
 		goto done;
+	floe_op_verify_added(op); /* the rewritten files are ours */
 	for (size_t gi = from; gi < to && !rc; gi++) {
 		cgroup *g = &c->groups[gi];
 		if (!g->written)
@@ -730,6 +732,12 @@ int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
 		}
 		goto done;
 	}
+	/* the new files are unreferenced until their group commits: the writer
+	 * lease keeps orphan cleanup (another maintainer's, without floe's lock)
+	 * from taking them */
+	if ((rc = floe_table__lease_keep_alive(t, "compaction of", 600000, err)))
+		goto done;
+	c.leased = true;
 	size_t per_commit = c.n_groups;
 	if (o->max_commits > 0)
 		per_commit = (c.n_groups + (size_t)o->max_commits - 1) / (size_t)o->max_commits;
@@ -787,6 +795,8 @@ done:
 		floe_free(c.groups[i].out);
 	}
 	floe_free(c.groups);
+	if (c.leased)
+		floe_table__lease_drop(t, rc == FLOE_ECOMMITUNKNOWN);
 	floe_scan_free(c.scan);
 	floe_table_free(c.rt);
 	floe_metadata_free(c.wm);
