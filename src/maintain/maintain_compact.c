@@ -543,6 +543,9 @@ static int commit_groups(compactor *c, size_t from, size_t to, floe_error *err)
 		goto done;
 	floe_op_set_data_sequence_number(op, c->base_seq);
 	floe_op_validate_from(op, c->base_id);
+	/* the table's history says when it was last maintained (maintain_runner.c) */
+	if ((rc = floe_op_set_summary(op, FLOE_MAINTENANCE_SUMMARY_KEY, "compact", err)))
+		goto done;
 	rc = floe_op_commit(op, NULL, err);
 	if (!rc) {
 		c->res->commits++;

@@ -722,6 +722,79 @@ static void test_runner_triggers_and_lock(void)
 	floe_arena_reset(&a);
 }
 
+/* The triggers count from the table's history: a pipeline restarted more
+ * often than its commit count still gets maintained. */
+static void test_runner_counts_history(void)
+{
+	const char *dir = t_tmpdir();
+	floe_catalog *cat = open_cat(dir);
+	floe_table *t = new_table(cat, "hist", NULL);
+	floe_arena a;
+	floe_error err = {0};
+	floe_arena_init(&a, 4096);
+	floe_maintain_opts o = FLOE_MAINTAIN_OPTS_INIT;
+	o.steps = FLOE_STEP_REWRITE_MANIFESTS;
+	floe_maint_schedule sc = FLOE_MAINT_SCHEDULE_INIT;
+	sc.commit_count = 3;
+	sc.rate_limit_ms = 0;
+	sc.on_finish = false;
+	floe_maint_commit mc = {1, 6, 0, 0};
+	char name[16];
+	int k = 0;
+	/* an earlier process committed twice and stopped */
+	for (; k < 2; k++) {
+		snprintf(name, sizeof(name), "h%d", k);
+		floe_data_file f = put_file(&a, t, name, -1);
+		commit(t, FLOE_OP_APPEND, &f, NULL, NULL);
+	}
+	/* this one commits once: three since the table was last maintained */
+	floe_maint_runner *r;
+	floe_maint_runner_stats st;
+	T_OK(floe_maint_runner_start(&r, cat, "db", "hist", &o, &sc, &err), &err);
+	floe_maint_runner_get_stats(r, &st);
+	T_EQ_INT(st.commits_pending, 2);
+	snprintf(name, sizeof(name), "h%d", k++);
+	floe_data_file g = put_file(&a, t, name, -1);
+	commit(t, FLOE_OP_APPEND, &g, NULL, NULL);
+	floe_maint_runner_note_commit(r, &mc);
+	wait_runs(r, 1, 0);
+	floe_maint_runner_stop(r, false, &st);
+	T_EQ_INT(st.runs, 1);
+	T_OK(floe_table_refresh(t, &err), &err);
+	T_EQ_INT(n_manifests(t), 1);
+	const floe_snapshot *head = floe_metadata_current_snapshot(floe_table_metadata(t));
+	T_CHECK(head && floe_snapshot_summary(head, "floe.maintenance") != NULL);
+
+	/* after the maintenance snapshot the count starts again: two commits in
+	 * a process that stops are two, and the next process's one makes three */
+	T_OK(floe_maint_runner_start(&r, cat, "db", "hist", &o, &sc, &err), &err);
+	for (int i = 0; i < 2; i++, k++) {
+		snprintf(name, sizeof(name), "h%d", k);
+		floe_data_file f = put_file(&a, t, name, -1);
+		commit(t, FLOE_OP_APPEND, &f, NULL, NULL);
+		floe_maint_runner_note_commit(r, &mc);
+	}
+	floe_sleep_ms(200);
+	floe_maint_runner_stop(r, false, &st);
+	T_EQ_INT(st.runs, 0);
+	T_OK(floe_maint_runner_start(&r, cat, "db", "hist", &o, &sc, &err), &err);
+	floe_maint_runner_get_stats(r, &st);
+	T_EQ_INT(st.commits_pending, 2);
+	snprintf(name, sizeof(name), "h%d", k++);
+	floe_data_file h = put_file(&a, t, name, -1);
+	commit(t, FLOE_OP_APPEND, &h, NULL, NULL);
+	floe_maint_runner_note_commit(r, &mc);
+	wait_runs(r, 1, 0);
+	floe_maint_runner_stop(r, false, &st);
+	T_EQ_INT(st.runs, 1);
+	T_OK(floe_table_refresh(t, &err), &err);
+	T_EQ_INT(n_manifests(t), 1);
+	T_EQ_INT(count_live(t), 6);
+	floe_table_free(t);
+	floe_catalog_free(cat);
+	floe_arena_reset(&a);
+}
+
 int main(void)
 {
 	T_RUN(test_reach_keys);
@@ -733,5 +806,6 @@ int main(void)
 	T_RUN(test_lock_exclusive);
 	T_RUN(test_lock_recovery);
 	T_RUN(test_runner_triggers_and_lock);
+	T_RUN(test_runner_counts_history);
 	return t_finish();
 }
