@@ -128,6 +128,8 @@ int floe_delete_orphan_files(floe_table *t, const floe_orphan_opts *opts, floe_o
 	c.cutoff = o->older_than_ms >= 0 ? o->older_than_ms : now - 3 * DAY_MS;
 	c.hidden_cutoff = now - DAY_MS;
 	c.res = res;
+	/* this handle's own lease, left by its last commit, protects nothing now */
+	floe_table__lease_release_idle(t);
 	/* what the metadata reaches now: most files, so few are kept for later */
 	if ((rc = (floe_table_catalog(t) ? floe_table_refresh(t, err) : FLOE_OK)) ||
 	    (rc = valid_set(t, &valid, err)))
@@ -158,7 +160,9 @@ int floe_delete_orphan_files(floe_table *t, const floe_orphan_opts *opts, floe_o
 		candidate *k = &c.c[i];
 		if (floe_reach_has(&valid, k->path))
 			continue; /* committed while we listed */
-		if (k->mtime_ms >= leased) {
+		if (k->mtime_ms >= leased ||
+		    (floe_lease_is_lease(k->path) &&
+		     floe_lease_file_live(floe_table_io(t), k->path, k->mtime_ms, floe_now_ms()))) {
 			res->files_leased++;
 			continue;
 		}

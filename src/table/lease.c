@@ -31,7 +31,8 @@ struct floe_lease {
 	floe_cond cv;
 	/* under mu */
 	int64_t since_ms;
-	int64_t written_ms; /* wall clock of the last write */
+	int64_t written_ms;    /* wall clock of the last write */
+	int64_t written_since; /* the since it wrote */
 	bool stop;
 	floe_thread th;
 	bool has_thread;
@@ -67,6 +68,7 @@ static int write_lease(floe_lease *l, floe_error *err)
 	if (!rc) {
 		floe_mutex_lock(&l->mu);
 		l->written_ms = now;
+		l->written_since = since;
 		floe_mutex_unlock(&l->mu);
 	}
 	return rc;
@@ -164,9 +166,17 @@ int floe_lease_touch(floe_lease *l, floe_error *err)
 	if (!l)
 		return FLOE_OK;
 	floe_mutex_lock(&l->mu);
-	bool due = floe_now_ms() - l->written_ms >= l->ttl_ms / 2;
+	/* renewed at half its life, and rewritten when the file's since lags
+	 * more than the margin behind (at most one write a minute) */
+	bool due = floe_now_ms() - l->written_ms >= l->ttl_ms / 2 ||
+		   l->since_ms - l->written_since > FLOE_LEASE_MARGIN_MS;
 	floe_mutex_unlock(&l->mu);
 	return due ? write_lease(l, err) : FLOE_OK;
+}
+
+bool floe_lease_has_heartbeat(const floe_lease *l)
+{
+	return l && l->has_thread;
 }
 
 void floe_lease_release(floe_lease *l, bool keep)
@@ -240,6 +250,17 @@ static int scan_cb(const floe_file_info *fi, void *payload)
 	floe_buf_reset(&b);
 	floe_arena_reset(&a);
 	return 0;
+}
+
+bool floe_lease_file_live(floe_fileio *io, const char *path, int64_t mtime_ms, int64_t now_ms)
+{
+	floe_lease_scan one;
+	memset(&one, 0, sizeof(one));
+	one.oldest_since = INT64_MAX;
+	scan_ctx c = {io, now_ms, &one};
+	floe_file_info fi = {path, 0, mtime_ms};
+	scan_cb(&fi, &c);
+	return one.live > 0;
 }
 
 int floe_lease_scan_dir(floe_lease_scan *out, floe_fileio *io, const char *dir, int64_t now_ms,

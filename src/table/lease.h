@@ -51,9 +51,12 @@ int floe_lease_take(floe_lease **out, floe_fileio *io, const char *dir, const ch
 /* Files modified before since_ms are no longer this writer's concern (they
  * are committed or garbage); written at the next renewal. Never moves back. */
 void floe_lease_advance(floe_lease *l, int64_t since_ms);
-/* Renew now if half the time to live has passed (for leases without a
- * heartbeat: a commit calls it before each attempt). */
+/* Renew now if half the time to live has passed, or write the advanced
+ * since when the file's lags more than FLOE_LEASE_MARGIN_MS behind (for
+ * leases without a heartbeat: a commit calls it before each attempt). */
 int floe_lease_touch(floe_lease *l, floe_error *err) FLOE_WUR;
+/* Is it renewed by a thread of its own? */
+bool floe_lease_has_heartbeat(const floe_lease *l);
 /* Stop the heartbeat, remove the file (keep: leave it to expire — files
  * this writer wrote may yet be named by a commit whose outcome is unknown)
  * and free. Accepts NULL. */
@@ -68,6 +71,10 @@ typedef struct floe_lease_scan {
 	int64_t oldest_since; /* of the live leases (INT64_MAX: none; INT64_MIN: protect all) */
 	size_t live, expired, unreadable;
 } floe_lease_scan;
+
+/* Is the lease file at path (modified at mtime_ms) live at now_ms? A lease
+ * is never an orphan while it is. */
+bool floe_lease_file_live(floe_fileio *io, const char *path, int64_t mtime_ms, int64_t now_ms);
 
 /*
  * Read the leases in metadata directory dir at time now_ms. A lease that

@@ -97,6 +97,8 @@ struct floe_snapshot_op {
 	bool verify_added; /* floe_op_verify_added */
 };
 
+static int ensure_lease(floe_snapshot_op *op, floe_error *err);
+
 int floe_op_new(floe_snapshot_op **out, floe_table *t, floe_op_kind kind, const char *branch,
 		floe_error *err)
 {
@@ -116,6 +118,13 @@ int floe_op_new(floe_snapshot_op **out, floe_table *t, floe_op_kind kind, const 
 	floe_strmap_init(&op->extra);
 	floe_uuid_v4_str(op->commit_uuid);
 	op->snapshot_id = floe_new_snapshot_id();
+	/* from here on what the caller writes for this operation is protected
+	 * from orphan cleanup until it is committed */
+	int rc = ensure_lease(op, err);
+	if (rc) {
+		floe_op_free(op);
+		return rc;
+	}
 	*out = op;
 	return FLOE_OK;
 }

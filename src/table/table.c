@@ -10,7 +10,9 @@
 #include "table/lease.h"
 #include "util/alloc.h"
 #include "util/hmap.h"
+#include "util/log.h"
 #include "util/str.h"
+#include "util/timeutil.h"
 
 struct floe_table {
 	floe_catalog *cat; /* NULL for path tables */
@@ -213,6 +215,11 @@ int floe_table__read_manifests(floe_manifest_file **out, size_t *n, floe_arena *
 static int lease_take(floe_table *t, const char *what, int64_t ttl_ms, bool heartbeat,
 		      floe_error *err)
 {
+	if (t->lease && heartbeat && !floe_lease_has_heartbeat(t->lease) && t->lease_refs == 0) {
+		/* a lingering commit lease: a long writer wants one renewed by a thread */
+		floe_lease_release(t->lease, false);
+		t->lease = NULL;
+	}
 	if (t->lease) {
 		t->lease_refs++;
 		return floe_lease_touch(t->lease, err);
@@ -255,10 +262,31 @@ void floe_table__lease_advance(floe_table *t, int64_t since_ms)
 
 void floe_table__lease_drop(floe_table *t, bool keep)
 {
-	if (!t->lease)
-		return;
+	if (!t->lease || t->lease_refs <= 0)
+		return; /* none, or a lingering one nobody holds */
 	t->lease_keep |= keep;
 	if (--t->lease_refs > 0)
+		return;
+	if (!t->lease_keep && !floe_lease_has_heartbeat(t->lease)) {
+		/* a commit's lease outlives it while the handle does: what it wrote is
+		 * committed or removed, so only later files need it (written to the file
+		 * at its next renewal) — and the next commit costs no lease I/O */
+		floe_lease_advance(t->lease, floe_now_ms());
+		floe_error e;
+		floe_error_clear(&e);
+		if (floe_lease_touch(t->lease, &e))
+			FLOE_WARN("writer lease: %s", e.msg);
+		return;
+	}
+	floe_lease_release(t->lease, t->lease_keep);
+	t->lease = NULL;
+	t->lease_refs = 0;
+	t->lease_keep = false;
+}
+
+void floe_table__lease_release_idle(floe_table *t)
+{
+	if (!t->lease || t->lease_refs > 0)
 		return;
 	floe_lease_release(t->lease, t->lease_keep);
 	t->lease = NULL;

@@ -61,12 +61,17 @@ void floe_table__note_verified(floe_table *t, const char *manifest_path);
 
 /*
  * Writer leases (table/lease.h) held through the table handle, counted:
- * the first holder takes the lease file, the last one removes it (or, when a
- * holder said keep — a commit whose outcome is unknown — leaves it to
- * expire). lease_hold: a commit's (one hour, renewed before each attempt);
- * lease_keep_alive: a long writer's (a pipeline, a compaction), renewed by a
- * thread every ttl/4. lease_advance: files older than since_ms are committed
- * or garbage. A path table or a table not created yet takes none.
+ * the first holder takes the lease file. lease_hold: a commit's (one hour,
+ * renewed before each attempt); when its last holder is done the lease stays
+ * with the handle, advanced to that moment, so a writer that commits again
+ * and again rewrites its lease at most once a minute (to move its since
+ * forward) and at half its life, not twice per commit; it is removed when
+ * the handle is freed (or by lease_release_idle). lease_keep_alive: a long writer's (a
+ * pipeline, a compaction), renewed by a thread every ttl/4 and removed when
+ * its last holder is done. A holder that says keep (a commit whose outcome
+ * is unknown) leaves the file to expire. lease_advance: files older than
+ * since_ms are committed or garbage. A path table or a table not created
+ * yet takes none.
  */
 int floe_table__lease_hold(floe_table *t, const char *what, floe_error *err) FLOE_WUR;
 int floe_table__lease_keep_alive(floe_table *t, const char *what, int64_t ttl_ms,
@@ -75,6 +80,9 @@ void floe_table__lease_advance(floe_table *t, int64_t since_ms);
 /* Renew a held lease that is past half its life (a commit, before each attempt). */
 int floe_table__lease_touch(floe_table *t, floe_error *err) FLOE_WUR;
 void floe_table__lease_drop(floe_table *t, bool keep);
+/* Remove a lease nobody holds (one left by the handle's last commit): orphan
+ * cleanup through a handle that is not writing protects no files of its own. */
+void floe_table__lease_release_idle(floe_table *t);
 
 typedef int (*floe_file_entry_fn)(const floe_manifest_entry *e, const floe_manifest_file *mf,
 				  void *payload);

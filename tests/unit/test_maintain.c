@@ -14,6 +14,8 @@
 #include "maintain/maintain_int.h"
 #include "maintain/maintain_runner.h"
 #include "table/create.h"
+#include "table/lease.h"
+#include "util/alloc.h"
 #include "util/thread.h"
 #include "util/timeutil.h"
 
@@ -350,6 +352,8 @@ static void test_orphans_in_progress(void)
 	floe_error err = {0};
 	floe_arena_init(&a, 4096);
 	floe_data_file f = put_file(&a, t, "f0", -1);
+	/* the committing handle keeps its lease, but cleaning up through it
+	 * releases it first (it is writing nothing) */
 	commit(t, FLOE_OP_APPEND, &f, NULL, NULL);
 	char loc[1024], young_tmp[1200], old_tmp[1200], written[1200], older[1200];
 	snprintf(loc, sizeof(loc), "%s", floe_io_local_path(floe_table_metadata(t)->location));
@@ -381,6 +385,7 @@ static void test_orphans_in_progress(void)
 
 	/* the writer is done (say its commit failed): its file is an orphan now */
 	floe_table__lease_drop(w, false);
+	T_CHECK(exists(written));
 	T_OK(floe_delete_orphan_files(t, &o, NULL, NULL, &r, &err), &err);
 	T_CHECK(!exists(written));
 	T_CHECK(exists(young_tmp));
@@ -397,6 +402,84 @@ static void test_orphans_in_progress(void)
 	unlink(bad);
 	floe_table_free(w);
 	floe_table_free(t);
+	floe_catalog_free(cat);
+	floe_arena_reset(&a);
+}
+
+static int count_lease_cb(const floe_file_info *fi, void *payload)
+{
+	if (floe_lease_is_lease(fi->path))
+		(*(int *)payload)++;
+	return 0;
+}
+
+static int count_leases(floe_table *t)
+{
+	floe_error err = {0};
+	int n = 0;
+	char *mdir = floe_metadata_dir(floe_table_metadata(t));
+	T_OK(floe_io_list(floe_table_io(t), mdir, count_lease_cb, &n, &err), &err);
+	floe_free(mdir);
+	return n;
+}
+
+/* A handle that committed keeps its lease while it lives: another handle's
+ * cleanup keeps what it writes next, and never deletes a live lease however
+ * old its file looks; freed, the handle's lease is gone and so is the
+ * protection. */
+static void test_orphans_commit_lease(void)
+{
+	const char *dir = t_tmpdir();
+	floe_catalog *cat = open_cat(dir);
+	floe_table *w = new_table(cat, "cl", NULL);
+	floe_arena a;
+	floe_error err = {0};
+	floe_arena_init(&a, 4096);
+	floe_data_file f = put_file(&a, w, "f0", -1);
+	commit(w, FLOE_OP_APPEND, &f, NULL, NULL);
+	floe_data_file g = put_file(&a, w, "f1", -1);
+	commit(w, FLOE_OP_APPEND, &g, NULL, NULL);
+	T_EQ_INT(count_leases(w), 1); /* one for the handle, not one per commit */
+
+	char loc[1024], next[1200], fake[1200];
+	snprintf(loc, sizeof(loc), "%s", floe_io_local_path(floe_table_metadata(w)->location));
+	snprintf(next, sizeof(next), "%s/data/next-commit.parquet", loc);
+	snprintf(fake, sizeof(fake), "%s/metadata/.floe-lease-old-file.json", loc);
+	write_stray(next, 0); /* what w writes for its next commit */
+
+	floe_table *c = NULL;
+	T_OK(floe_table_load(&c, cat, "db", "cl", &err), &err);
+	floe_orphan_opts o = FLOE_ORPHAN_OPTS_INIT;
+	floe_orphan_result r;
+	o.older_than_ms = floe_now_ms() + 1000;
+	T_OK(floe_delete_orphan_files(c, &o, NULL, NULL, &r, &err), &err);
+	T_CHECK(exists(next));
+	T_EQ_INT(count_leases(w), 1);
+
+	/* a live lease whose file is two days old (a clock far off, a copied
+	 * directory) is still a lease, not an orphan */
+	FILE *fp = fopen(fake, "w");
+	T_CHECK(fp != NULL);
+	if (fp) {
+		fprintf(fp, "{\"since-ms\": %lld, \"expires-ms\": %lld}",
+			(long long)floe_now_ms(), (long long)(floe_now_ms() + 3600000));
+		fclose(fp);
+	}
+	make_old(fake, 2 * 86400);
+	T_OK(floe_delete_orphan_files(c, &o, NULL, NULL, &r, &err), &err);
+	T_CHECK(exists(fake));
+	T_CHECK(exists(next));
+	unlink(fake);
+
+	/* the writer goes: its lease with it, and its stray file is an orphan */
+	floe_table_free(w);
+	T_EQ_INT(count_leases(c), 0);
+	T_OK(floe_delete_orphan_files(c, &o, NULL, NULL, &r, &err), &err);
+	T_CHECK(!exists(next));
+	T_CHECK(exists(f.file_path));
+	T_CHECK(exists(g.file_path));
+	T_EQ_INT(count_live(c), 2);
+	floe_table_free(c);
 	floe_catalog_free(cat);
 	floe_arena_reset(&a);
 }
@@ -802,6 +885,7 @@ int main(void)
 	T_RUN(test_expire_keeps_tag_heads_and_young);
 	T_RUN(test_orphans);
 	T_RUN(test_orphans_in_progress);
+	T_RUN(test_orphans_commit_lease);
 	T_RUN(test_rewrite_manifests);
 	T_RUN(test_lock_exclusive);
 	T_RUN(test_lock_recovery);
