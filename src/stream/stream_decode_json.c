@@ -403,7 +403,8 @@ static int skip_value(stream_json_dec *d, jcur *c, int depth)
 	case 'n':
 		return literal(d, c, "null", 4);
 	default:
-		if (*c->p == '-' || (*c->p >= '0' && *c->p <= '9'))
+		/* '+' and '.' start no JSON value: refused as numbers, by name */
+		if (*c->p == '-' || *c->p == '+' || *c->p == '.' || (*c->p >= '0' && *c->p <= '9'))
 			return skip_number(d, c);
 		return syntax(d, c, "unexpected character");
 	}
@@ -713,7 +714,7 @@ static int parse_value(stream_json_dec *d, jcur *c, stream_col *col, int depth)
 	default:
 		break;
 	}
-	if (ch == '-' || (ch >= '0' && ch <= '9')) {
+	if (ch == '-' || ch == '+' || ch == '.' || (ch >= '0' && ch <= '9')) {
 		const char *s0 = c->p;
 		while (c->p < c->end) {
 			char x = *c->p;
@@ -723,9 +724,8 @@ static int parse_value(stream_json_dec *d, jcur *c, stream_col *col, int depth)
 			else
 				break;
 		}
-		/* spec: RFC 8259 numbers only: "01", "1.", "-" and "1e" are refused
-		 * as Jackson and Flink's JSON format refuse them ("+1" and ".5" do
-		 * not get here: they are not values at all) */
+		/* spec: RFC 8259 numbers only: "01", "1.", "-", "1e", "+1" and ".5"
+		 * are refused as Jackson and Flink's JSON format refuse them */
 		if (floe_json_number_len(s0, (size_t)(c->p - s0)) != (size_t)(c->p - s0)) {
 			int len = (int)(c->p - s0 > 40 ? 40 : c->p - s0);
 			c->p = s0;

@@ -136,3 +136,19 @@ def test_generator_row_count_must_not_be_negative(floe: Floe):
                         "--create-schema", "id long", "--number-of-rows", "-1", "--quiet"],
                        capture_output=True, text=True, timeout=60)
     refused(p, "number-of-rows", "0 or more")
+
+
+def test_json_numbers_outside_rfc_8259_are_dead_letters(floe: Floe, tmp_path):
+    # Jackson and Flink's JSON format refuse these; floe read them as 1.0
+    bad = ['{"id": 1.}', '{"id": 01}', '{"id": +1}', '{"id": .5}', '{"id": 2, "x": -}',
+           '{"id": 3, "x": [1e]}']
+    good = ['{"id": 0}', '{"id": -0}', '{"id": 10, "x": 0.5}', '{"id": 11, "x": 1E+2}']
+    src = tmp_path / "n.jsonl"
+    src.write_text("\n".join(good[:2] + bad + good[2:]) + "\n")
+    dlq = tmp_path / "dead.jsonl"
+    floe.run("ingest", "db.n", src, "--create-schema", "id long", "--dead-letter", dlq, "--quiet")
+    dead = [json.loads(x) for x in dlq.read_text().splitlines()]
+    assert [d["record"] for d in dead] == bad
+    assert all("RFC 8259" in d["reason"] for d in dead), dead
+    ids = floe.pyiceberg_catalog().load_table("db.n").scan().to_arrow().column("id").to_pylist()
+    assert sorted(ids) == [0, 0, 10, 11]

@@ -167,6 +167,12 @@ static void test_json_errors_roll_back(void)
 	T_EQ_STR(d.why.msg, "n.a: 'zz' is not an int");
 	json(&d, r, "{\"id\": 01}");
 	T_EQ_STR(d.why.msg, "id: JSON syntax error at byte 7: '01' is not a JSON number (RFC 8259)");
+	json(&d, r, "{\"id\": +1}");
+	T_EQ_STR(d.why.msg, "id: JSON syntax error at byte 7: '+1' is not a JSON number (RFC 8259)");
+	json(&d, r, "{\"id\": .5}");
+	T_EQ_STR(d.why.msg, "id: JSON syntax error at byte 7: '.5' is not a JSON number (RFC 8259)");
+	json(&d, r, "{\"id\": 1, \"x\": +1}");
+	T_CHECK(strstr(d.why.msg, "RFC 8259") != NULL);
 	json(&d, r, "{\"s\": \"no id\"}");
 	T_EQ_STR(d.why.msg, "missing required field 'id'");
 	/* unknown members of any shape are skipped */
