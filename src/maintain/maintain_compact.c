@@ -719,6 +719,9 @@ int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
 				    (long long)c.min_size, (long long)c.target, (long long)c.max_size);
 		goto done;
 	}
+	/* a damaged page must stop the rewrite: its new file would carry the
+	 * damage under fresh checksums, and the original would be deleted */
+	so.verify_checksums = true;
 	if ((rc = floe_scan_open(&c.scan, c.rt, &so, err)))
 		goto done;
 	if (floe_scan_snapshot_id(c.scan) != c.base_id) {
