@@ -223,7 +223,9 @@ def test_restarted_pipeline_still_compacts(floe, tmp_path):
     def compacted():
         return [s for s in snapshots() if s.summary.operation.value == "replace"]
 
-    # the table exists before the first run (the first run creates it otherwise)
+    # the table exists before the first run: the test reads its history from
+    # the start (it raced the first run's creation of the table)
+    floe.run("table", "create", "db.r", "--schema", "id long not null")
     for run in range(4):
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
@@ -233,9 +235,12 @@ def test_restarted_pipeline_still_compacts(floe, tmp_path):
             deadline = time.time() + (30 if run >= 1 else 2)
             while time.time() < deadline and not compacted():
                 time.sleep(0.2)
-        finally:
-            proc.send_signal(signal.SIGTERM)  # a stop: no final maintenance run
-            assert proc.wait(timeout=120) == 0, proc.stderr.read()
+        except BaseException:
+            proc.kill()  # the test's own failure, not a stop's
+            proc.wait(timeout=120)
+            raise
+        proc.send_signal(signal.SIGTERM)  # a stop: no final maintenance run
+        assert proc.wait(timeout=120) == 0, proc.stderr.read()
         if compacted():
             break
     done = compacted()
