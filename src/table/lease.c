@@ -190,8 +190,16 @@ void floe_lease_release(floe_lease *l, bool keep)
 		floe_mutex_unlock(&l->mu);
 		floe_thread_join(&l->th);
 	}
-	if (!keep)
+	if (!keep) {
 		floe_io_remove_quiet(l->io, l->path);
+	} else {
+		/* left to expire: a full time to live from now, not from the last
+		 * renewal (a lease kept by its handle may be half its life old) */
+		floe_error e;
+		floe_error_clear(&e);
+		if (write_lease(l, &e))
+			FLOE_WARN("writer lease '%s': cannot renew it: %s", l->path, e.msg);
+	}
 	lease_free(l);
 }
 

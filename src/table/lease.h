@@ -57,9 +57,9 @@ void floe_lease_advance(floe_lease *l, int64_t since_ms);
 int floe_lease_touch(floe_lease *l, floe_error *err) FLOE_WUR;
 /* Is it renewed by a thread of its own? */
 bool floe_lease_has_heartbeat(const floe_lease *l);
-/* Stop the heartbeat, remove the file (keep: leave it to expire — files
- * this writer wrote may yet be named by a commit whose outcome is unknown)
- * and free. Accepts NULL. */
+/* Stop the heartbeat, remove the file (keep: renew it once and leave it to
+ * expire a time to live from now — files this writer wrote may yet be named
+ * by a commit whose outcome is unknown) and free. Accepts NULL. */
 void floe_lease_release(floe_lease *l, bool keep);
 
 /* ---- what orphan cleanup reads ------------------------------------------------------- */

@@ -14,6 +14,7 @@
 #include "harness.h"
 #include "table/commit.h"
 #include "table/create.h"
+#include "table/lease.h"
 
 enum { SQL, FS };
 
@@ -119,6 +120,39 @@ static size_t count_in(const char *dir, const char *suffix)
 	return n;
 }
 
+static size_t count_leases(const char *dir)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' 2>/dev/null | grep -c '^\\.floe-lease-.*\\.json$'",
+		 dir);
+	FILE *p = popen(cmd, "r");
+	size_t n = 0;
+	if (p) {
+		if (fscanf(p, "%zu", &n) != 1)
+			n = 0;
+		pclose(p);
+	}
+	return n;
+}
+
+/* expires-ms of the one lease file in dir (-1: none) */
+static int64_t lease_expires(const char *dir)
+{
+	char cmd[1400], buf[4096] = {0};
+	snprintf(cmd, sizeof(cmd), "cat '%s'/.floe-lease-*.json 2>/dev/null", dir);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, p);
+	pclose(p);
+	buf[n] = 0;
+	const char *q = strstr(buf, "\"expires-ms\":");
+	long long v = -1;
+	if (!q || sscanf(q + 13, "%lld", &v) != 1)
+		return -1;
+	return v;
+}
+
 static void run_faults(int kind)
 {
 	const char *dir = t_tmpdir();
@@ -172,6 +206,8 @@ static void run_faults(int kind)
 			T_CHECK(exists(path));
 	}
 	check_readable(cat, "t", 2);
+	/* and so is the lease protecting them, left to expire */
+	T_EQ_INT((int64_t)count_leases(mdir), 1);
 
 	/* the next commit builds on whatever is current */
 	T_OK(floe_table_refresh(t, &err), &err);
@@ -347,20 +383,6 @@ static void test_retry_budget(void)
 
 /* ---- files a commit reuses across attempts --------------------------------------- */
 
-static size_t count_leases(const char *dir)
-{
-	char cmd[2048];
-	snprintf(cmd, sizeof(cmd), "ls -A '%s' 2>/dev/null | grep -c '^\\.floe-lease-.*\\.json$'",
-		 dir);
-	FILE *p = popen(cmd, "r");
-	size_t n = 0;
-	if (p) {
-		if (fscanf(p, "%zu", &n) != 1)
-			n = 0;
-		pclose(p);
-	}
-	return n;
-}
 
 typedef struct sabotage {
 	char mdir[1200];
@@ -469,6 +491,25 @@ static void test_reused_files_checked(void)
 	floe_arena_reset(&a);
 }
 
+/* A lease left to expire (its writer's commit has an unknown outcome) lives a
+ * whole time to live from then, not from its last renewal: a handle keeps its
+ * lease between commits, so that renewal may be half a life ago. */
+static void test_kept_lease_renewed(void)
+{
+	const char *dir = t_tmpdir();
+	floe_fileio *io = floe_io_local_new();
+	floe_error err = {0};
+	floe_lease *l = NULL;
+	T_OK(floe_lease_take(&l, io, dir, "test", 3000, false, &err), &err);
+	int64_t first = lease_expires(dir);
+	T_CHECK(first > 0);
+	usleep(700 * 1000);
+	floe_lease_release(l, true);
+	T_EQ_INT((int64_t)count_leases(dir), 1);
+	T_CHECK(lease_expires(dir) >= first + 600);
+	floe_io_free(io);
+}
+
 int main(void)
 {
 	T_RUN(test_faults_sqlite);
@@ -478,5 +519,6 @@ int main(void)
 	T_RUN(test_pipeline_fencing);
 	T_RUN(test_retry_budget);
 	T_RUN(test_reused_files_checked);
+	T_RUN(test_kept_lease_renewed);
 	return t_finish();
 }
