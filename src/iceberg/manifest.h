@@ -200,11 +200,13 @@ static inline void floe_manifest_tally_add(floe_manifest_tally *t, int status, i
 
 /*
  * A manifest read to its end must hold what its manifest list entry says:
- * at least the added, existing and deleted file counts and row counts (those
- * the list records). A manifest cut back to its header, cut mid-block or
- * with a block dropped is still a valid Avro file; this is what tells.
- * FLOE_ECORRUPT ("holds 0 added ... entries where the manifest list promises
- * 3 added, ..."). More than promised is no loss and is not refused.
+ * in all (added, existing and deleted together, of the counts the list
+ * records) at least as many entries and rows. A manifest cut back to its
+ * header, cut mid-block or with a block dropped is still a valid Avro file;
+ * this is what tells. FLOE_ECORRUPT ("holds 0 added ... entries where the
+ * manifest list promises 3 added, ..."). More than promised is no loss, and
+ * counts filed under another status (some writers do) are none: neither is
+ * refused.
  */
 int floe_manifest_check_tally(const floe_manifest_file *mf, const floe_manifest_tally *t,
 			      floe_error *err) FLOE_WUR;
