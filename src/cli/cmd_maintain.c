@@ -12,6 +12,9 @@
 
 #include "cli.h"
 
+/* Orphan cleanup under this age needs --force (Spark's procedure: 24 hours). */
+#define CLI_ORPHAN_SAFE_AGE_MS INT64_C(86400000)
+
 static const char usage[] =
 	"usage: floe maintain <namespace.table> [options]\n"
 	"\n"
@@ -36,7 +39,9 @@ static const char usage[] =
 	"  --retain-last N            keep at least N snapshots per branch (history.expire.min-snapshots-to-keep, 1)\n"
 	"  --delete-batch N           files deleted per batch when cleaning up (1000)\n"
 	"orphans:\n"
-	"  --orphan-older-than DURATION  only files older than this (3d)\n"
+	"  --orphan-older-than DURATION  only files older than this (3d; under 24h needs --force)\n"
+	"  --force                    allow --orphan-older-than under 24h: a writer's files\n"
+	"                             younger than that may not be committed yet\n"
 	"manifests:\n"
 	"  --manifest-target-size SIZE   default commit.manifest.target-size-bytes (8MB)\n"
 	"lock:\n"
@@ -171,7 +176,8 @@ int cmd_maintain(int argc, char **argv)
 {
 	floe_maintain_opts o = FLOE_MAINTAIN_OPTS_INIT;
 	const char *ident = NULL;
-	bool break_lock = false;
+	bool break_lock = false, force = false;
+	int64_t orphan_age = -1;
 	cli_format fmt = OUT_TABLE;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -245,7 +251,10 @@ int cmd_maintain(int argc, char **argv)
 			if (!floe_parse_duration_ms(v, &v64))
 				return cli_usage_error("--orphan-older-than: bad duration '%s'", v);
 			o.orphans.older_than_ms = now - v64;
+			orphan_age = v64;
 			i++;
+		} else if (!strcmp(a, "--force")) {
+			force = true;
 		} else if (!strcmp(a, "--lock-uri") && has) {
 			o.lock_uri = v;
 			i++;
@@ -266,6 +275,21 @@ int cmd_maintain(int argc, char **argv)
 		return cli_usage_error("%s", usage);
 	if (o.steps == 0)
 		return cli_usage_error("no step left to run");
+	if (o.compact.min_file_size > 0 && o.compact.max_file_size > 0 &&
+	    o.compact.min_file_size > o.compact.max_file_size)
+		return cli_usage_error("--min-file-size (%" PRId64 " bytes) is above --max-file-size "
+				       "(%" PRId64 " bytes): files between them are left alone, so "
+				       "min must be at most max",
+				       o.compact.min_file_size, o.compact.max_file_size);
+	/* Spark's delete-orphan-files refuses under a day for the same reason:
+	 * a file a writer wrote but has not committed yet looks like an orphan */
+	if (orphan_age >= 0 && orphan_age < CLI_ORPHAN_SAFE_AGE_MS && (o.steps & FLOE_STEP_ORPHANS) &&
+	    !force && !o.dry_run)
+		return cli_usage_error("--orphan-older-than %" PRId64 "ms is under the safe minimum of "
+				       "24h: files that young may belong to a commit in progress; "
+				       "add --force to delete them anyway (floe writers keep a lease "
+				       "that protects their files, other writers do not)",
+				       orphan_age);
 
 	floe_catalog *cat = cli_open_catalog();
 	char *ns, *name;

@@ -14,6 +14,11 @@
 #include "table/commit.h"
 #include "util/hmap.h"
 
+/* Summary key of the snapshots a maintenance run commits ("compact",
+ * "rewrite-manifests"): the embedded runner counts what came after the
+ * newest one, so its triggers survive restarts. */
+#define FLOE_MAINTENANCE_SUMMARY_KEY "floe.maintenance"
+
 /* Kinds stored as the value of a reach set's entries. */
 enum {
 	FLOE_REACH_DATA = 1,

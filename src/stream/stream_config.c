@@ -683,7 +683,7 @@ static int parse_sources(pctx *x, yaml_node_t *v)
 		s->csv_quote = '"';
 		s->csv_header = true;
 		s->rows_per_second = 10000;
-		s->number_of_rows = -1;
+		s->number_of_rows = INT64_MIN; /* not given: no end */
 		s->line = line_of(m);
 		floe_strmap_init(&s->gen_fields);
 		floe_strmap_init(&s->kafka_props);

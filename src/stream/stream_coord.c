@@ -487,6 +487,22 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 		if ((rc = stream_filter_compile(&t->pre_filter, tc->filter, pt, err)))
 			return floe_error_prefix(err, rc, "table %s: ", t->ident);
 	}
+	/* Before the first data file: the writer lease. Its files exist a whole
+	 * checkpoint before the snapshot naming them; orphan cleanup (this
+	 * pipeline's own maintenance, floe maintain, another pipeline's) leaves
+	 * what is newer than the lease alone. Renewed by its thread, advanced as
+	 * checkpoints commit, removed when the pipeline ends. */
+	int64_t ttl = 4 * p->cfg->checkpoint_interval_ms;
+	if ((rc = floe_table__lease_keep_alive(t->commit_t, "pipeline", ttl > 600000 ? ttl : 600000,
+					       err)))
+		return floe_error_prefix(err, rc, "table %s: ", t->ident);
+	/* a table whose head lost entries (a truncated manifest list or manifest)
+	 * is not written: a commit on top would make the loss permanent */
+	if ((rc = floe_table__verify_snapshot(t->commit_t,
+					      floe_metadata_branch_head(
+						      floe_table_metadata(t->commit_t), NULL),
+					      err)))
+		return rc;
 	const stream_source_cfg *sc = stream_config_source(p->cfg, tc->source);
 	if (sc && (sc->type == STREAM_SRC_KAFKA || sc->type == STREAM_SRC_KINESIS) &&
 	    (rc = open_kafka_table(p, t, sc, err)))
@@ -745,8 +761,19 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 		} else {
 			return floe_error_set(err, FLOE_EINVAL, "source '%s' feeds no table", sc->name);
 		}
+		if (sc->rows_per_second < 0)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "source '%s': rows-per-second: %lld is not a rate (0 = as "
+					      "fast as possible, or more)",
+					      sc->name, (long long)sc->rows_per_second);
+		/* INT64_MIN: not given (no end); an explicit -1 used to run forever */
+		if (sc->number_of_rows < 0 && sc->number_of_rows != INT64_MIN)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "source '%s': number-of-rows: %lld is not a row count (0 "
+					      "or more; leave it out for no end)",
+					      sc->name, (long long)sc->number_of_rows);
 		go.rows_per_second = sc->rows_per_second;
-		go.number_of_rows = sc->number_of_rows;
+		go.number_of_rows = sc->number_of_rows == INT64_MIN ? -1 : sc->number_of_rows;
 		go.seed = (uint64_t)sc->seed;
 		go.fields = &sc->gen_fields;
 		rc = stream_source_gen_new(&s->src, sc->name, &go, err);
@@ -1029,6 +1056,8 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 	} else {
 		rc = rc ? rc : floe_op_fence_pipeline(ap, p->pipeline_id, t->fence_snap, err);
 	}
+	if (p->sink == &stream_sink_task_writers)
+		floe_op_verify_added(ap); /* its files: they must still be there */
 	rc = rc ? rc : floe_append_commit(ap, &snap, err);
 	if (rc) {
 		if (t->split_fence && ck.conflict)
@@ -1098,6 +1127,10 @@ static void *committer_main(void *arg)
 			rc = FLOE_OK;
 			floe_error_clear(&err);
 		} else if (!rc) {
+			/* this checkpoint's files are committed: the writer lease need
+			 * only cover what was written after they were closed */
+			for (size_t i = 0; i < p->n_tables; i++)
+				floe_table__lease_advance(p->tables[i].commit_t, c->sealed_ms);
 			for (size_t i = 0; i < p->n_sources; i++)
 				if (p->sources[i].src->ops->ack)
 					p->sources[i].src->ops->ack(p->sources[i].src, &c->positions[i]);
@@ -1187,6 +1220,7 @@ static int checkpoint(floe_pipeline *p, floe_error *err)
 		return FLOE_ECANCELED;
 	}
 	c->flush_ms = now_ms() - t0;
+	c->sealed_ms = floe_now_ms();
 	/* the tasks are idle now: collect their files */
 	for (int k = 0; k < p->n_tasks; k++) {
 		rt_task *t = &p->tasks[k];
@@ -1560,6 +1594,10 @@ void floe_pipeline_free(floe_pipeline *p)
 		floe_free(t->pcheck);
 		floe_imap_reset(&t->owners);
 		floe_table_free(t->write_t);
+		/* a failed pipeline leaves its lease to expire: a commit of it may
+		 * have an unknown outcome */
+		if (t->commit_t)
+			floe_table__lease_drop(t->commit_t, p->failed);
 		floe_table_free(t->commit_t);
 		floe_arena_reset(&t->warena);
 		floe_free(t->ns);

@@ -218,6 +218,8 @@ typedef struct ckpt_item {
 	char **offsets;      /* per table: its source's positions (JSON) */
 	stream_offsets *positions; /* per source (for ack) */
 	int64_t flush_ms;
+	int64_t sealed_ms; /* wall clock when its files were closed: later files are the next
+			      checkpoint's */
 } ckpt_item;
 
 struct floe_pipeline {

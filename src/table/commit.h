@@ -55,6 +55,12 @@ int floe_op_remove_file(floe_snapshot_op *op, const floe_data_file *f, floe_erro
  * (a rewrite keeps the sequence number of the snapshot it started from, so
  * equality deletes committed meanwhile still apply to the new files). */
 void floe_op_set_data_sequence_number(floe_snapshot_op *op, int64_t seq);
+/* The files added were written by this process (a pipeline's checkpoint, a
+ * compaction): before each swap the commit checks they still exist and fails
+ * cleanly (FLOE_ENOTFOUND, nothing committed) if one was deleted meanwhile.
+ * The manifests and the list it writes itself are always checked (and
+ * written again when gone). */
+void floe_op_verify_added(floe_snapshot_op *op);
 /* Validate against every snapshot committed after this one (REPLACE,
  * OVERWRITE, DELETE): a new delete file targeting a removed data file fails
  * the commit. -1 = the base the first attempt sees. */
