@@ -78,6 +78,10 @@ FLOE_EXPORT void floe_error_clear(floe_error *err);
 /* Durations as options spell them: "10s", "500ms", "2m", "1h", "3d" or a
  * bare number of milliseconds. */
 FLOE_EXPORT bool floe_parse_duration_ms(const char *s, int64_t *ms);
+/* A point in time: epoch milliseconds, or ISO-8601 "2024-01-01",
+ * "2024-01-01T10:00:00[.fff][Z|+02:00]" (UTC without a zone). Calendar
+ * dates are checked: "2026-02-30" and hour 24 are not times. */
+FLOE_EXPORT bool floe_parse_time_ms(const char *s, int64_t *ms);
 /* Sizes: "128MB", "1 GiB", "512k" or a bare number of bytes (binary units). */
 FLOE_EXPORT bool floe_parse_size(const char *s, int64_t *bytes);
 

@@ -115,6 +115,7 @@ typedef struct floe_orphan_result {
 	size_t files_found, files_deleted;
 	int64_t bytes;
 	size_t files_scanned, files_too_young;
+	size_t files_leased; /* not referenced, but newer than a live writer's lease */
 } floe_orphan_result;
 
 /* Called for each orphan (before it is deleted, or instead in a dry run). */
@@ -163,7 +164,10 @@ FLOE_EXPORT int floe_expire_snapshots(floe_table *t, const floe_expire_opts *opt
  * Delete files under the table location that no snapshot, manifest,
  * metadata file, metadata-log entry or statistics file reaches and that
  * are older than the cutoff (younger files may belong to a commit in
- * progress). fn (may be NULL) sees each orphan.
+ * progress). Whatever the cutoff, files being written (names starting with
+ * '.') are kept for a day, and no file newer than a live writer lease (a
+ * floe writer's promise that its files since then may still be committed)
+ * is deleted. fn (may be NULL) sees each orphan.
  */
 FLOE_EXPORT int floe_delete_orphan_files(floe_table *t, const floe_orphan_opts *opts, floe_orphan_fn fn,
 			     void *payload, floe_orphan_result *res, floe_error *err) FLOE_WUR;

@@ -77,6 +77,12 @@ typedef struct floe_scan_opts {
 	int64_t end_snapshot_id;    /* inclusive end; -1 = current (or the branch head) */
 	bool skip_overwrites;       /* skip overwrite/delete snapshots instead of failing */
 	bool no_row_group_pruning;  /* read every row group (else: skipped by statistics) */
+	/* A manifest list or manifest that holds less than its metadata promises
+	 * (truncated, a block lost) fails the scan with FLOE_ECORRUPT naming the
+	 * file; with skip_corrupt the scan reads what is there instead, skipping
+	 * each corrupt manifest whole and logging a warning that names it and
+	 * what it lacks (floe_scan_stats.manifests_corrupt counts them). */
+	bool skip_corrupt;
 	/* check the CRC-32 of every Parquet page that carries one (data and delete
 	 * files); a mismatch is FLOE_ECORRUPT naming the file, row group, column
 	 * and page. Off by default (as Spark/parquet-java read); compaction
@@ -87,7 +93,7 @@ typedef struct floe_scan_opts {
 
 #define FLOE_SCAN_OPTS_INIT                                                                   \
 	{1, NULL, NULL, 0, false, -1, -1, NULL, NULL, -1, 0, 0, FLOE_START_NONE, -1, -1, -1, false, \
-	 false, false}
+	 false, false, false}
 
 /* Plan a scan of t. The caller frees *out with floe_scan_free. */
 FLOE_EXPORT int floe_scan_open(floe_scan **out, floe_table *t, const floe_scan_opts *opts,
@@ -110,6 +116,7 @@ typedef struct floe_scan_stats {
 	uint64_t files_read, rows_read, rows_deleted, rows_filtered, rows_out;
 	uint64_t row_groups;         /* of the data files read, when a filter applies */
 	uint64_t row_groups_skipped; /* pruned by their column statistics */
+	uint64_t manifests_corrupt;  /* skipped (skip_corrupt): manifest lists count too */
 } floe_scan_stats;
 
 FLOE_EXPORT void floe_scan_get_stats(const floe_scan *s, floe_scan_stats *out);

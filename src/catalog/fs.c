@@ -2,7 +2,8 @@
  * fs.c — the file-system ("Hadoop") catalog: tables are directories under a
  * warehouse, <table>/metadata/v<N>.metadata.json is version N, and
  * version-hint.text names the newest. A commit renames a fully written
- * temporary file to v<N+1> without ever replacing one that exists, so two
+ * temporary file (".<uuid>.metadata.json.tmp": in progress by name, which
+ * orphan cleanup honours) to v<N+1> without ever replacing one that exists, so two
  * writers can't both win. Also the loader for path-based tables (what
  * DuckDB's iceberg_scan reads).
  *
@@ -460,7 +461,9 @@ static int fs_commit(floe_catalog *cat, const char *ns, const char *name,
 		return rc;
 	}
 	floe_uuid_v4_str(uuid);
-	snprintf(tmp, sizeof(tmp), "%s/metadata/%s.metadata.json", u, uuid);
+	/* in progress until renamed: a leading '.' is the name rule orphan
+	 * cleanup honours (and no loader takes it for a version) */
+	snprintf(tmp, sizeof(tmp), "%s/metadata/.%s.metadata.json.tmp", u, uuid);
 	snprintf(target, sizeof(target), "%s/metadata/v%lld%s", u, (long long)v,
 		 floe_metadata_file_suffix(next));
 	snprintf(hint, sizeof(hint), "%s/metadata/version-hint.text", u);
@@ -578,7 +581,14 @@ int floe_fs_catalog_open(floe_catalog **out, const floe_fs_catalog_opts *opts, f
 	c->base.ops = &fs_ops;
 	c->base.name = c->name;
 	c->base.kind = "filesystem";
-	c->base.io = opts->io ? opts->io : floe_io_router_new(floe_io_local_new(), NULL, NULL);
+	c->base.io = opts->io;
+	if (!c->base.io) {
+		int iorc = floe_io_default_new(&c->base.io, NULL, err);
+		if (iorc) {
+			fs_free(&c->base);
+			return iorc;
+		}
+	}
 	c->base.open_warehouse = floe_strdup(opts->warehouse);
 	if (!c->warehouse || !c->name || !c->base.io || !c->base.open_warehouse) {
 		fs_free(&c->base);

@@ -268,7 +268,7 @@ static int j_list_tables(floe_catalog *cat, const char *ns, floe_name_fn fn, voi
 				   "SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND "
 				   "table_namespace = ? AND " TABLE_PRED " ORDER BY table_name",
 				   p, 2, name_collect, &l, NULL, err);
-	if (!rc && l.rc)
+	if (l.rc) /* name_collect stopped the query (rc 1) */
 		rc = floe_error_oom(err);
 	for (size_t i = 0; i < l.n && !rc; i++)
 		rc = fn(ns, l.items[i], payload);
@@ -648,7 +648,14 @@ int floe_sql_catalog_open(floe_catalog **out, const floe_sql_catalog_opts *opts,
 	c->base.ops = &jdbc_ops;
 	c->base.name = c->name;
 	c->base.kind = "sql";
-	c->base.io = opts->io ? opts->io : floe_io_router_new(floe_io_local_new(), NULL, NULL);
+	c->base.io = opts->io;
+	if (!c->base.io) {
+		int iorc = floe_io_default_new(&c->base.io, NULL, err);
+		if (iorc) {
+			j_free(&c->base);
+			return iorc;
+		}
+	}
 	c->base.lock_uri = floe_strdup(uri);
 	c->base.open_uri = floe_strdup(uri);
 	c->base.open_warehouse = opts->warehouse ? floe_strdup(opts->warehouse) : NULL;

@@ -15,6 +15,9 @@ typedef struct cli_globals {
 	const char *catalog_name;
 	const char *warehouse;
 	const char *dir; /* embedded default: where ./warehouse lives */
+	/* --catalog-property k=v (repeatable) */
+	floe_prop catalog_props[64];
+	size_t n_catalog_props;
 	bool verbose;
 	bool quiet; /* -q/--quiet anywhere: no outcome line */
 	/* ingest and run: the closing summary as JSON; the dead-letter share
@@ -65,6 +68,7 @@ typedef struct cli_command {
 	const char *summary;		    /* one line */
 	const char *body;		    /* options, defaults, grammars (or NULL) */
 	const char *examples;		    /* "floe ..." lines, run by tests/interop/test_cli_docs.py */
+	bool own_help; /* the command prints its own --help (it is passed on) */
 } cli_command;
 extern const cli_command cli_commands[]; /* ends with a NULL name */
 extern const char cli_global_help[];
@@ -93,9 +97,12 @@ int cmd_inspect_table(int argc, char **argv);
 int cmd_snapshots(int argc, char **argv);
 int cmd_files(int argc, char **argv);
 int cmd_maintain(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_pipelines(int argc, char **argv);
+int cmd_sql(int argc, char **argv);
 /* Run a pipeline (YAML text) with signals and a progress line (cmd_run.c). */
 int cli_run_pipeline(const char *yaml, size_t n, const char *base_dir, bool quiet);
 int floe_cli_avro(int argc, char **argv);

@@ -29,8 +29,10 @@ static int parse_args(inspect_args *a, int argc, char **argv, const char *usage)
 		} else if (!strcmp(argv[i], "--snapshot-id") && v) {
 			char *end;
 			a->snapshot_id = strtoll(v, &end, 10);
-			if (*end)
-				return cli_usage_error("bad snapshot id '%s'", v);
+			if (*end || end == v || a->snapshot_id < 0)
+				return cli_usage_error("--snapshot-id: '%s' is not a snapshot id (a number "
+						       "0 or more)",
+						       v);
 			i++;
 		} else if (!strcmp(argv[i], "--wide")) {
 			g_cli.wide = true;

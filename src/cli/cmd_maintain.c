@@ -12,6 +12,9 @@
 
 #include "cli.h"
 
+/* Orphan cleanup under this age needs --force (Spark's procedure: 24 hours). */
+#define CLI_ORPHAN_SAFE_AGE_MS INT64_C(86400000)
+
 typedef struct progress_state {
 	bool tty;
 	bool line_open;
@@ -253,7 +256,8 @@ int cmd_maintain(int argc, char **argv)
 {
 	floe_maintain_opts o = FLOE_MAINTAIN_OPTS_INIT;
 	const char *ident = NULL;
-	bool break_lock = false;
+	bool break_lock = false, force = false;
+	int64_t orphan_age = -1;
 	cli_format fmt = OUT_TABLE;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -324,7 +328,10 @@ int cmd_maintain(int argc, char **argv)
 			if (!floe_parse_duration_ms(v, &v64))
 				return cli_usage_error("--orphan-older-than: bad duration '%s'", v);
 			o.orphans.older_than_ms = now - v64;
+			orphan_age = v64;
 			i++;
+		} else if (!strcmp(a, "--force")) {
+			force = true;
 		} else if (!strcmp(a, "--lock-uri") && has) {
 			o.lock_uri = v;
 			i++;
@@ -345,6 +352,21 @@ int cmd_maintain(int argc, char **argv)
 		return cli_usage_error("usage: floe maintain <namespace.table> [options] (see floe maintain --help)");
 	if (o.steps == 0)
 		return cli_usage_error("no step left to run");
+	if (o.compact.min_file_size > 0 && o.compact.max_file_size > 0 &&
+	    o.compact.min_file_size > o.compact.max_file_size)
+		return cli_usage_error("--min-file-size (%" PRId64 " bytes) is above --max-file-size "
+				       "(%" PRId64 " bytes): files between them are left alone, so "
+				       "min must be at most max",
+				       o.compact.min_file_size, o.compact.max_file_size);
+	/* Spark's delete-orphan-files refuses under a day for the same reason:
+	 * a file a writer wrote but has not committed yet looks like an orphan */
+	if (orphan_age >= 0 && orphan_age < CLI_ORPHAN_SAFE_AGE_MS && (o.steps & FLOE_STEP_ORPHANS) &&
+	    !force && !o.dry_run)
+		return cli_usage_error("--orphan-older-than %" PRId64 "ms is under the safe minimum of "
+				       "24h: files that young may belong to a commit in progress; "
+				       "add --force to delete them anyway (floe writers keep a lease "
+				       "that protects their files, other writers do not)",
+				       orphan_age);
 
 	floe_catalog *cat = cli_open_catalog();
 	char *ns, *name;

@@ -70,26 +70,17 @@ static bool parse_i64(const char *s, int64_t *out)
 	return true;
 }
 
-/* epoch milliseconds, or an ISO date-time (UTC unless it has a zone) */
+/* epoch milliseconds (not before 1970), or an ISO date or date-time (UTC
+ * unless it has a zone; the calendar is checked: 2026-02-30 is no date) */
 static bool parse_time_ms(const char *s, int64_t *out)
 {
-	if (parse_i64(s, out))
-		return true;
-	int y, mo, d, h = 0, mi = 0, sec = 0, ms = 0;
-	char sep = 0;
-	int n = sscanf(s, "%d-%d-%d%c%d:%d:%d.%d", &y, &mo, &d, &sep, &h, &mi, &sec, &ms);
-	if (n < 3)
-		return false;
-	struct tm tm = {0};
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = sec;
-	time_t t = timegm(&tm);
-	*out = (int64_t)t * 1000 + (n >= 8 ? ms : 0);
-	return true;
+	return floe_parse_time_ms(s, out) && *out >= 0;
+}
+
+/* A snapshot id: snapshot ids are positive (-1 stands for "none" in metadata). */
+static bool parse_snapshot_id(const char *s, int64_t *out)
+{
+	return parse_i64(s, out) && *out >= 0;
 }
 
 /* "10s", "500ms", "2m", "1h" or milliseconds */
@@ -120,13 +111,20 @@ static int split_list(char *s, const char **out, size_t cap, size_t *n)
 			*c = 0;
 		while (*p == ' ')
 			p++;
-		if (*p) {
-			if (*n >= cap)
-				return cli_usage_error("too many columns");
-			out[(*n)++] = p;
-		}
+		char *e = p + strlen(p);
+		while (e > p && e[-1] == ' ')
+			*--e = 0;
+		if (!*p)
+			return cli_usage_error("--columns: an empty column name in the list (give names "
+					       "separated by commas: a,b.c,_file)");
+		if (*n >= cap)
+			return cli_usage_error("--columns: more than %zu columns", cap);
+		out[(*n)++] = p;
 		p = c ? c + 1 : NULL;
 	}
+	if (*n == 0)
+		return cli_usage_error("--columns: no column names (give names separated by commas: "
+				       "a,b.c,_file)");
 	return 0;
 }
 
@@ -188,6 +186,9 @@ int cmd_scan(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--where") && v) {
+			if (!v[strspn(v, " \t\n\r")])
+				return cli_usage_error("--where: the filter is empty (give an expression "
+						       "such as \"id > 10\", or leave --where out)");
 			o.where = v;
 			i++;
 		} else if (!strcmp(a, "--columns") && v) {
@@ -199,12 +200,17 @@ int cmd_scan(int argc, char **argv)
 			}
 			i++;
 		} else if (!strcmp(a, "--snapshot-id") && v) {
-			if (!parse_i64(v, &o.snapshot_id))
-				return cli_usage_error("bad snapshot id '%s'", v);
+			if (!parse_snapshot_id(v, &o.snapshot_id))
+				return cli_usage_error("--snapshot-id: '%s' is not a snapshot id (a number "
+						       "0 or more; floe snapshots lists them)",
+						       v);
 			i++;
 		} else if (!strcmp(a, "--as-of") && v) {
 			if (!parse_time_ms(v, &o.as_of_ms))
-				return cli_usage_error("bad time '%s' (epoch ms or 2024-01-01T10:00:00)", v);
+				return cli_usage_error("--as-of: '%s' is not a time (epoch milliseconds 0 "
+						       "or more, or a valid date-time such as "
+						       "2024-01-01T10:00:00Z)",
+						       v);
 			i++;
 		} else if (!strcmp(a, "--branch") && v) {
 			o.branch = v;
@@ -249,8 +255,10 @@ int cmd_scan(int argc, char **argv)
 			from = v;
 			i++;
 		} else if (!strcmp(a, "--to") && v) {
-			if (!parse_i64(v, &o.end_snapshot_id))
-				return cli_usage_error("bad snapshot id '%s'", v);
+			if (!parse_snapshot_id(v, &o.end_snapshot_id))
+				return cli_usage_error("--to: '%s' is not a snapshot id (a number 0 or "
+						       "more)",
+						       v);
 			i++;
 		} else if (!strcmp(a, "--follow")) {
 			follow = true;
@@ -264,6 +272,8 @@ int cmd_scan(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--skip-overwrites")) {
 			o.skip_overwrites = true;
+		} else if (!strcmp(a, "--skip-corrupt")) {
+			o.skip_corrupt = true;
 		} else if (!strcmp(a, "--path-map") && v) {
 			if (n_maps >= MAX_LIST)
 				return cli_usage_error("too many --path-map rules");
@@ -296,10 +306,10 @@ int cmd_scan(int argc, char **argv)
 			o.start = FLOE_START_EARLIEST;
 		else if (!strcmp(from, "table") || !strcmp(from, "table-scan"))
 			o.start = FLOE_START_TABLE_THEN_INCREMENTAL;
-		else if (!strncmp(from, "snapshot:", 9) && parse_i64(from + 9, &x)) {
+		else if (!strncmp(from, "snapshot:", 9) && parse_snapshot_id(from + 9, &x)) {
 			o.start = FLOE_START_SNAPSHOT_ID;
 			o.start_snapshot_id = x;
-		} else if (parse_i64(from, &x)) {
+		} else if (parse_snapshot_id(from, &x)) {
 			o.start = FLOE_START_SNAPSHOT_ID;
 			o.start_snapshot_id = x;
 		} else if (!strncmp(from, "timestamp:", 10) && parse_time_ms(from + 10, &x)) {
@@ -370,6 +380,16 @@ int cmd_scan(int argc, char **argv)
 		} else if (!rc) {
 			rc = floe_scan_write(s, fmt, sink_write, &sink, &err);
 		}
+		if (!rc && o.skip_corrupt) {
+			floe_scan_stats st;
+			floe_scan_get_stats(s, &st);
+			if (st.manifests_corrupt)
+				fprintf(stderr,
+					"floe: --skip-corrupt: %" PRIu64 " corrupt manifest list(s) or "
+					"manifest(s) skipped (named above): rows are missing from this "
+					"result\n",
+					st.manifests_corrupt);
+		}
 		if (!rc && stats && !explain) {
 			floe_scan_stats st;
 			floe_scan_get_stats(s, &st);
@@ -407,8 +427,10 @@ int cmd_inspect_table(int argc, char **argv)
 				return cli_usage_error("--format must be table, json or csv");
 			i++;
 		} else if (!strcmp(a, "--snapshot-id") && v) {
-			if (!parse_i64(v, &snapshot_id))
-				return cli_usage_error("bad snapshot id '%s'", v);
+			if (!parse_snapshot_id(v, &snapshot_id))
+				return cli_usage_error("--snapshot-id: '%s' is not a snapshot id (a number "
+						       "0 or more)",
+						       v);
 			i++;
 		} else if (!strcmp(a, "--wide")) {
 			wide = true;

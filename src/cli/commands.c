@@ -14,6 +14,9 @@
 
 #include "cli.h"
 
+/* entries leave own_help out (false) unless the command prints its own help */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 const cli_command cli_commands[] = {
 	/* ---- namespaces ---- */
 	{"namespace", cmd_namespace, "create|list|show|set|drop ...", "manage namespaces",
@@ -259,6 +262,13 @@ const cli_command cli_commands[] = {
 	 "forget a pipeline's state: a re-run of it starts from nothing, expiry may drop it",
 	 NULL, "floe pipelines forget db.events doc-example\n"},
 
+	{"doctor", cmd_doctor, "[<ns.table> | <namespace> | --all] [options]",
+	 "health checks; exit 0 ok, 1 warn, 2 critical", NULL, NULL, true},
+	{"plan", cmd_plan, "<pipeline.yaml> [workload] [prices] [--format text|json]",
+	 "predict files, snapshots, cost; lint anti-patterns", NULL, NULL, true},
+	{"sql", cmd_sql, "-f job.sql | -e 'SQL'", "Flink SQL: catalogs, DDL, INSERT jobs, SELECT",
+	 NULL, NULL, true},
+
 	/* ---- file tools ---- */
 	{"avro", floe_cli_avro, "meta|cat|write ...", "inspect and write Avro files (manifests)", NULL,
 	 NULL},
@@ -305,8 +315,9 @@ const cli_command cli_commands[] = {
 	 "        ~/.local/share/bash-completion/completions/floe\n"
 	 "  zsh:  floe completion zsh > \"${fpath[1]}/_floe\"\n",
 	 "floe completion bash\nfloe completion zsh\n"},
-	{NULL, NULL, NULL, NULL, NULL, NULL},
+	{NULL, NULL, NULL, NULL, NULL, NULL, false},
 };
+#pragma GCC diagnostic pop
 
 const char cli_global_help[] =
 	"Global options (anywhere on the line; or environment variables):\n"

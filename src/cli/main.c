@@ -103,9 +103,20 @@ static int check_catalog_options(void)
 	bool fs = type.value && (!strcasecmp(type.value, "filesystem") || !strcasecmp(type.value, "hadoop"));
 	bool sql = !type.value || !strcasecmp(type.value, "sql") || !strcasecmp(type.value, "jdbc") ||
 		   !strcasecmp(type.value, "sqlite") || !strcasecmp(type.value, "postgresql");
+	bool rest = type.value && !strcasecmp(type.value, "rest");
+	if (type.value && !strcasecmp(type.value, "glue"))
+		return wh.value ? 0
+				: cli_usage_error("%s glue needs --warehouse s3://bucket/prefix (or "
+						  "FLOE_WAREHOUSE): where new tables go",
+						  type.from);
+	if (rest)
+		return uri.value ? 0
+				 : cli_usage_error("%s rest needs --catalog-uri http(s)://host[:port] "
+						   "(or FLOE_CATALOG_URI): the REST catalog server",
+						   type.from);
 	if (!fs && !sql)
-		return cli_usage_error("%s '%s': unknown catalog type (sql or filesystem)", type.from,
-				       type.value);
+		return cli_usage_error("%s '%s': unknown catalog type (sql, filesystem, rest or glue)",
+				       type.from, type.value);
 	if (fs && !wh.value)
 		return cli_usage_error("%s %s needs --warehouse (or FLOE_WAREHOUSE): the folder the "
 				       "tables live in",
@@ -131,12 +142,14 @@ static floe_catalog *open_catalog(bool read_only)
 	cat_opt name = pick(g_cli.catalog_name, "--catalog-name", "FLOE_CATALOG_NAME");
 	cat_opt wh = pick(g_cli.warehouse, "--warehouse", "FLOE_WAREHOUSE");
 	int rc;
-	if (uri.value || wh.value) {
+	if (uri.value || wh.value || type.value) {
 		floe_catalog_config cfg = FLOE_CATALOG_CONFIG_INIT;
 		cfg.type = type.value;
 		cfg.uri = uri.value;
 		cfg.name = name.value;
 		cfg.warehouse = wh.value;
+		cfg.props = g_cli.catalog_props;
+		cfg.n_props = g_cli.n_catalog_props;
 		rc = floe_catalog_open(&cat, &cfg, &err);
 	} else {
 		const char *dir = g_cli.dir ? g_cli.dir : ".";
@@ -189,6 +202,10 @@ static int dispatch(int n_args, char **args, bool help, bool version)
 	const cli_command *c = cli_find_command(args[0], n_args > 1 ? args[1] : NULL);
 	if (!c)
 		return cli_usage_error("unknown command '%s' (see floe --help)", args[0]);
+	if (help && c->own_help) {
+		args[n_args++] = "--help";
+		return c->run(n_args, args);
+	}
 	if (help) {
 		cli_print_help(c, stdout);
 		return 0;
@@ -256,6 +273,20 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(o, "-v") || !strcmp(o, "--verbose")) {
 			g_cli.verbose = true;
+		} else if (v && !strcmp(o, "--catalog-property")) {
+			char *eq = strchr(argv[i + 1], '=');
+			if (!eq || eq == argv[i + 1] ||
+			    g_cli.n_catalog_props ==
+				    sizeof(g_cli.catalog_props) / sizeof(g_cli.catalog_props[0])) {
+				floe_free(args);
+				return cli_usage_error("--catalog-property '%s': expected key=value (at "
+						       "most %zu)",
+						       v, sizeof(g_cli.catalog_props) /
+							       sizeof(g_cli.catalog_props[0]));
+			}
+			*eq = 0;
+			g_cli.catalog_props[g_cli.n_catalog_props++] = (floe_prop){argv[i + 1], eq + 1};
+			i++;
 		} else if (!strcmp(o, "-q") || !strcmp(o, "--quiet")) {
 			g_cli.quiet = true; /* ingest and run read it from here too */
 		} else if (!strcmp(o, "--version") && n_args == 0) {

@@ -182,6 +182,47 @@ int floe_manifest_read(floe_input *in, const floe_metadata *m, const floe_manife
 		       const floe_path_map *map, floe_entry_fn fn, void *payload,
 		       floe_error *err) FLOE_WUR;
 
+/* ---- what the metadata promises ------------------------------------------------ */
+
+/* Entries of a manifest as they are decoded, by status (FLOE_ENTRY_*). */
+typedef struct floe_manifest_tally {
+	int64_t files[3];
+	int64_t rows[3]; /* record counts */
+} floe_manifest_tally;
+
+static inline void floe_manifest_tally_add(floe_manifest_tally *t, int status, int64_t rows)
+{
+	if (status >= 0 && status <= 2) {
+		t->files[status]++;
+		t->rows[status] += rows;
+	}
+}
+
+/*
+ * A manifest read to its end must hold what its manifest list entry says:
+ * in all (added, existing and deleted together, of the counts the list
+ * records) at least as many entries and rows. A manifest cut back to its
+ * header, cut mid-block or with a block dropped is still a valid Avro file;
+ * this is what tells. FLOE_ECORRUPT ("holds 0 added ... entries where the
+ * manifest list promises 3 added, ..."). More than promised is no loss, and
+ * counts filed under another status (some writers do) are none: neither is
+ * refused.
+ */
+int floe_manifest_check_tally(const floe_manifest_file *mf, const floe_manifest_tally *t,
+			      floe_error *err) FLOE_WUR;
+
+/*
+ * A snapshot's manifest list against its summary: the live data files and
+ * records of its data manifests (added + existing) must reach the summary's
+ * total-data-files and total-records, its delete manifests' live files
+ * total-delete-files (each checked when the summary has it and every
+ * manifest of that content records its counts); a list without manifests
+ * where the summary says files were added is corrupt too. `path` names the list in
+ * the message. FLOE_ECORRUPT.
+ */
+int floe_manifest_list_check(const floe_snapshot *snap, const floe_manifest_file *mfs, size_t n,
+			     const char *path, floe_error *err) FLOE_WUR;
+
 /* ---- writing ------------------------------------------------------------------- */
 
 typedef struct floe_manifest_writer floe_manifest_writer;

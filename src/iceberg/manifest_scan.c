@@ -1200,14 +1200,19 @@ int floe_manifest_scan(floe_input *in, const floe_metadata *m, const floe_manife
 	}
 	if ((rc = compile(ms, floe_avro_reader_schema(r), err)))
 		goto done;
+	floe_manifest_tally tally;
+	memset(&tally, 0, sizeof(tally));
 	for (;;) {
 		floe_avro_block blk;
 		bool eof;
 		floe_cursor cur;
 		if ((rc = floe_avro_reader_next_block(&blk, &eof, r, err)))
 			goto done;
-		if (eof)
+		if (eof) {
+			/* what the manifest list promised, counted as decoded */
+			rc = floe_manifest_check_tally(mf, &tally, err);
 			break;
+		}
 		if (stats)
 			stats->bytes += blk.len;
 		floe_cursor_init(&cur, blk.data, blk.len);
@@ -1220,6 +1225,7 @@ int floe_manifest_scan(floe_input *in, const floe_metadata *m, const floe_manife
 			}
 			if (stats)
 				stats->entries++;
+			floe_manifest_tally_add(&tally, ms->e.status, ms->e.file.record_count);
 			if (!deliver)
 				continue;
 			if (stats)

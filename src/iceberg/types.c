@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/buf.h"
+#include "util/hmap.h"
 #include "util/str.h"
 
 static const floe_type PRIMS[] = {
@@ -489,6 +491,51 @@ int floe_schema_make(floe_schema **out, floe_arena *a, int32_t schema_id, const 
 	}
 	*out = s;
 	return FLOE_OK;
+}
+
+int floe_schema_check_names(const floe_schema *s, bool ci, floe_error *err)
+{
+	floe_hmap seen;
+	floe_buf key;
+	int rc = FLOE_OK;
+	floe_hmap_init(&seen);
+	floe_buf_init(&key, 0);
+	for (size_t i = 0; i < s->n_index && !rc; i++) {
+		const floe_schema_entry *e = &s->index[i];
+		uint64_t *slot;
+		bool existed;
+		floe_buf_clear(&key);
+		for (const char *p = e->full_name; *p && !rc; p++) {
+			char ch = *p;
+			if (ci && ch >= 'A' && ch <= 'Z')
+				ch = (char)(ch - 'A' + 'a');
+			rc = floe_buf_putc(&key, ch);
+		}
+		if (rc || (rc = floe_hmap_upsert(&seen, key.data, key.len, &slot, &existed))) {
+			rc = floe_error_oom(err);
+			break;
+		}
+		if (!existed) {
+			*slot = i;
+			continue;
+		}
+		const floe_schema_entry *o = &s->index[*slot];
+		/* the index is sorted by id: name them in schema order */
+		if (strcmp(o->full_name, e->full_name) == 0)
+			rc = floe_error_set(err, FLOE_EINVAL,
+					    "schema: column '%s' appears twice (field ids %d and %d): "
+					    "every column path must be unique",
+					    e->full_name, o->id, e->id);
+		else
+			rc = floe_error_set(err, FLOE_EINVAL,
+					    "schema: columns '%s' and '%s' differ only in case (field "
+					    "ids %d and %d): case-insensitive readers cannot tell "
+					    "them apart",
+					    o->full_name, e->full_name, o->id, e->id);
+	}
+	floe_buf_reset(&key);
+	floe_hmap_reset(&seen);
+	return rc;
 }
 
 int floe_schema_from_json(floe_schema **out, floe_arena *a, const floe_json *j, floe_error *err)

@@ -152,6 +152,16 @@ int floe_schema_assign_fresh_ids(floe_schema **out, floe_arena *a, const floe_sc
 int floe_schema_parse_compact(floe_schema **out, floe_arena *a, const char *s, floe_error *err)
 	FLOE_WUR;
 
+/*
+ * Refuse a schema in which two columns have one name (FLOE_EINVAL naming the
+ * column path): the same full name twice at any level ("a", "a"; "s.x",
+ * "s.x"; a top-level "s.x" beside struct s's x, as Java's indexByName
+ * refuses "multiple fields for name"), and with ci also names that differ
+ * only in case ("A" and "a"), which case-insensitive readers (Spark by
+ * default, floe scan --ignore-case) cannot tell apart.
+ */
+int floe_schema_check_names(const floe_schema *s, bool ci, floe_error *err) FLOE_WUR;
+
 /* Deep copy into another arena. */
 floe_schema *floe_schema_copy(floe_arena *a, const floe_schema *s);
 

@@ -81,8 +81,17 @@ floe_fileio *floe_io_memory_new(void);
 /* Fault injection (memory backend): make the n-th next call of `op` fail with
  * `code` ("create", "close", "rename", "remove", "read"). n = 0 disables. */
 void floe_io_memory_fail(floe_fileio *io, const char *op, int n, int code);
-/* The router: file:, plain paths and mem: (when a memory backend is given). */
+/* The router: file:, plain paths and mem: (when a memory backend is given).
+ * It owns the backends once made; when it cannot be made (NULL) the caller
+ * still owns them. */
 floe_fileio *floe_io_router_new(floe_fileio *local, floe_fileio *memory, floe_fileio *s3);
+
+/* The FileIO of a catalog: local files and s3:// (S3 configured from props,
+ * Iceberg's S3FileIO names, then the AWS environment and shared files; see
+ * io/s3.h). props may be NULL. FLOE_EINVAL for a bad S3 setting. */
+struct floe_strmap;
+int floe_io_default_new(floe_fileio **out, const struct floe_strmap *props,
+			floe_error *err) FLOE_WUR;
 
 /* Local path of a file URI ("file:/x", "file:///x", "/x") or NULL. */
 const char *floe_io_local_path(const char *uri);

@@ -229,38 +229,60 @@ static int parse_string(parser *ps, const char **out, size_t *out_len)
 	return FLOE_OK;
 }
 
+size_t floe_json_number_len(const char *p, size_t n)
+{
+	/* spec: RFC 8259 section 6: number = [ "-" ] int [ frac ] [ exp ];
+	 * int = "0" / digit1-9 *DIGIT; frac = "." 1*DIGIT;
+	 * exp = ("e" / "E") [ "-" / "+" ] 1*DIGIT */
+	size_t i = 0;
+	if (i < n && p[i] == '-')
+		i++;
+	if (i >= n || p[i] < '0' || p[i] > '9')
+		return 0;
+	if (p[i] == '0') {
+		i++;
+		if (i < n && p[i] >= '0' && p[i] <= '9')
+			return 0; /* a leading zero */
+	} else {
+		while (i < n && p[i] >= '0' && p[i] <= '9')
+			i++;
+	}
+	if (i < n && p[i] == '.') {
+		i++;
+		if (i >= n || p[i] < '0' || p[i] > '9')
+			return 0;
+		while (i < n && p[i] >= '0' && p[i] <= '9')
+			i++;
+	}
+	if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+		i++;
+		if (i < n && (p[i] == '+' || p[i] == '-'))
+			i++;
+		if (i >= n || p[i] < '0' || p[i] > '9')
+			return 0;
+		while (i < n && p[i] >= '0' && p[i] <= '9')
+			i++;
+	}
+	/* a number runs into nothing that could continue it ("1.e5", "0x1", "1e5.0") */
+	if (i < n && ((p[i] >= '0' && p[i] <= '9') || p[i] == '.' || p[i] == 'e' ||
+		      p[i] == 'E' || p[i] == '+' || p[i] == '-' || p[i] == 'x' || p[i] == 'X'))
+		return 0;
+	return i;
+}
+
 static int parse_number(parser *ps, floe_json *j)
 {
-	size_t s = ps->off, i = s;
+	size_t s = ps->off;
+	size_t len = floe_json_number_len(ps->p + s, ps->n - s);
+	if (!len)
+		return fail(ps, "invalid number (RFC 8259: no leading zeros, '+', bare '.' or "
+				"empty exponent)",
+			    NULL);
+	size_t i = s + len;
 	bool integral = true;
-	if (i < ps->n && ps->p[i] == '-')
-		i++;
-	if (i >= ps->n || ps->p[i] < '0' || ps->p[i] > '9')
-		return fail(ps, "invalid number", NULL);
-	if (ps->p[i] == '0') {
-		i++;
-	} else {
-		while (i < ps->n && ps->p[i] >= '0' && ps->p[i] <= '9')
-			i++;
-	}
-	if (i < ps->n && ps->p[i] == '.') {
-		integral = false;
-		i++;
-		if (i >= ps->n || ps->p[i] < '0' || ps->p[i] > '9')
-			return fail(ps, "invalid number", NULL);
-		while (i < ps->n && ps->p[i] >= '0' && ps->p[i] <= '9')
-			i++;
-	}
-	if (i < ps->n && (ps->p[i] == 'e' || ps->p[i] == 'E')) {
-		integral = false;
-		i++;
-		if (i < ps->n && (ps->p[i] == '+' || ps->p[i] == '-'))
-			i++;
-		if (i >= ps->n || ps->p[i] < '0' || ps->p[i] > '9')
-			return fail(ps, "invalid number", NULL);
-		while (i < ps->n && ps->p[i] >= '0' && ps->p[i] <= '9')
-			i++;
-	}
+	for (size_t k = s; k < i; k++)
+		if (ps->p[k] == '.' || ps->p[k] == 'e' || ps->p[k] == 'E')
+			integral = false;
 	if (i - s > 400)
 		return fail(ps, "number too long", NULL);
 	char *t = floe_arena_strndup(ps->a, ps->p + s, i - s);
@@ -383,7 +405,7 @@ static int parse_value(parser *ps, floe_json **out, size_t depth)
 		break;
 	}
 	default:
-		if (c == '-' || (c >= '0' && c <= '9')) {
+		if (c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9')) {
 			j = new_node(ps, FLOE_JSON_NUMBER);
 			if (!j)
 				goto nomem;

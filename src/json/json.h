@@ -59,6 +59,15 @@ typedef struct floe_json_limits {
 int floe_json_parse(floe_json **out, floe_arena *a, const char *p, size_t n,
 		    const floe_json_limits *lim, floe_error *err) FLOE_WUR;
 
+/*
+ * The length of the JSON number at p[0..n) under RFC 8259's grammar
+ * (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?), or 0 when p does not
+ * start with one or the number runs on into characters that would continue
+ * it ("01", "1.", "1.e5", "0x1"): "+1", ".5", "-" and "1e" are not numbers.
+ * Java's Jackson and Flink's JSON format refuse the same.
+ */
+size_t floe_json_number_len(const char *p, size_t n);
+
 /* Member lookup (NULL when absent or obj is not an object). */
 floe_json *floe_json_get(const floe_json *obj, const char *key);
 /* i-th array element, or NULL. O(i). */

@@ -77,6 +77,13 @@ int floe_maintain(floe_table *t, const floe_maintain_opts *opts, floe_maintain_r
 		if ((rc = floe_table_refresh(t, err)))
 			goto done;
 	}
+	/* Nothing is committed on top of, or deleted from, a table whose current
+	 * snapshots lost entries (a truncated manifest list or manifest): every
+	 * branch and tag head is read whole first. The steps' own reads check
+	 * what they read too, so an older corrupt snapshot stops its step before
+	 * it deletes anything. */
+	if ((rc = floe_table__verify_refs(t, err)))
+		goto done;
 	if (o->steps & FLOE_STEP_COMPACT) {
 		floe_compact_opts c = o->compact;
 		c.dry_run = c.dry_run || o->dry_run;

@@ -76,6 +76,7 @@ typedef struct compactor {
 	int64_t base_id, base_seq; /* the snapshot S the run started from */
 	floe_write_config cfg;
 	int64_t target, min_size, max_size;
+	bool leased; /* holds the table's writer lease */
 	floe_arena a;
 	cgroup *groups;
 	size_t n_groups;
@@ -494,6 +495,7 @@ static int commit_groups(compactor *c, size_t from, size_t to, floe_error *err)
 	floe_imap_init(&dec);
 	if ((rc = floe_op_new(&op, c->t, FLOE_OP_REPLACE, NULL, err)))
 		goto done;
+	floe_op_verify_added(op); /* the rewritten files are ours */
 	for (size_t gi = from; gi < to && !rc; gi++) {
 		cgroup *g = &c->groups[gi];
 		if (!g->written)
@@ -541,6 +543,9 @@ static int commit_groups(compactor *c, size_t from, size_t to, floe_error *err)
 		goto done;
 	floe_op_set_data_sequence_number(op, c->base_seq);
 	floe_op_validate_from(op, c->base_id);
+	/* the table's history says when it was last maintained (maintain_runner.c) */
+	if ((rc = floe_op_set_summary(op, FLOE_MAINTENANCE_SUMMARY_KEY, "compact", err)))
+		goto done;
 	rc = floe_op_commit(op, NULL, err);
 	if (!rc) {
 		c->res->commits++;
@@ -703,8 +708,17 @@ int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
 	c.target = o->target_file_size > 0 ? o->target_file_size : c.cfg.target_file_size;
 	c.min_size = o->min_file_size >= 0 ? o->min_file_size : c.target / 4 * 3;
 	c.max_size = o->max_file_size > 0 ? o->max_file_size : c.target / 10 * 18;
-	if (c.max_size < c.target)
-		c.max_size = c.target;
+	if (o->max_file_size <= 0 && c.max_size < c.target)
+		c.max_size = c.target; /* a tiny target */
+	if (c.min_size > c.target || c.max_size < c.target) {
+		/* Java's planner refuses these too: no file would be left alone */
+		rc = floe_error_set(err, FLOE_EINVAL,
+				    "compaction: min-file-size %lld, target-file-size %lld and "
+				    "max-file-size %lld bytes must satisfy min <= target <= max "
+				    "(--min-file-size, --target-file-size, --max-file-size)",
+				    (long long)c.min_size, (long long)c.target, (long long)c.max_size);
+		goto done;
+	}
 	/* a damaged page must stop the rewrite: its new file would carry the
 	 * damage under fresh checksums, and the original would be deleted */
 	so.verify_checksums = true;
@@ -724,6 +738,12 @@ int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
 		}
 		goto done;
 	}
+	/* the new files are unreferenced until their group commits: the writer
+	 * lease keeps orphan cleanup (another maintainer's, without floe's lock)
+	 * from taking them */
+	if ((rc = floe_table__lease_keep_alive(t, "compaction of", 600000, err)))
+		goto done;
+	c.leased = true;
 	size_t per_commit = c.n_groups;
 	if (o->max_commits > 0)
 		per_commit = (c.n_groups + (size_t)o->max_commits - 1) / (size_t)o->max_commits;
@@ -781,6 +801,8 @@ done:
 		floe_free(c.groups[i].out);
 	}
 	floe_free(c.groups);
+	if (c.leased)
+		floe_table__lease_drop(t, rc == FLOE_ECOMMITUNKNOWN);
 	floe_scan_free(c.scan);
 	floe_table_free(c.rt);
 	floe_metadata_free(c.wm);

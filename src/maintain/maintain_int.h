@@ -25,6 +25,10 @@ typedef struct floe_maint_pstate {
 typedef int (*floe_maint_pstate_fn)(const floe_maint_pstate *st, void *payload);
 int floe_maint__pipelines(const floe_metadata *m, int64_t now, floe_maint_pstate_fn fn,
 			  void *payload);
+/* Summary key of the snapshots a maintenance run commits ("compact",
+ * "rewrite-manifests"): the embedded runner counts what came after the
+ * newest one, so its triggers survive restarts. */
+#define FLOE_MAINTENANCE_SUMMARY_KEY "floe.maintenance"
 
 /* Kinds stored as the value of a reach set's entries. */
 enum {

@@ -218,6 +218,7 @@ int floe_rewrite_manifests(floe_table *t, const floe_rewrite_manifests_opts *opt
 	rc = rc ? rc : floe_op_set_summary(op, "manifests-kept", num, err);
 	snprintf(num, sizeof(num), "%zu", res->entries);
 	rc = rc ? rc : floe_op_set_summary(op, "entries-processed", num, err);
+	rc = rc ? rc : floe_op_set_summary(op, FLOE_MAINTENANCE_SUMMARY_KEY, "rewrite-manifests", err);
 	rc = rc ? rc : floe_op_replace_manifests(op, old, n_old, fresh, n_fresh, err);
 	if (!rc) {
 		/* the producer owns the new manifests from here (and deletes them if

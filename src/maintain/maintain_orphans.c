@@ -7,13 +7,30 @@
  * entries too, conservatively), plus the current metadata file, the files
  * of its metadata log, statistics files and the version hint. Paths are
  * compared in a normal form (file:/x, file:///x and /x are one file), so a
- * table whose writers spelled URIs differently is safe. Files younger than
- * the cutoff are never touched: they may belong to a commit in progress (a
- * running pipeline's files are written long before their snapshot exists).
+ * table whose writers spelled URIs differently is safe.
+ *
+ * A file that is not valid yet may still be a writer's: a pipeline's data
+ * files exist for a whole checkpoint interval before their snapshot, a
+ * commit's manifests across its retries, the catalog's metadata file until
+ * the swap. Three rules keep them:
+ *   - the age: files younger than the cutoff are never touched;
+ *   - in-progress names: a file whose name starts with '.' is being written
+ *     (the local FileIO writes ".<name>.<uuid>.tmp" and renames it; the
+ *     file-system catalog's next metadata file is ".<uuid>.metadata.json.tmp"
+ *     until its rename; writer leases are ".floe-lease-<uuid>.json"): it is a
+ *     candidate only when older than a day, whatever the cutoff;
+ *   - writer leases (table/lease.h): no file modified after the oldest live
+ *     lease's "since" (less a margin for clock skew) is deleted.
+ * The order makes the leases sufficient: list the files, then read the
+ * leases, then read the metadata again (a commit that landed meanwhile is
+ * valid). A listed file existed, so its writer's lease did; the writer drops
+ * the lease only after its commit landed, so cleanup either saw the lease
+ * or reads metadata that names the file.
  */
 #include <string.h>
 
 #include "maintain/maintain_int.h"
+#include "table/lease.h"
 #include "util/opts.h"
 #include "util/alloc.h"
 #include "util/log.h"
@@ -21,12 +38,16 @@
 
 #define DAY_MS INT64_C(86400000)
 
+/* Add what the current metadata reaches; snapshots whose manifest list is
+ * already in the set (an earlier pass) are not read again. */
 static int valid_set(floe_table *t, floe_reach *valid, floe_error *err)
 {
 	const floe_metadata *m = floe_table_metadata(t);
 	int rc = FLOE_OK;
 	for (size_t i = 0; i < m->n_snapshots && !rc; i++) {
 		const floe_snapshot *s = &m->snapshots[i];
+		if (s->manifest_list && floe_reach_has(valid, s->manifest_list))
+			continue;
 		for (size_t k = 0; k < s->n_v1_manifests && !rc; k++)
 			if (floe_reach_add(valid, s->v1_manifests[k], FLOE_REACH_MANIFEST))
 				rc = floe_error_oom(err);
@@ -38,23 +59,30 @@ static int valid_set(floe_table *t, floe_reach *valid, floe_error *err)
 	return rc;
 }
 
+typedef struct candidate {
+	char *path;
+	uint64_t size;
+	int64_t mtime_ms;
+} candidate;
+
 typedef struct orphan_ctx {
-	floe_table *t;
 	floe_reach *valid;
-	int64_t cutoff;
-	bool dry_run;
-	floe_orphan_fn fn;
-	void *payload;
+	int64_t cutoff, hidden_cutoff;
 	floe_orphan_result *res;
-	/* found orphans, deleted after the listing finishes */
-	char **paths;
+	/* not valid and old enough when listed: judged after the leases */
+	candidate *c;
 	size_t n, cap;
 } orphan_ctx;
 
-static bool protected_name(const char *path)
+static const char *base_name(const char *path)
 {
 	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
+	return base ? base + 1 : path;
+}
+
+static bool protected_name(const char *path)
+{
+	const char *base = base_name(path);
 	/* the hint is rewritten in place by file-system commits */
 	return strcmp(base, "version-hint.text") == 0 || strcmp(base, "version-hint.txt") == 0;
 }
@@ -65,19 +93,18 @@ static int list_cb(const floe_file_info *fi, void *payload)
 	c->res->files_scanned++;
 	if (floe_reach_has(c->valid, fi->path) || protected_name(fi->path))
 		return 0;
-	if (fi->mtime_ms >= c->cutoff) {
+	/* in progress by name: never within a day, whatever the cutoff */
+	int64_t cutoff = base_name(fi->path)[0] == '.' && c->hidden_cutoff < c->cutoff
+				 ? c->hidden_cutoff
+				 : c->cutoff;
+	if (fi->mtime_ms >= cutoff) {
 		c->res->files_too_young++;
 		return 0;
 	}
-	c->res->files_found++;
-	c->res->bytes += (int64_t)fi->size;
-	if (c->fn) {
-		int rc = c->fn(fi->path, fi->size, fi->mtime_ms, c->payload);
-		if (rc)
-			return rc;
-	}
-	if (FLOE_ARRAY_RESERVE(c->paths, c->cap, c->n + 1) || !(c->paths[c->n] = floe_strdup(fi->path)))
+	if (FLOE_ARRAY_RESERVE(c->c, c->cap, c->n + 1) || !(c->c[c->n].path = floe_strdup(fi->path)))
 		return FLOE_ENOMEM;
+	c->c[c->n].size = fi->size;
+	c->c[c->n].mtime_ms = fi->mtime_ms;
 	c->n++;
 	return 0;
 }
@@ -90,39 +117,73 @@ int floe_delete_orphan_files(floe_table *t, const floe_orphan_opts *opts, floe_o
 	const floe_orphan_opts *o = opts ? opts : &dflt;
 	floe_reach valid;
 	orphan_ctx c;
+	floe_lease_scan leases;
+	char *mdir = NULL;
 	int rc;
+	int64_t now = floe_now_ms();
 	memset(res, 0, sizeof(*res));
 	floe_reach_init(&valid, false, true);
 	memset(&c, 0, sizeof(c));
-	c.t = t;
 	c.valid = &valid;
-	c.cutoff = o->older_than_ms >= 0 ? o->older_than_ms : floe_now_ms() - 3 * DAY_MS;
-	c.dry_run = o->dry_run;
-	c.fn = fn;
-	c.payload = payload;
+	c.cutoff = o->older_than_ms >= 0 ? o->older_than_ms : now - 3 * DAY_MS;
+	c.hidden_cutoff = now - DAY_MS;
 	c.res = res;
-	/* refresh first: a commit that landed since loading must count as valid */
+	/* this handle's own lease, left by its last commit, protects nothing now */
+	floe_table__lease_release_idle(t);
+	/* what the metadata reaches now: most files, so few are kept for later */
 	if ((rc = (floe_table_catalog(t) ? floe_table_refresh(t, err) : FLOE_OK)) ||
 	    (rc = valid_set(t, &valid, err)))
 		goto done;
 	const char *loc = o->location ? o->location : floe_table_metadata(t)->location;
+	if (!(mdir = floe_metadata_dir(floe_table_metadata(t)))) {
+		rc = floe_error_oom(err);
+		goto done;
+	}
 	rc = floe_io_list(floe_table_io(t), loc, list_cb, &c, err);
 	if (rc == FLOE_ENOMEM)
 		floe_error_set(err, rc, "out of memory");
 	if (rc)
 		goto done;
-	for (size_t i = 0; i < c.n && !o->dry_run; i++) {
+	/* after the listing: the writers' leases, then the metadata once more */
+	if ((rc = floe_lease_scan_dir(&leases, floe_table_io(t), mdir, floe_now_ms(), err)))
+		goto done;
+	if ((rc = (floe_table_catalog(t) ? floe_table_refresh(t, err) : FLOE_OK)) ||
+	    (rc = valid_set(t, &valid, err)))
+		goto done;
+	int64_t leased = leases.oldest_since == INT64_MIN ? INT64_MIN
+			 : leases.oldest_since == INT64_MAX ? INT64_MAX
+							    : leases.oldest_since - FLOE_LEASE_MARGIN_MS;
+	if (leases.live)
+		FLOE_DEBUG("orphans: %zu live writer leases protect files newer than %lld",
+			   leases.live, (long long)leased);
+	for (size_t i = 0; i < c.n; i++) {
+		candidate *k = &c.c[i];
+		if (floe_reach_has(&valid, k->path))
+			continue; /* committed while we listed */
+		if (k->mtime_ms >= leased ||
+		    (floe_lease_is_lease(k->path) &&
+		     floe_lease_file_live(floe_table_io(t), k->path, k->mtime_ms, floe_now_ms()))) {
+			res->files_leased++;
+			continue;
+		}
+		res->files_found++;
+		res->bytes += (int64_t)k->size;
+		if (fn && (rc = fn(k->path, k->size, k->mtime_ms, payload)))
+			goto done;
+		if (o->dry_run)
+			continue;
 		floe_error e;
 		floe_error_clear(&e);
-		if (floe_io_remove(floe_table_io(t), c.paths[i], &e) == 0)
+		if (floe_io_remove(floe_table_io(t), k->path, &e) == 0)
 			res->files_deleted++;
 		else if (e.code != FLOE_ENOTFOUND)
-			FLOE_WARN("orphans: cannot delete '%s': %s", c.paths[i], e.msg);
+			FLOE_WARN("orphans: cannot delete '%s': %s", k->path, e.msg);
 	}
 done:
 	for (size_t i = 0; i < c.n; i++)
-		floe_free(c.paths[i]);
-	floe_free(c.paths);
+		floe_free(c.c[i].path);
+	floe_free(c.c);
+	floe_free(mdir);
 	floe_reach_reset(&valid);
 	return floe_error_prefix(err, rc, "delete orphan files: ");
 }

@@ -4,8 +4,11 @@
  * since its last run reach a trigger, as Iceberg Flink's TableMaintenance
  * does (its trigger names and defaults).
  *
- * The committer reports each commit (floe_maint_runner_note_commit); the
- * runner's thread decides: a run is due when any trigger is reached (commit
+ * The counts start from the table's history (the commits on main after the
+ * newest snapshot a maintenance run committed, summary floe.maintenance, or
+ * any "replace"), so restarts do not reset them; then the committer reports
+ * each commit (floe_maint_runner_note_commit) and the runner's thread
+ * decides: a run is due when any trigger is reached (commit
  * count, data files, data bytes, position or equality delete files added,
  * or the interval since the last run with at least one commit), not before
  * the rate limit has passed since the last run ended, and, when another

@@ -70,10 +70,12 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 			status = MHD_HTTP_SERVICE_UNAVAILABLE;
 			rc = floe_buf_puts(&b, "not ready\n");
 		}
+	} else if (floe_obs_console_route(h->r, url, &b, &type, &status, &rc)) {
+		/* the console page and its JSON (obs_console.c) */
 	} else if (!strcmp(url, "/")) {
 		type = "text/plain; charset=utf-8";
-		rc = floe_buf_puts(&b, "floe: GET /metrics (Prometheus text format), /healthz, "
-				       "/readyz\n");
+		rc = floe_buf_puts(&b, "floe: GET /metrics (Prometheus text format), /healthz, /readyz, "
+				       "/console (web console), /api/metrics (JSON)\n");
 	} else {
 		status = MHD_HTTP_NOT_FOUND;
 		type = "text/plain; charset=utf-8";

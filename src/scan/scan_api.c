@@ -128,6 +128,7 @@ void floe_scan_get_stats(const floe_scan *s, floe_scan_stats *o)
 	o->data_files_skipped = atomic_load(&s->st.data_files_skipped);
 	o->delete_files = atomic_load(&s->st.delete_files);
 	o->delete_files_skipped = atomic_load(&s->st.delete_files_skipped);
+	o->manifests_corrupt = atomic_load(&s->st.manifests_corrupt);
 	o->plan_ns = s->st.plan_ns;
 	o->files_read = s->st.files_read;
 	o->rows_read = s->st.rows_read;
@@ -333,7 +334,8 @@ static floe_fileio *shared_io;
 static void make_io(void)
 {
 	/* one stateless local FileIO for every path table of the process */
-	shared_io = floe_io_router_new(floe_io_local_new(), NULL, NULL);
+	if (floe_io_default_new(&shared_io, NULL, NULL))
+		shared_io = NULL;
 }
 
 int floe_table_open_path(floe_table **out, const char *path, const char *const *path_map,

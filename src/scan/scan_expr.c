@@ -934,40 +934,66 @@ static floe_expr *parse_primary(parser *ps)
 	return ps->rc ? NULL : e;
 }
 
-static floe_expr *parse_and(parser *ps)
+/* Terms of a chain as a balanced tree of `kind` nodes (their order kept). */
+static floe_expr *balance(parser *ps, floe_expr_kind kind, floe_expr **items, size_t n)
 {
-	floe_expr *l = parse_primary(ps);
-	while (l && kw(&ps->t, "and")) {
-		next(ps);
-		floe_expr *r = parse_primary(ps);
-		if (!r)
-			return NULL;
-		floe_expr *e = node(ps->a, FLOE_EX_AND);
-		if (!e)
-			return NULL;
+	if (n == 1)
+		return items[0];
+	floe_expr *l = balance(ps, kind, items, n / 2);
+	floe_expr *r = l ? balance(ps, kind, items + n / 2, n - n / 2) : NULL;
+	floe_expr *e = r ? node(ps->a, kind) : NULL;
+	if (e) {
 		e->left = l;
 		e->right = r;
-		l = e;
 	}
-	return l;
+	return e;
+}
+
+/*
+ * "x AND y AND z ..." (or OR): a chain is built as a balanced tree, not a
+ * left-deep one, so its depth grows with the logarithm of its length and a
+ * long chain ("id = 1 OR id = 2 OR ..." with thousands of terms) stays far
+ * inside the depth limit of the later passes — a left-deep chain of 401
+ * terms used to exceed it and was reported as "out of memory".
+ */
+static floe_expr *parse_chain(parser *ps, floe_expr_kind kind, const char *word,
+			      floe_expr *(*operand)(parser *ps))
+{
+	floe_expr *first = operand(ps), *out = NULL;
+	floe_expr **items = NULL;
+	size_t n = 0, cap = 0;
+	if (!first || !kw(&ps->t, word))
+		return first;
+	if (FLOE_ARRAY_RESERVE(items, cap, 16))
+		goto oom;
+	items[n++] = first;
+	while (kw(&ps->t, word)) {
+		next(ps);
+		floe_expr *r = operand(ps);
+		if (!r)
+			goto done;
+		if (FLOE_ARRAY_RESERVE(items, cap, n + 1))
+			goto oom;
+		items[n++] = r;
+	}
+	if ((out = balance(ps, kind, items, n)))
+		goto done;
+oom:
+	if (!ps->rc)
+		ps->rc = floe_error_oom(ps->err);
+done:
+	floe_free(items);
+	return ps->rc ? NULL : out;
+}
+
+static floe_expr *parse_and(parser *ps)
+{
+	return parse_chain(ps, FLOE_EX_AND, "and", parse_primary);
 }
 
 static floe_expr *parse_or(parser *ps)
 {
-	floe_expr *l = parse_and(ps);
-	while (l && kw(&ps->t, "or")) {
-		next(ps);
-		floe_expr *r = parse_and(ps);
-		if (!r)
-			return NULL;
-		floe_expr *e = node(ps->a, FLOE_EX_OR);
-		if (!e)
-			return NULL;
-		e->left = l;
-		e->right = r;
-		l = e;
-	}
-	return l;
+	return parse_chain(ps, FLOE_EX_OR, "or", parse_and);
 }
 
 int floe_expr_parse(floe_expr **out, floe_arena *a, const char *text, size_t n, floe_error *err)

@@ -109,7 +109,7 @@ typedef struct delete_cache delete_cache; /* scan_deletes.c */
 
 typedef struct scan_stats_int {
 	_Atomic uint64_t manifests, manifests_skipped, entries, data_files, data_files_skipped;
-	_Atomic uint64_t delete_files, delete_files_skipped;
+	_Atomic uint64_t delete_files, delete_files_skipped, manifests_corrupt;
 	uint64_t plan_ns;
 	uint64_t files_read, rows_read, rows_deleted, rows_filtered, rows_out;
 	uint64_t row_groups, row_groups_skipped;

@@ -72,7 +72,20 @@ static bool varbin(const floe_type *t)
 	       t->id == FLOE_T_GEOGRAPHY || t->id == FLOE_T_VARIANT;
 }
 
+static void cb_reset(colb *b);
+
+static int cb_init_(colb *b, const floe_type *t);
+
+/* A builder for t; on failure nothing stays allocated. */
 static int cb_init(colb *b, const floe_type *t)
+{
+	int rc = cb_init_(b, t);
+	if (rc)
+		cb_reset(b);
+	return rc;
+}
+
+static int cb_init_(colb *b, const floe_type *t)
 {
 	memset(b, 0, sizeof(*b));
 	b->t = t;
@@ -83,16 +96,18 @@ static int cb_init(colb *b, const floe_type *t)
 	if (varbin(t) || t->id == FLOE_T_LIST || t->id == FLOE_T_MAP)
 		if (floe_buf_put_u32le(&b->offs, 0))
 			return FLOE_ENOMEM;
+	size_t nch = 0;
 	if (t->id == FLOE_T_STRUCT)
-		b->nch = t->n_fields;
+		nch = t->n_fields;
 	else if (t->id == FLOE_T_LIST)
-		b->nch = 1;
+		nch = 1;
 	else if (t->id == FLOE_T_MAP)
-		b->nch = 2;
-	if (b->nch) {
-		b->ch = floe_calloc(b->nch, sizeof(colb));
+		nch = 2;
+	if (nch) {
+		b->ch = floe_calloc(nch, sizeof(colb));
 		if (!b->ch)
 			return FLOE_ENOMEM;
+		b->nch = nch;
 		for (size_t i = 0; i < b->nch; i++) {
 			const floe_type *ct = t->id == FLOE_T_STRUCT ? t->fields[i].type
 					      : t->id == FLOE_T_LIST ? t->element

@@ -605,6 +605,17 @@ static void *work(void *arg)
 		j->hi[0] = w->n_out[0];
 		j->hi[1] = w->n_out[1];
 		atomic_fetch_add(&w->s->st.entries, st.entries);
+		if (rc == FLOE_ECORRUPT && w->s->o.skip_corrupt) {
+			/* the whole manifest is skipped: forget what it delivered */
+			FLOE_WARN("scan: skipped %s", w->err.msg);
+			w->n_out[0] = j->lo[0];
+			w->n_out[1] = j->lo[1];
+			j->hi[0] = j->lo[0];
+			j->hi[1] = j->lo[1];
+			atomic_fetch_add(&w->s->st.manifests_corrupt, 1);
+			floe_error_clear(&w->err);
+			continue;
+		}
 		if (rc) {
 			w->rc = rc;
 			atomic_store(w->stop, 1);
@@ -952,9 +963,25 @@ static int add_manifests(floe_scan *s, const floe_snapshot *snap, int64_t only_s
 {
 	floe_manifest_file *mfs;
 	size_t n;
-	int rc = floe_table_manifests(&mfs, &n, &s->a, s->t, snap, err);
+	int rc = floe_table__read_manifests(&mfs, &n, &s->a, s->t, snap, !s->o.skip_corrupt, err);
+	if (rc == FLOE_ECORRUPT && s->o.skip_corrupt) {
+		/* unreadable: nothing of it can be read */
+		FLOE_WARN("scan: skipped snapshot %lld's manifest list: %s",
+			  (long long)snap->snapshot_id, err ? err->msg : "corrupt");
+		s->st.manifests_corrupt++;
+		floe_error_clear(err);
+		return FLOE_OK;
+	}
 	if (rc)
 		return rc;
+	floe_error lerr;
+	floe_error_clear(&lerr);
+	if (s->o.skip_corrupt &&
+	    floe_manifest_list_check(snap, mfs, n, snap->manifest_list ? snap->manifest_list : "?",
+				     &lerr)) {
+		FLOE_WARN("scan: %s; reading the %zu manifests it holds", lerr.msg, n);
+		s->st.manifests_corrupt++;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const floe_manifest_file *mf = &mfs[i];
 		if (only_snapshot >= 0 &&

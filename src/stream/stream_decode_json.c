@@ -18,6 +18,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "json/json.h"
 #include "stream/stream_decode.h"
 
 typedef struct jcur {
@@ -307,10 +308,9 @@ static int skip_number(stream_json_dec *d, jcur *c)
 		else
 			break;
 	}
-	double v;
-	if (!stream_parse_f64(s, (size_t)(c->p - s), &v)) {
+	if (floe_json_number_len(s, (size_t)(c->p - s)) != (size_t)(c->p - s)) {
 		c->p = s;
-		return syntax(d, c, "bad number");
+		return syntax(d, c, "bad number (RFC 8259)");
 	}
 	return FLOE_OK;
 }
@@ -403,7 +403,8 @@ static int skip_value(stream_json_dec *d, jcur *c, int depth)
 	case 'n':
 		return literal(d, c, "null", 4);
 	default:
-		if (*c->p == '-' || (*c->p >= '0' && *c->p <= '9'))
+		/* '+' and '.' start no JSON value: refused as numbers, by name */
+		if (*c->p == '-' || *c->p == '+' || *c->p == '.' || (*c->p >= '0' && *c->p <= '9'))
 			return skip_number(d, c);
 		return syntax(d, c, "unexpected character");
 	}
@@ -713,7 +714,7 @@ static int parse_value(stream_json_dec *d, jcur *c, stream_col *col, int depth)
 	default:
 		break;
 	}
-	if (ch == '-' || (ch >= '0' && ch <= '9')) {
+	if (ch == '-' || ch == '+' || ch == '.' || (ch >= '0' && ch <= '9')) {
 		const char *s0 = c->p;
 		while (c->p < c->end) {
 			char x = *c->p;
@@ -722,6 +723,18 @@ static int parse_value(stream_json_dec *d, jcur *c, stream_col *col, int depth)
 				c->p++;
 			else
 				break;
+		}
+		/* spec: RFC 8259 numbers only: "01", "1.", "-", "1e", "+1" and ".5"
+		 * are refused as Jackson and Flink's JSON format refuse them */
+		if (floe_json_number_len(s0, (size_t)(c->p - s0)) != (size_t)(c->p - s0)) {
+			int len = (int)(c->p - s0 > 40 ? 40 : c->p - s0);
+			c->p = s0;
+			d->err_at = (size_t)(c->p - c->start);
+			stream_reason_set(&d->why,
+					  "JSON syntax error at byte %zu: '%.*s' is not a JSON number "
+					  "(RFC 8259)",
+					  d->err_at, len, s0);
+			return FLOE_EINVAL;
 		}
 		if (col->kind == SB_STRUCT || col->kind == SB_LIST || col->kind == SB_MAP) {
 			stream_reason_set(&d->why, "a number cannot be a %s",

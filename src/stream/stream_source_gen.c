@@ -114,6 +114,16 @@ static int setup_field(gen_source *s, gfield *g, const floe_field *f, floe_error
 					      f->name, v);
 		g->has_end = true;
 	}
+	if (g->has_min && g->has_max && g->min > g->max)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "fields.%s.min (%s) is greater than fields.%s.max (%s): the "
+				      "range is empty",
+				      f->name, opt(s, f->name, "min"), f->name, opt(s, f->name, "max"));
+	if (g->has_end && g->start > g->end)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "fields.%s.start (%lld) is greater than fields.%s.end (%lld): "
+				      "the sequence is empty",
+				      f->name, (long long)g->start, f->name, (long long)g->end);
 	if ((v = opt(s, f->name, "max-past")) && !floe_parse_duration_ms(v, &g->max_past_ms))
 		return floe_error_set(err, FLOE_EINVAL, "fields.%s.max-past: '%s' is not a duration",
 				      f->name, v);

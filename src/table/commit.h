@@ -55,6 +55,12 @@ int floe_op_remove_file(floe_snapshot_op *op, const floe_data_file *f, floe_erro
  * (a rewrite keeps the sequence number of the snapshot it started from, so
  * equality deletes committed meanwhile still apply to the new files). */
 void floe_op_set_data_sequence_number(floe_snapshot_op *op, int64_t seq);
+/* The files added were written by this process (a pipeline's checkpoint, a
+ * compaction): before each swap the commit checks they still exist and fails
+ * cleanly (FLOE_ENOTFOUND, nothing committed) if one was deleted meanwhile.
+ * The manifests and the list it writes itself are always checked (and
+ * written again when gone). */
+void floe_op_verify_added(floe_snapshot_op *op);
 /* Validate against every snapshot committed after this one (REPLACE,
  * OVERWRITE, DELETE): a new delete file targeting a removed data file fails
  * the commit. -1 = the base the first attempt sees. */
@@ -77,6 +83,15 @@ int floe_op_replace_manifests(floe_snapshot_op *op, const floe_manifest_file *ol
  */
 int floe_op_fence_pipeline(floe_snapshot_op *op, const char *pipeline_id, int64_t expected,
 			   floe_error *err) FLOE_WUR;
+/*
+ * A caller's own check of every attempt's base (after the pipeline fence):
+ * fn returns 0 to go on, or an error that ends the commit (a final
+ * FLOE_ECONFLICT unless it sets retryable). The Kafka source's per-
+ * partition fence (src/stream/stream_split_fence.c) is one.
+ */
+typedef int (*floe_op_check_fn)(void *payload, const floe_metadata *base,
+				const floe_snapshot *parent, floe_error *err);
+void floe_op_set_check(floe_snapshot_op *op, floe_op_check_fn fn, void *payload);
 /* The newest snapshot of pipeline_id from head back (FLOE_NO_SNAPSHOT);
  * snapshots the pipeline was told to forget do not count. */
 int64_t floe_pipeline_last_snapshot(const floe_metadata *m, const floe_snapshot *head,

@@ -129,6 +129,10 @@ static int resolve_unknown(floe_table *t, const char *base_loc, const char *atte
 	return STILL_UNKNOWN;
 }
 
+static int commit_loop(floe_table *t, const char *what, const floe_commit_fns *fns,
+		       void *payload, const floe_retry_policy *pol, int64_t wait, int64_t start,
+		       floe_error *err);
+
 int floe_table__commit(floe_table *t, const char *what, const floe_commit_fns *fns, void *payload,
 		       floe_error *err_out)
 {
@@ -143,6 +147,21 @@ int floe_table__commit(floe_table *t, const char *what, const floe_commit_fns *f
 				      "this table was opened by path: commit through a catalog");
 	floe_retry_policy_from(&pol, floe_table_metadata(t));
 	wait = pol.min_wait_ms;
+	/* the metadata file an attempt writes is unreferenced until its swap:
+	 * the writer lease keeps orphan cleanup from deleting it meanwhile */
+	if ((rc = floe_table__lease_hold(t, what, err)))
+		return rc;
+	rc = commit_loop(t, what, fns, payload, &pol, wait, start, err);
+	floe_table__lease_drop(t, rc == FLOE_ECOMMITUNKNOWN);
+	return rc;
+}
+
+static int commit_loop(floe_table *t, const char *what, const floe_commit_fns *fns,
+		       void *payload, const floe_retry_policy *polp, int64_t wait, int64_t start,
+		       floe_error *err)
+{
+	floe_retry_policy pol = *polp;
+	int rc;
 	for (int n = 1;; n++) {
 		const floe_metadata *base = floe_table_metadata(t);
 		const char *base_loc = base ? base->metadata_location : NULL;

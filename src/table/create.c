@@ -81,6 +81,11 @@ int floe_table__create(floe_table **out, floe_catalog *cat, const char *ns, cons
 		*out = NULL;
 	if (!ts->schema)
 		return floe_error_set(err, FLOE_EINVAL, "a table needs a schema");
+	/* Java and PyIceberg cannot load a table with one name twice; Spark (case-
+	 * insensitive by default) and floe scan --ignore-case cannot tell names
+	 * apart that differ only in case */
+	if ((rc = floe_schema_check_names(ts->schema, true, err)))
+		return rc;
 	for (size_t i = 0; ts->properties && i < ts->properties->len; i++)
 		if ((rc = floe_prop_check(ts->properties->items[i].key, ts->properties->items[i].value,
 					  err)))

@@ -66,14 +66,17 @@ struct floe_snapshot_op {
 	char *attempt_list; /* the manifest list of the current attempt */
 	char *fence_pipeline; /* floe_op_fence_pipeline */
 	int64_t fence_expect;
+	floe_op_check_fn check; /* floe_op_set_check */
+	void *check_payload;
 	char commit_uuid[37];
 	int64_t snapshot_id;
 	int64_t data_seq;      /* -1: inherit */
 	int64_t validate_from; /* -2 unset, -1 the first base */
 	bool validated_start;
 	int64_t validated_head; /* snapshots up to this head were validated (-1 none) */
-	/* new manifests, written once */
+	/* new manifests, written once (again only if one is found deleted) */
 	floe_manifest_file *manifests;
+	size_t *manifest_group; /* the group each was written from */
 	size_t n_manifests;
 	bool manifests_written;
 	int n_manifest_files; /* for names: <uuid>-m<N>.avro */
@@ -90,7 +93,13 @@ struct floe_snapshot_op {
 	int64_t added_pos_files, added_eq_files, added_dvs, added_pos_records, added_eq_records,
 		added_delete_size;
 	int64_t changed_partitions;
+	/* the table's writer lease (table/lease.h), held from the first file
+	 * written until the operation is freed */
+	bool lease_held, lease_keep;
+	bool verify_added; /* floe_op_verify_added */
 };
+
+static int ensure_lease(floe_snapshot_op *op, floe_error *err);
 
 int floe_op_new(floe_snapshot_op **out, floe_table *t, floe_op_kind kind, const char *branch,
 		floe_error *err)
@@ -111,6 +120,13 @@ int floe_op_new(floe_snapshot_op **out, floe_table *t, floe_op_kind kind, const 
 	floe_strmap_init(&op->extra);
 	floe_uuid_v4_str(op->commit_uuid);
 	op->snapshot_id = floe_new_snapshot_id();
+	/* from here on what the caller writes for this operation is protected
+	 * from orphan cleanup until it is committed */
+	int rc = ensure_lease(op, err);
+	if (rc) {
+		floe_op_free(op);
+		return rc;
+	}
 	*out = op;
 	return FLOE_OK;
 }
@@ -119,6 +135,8 @@ void floe_op_free(floe_snapshot_op *op)
 {
 	if (!op)
 		return;
+	if (op->lease_held)
+		floe_table__lease_drop(op->t, op->lease_keep);
 	for (size_t i = 0; i < op->n_groups; i++)
 		floe_free(op->groups[i].files);
 	floe_free(op->groups);
@@ -150,6 +168,11 @@ size_t floe_op_removed(const floe_snapshot_op *op)
 void floe_op_set_data_sequence_number(floe_snapshot_op *op, int64_t seq)
 {
 	op->data_seq = seq;
+}
+
+void floe_op_verify_added(floe_snapshot_op *op)
+{
+	op->verify_added = true;
 }
 
 void floe_op_validate_from(floe_snapshot_op *op, int64_t snapshot_id)
@@ -350,15 +373,29 @@ static const char *manifest_codec(const floe_metadata *m)
 	return "deflate";
 }
 
+/* Before the first file this operation writes: the writer lease, so that
+ * orphan cleanup leaves what it writes alone until it is committed. */
+static int ensure_lease(floe_snapshot_op *op, floe_error *err)
+{
+	if (op->lease_held)
+		return FLOE_OK;
+	int rc = floe_table__lease_hold(op->t, "commit to", err);
+	if (!rc)
+		op->lease_held = true;
+	return rc;
+}
+
 /* A new manifest writer at <metadata>/<uuid>-m<N>.avro. */
 static int open_manifest(floe_snapshot_op *op, const floe_metadata *m,
 			 const floe_partition_spec *spec, int content, floe_manifest_writer **w,
 			 floe_error *err)
 {
-	char *dir = floe_metadata_dir(m);
+	char *dir;
 	floe_output *out;
 	int rc;
-	if (!dir)
+	if ((rc = ensure_lease(op, err)))
+		return rc;
+	if (!(dir = floe_metadata_dir(m)))
 		return floe_error_oom(err);
 	const char *path = floe_arena_sprintf(&op->arena, "%s/%s-m%d.avro", dir, op->commit_uuid,
 					      op->n_manifest_files++);
@@ -383,42 +420,172 @@ int floe_op_open_manifest(floe_snapshot_op *op, const floe_partition_spec *spec,
 	return open_manifest(op, floe_table_metadata(op->t), spec, content, w, err);
 }
 
+/* The manifest of group g's files into *out. */
+static int write_group_manifest(floe_snapshot_op *op, const floe_metadata *m, size_t g,
+				floe_manifest_file *out, floe_error *err)
+{
+	file_group *grp = &op->groups[g];
+	floe_manifest_writer *w;
+	int rc = open_manifest(op, m, floe_metadata_spec(m, grp->spec_id),
+			       grp->deletes ? FLOE_MANIFEST_DELETES : FLOE_MANIFEST_DATA, &w, err);
+	if (rc)
+		return rc;
+	/* a rewrite keeps its data sequence number; deletes never do */
+	int64_t seq = !grp->deletes ? op->data_seq : -1;
+	for (size_t i = 0; i < grp->n && !rc; i++)
+		rc = floe_manifest_writer_add(w, FLOE_ENTRY_ADDED, -1, seq, -1, &grp->files[i], err);
+	if (rc) {
+		floe_manifest_writer_abort(w);
+		return rc;
+	}
+	return floe_manifest_writer_close(w, out, &op->arena, err);
+}
+
 static int write_new_manifests(floe_snapshot_op *op, floe_error *err)
 {
 	const floe_metadata *m = floe_table_metadata(op->t);
 	int rc = FLOE_OK;
 	op->manifests = floe_arena_calloc(&op->arena, op->n_groups + 1, sizeof(floe_manifest_file));
-	if (!op->manifests)
+	op->manifest_group = floe_arena_calloc(&op->arena, op->n_groups + 1, sizeof(size_t));
+	if (!op->manifests || !op->manifest_group)
 		return floe_error_oom(err);
 	/* data manifests first, then delete manifests */
 	for (int pass = 0; pass < 2 && !rc; pass++) {
 		for (size_t g = 0; g < op->n_groups && !rc; g++) {
-			file_group *grp = &op->groups[g];
-			floe_manifest_writer *w;
-			if (grp->deletes != (pass == 1))
+			if (op->groups[g].deletes != (pass == 1))
 				continue;
-			rc = open_manifest(op, m, floe_metadata_spec(m, grp->spec_id),
-					   grp->deletes ? FLOE_MANIFEST_DELETES : FLOE_MANIFEST_DATA, &w,
-					   err);
-			if (rc)
+			if ((rc = write_group_manifest(op, m, g, &op->manifests[op->n_manifests], err)))
 				break;
-			/* a rewrite keeps its data sequence number; deletes never do */
-			int64_t seq = !grp->deletes ? op->data_seq : -1;
-			for (size_t i = 0; i < grp->n && !rc; i++)
-				rc = floe_manifest_writer_add(w, FLOE_ENTRY_ADDED, -1, seq, -1,
-							      &grp->files[i], err);
-			if (rc) {
-				floe_manifest_writer_abort(w);
-				break;
-			}
-			if ((rc = floe_manifest_writer_close(w, &op->manifests[op->n_manifests],
-							     &op->arena, err)))
-				break;
-			op->n_manifests++;
+			op->manifest_group[op->n_manifests++] = g;
 		}
 	}
 	op->manifests_written = true;
 	return rc;
+}
+
+/* ---- what this commit wrote is still there ------------------------------------------ */
+
+/* 1: path is gone, 0: it is there, < 0: cannot tell (err set). */
+static int gone(floe_fileio *io, const char *path, floe_error *err)
+{
+	floe_file_info fi;
+	floe_error e;
+	floe_error_clear(&e);
+	int rc = floe_io_stat(io, path, &fi, &e);
+	if (rc == FLOE_OK)
+		return 0;
+	if (rc == FLOE_ENOTFOUND)
+		return 1;
+	return floe_error_set(err, rc, "'%s': %s", path, e.msg);
+}
+
+/*
+ * Before an attempt builds its list: a manifest this operation wrote on an
+ * earlier attempt and reuses now must still exist. Orphan cleanup that does
+ * not know floe's writer leases (or a person) may have deleted it: it is
+ * written again from the files held in memory (a rewritten manifest is
+ * forgotten, so it is rewritten as well); a rewrite-manifests input, which
+ * cannot be made again here, fails the commit cleanly.
+ */
+static int rewrite_missing(floe_snapshot_op *op, const floe_metadata *m, floe_error *err)
+{
+	floe_fileio *io = floe_table_io(op->t);
+	int rc;
+	for (size_t i = 0; i < op->n_manifests; i++) {
+		if ((rc = gone(io, op->manifests[i].path, err)) <= 0) {
+			if (rc)
+				return rc;
+			continue;
+		}
+		FLOE_WARN("commit to %s.%s: manifest '%s' written by an earlier attempt is gone "
+			  "(deleted as an orphan?): writing it again",
+			  floe_table_namespace(op->t), floe_table_name(op->t), op->manifests[i].path);
+		if ((rc = write_group_manifest(op, m, op->manifest_group[i], &op->manifests[i], err)))
+			return rc;
+	}
+	size_t w = 0;
+	for (size_t i = 0; i < op->n_rewrites; i++) {
+		if ((rc = gone(io, op->rewrites[i].written.path, err)) < 0)
+			return rc;
+		if (rc == 0)
+			op->rewrites[w++] = op->rewrites[i];
+		else
+			FLOE_WARN("commit to %s.%s: rewritten manifest '%s' is gone: rewriting it",
+				  floe_table_namespace(op->t), floe_table_name(op->t),
+				  op->rewrites[i].written.path);
+	}
+	op->n_rewrites = w;
+	for (size_t i = 0; i < op->n_mr_new; i++) {
+		if ((rc = gone(io, op->mr_new[i].path, err)) < 0)
+			return rc;
+		if (rc)
+			return floe_error_set(err, FLOE_ENOTFOUND,
+					      "manifest '%s' written for this rewrite is gone (deleted "
+					      "as an orphan?): nothing was committed",
+					      op->mr_new[i].path);
+	}
+	return FLOE_OK;
+}
+
+/*
+ * Just before the swap: every file the new snapshot names that this
+ * operation wrote — its manifest list, its manifests and (floe_op_verify_added)
+ * the data and delete files it adds — exists. A manifest or the list gone makes the
+ * attempt fail as retryable (the next one writes them again); a data file
+ * gone cannot be made again: the commit fails, nothing dangling is ever
+ * committed.
+ */
+static int check_before_swap(floe_snapshot_op *op, const char *list_path, floe_error *err)
+{
+	floe_fileio *io = floe_table_io(op->t);
+	const char *missing = NULL;
+	int rc;
+	for (size_t g = 0; g < op->n_groups && op->verify_added; g++) {
+		const file_group *grp = &op->groups[g];
+		for (size_t i = 0; i < grp->n; i++) {
+			const char *p = grp->files[i].file_path;
+			/* deletion vectors share a Puffin file: look once */
+			if (i > 0 && !strcmp(p, grp->files[i - 1].file_path))
+				continue;
+			if ((rc = gone(io, p, err)) < 0)
+				return rc;
+			if (rc)
+				return floe_error_set(err, FLOE_ENOTFOUND,
+						      "%s file '%s' this commit adds is gone (deleted as "
+						      "an orphan?): nothing was committed",
+						      floe_content_name(grp->files[i].content), p);
+		}
+	}
+	for (size_t i = 0; i < op->n_manifests && !missing; i++) {
+		if ((rc = gone(io, op->manifests[i].path, err)) < 0)
+			return rc;
+		if (rc)
+			missing = op->manifests[i].path;
+	}
+	for (size_t i = 0; i < op->n_rewrites && !missing; i++) {
+		if ((rc = gone(io, op->rewrites[i].written.path, err)) < 0)
+			return rc;
+		if (rc)
+			missing = op->rewrites[i].written.path;
+	}
+	for (size_t i = 0; i < op->n_mr_new && !missing; i++) {
+		if ((rc = gone(io, op->mr_new[i].path, err)) < 0)
+			return rc;
+		if (rc)
+			missing = op->mr_new[i].path;
+	}
+	if (!missing) {
+		if ((rc = gone(io, list_path, err)) < 0)
+			return rc;
+		if (rc)
+			missing = list_path;
+	}
+	if (!missing)
+		return FLOE_OK;
+	return floe_error_set_retryable(err, FLOE_ECONFLICT,
+					"'%s', written for this commit, is gone (deleted as an "
+					"orphan?): trying again",
+					missing);
 }
 
 static void remove_written(floe_snapshot_op *op)
@@ -886,6 +1053,12 @@ bool floe_pipeline_snapshot_counts(const floe_metadata *m, const floe_snapshot *
 	return s->sequence_number > floe_pipeline_forgotten_seq(m, pipeline_id);
 }
 
+void floe_op_set_check(floe_snapshot_op *op, floe_op_check_fn fn, void *payload)
+{
+	op->check = fn;
+	op->check_payload = payload;
+}
+
 int64_t floe_pipeline_last_snapshot(const floe_metadata *m, const floe_snapshot *head,
 				    const char *pipeline_id)
 {
@@ -967,9 +1140,22 @@ static int build_attempt(void *payload, const floe_metadata *base, int n_attempt
 			op->validate_from = parent ? parent->snapshot_id : FLOE_NO_SNAPSHOT;
 		op->validated_start = true;
 	}
-	if (parent && (rc = floe_table_manifests(&old, &n_old, &a, t, parent, err)))
+	if ((rc = ensure_lease(op, err)) ||
+	    (n_attempt > 1 && (rc = floe_table__lease_touch(op->t, err))) ||
+	    (n_attempt > 1 && (rc = rewrite_missing(op, base, err))))
 		goto done;
+	/* never build on a parent that lost entries: the new snapshot would make
+	 * the loss permanent (its list and each manifest are checked against
+	 * what they promise; manifests seen whole before are not read again) */
+	if (parent && ((rc = floe_table_manifests(&old, &n_old, &a, t, parent, err)) ||
+		       (rc = floe_table__verify_manifests(t, old, n_old, err)))) {
+		floe_error_prefix(err, rc, "the snapshot %lld this commit builds on is corrupt: ",
+				  (long long)parent->snapshot_id);
+		goto done;
+	}
 	if (op->fence_pipeline && (rc = check_fence(op, base, parent, err)))
+		goto done;
+	if (op->check && (rc = op->check(op->check_payload, base, parent, err)))
 		goto done;
 	if ((rc = validate(op, base, parent, err)))
 		goto done;
@@ -1111,7 +1297,7 @@ static int build_attempt(void *payload, const floe_metadata *base, int n_attempt
 	rc = floe_metadata_builder_finish(&next, b, base->metadata_location, base->last_updated_ms,
 					  err);
 	b = NULL;
-	if (rc)
+	if (rc || (rc = check_before_swap(op, *list_path, err)))
 		goto done;
 	*next_out = next;
 	next = NULL;
@@ -1164,11 +1350,19 @@ int floe_op_commit(floe_snapshot_op *op, int64_t *snapshot_id, floe_error *err_o
 	floe_free(op->attempt_list);
 	op->attempt_list = NULL;
 	if (rc) {
-		/* a commit that may be current keeps every file it wrote */
+		/* a commit that may be current keeps every file it wrote (and its
+		 * lease, left to expire) */
 		if (rc != FLOE_ECOMMITUNKNOWN)
 			remove_written(op);
+		else
+			op->lease_keep = true;
 		return rc;
 	}
+	/* what this commit wrote is whole: the next commit need not read it back */
+	for (size_t i = 0; i < op->n_manifests; i++)
+		floe_table__note_verified(t, op->manifests[i].path);
+	for (size_t i = 0; i < op->n_rewrites; i++)
+		floe_table__note_verified(t, op->rewrites[i].written.path);
 	if (snapshot_id)
 		*snapshot_id = floe_metadata_snapshot(floe_table_metadata(t), op->snapshot_id)
 				       ? op->snapshot_id

@@ -3,10 +3,16 @@
  */
 #include "table/table_impl.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "iceberg/manifest_scan.h"
+#include "table/lease.h"
 #include "util/alloc.h"
+#include "util/hmap.h"
+#include "util/log.h"
 #include "util/str.h"
+#include "util/timeutil.h"
 
 struct floe_table {
 	floe_catalog *cat; /* NULL for path tables */
@@ -17,6 +23,10 @@ struct floe_table {
 	floe_metadata *meta;
 	floe_path_map map;
 	floe_arena map_arena;
+	floe_hmap verified; /* manifests read whole and found as their list promised */
+	floe_lease *lease;  /* writer lease (lease.h), held by lease_refs users */
+	int lease_refs;
+	bool lease_keep;    /* a holder's commit has an unknown outcome: let it expire */
 };
 
 int floe_table__new_unloaded(floe_table **out, floe_catalog *cat, const char *ns, const char *name,
@@ -28,6 +38,7 @@ int floe_table__new_unloaded(floe_table **out, floe_catalog *cat, const char *ns
 		return floe_error_oom(err);
 	}
 	floe_arena_init(&t->map_arena, 1024);
+	floe_hmap_init(&t->verified);
 	t->cat = cat;
 	t->io = cat->io;
 	*out = t;
@@ -59,6 +70,7 @@ int floe_table_load_path(floe_table **out, floe_fileio *io, const char *path,
 		return floe_error_oom(err);
 	}
 	floe_arena_init(&t->map_arena, 1024);
+	floe_hmap_init(&t->verified);
 	t->io = io;
 	if (map && map->n) {
 		floe_path_rule *rules = floe_arena_calloc(&t->map_arena, map->n, sizeof(*rules));
@@ -101,6 +113,7 @@ void floe_table_free(floe_table *t)
 {
 	if (!t)
 		return;
+	floe_lease_release(t->lease, t->lease_keep);
 	floe_metadata_free(t->meta);
 	if (t->owns_io)
 		floe_io_free(t->io);
@@ -108,6 +121,7 @@ void floe_table_free(floe_table *t)
 	floe_free(t->name);
 	floe_free(t->path);
 	floe_arena_reset(&t->map_arena);
+	floe_hmap_reset(&t->verified);
 	floe_free(t);
 }
 
@@ -145,6 +159,12 @@ void floe_table__set_metadata(floe_table *t, floe_metadata *m)
 int floe_table_manifests(floe_manifest_file **out, size_t *n, floe_arena *a, floe_table *t,
 			 const floe_snapshot *snap, floe_error *err)
 {
+	return floe_table__read_manifests(out, n, a, t, snap, true, err);
+}
+
+int floe_table__read_manifests(floe_manifest_file **out, size_t *n, floe_arena *a, floe_table *t,
+			       const floe_snapshot *snap, bool check, floe_error *err)
+{
 	const floe_path_map *map = floe_table_path_map(t);
 	int rc;
 	*out = NULL;
@@ -160,6 +180,10 @@ int floe_table_manifests(floe_manifest_file **out, size_t *n, floe_arena *a, flo
 			return floe_error_prefix(err, rc, "snapshot %lld: ", (long long)snap->snapshot_id);
 		rc = floe_manifest_list_read(out, n, a, in, map, err);
 		floe_input_close(in);
+		if (!rc && check && (rc = floe_manifest_list_check(snap, *out, *n, p, err))) {
+			*out = NULL;
+			*n = 0;
+		}
 		return rc;
 	}
 	/* v1: manifests embedded in the snapshot */
@@ -181,6 +205,154 @@ int floe_table_manifests(floe_manifest_file **out, size_t *n, floe_arena *a, flo
 	*out = items;
 	*n = snap->n_v1_manifests;
 	return FLOE_OK;
+}
+
+/* ---- writer leases ------------------------------------------------------------------ */
+
+/* A commit's lease lives at most as long as its retries may take. */
+#define COMMIT_LEASE_TTL_MS INT64_C(3600000)
+
+static int lease_take(floe_table *t, const char *what, int64_t ttl_ms, bool heartbeat,
+		      floe_error *err)
+{
+	if (t->lease && heartbeat && !floe_lease_has_heartbeat(t->lease) && t->lease_refs == 0) {
+		/* a lingering commit lease: a long writer wants one renewed by a thread */
+		floe_lease_release(t->lease, false);
+		t->lease = NULL;
+	}
+	if (t->lease) {
+		t->lease_refs++;
+		return floe_lease_touch(t->lease, err);
+	}
+	if (!t->cat || !t->meta)
+		return FLOE_OK; /* path tables do not commit; a create has no location yet */
+	char *dir = floe_metadata_dir(t->meta);
+	if (!dir)
+		return floe_error_oom(err);
+	char label[512];
+	snprintf(label, sizeof(label), "%s %s.%s", what, t->ns, t->name);
+	int rc = floe_lease_take(&t->lease, t->io, dir, label, ttl_ms, heartbeat, err);
+	floe_free(dir);
+	if (!rc) {
+		t->lease_refs = 1;
+		t->lease_keep = false;
+	}
+	return rc;
+}
+
+int floe_table__lease_hold(floe_table *t, const char *what, floe_error *err)
+{
+	return lease_take(t, what, COMMIT_LEASE_TTL_MS, false, err);
+}
+
+int floe_table__lease_keep_alive(floe_table *t, const char *what, int64_t ttl_ms, floe_error *err)
+{
+	return lease_take(t, what, ttl_ms, true, err);
+}
+
+int floe_table__lease_touch(floe_table *t, floe_error *err)
+{
+	return floe_lease_touch(t->lease, err);
+}
+
+void floe_table__lease_advance(floe_table *t, int64_t since_ms)
+{
+	floe_lease_advance(t->lease, since_ms);
+}
+
+void floe_table__lease_drop(floe_table *t, bool keep)
+{
+	if (!t->lease || t->lease_refs <= 0)
+		return; /* none, or a lingering one nobody holds */
+	t->lease_keep |= keep;
+	if (--t->lease_refs > 0)
+		return;
+	if (!t->lease_keep && !floe_lease_has_heartbeat(t->lease)) {
+		/* a commit's lease outlives it while the handle does: what it wrote is
+		 * committed or removed, so only later files need it (written to the file
+		 * at its next renewal) — and the next commit costs no lease I/O */
+		floe_lease_advance(t->lease, floe_now_ms());
+		floe_error e;
+		floe_error_clear(&e);
+		if (floe_lease_touch(t->lease, &e))
+			FLOE_WARN("writer lease: %s", e.msg);
+		return;
+	}
+	floe_lease_release(t->lease, t->lease_keep);
+	t->lease = NULL;
+	t->lease_refs = 0;
+	t->lease_keep = false;
+}
+
+void floe_table__lease_release_idle(floe_table *t)
+{
+	if (!t->lease || t->lease_refs > 0)
+		return;
+	floe_lease_release(t->lease, t->lease_keep);
+	t->lease = NULL;
+	t->lease_keep = false;
+}
+
+static int count_only(const floe_manifest_entry *e, void *payload)
+{
+	(void)e;
+	(void)payload;
+	return 0;
+}
+
+int floe_table__verify_manifests(floe_table *t, const floe_manifest_file *mfs, size_t n,
+				 floe_error *err)
+{
+	int rc = FLOE_OK;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const floe_manifest_file *mf = &mfs[i];
+		floe_input *in = NULL;
+		if (floe_hmap_get_str(&t->verified, mf->path, NULL))
+			continue; /* manifests are immutable: read once per handle */
+		if ((rc = floe_io_open_read(t->io, mf->path, &in, err)))
+			break;
+		/* the fast reader counts the entries against the list entry's promise */
+		rc = floe_manifest_scan(in, t->meta, mf, NULL, count_only, NULL, NULL, err);
+		floe_input_close(in);
+		if (!rc && floe_hmap_put_str(&t->verified, mf->path, 1))
+			rc = floe_error_oom(err);
+	}
+	return rc;
+}
+
+int floe_table__verify_snapshot(floe_table *t, const floe_snapshot *snap, floe_error *err)
+{
+	floe_arena a;
+	floe_manifest_file *mfs;
+	size_t n;
+	if (!snap)
+		return FLOE_OK;
+	floe_arena_init(&a, 65536);
+	int rc = floe_table_manifests(&mfs, &n, &a, t, snap, err);
+	if (!rc)
+		rc = floe_table__verify_manifests(t, mfs, n, err);
+	floe_arena_reset(&a);
+	return floe_error_prefix(err, rc, "table %s%s%s: corrupt snapshot: ", t->ns ? t->ns : "",
+				 t->ns ? "." : "", t->name ? t->name : t->path);
+}
+
+int floe_table__verify_refs(floe_table *t, floe_error *err)
+{
+	const floe_metadata *m = t->meta;
+	int rc = FLOE_OK;
+	if (!m)
+		return FLOE_OK;
+	rc = floe_table__verify_snapshot(t, floe_metadata_current_snapshot(m), err);
+	for (size_t i = 0; i < m->n_refs && !rc; i++)
+		rc = floe_table__verify_snapshot(t, floe_metadata_snapshot(m, m->refs[i].snapshot_id),
+						 err);
+	return rc;
+}
+
+void floe_table__note_verified(floe_table *t, const char *manifest_path)
+{
+	if (floe_hmap_put_str(&t->verified, manifest_path, 1))
+		return; /* only a cache: it is read again next time */
 }
 
 typedef struct walk_ctx {

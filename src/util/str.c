@@ -2,6 +2,7 @@
  * str.c — string helpers.
  */
 #include "util/str.h"
+#include "util/timeutil.h"
 
 #include <errno.h>
 #include <math.h>
@@ -110,6 +111,28 @@ bool floe_parse_duration_ms(const char *s, int64_t *ms)
 	static const char *const units[] = {"ms", "s", "sec", "m", "min", "h", "d"};
 	static const int64_t scale[] = {1, 1000, 1000, 60000, 60000, 3600000, 86400000};
 	return s && parse_scaled(s, ms, units, scale, sizeof(scale) / sizeof(scale[0]));
+}
+
+bool floe_parse_time_ms(const char *s, int64_t *ms)
+{
+	int64_t v, us, days;
+	bool zone;
+	size_t n = s ? strlen(s) : 0;
+	if (!n)
+		return false;
+	if (floe_parse_i64(s, n, &v)) {
+		*ms = v;
+		return true;
+	}
+	if (floe_parse_timestamp_us(s, n, &us, &zone)) {
+		*ms = us >= 0 ? us / 1000 : -((-us + 999) / 1000);
+		return true;
+	}
+	if (floe_parse_date(s, n, &days) && days > -106751991 && days < 106751991) {
+		*ms = days * INT64_C(86400000);
+		return true;
+	}
+	return false;
 }
 
 bool floe_parse_size(const char *s, int64_t *bytes)

@@ -180,3 +180,73 @@ def test_compaction_while_ingest_follow_appends(floe, tmp_path):
     assert commits >= 3, "compaction never overlapped the pipeline"
     ids = cat.load_table("db.live").scan(selected_fields=("id",)).to_arrow().column("id")
     assert sorted(ids.to_pylist()) == expected
+
+
+def test_restarted_pipeline_still_compacts(floe, tmp_path):
+    """Embedded maintenance counts the commits since the table was last
+    maintained from the table's history, not per process: a pipeline that is
+    restarted every 2 checkpoints with schedule.commit-count=3 compacts (it
+    never did: each process saw 2 commits)."""
+    floe.run("namespace", "create", "db")
+    src = tmp_path / "in"
+    src.mkdir()
+    cmd = [floe.bin, "--dir", str(floe.root), "ingest", "db.r", str(src), "--follow",
+           "--create-schema", "id long not null", "--pipeline-id", "restarted",
+           "--checkpoint-interval", "300ms", "--parallelism", "1", "--quiet",
+           "--maintenance", "auto",
+           "--maintenance-option", "schedule.commit-count=3",
+           "--maintenance-option", "schedule.interval=0s",
+           "--maintenance-option", "rate-limit=0s",
+           "--maintenance-option", "steps=compact",
+           "--maintenance-option", "compact.min-input-files=2"]
+    n_files = 0
+
+    def snapshots():
+        tbl = floe.pyiceberg_catalog().load_table("db.r")
+        return tbl.metadata.snapshots
+
+    def feed_and_wait(proc):
+        nonlocal n_files
+        before = len(snapshots())
+        tmp = src / f".f{n_files}.tmp"
+        tmp.write_text("".join(json.dumps({"id": n_files * 100 + i}) + "\n" for i in range(100)))
+        tmp.rename(src / f"f{n_files:03d}.jsonl")
+        n_files += 1
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            assert proc.poll() is None, proc.stderr.read()
+            if len([s for s in snapshots() if s.summary.operation.value == "append"]) >= n_files:
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"no commit for file {n_files} ({before} snapshots)")
+
+    def compacted():
+        return [s for s in snapshots() if s.summary.operation.value == "replace"]
+
+    # the table exists before the first run: the test reads its history from
+    # the start (it raced the first run's creation of the table)
+    floe.run("table", "create", "db.r", "--schema", "id long not null")
+    for run in range(4):
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            feed_and_wait(proc)
+            feed_and_wait(proc)
+            # maintenance is a thread of its own: give a due run time to commit
+            deadline = time.time() + (30 if run >= 1 else 2)
+            while time.time() < deadline and not compacted():
+                time.sleep(0.2)
+        except BaseException:
+            proc.kill()  # the test's own failure, not a stop's
+            proc.wait(timeout=120)
+            raise
+        proc.send_signal(signal.SIGTERM)  # a stop: no final maintenance run
+        assert proc.wait(timeout=120) == 0, proc.stderr.read()
+        if compacted():
+            break
+    done = compacted()
+    assert done, "a pipeline restarted every 2 checkpoints never compacted"
+    assert done[0].summary.additional_properties.get("floe.maintenance") == "compact"
+    assert run <= 2  # the second run's first commit is the third since the start
+    tbl = floe.pyiceberg_catalog().load_table("db.r")
+    ids = tbl.scan().to_arrow().column("id").to_pylist()
+    assert sorted(ids) == sorted(f * 100 + i for f in range(n_files) for i in range(100))

@@ -405,6 +405,8 @@ static void test_injected_failures(void)
 	ts.schema = schema_of(&a, "id long");
 	floe_table *t;
 	T_OK(floe_table__create(&t, cat, "db", "t", &ts, &err), &err);
+	/* the writer lease first (its file is written once per handle) */
+	T_OK(floe_table__lease_hold(t, "test", &err), &err);
 	for (int step = 1; step <= 3; step++) {
 		/* fail the manifest (1), the manifest list (2), the metadata file (3) */
 		floe_append *ap;
@@ -418,11 +420,13 @@ static void test_injected_failures(void)
 		T_OK(floe_table_refresh(t, &err), &err);
 		T_EQ_INT(floe_table_metadata(t)->n_snapshots, 0);
 	}
-	/* nothing but the table's first metadata file is left behind */
+	/* nothing but the table's first metadata file is left behind (the lease
+	 * goes with the handle) */
+	floe_table__lease_drop(t, false);
+	floe_table_free(t);
 	int files = 0;
 	T_OK(floe_io_list(mem, "mem://wh", count_files, &files, &err), &err);
 	T_EQ_INT(files, 1);
-	floe_table_free(t);
 	floe_catalog_free(cat);
 	floe_arena_reset(&a);
 }

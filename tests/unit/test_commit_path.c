@@ -14,6 +14,7 @@
 #include "harness.h"
 #include "table/commit.h"
 #include "table/create.h"
+#include "table/lease.h"
 
 enum { SQL, FS };
 
@@ -119,6 +120,39 @@ static size_t count_in(const char *dir, const char *suffix)
 	return n;
 }
 
+static size_t count_leases(const char *dir)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' 2>/dev/null | grep -c '^\\.floe-lease-.*\\.json$'",
+		 dir);
+	FILE *p = popen(cmd, "r");
+	size_t n = 0;
+	if (p) {
+		if (fscanf(p, "%zu", &n) != 1)
+			n = 0;
+		pclose(p);
+	}
+	return n;
+}
+
+/* expires-ms of the one lease file in dir (-1: none) */
+static int64_t lease_expires(const char *dir)
+{
+	char cmd[1400], buf[4096] = {0};
+	snprintf(cmd, sizeof(cmd), "cat '%s'/.floe-lease-*.json 2>/dev/null", dir);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, p);
+	pclose(p);
+	buf[n] = 0;
+	const char *q = strstr(buf, "\"expires-ms\":");
+	long long v = -1;
+	if (!q || sscanf(q + 13, "%lld", &v) != 1)
+		return -1;
+	return v;
+}
+
 static void run_faults(int kind)
 {
 	const char *dir = t_tmpdir();
@@ -172,6 +206,8 @@ static void run_faults(int kind)
 			T_CHECK(exists(path));
 	}
 	check_readable(cat, "t", 2);
+	/* and so is the lease protecting them, left to expire */
+	T_EQ_INT((int64_t)count_leases(mdir), 1);
 
 	/* the next commit builds on whatever is current */
 	T_OK(floe_table_refresh(t, &err), &err);
@@ -345,6 +381,135 @@ static void test_retry_budget(void)
 	floe_arena_reset(&a);
 }
 
+/* ---- files a commit reuses across attempts --------------------------------------- */
+
+
+typedef struct sabotage {
+	char mdir[1200];
+	char data[1200];
+	bool manifests, data_file;
+	int fired;
+} sabotage;
+
+static sabotage g_sab;
+
+/* Between two attempts (the commit path logs the lost race) delete what the
+ * first attempt wrote, as an orphan cleanup that knows nothing of the
+ * commit would. */
+static void sabotage_log(floe_log_level level, const char *msg, void *payload)
+{
+	sabotage *s = payload;
+	(void)level;
+	if (!strstr(msg, "lost a race"))
+		return;
+	s->fired++;
+	if (s->data_file)
+		unlink(s->data);
+	if (!s->manifests)
+		return;
+	char cmd[2600];
+	snprintf(cmd, sizeof(cmd), "find '%s' -name '*-m*.avro' -newer '%s/catalog.stamp' -delete",
+		 s->mdir, s->mdir);
+	if (system(cmd) != 0)
+		t_fail(__FILE__, __LINE__, "find failed");
+}
+
+static void test_reused_files_checked(void)
+{
+	const char *dir = t_tmpdir();
+	floe_catalog *cat = open_kind(SQL, dir);
+	floe_error err = {0};
+	floe_arena a;
+	int64_t sid;
+	floe_arena_init(&a, 0);
+	T_OK(floe_catalog_create_namespace(cat, "db", NULL, 0, &err), &err);
+	floe_table *t = fresh_table(cat, "re");
+	char loc[1024];
+	snprintf(loc, sizeof(loc), "%s", floe_io_local_path(floe_table_metadata(t)->location));
+	memset(&g_sab, 0, sizeof(g_sab));
+	snprintf(g_sab.mdir, sizeof(g_sab.mdir), "%s/metadata", loc);
+	char stamp[1300];
+	snprintf(stamp, sizeof(stamp), "touch -d '1 minute ago' '%s/catalog.stamp'", g_sab.mdir);
+	T_EQ_INT(system(stamp), 0);
+
+	/* 1. the first attempt's manifest is deleted before the second attempt
+	 * reuses it: it is written again, and the snapshot names files that exist */
+	g_sab.manifests = true;
+	floe_set_logger(sabotage_log, &g_sab, FLOE_LOG_DEBUG);
+	setenv("FLOE_TEST_CATALOG_FAULT", "conflict:1", 1);
+	cat->n_commits = 0;
+	T_OK(append(t, &a, "m1", &sid, &err), &err);
+	unsetenv("FLOE_TEST_CATALOG_FAULT");
+	T_EQ_INT(g_sab.fired, 1);
+	check_readable(cat, "re", 1);
+
+	/* 2. a data file the commit adds (and wrote itself) is deleted between
+	 * attempts: the commit fails cleanly, nothing dangling is committed */
+	floe_data_file f = mkfile(&a, t, "d2");
+	snprintf(g_sab.data, sizeof(g_sab.data), "%s", floe_io_local_path(f.file_path));
+	char mk[1300];
+	snprintf(mk, sizeof(mk), "mkdir -p '%s/data'", loc);
+	T_EQ_INT(system(mk), 0);
+	FILE *fp = fopen(g_sab.data, "w");
+	T_CHECK(fp != NULL);
+	if (fp) {
+		fputs("x", fp);
+		fclose(fp);
+	}
+	g_sab.manifests = false;
+	g_sab.data_file = true;
+	g_sab.fired = 0;
+	floe_snapshot_op *op = NULL;
+	T_OK(floe_op_new(&op, t, FLOE_OP_APPEND, NULL, &err), &err);
+	T_OK(floe_op_add_file(op, &f, &err), &err);
+	floe_op_verify_added(op);
+	setenv("FLOE_TEST_CATALOG_FAULT", "conflict:1", 1);
+	cat->n_commits = 0;
+	T_ERR(floe_op_commit(op, &sid, &err), FLOE_ENOTFOUND);
+	unsetenv("FLOE_TEST_CATALOG_FAULT");
+	T_CHECK(strstr(err.msg, "d2.parquet") != NULL);
+	T_CHECK(strstr(err.msg, "nothing was committed") != NULL);
+	floe_op_free(op);
+	floe_set_logger(NULL, NULL, FLOE_LOG_WARN);
+	T_EQ_INT(g_sab.fired, 1);
+	T_OK(floe_table_refresh(t, &err), &err);
+	T_EQ_INT((int64_t)floe_table_metadata(t)->n_snapshots, 1);
+	check_readable(cat, "re", 1);
+
+	/* 3. a handle that commits keeps one lease in the metadata directory (not
+	 * one per commit), and removes it when it is freed */
+	T_OK(floe_table__lease_hold(t, "test", &err), &err);
+	T_EQ_INT((int64_t)count_leases(g_sab.mdir), 1);
+	T_OK(append(t, &a, "m3", &sid, &err), &err);
+	T_EQ_INT((int64_t)count_leases(g_sab.mdir), 1);
+	floe_table__lease_drop(t, false);
+	T_OK(append(t, &a, "m4", &sid, &err), &err);
+	T_EQ_INT((int64_t)count_leases(g_sab.mdir), 1);
+	floe_table_free(t);
+	T_EQ_INT((int64_t)count_leases(g_sab.mdir), 0);
+	floe_catalog_free(cat);
+	floe_arena_reset(&a);
+}
+
+/* A lease left to expire (its writer's commit has an unknown outcome) lives a
+ * whole time to live from then, not from its last renewal: a handle keeps its
+ * lease between commits, so that renewal may be half a life ago. */
+static void test_kept_lease_renewed(void)
+{
+	const char *dir = t_tmpdir();
+	floe_fileio *io = floe_io_local_new();
+	floe_error err = {0};
+	floe_lease *l = NULL;
+	T_OK(floe_lease_take(&l, io, dir, "test", 3000, false, &err), &err);
+	int64_t first = lease_expires(dir);
+	T_CHECK(first > 0);
+	usleep(700 * 1000);
+	floe_lease_release(l, true);
+	T_EQ_INT((int64_t)count_leases(dir), 1);
+	T_CHECK(lease_expires(dir) >= first + 600);
+	floe_io_free(io);
+}
+
 int main(void)
 {
 	T_RUN(test_faults_sqlite);
@@ -353,5 +518,7 @@ int main(void)
 	T_RUN(test_create_properties);
 	T_RUN(test_pipeline_fencing);
 	T_RUN(test_retry_budget);
+	T_RUN(test_reused_files_checked);
+	T_RUN(test_kept_lease_renewed);
 	return t_finish();
 }

@@ -46,6 +46,9 @@ static void test_parse_errors(void)
 		"", "{", "[1,]", "{\"a\" 1}", "01", "1.", "-", "\"abc", "\"\\x\"", "\"\\ud800\"",
 		"\"\x01\"", "\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "tru", "[1] 2", "{\"a\":1,}", "nul",
 		"1e", "\"\\u12g4\"",
+		/* RFC 8259 numbers, in every position (Jackson refuses all of these) */
+		"-01", "[01]", "{\"a\":01}", "[1.]", "{\"a\":1.}", "1.e5", "+1", "[+1]", ".5",
+		"[.5]", "[-]", "{\"a\":-}", "[1e]", "1e+", "0x1", "[1E-]", "-.5", "00",
 	};
 	floe_arena a;
 	floe_error err;
@@ -57,6 +60,17 @@ static void test_parse_errors(void)
 		if (rc != FLOE_ECORRUPT)
 			t_fail(__FILE__, __LINE__, "accepted bad json #%zu: %s", i, bad[i]);
 	}
+	/* numbers RFC 8259 allows */
+	static const char *good[] = {"0", "-0", "0.5", "1e5", "1E+5", "-1.5e-3", "[0,-0.0]",
+				     "{\"a\":10}", "123456789012345678901234567890"};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		floe_json *j;
+		T_OK(floe_json_parse(&j, &a, good[i], strlen(good[i]), NULL, &err), &err);
+	}
+	T_EQ_INT(floe_json_number_len("12,", 3), 2);
+	T_EQ_INT(floe_json_number_len("-0.25e+3}", 9), 8);
+	T_EQ_INT(floe_json_number_len("01", 2), 0);
+	T_EQ_INT(floe_json_number_len("1.", 2), 0);
 	/* error location */
 	floe_json *j;
 	T_ERR(floe_json_parse(&j, &a, "{\n  \"a\": x}", 11, NULL, &err), FLOE_ECORRUPT);

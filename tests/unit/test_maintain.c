@@ -14,6 +14,8 @@
 #include "maintain/maintain_int.h"
 #include "maintain/maintain_runner.h"
 #include "table/create.h"
+#include "table/lease.h"
+#include "util/alloc.h"
 #include "util/thread.h"
 #include "util/timeutil.h"
 
@@ -323,6 +325,161 @@ static void test_orphans(void)
 	T_OK(floe_delete_orphan_files(t, &o, NULL, NULL, &r, &err), &err);
 	T_EQ_INT(r.files_found, 0);
 	floe_table_free(t);
+	floe_catalog_free(cat);
+	floe_arena_reset(&a);
+}
+
+static void write_stray(const char *path, int64_t age_s)
+{
+	FILE *fp = fopen(path, "w");
+	T_CHECK(fp != NULL);
+	if (!fp)
+		return;
+	fputs("x", fp);
+	fclose(fp);
+	if (age_s)
+		make_old(path, age_s);
+}
+
+/* In-progress files survive any cutoff: names starting with '.' for a day,
+ * and whatever is newer than a live writer lease until the lease goes. */
+static void test_orphans_in_progress(void)
+{
+	const char *dir = t_tmpdir();
+	floe_catalog *cat = open_cat(dir);
+	floe_table *t = new_table(cat, "ip", NULL);
+	floe_arena a;
+	floe_error err = {0};
+	floe_arena_init(&a, 4096);
+	floe_data_file f = put_file(&a, t, "f0", -1);
+	/* the committing handle keeps its lease, but cleaning up through it
+	 * releases it first (it is writing nothing) */
+	commit(t, FLOE_OP_APPEND, &f, NULL, NULL);
+	char loc[1024], young_tmp[1200], old_tmp[1200], written[1200], older[1200];
+	snprintf(loc, sizeof(loc), "%s", floe_io_local_path(floe_table_metadata(t)->location));
+	snprintf(young_tmp, sizeof(young_tmp), "%s/data/.w.parquet.1234.tmp", loc);
+	snprintf(old_tmp, sizeof(old_tmp), "%s/metadata/.abc.metadata.json.tmp", loc);
+	snprintf(written, sizeof(written), "%s/data/uncommitted.parquet", loc);
+	snprintf(older, sizeof(older), "%s/data/stray.parquet", loc);
+	write_stray(young_tmp, 3600);   /* an hour old: still in progress */
+	write_stray(old_tmp, 2 * 86400); /* two days: a crashed writer's */
+	write_stray(older, 3 * 3600);    /* before the lease (and its margin) */
+
+	/* a writer (another handle: another process) takes its lease, then
+	 * writes a file it will commit later */
+	floe_table *w = NULL;
+	T_OK(floe_table_load(&w, cat, "db", "ip", &err), &err);
+	T_OK(floe_table__lease_keep_alive(w, "test writer", 600000, &err), &err);
+	write_stray(written, 0);
+
+	floe_orphan_opts o = FLOE_ORPHAN_OPTS_INIT;
+	floe_orphan_result r;
+	o.older_than_ms = floe_now_ms() + 1000; /* an age of zero, and then some */
+	T_OK(floe_delete_orphan_files(t, &o, NULL, NULL, &r, &err), &err);
+	T_CHECK(exists(young_tmp));
+	T_CHECK(!exists(old_tmp));
+	T_CHECK(!exists(older));
+	T_CHECK(exists(written)); /* the lease keeps it */
+	T_CHECK(r.files_leased >= 1);
+	T_CHECK(exists(f.file_path));
+
+	/* the writer is done (say its commit failed): its file is an orphan now */
+	floe_table__lease_drop(w, false);
+	T_CHECK(exists(written));
+	T_OK(floe_delete_orphan_files(t, &o, NULL, NULL, &r, &err), &err);
+	T_CHECK(!exists(written));
+	T_CHECK(exists(young_tmp));
+	T_CHECK(exists(f.file_path));
+	T_EQ_INT(count_live(t), 1);
+
+	/* a lease that cannot be read protects everything young */
+	char bad[1200];
+	snprintf(bad, sizeof(bad), "%s/metadata/.floe-lease-broken.json", loc);
+	write_stray(bad, 0);
+	write_stray(written, 60);
+	T_OK(floe_delete_orphan_files(t, &o, NULL, NULL, &r, &err), &err);
+	T_CHECK(exists(written));
+	unlink(bad);
+	floe_table_free(w);
+	floe_table_free(t);
+	floe_catalog_free(cat);
+	floe_arena_reset(&a);
+}
+
+static int count_lease_cb(const floe_file_info *fi, void *payload)
+{
+	if (floe_lease_is_lease(fi->path))
+		(*(int *)payload)++;
+	return 0;
+}
+
+static int count_leases(floe_table *t)
+{
+	floe_error err = {0};
+	int n = 0;
+	char *mdir = floe_metadata_dir(floe_table_metadata(t));
+	T_OK(floe_io_list(floe_table_io(t), mdir, count_lease_cb, &n, &err), &err);
+	floe_free(mdir);
+	return n;
+}
+
+/* A handle that committed keeps its lease while it lives: another handle's
+ * cleanup keeps what it writes next, and never deletes a live lease however
+ * old its file looks; freed, the handle's lease is gone and so is the
+ * protection. */
+static void test_orphans_commit_lease(void)
+{
+	const char *dir = t_tmpdir();
+	floe_catalog *cat = open_cat(dir);
+	floe_table *w = new_table(cat, "cl", NULL);
+	floe_arena a;
+	floe_error err = {0};
+	floe_arena_init(&a, 4096);
+	floe_data_file f = put_file(&a, w, "f0", -1);
+	commit(w, FLOE_OP_APPEND, &f, NULL, NULL);
+	floe_data_file g = put_file(&a, w, "f1", -1);
+	commit(w, FLOE_OP_APPEND, &g, NULL, NULL);
+	T_EQ_INT(count_leases(w), 1); /* one for the handle, not one per commit */
+
+	char loc[1024], next[1200], fake[1200];
+	snprintf(loc, sizeof(loc), "%s", floe_io_local_path(floe_table_metadata(w)->location));
+	snprintf(next, sizeof(next), "%s/data/next-commit.parquet", loc);
+	snprintf(fake, sizeof(fake), "%s/metadata/.floe-lease-old-file.json", loc);
+	write_stray(next, 0); /* what w writes for its next commit */
+
+	floe_table *c = NULL;
+	T_OK(floe_table_load(&c, cat, "db", "cl", &err), &err);
+	floe_orphan_opts o = FLOE_ORPHAN_OPTS_INIT;
+	floe_orphan_result r;
+	o.older_than_ms = floe_now_ms() + 1000;
+	T_OK(floe_delete_orphan_files(c, &o, NULL, NULL, &r, &err), &err);
+	T_CHECK(exists(next));
+	T_EQ_INT(count_leases(w), 1);
+
+	/* a live lease whose file is two days old (a clock far off, a copied
+	 * directory) is still a lease, not an orphan */
+	FILE *fp = fopen(fake, "w");
+	T_CHECK(fp != NULL);
+	if (fp) {
+		fprintf(fp, "{\"since-ms\": %lld, \"expires-ms\": %lld}",
+			(long long)floe_now_ms(), (long long)(floe_now_ms() + 3600000));
+		fclose(fp);
+	}
+	make_old(fake, 2 * 86400);
+	T_OK(floe_delete_orphan_files(c, &o, NULL, NULL, &r, &err), &err);
+	T_CHECK(exists(fake));
+	T_CHECK(exists(next));
+	unlink(fake);
+
+	/* the writer goes: its lease with it, and its stray file is an orphan */
+	floe_table_free(w);
+	T_EQ_INT(count_leases(c), 0);
+	T_OK(floe_delete_orphan_files(c, &o, NULL, NULL, &r, &err), &err);
+	T_CHECK(!exists(next));
+	T_CHECK(exists(f.file_path));
+	T_CHECK(exists(g.file_path));
+	T_EQ_INT(count_live(c), 2);
+	floe_table_free(c);
 	floe_catalog_free(cat);
 	floe_arena_reset(&a);
 }
@@ -648,15 +805,91 @@ static void test_runner_triggers_and_lock(void)
 	floe_arena_reset(&a);
 }
 
+/* The triggers count from the table's history: a pipeline restarted more
+ * often than its commit count still gets maintained. */
+static void test_runner_counts_history(void)
+{
+	const char *dir = t_tmpdir();
+	floe_catalog *cat = open_cat(dir);
+	floe_table *t = new_table(cat, "hist", NULL);
+	floe_arena a;
+	floe_error err = {0};
+	floe_arena_init(&a, 4096);
+	floe_maintain_opts o = FLOE_MAINTAIN_OPTS_INIT;
+	o.steps = FLOE_STEP_REWRITE_MANIFESTS;
+	floe_maint_schedule sc = FLOE_MAINT_SCHEDULE_INIT;
+	sc.commit_count = 3;
+	sc.rate_limit_ms = 0;
+	sc.on_finish = false;
+	floe_maint_commit mc = {1, 6, 0, 0};
+	char name[16];
+	int k = 0;
+	/* an earlier process committed twice and stopped */
+	for (; k < 2; k++) {
+		snprintf(name, sizeof(name), "h%d", k);
+		floe_data_file f = put_file(&a, t, name, -1);
+		commit(t, FLOE_OP_APPEND, &f, NULL, NULL);
+	}
+	/* this one commits once: three since the table was last maintained */
+	floe_maint_runner *r;
+	floe_maint_runner_stats st;
+	T_OK(floe_maint_runner_start(&r, cat, "db", "hist", &o, &sc, &err), &err);
+	floe_maint_runner_get_stats(r, &st);
+	T_EQ_INT(st.commits_pending, 2);
+	snprintf(name, sizeof(name), "h%d", k++);
+	floe_data_file g = put_file(&a, t, name, -1);
+	commit(t, FLOE_OP_APPEND, &g, NULL, NULL);
+	floe_maint_runner_note_commit(r, &mc);
+	wait_runs(r, 1, 0);
+	floe_maint_runner_stop(r, false, &st);
+	T_EQ_INT(st.runs, 1);
+	T_OK(floe_table_refresh(t, &err), &err);
+	T_EQ_INT(n_manifests(t), 1);
+	const floe_snapshot *head = floe_metadata_current_snapshot(floe_table_metadata(t));
+	T_CHECK(head && floe_snapshot_summary(head, "floe.maintenance") != NULL);
+
+	/* after the maintenance snapshot the count starts again: two commits in
+	 * a process that stops are two, and the next process's one makes three */
+	T_OK(floe_maint_runner_start(&r, cat, "db", "hist", &o, &sc, &err), &err);
+	for (int i = 0; i < 2; i++, k++) {
+		snprintf(name, sizeof(name), "h%d", k);
+		floe_data_file f = put_file(&a, t, name, -1);
+		commit(t, FLOE_OP_APPEND, &f, NULL, NULL);
+		floe_maint_runner_note_commit(r, &mc);
+	}
+	floe_sleep_ms(200);
+	floe_maint_runner_stop(r, false, &st);
+	T_EQ_INT(st.runs, 0);
+	T_OK(floe_maint_runner_start(&r, cat, "db", "hist", &o, &sc, &err), &err);
+	floe_maint_runner_get_stats(r, &st);
+	T_EQ_INT(st.commits_pending, 2);
+	snprintf(name, sizeof(name), "h%d", k++);
+	floe_data_file h = put_file(&a, t, name, -1);
+	commit(t, FLOE_OP_APPEND, &h, NULL, NULL);
+	floe_maint_runner_note_commit(r, &mc);
+	wait_runs(r, 1, 0);
+	floe_maint_runner_stop(r, false, &st);
+	T_EQ_INT(st.runs, 1);
+	T_OK(floe_table_refresh(t, &err), &err);
+	T_EQ_INT(n_manifests(t), 1);
+	T_EQ_INT(count_live(t), 6);
+	floe_table_free(t);
+	floe_catalog_free(cat);
+	floe_arena_reset(&a);
+}
+
 int main(void)
 {
 	T_RUN(test_reach_keys);
 	T_RUN(test_expire_retains_and_cleans);
 	T_RUN(test_expire_keeps_tag_heads_and_young);
 	T_RUN(test_orphans);
+	T_RUN(test_orphans_in_progress);
+	T_RUN(test_orphans_commit_lease);
 	T_RUN(test_rewrite_manifests);
 	T_RUN(test_lock_exclusive);
 	T_RUN(test_lock_recovery);
 	T_RUN(test_runner_triggers_and_lock);
+	T_RUN(test_runner_counts_history);
 	return t_finish();
 }

@@ -158,6 +158,35 @@ static void test_errors(void)
 	T_CHECK(strstr(bound(deep), "nested deeper") != NULL);
 }
 
+/* A chain of thousands of ORs (or ANDs) binds and prints: the parser builds
+ * it balanced, so it stays inside the depth limits (401 terms used to fail
+ * as "out of memory"). */
+static void test_long_chains(void)
+{
+	floe_buf b;
+	floe_buf_init(&b, 0);
+	for (int i = 0; i < 5000; i++)
+		T_EQ_INT(floe_buf_printf(&b, "%sid = %d", i ? " OR " : "", i), 0);
+	floe_expr *e;
+	floe_error err = {0};
+	T_OK(floe_expr_compile(&e, &A, floe_buf_cstr(&b), S, false, &err), &err);
+	floe_buf out;
+	floe_buf_init(&out, 0);
+	T_EQ_INT(floe_expr_format(&out, e, S), 0);
+	T_CHECK(strncmp(floe_buf_cstr(&out), "id = 0 OR id = 1 OR id = 2 OR ", 30) == 0);
+	T_CHECK(strstr(floe_buf_cstr(&out), "OR id = 4999") != NULL);
+	T_CHECK(strchr(floe_buf_cstr(&out), '(') == NULL);
+	floe_buf_reset(&out);
+	floe_buf_clear(&b);
+	for (int i = 0; i < 3000; i++)
+		T_EQ_INT(floe_buf_printf(&b, "%si <> %d", i ? " AND " : "", i), 0);
+	T_OK(floe_expr_compile(&e, &A, floe_buf_cstr(&b), S, false, &err), &err);
+	floe_buf_reset(&b);
+	/* mixed: AND binds tighter than OR, as before */
+	T_EQ_STR(bound("i = 1 AND s = 'a' OR i = 2 AND s = 'b' OR i = 3"),
+		 "(i = 1 AND s = 'a') OR (i = 2 AND s = 'b') OR i = 3");
+}
+
 /* ---- projection ------------------------------------------------------------------ */
 
 static const char *projected(const char *filter, const char *spec_json)
@@ -489,6 +518,7 @@ int main(void)
 	T_RUN(test_parse_and_bind);
 	T_RUN(test_literal_coercion);
 	T_RUN(test_errors);
+	T_RUN(test_long_chains);
 	T_RUN(test_projection);
 	T_RUN(test_metrics);
 	T_RUN(test_partition_and_summaries);

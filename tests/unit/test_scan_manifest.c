@@ -143,6 +143,13 @@ static int compare(const floe_manifest_entry *e, void *payload)
 
 static long n_manifests, n_entries;
 
+static int count_entry(const floe_manifest_entry *e, void *payload)
+{
+	(void)e;
+	(void)payload;
+	return 0;
+}
+
 static void check_manifest(floe_table *t, const floe_manifest_file *mf, const char *dir)
 {
 	floe_input *in = NULL;
@@ -176,6 +183,44 @@ static void check_manifest(floe_table *t, const floe_manifest_file *mf, const ch
 	floe_mscan_stats st = {0};
 	T_OK(floe_manifest_scan(in, floe_table_metadata(t), mf, &r, compare, &c, &st, &err), &err);
 	T_EQ_INT(st.entries, c.n);
+	/* a list entry promising one more added file (or row) than the manifest
+	 * holds: both readers say the manifest is corrupt (a cut or lost block) */
+	int64_t added = 0, added_rows = 0;
+	for (size_t i = 0; i < c.n; i++)
+		if (c.e[i].status == FLOE_ENTRY_ADDED) {
+			added++;
+			added_rows += c.e[i].file.record_count;
+		}
+	floe_manifest_file bad = *mf;
+	bad.added_files_count = (int32_t)added + 1;
+	T_ERR(floe_manifest_read(in, floe_table_metadata(t), &bad, c.map, count_entry, NULL, &err),
+	      FLOE_ECORRUPT);
+	T_CHECK(strstr(err.msg, "truncated or damaged") != NULL);
+	T_ERR(floe_manifest_scan(in, floe_table_metadata(t), &bad, NULL, count_entry, NULL, NULL, &err),
+	      FLOE_ECORRUPT);
+	bad = *mf;
+	if (bad.added_rows_count >= 0) {
+		bad.added_rows_count = added_rows + 1;
+		T_ERR(floe_manifest_scan(in, floe_table_metadata(t), &bad, NULL, count_entry, NULL,
+					 NULL, &err),
+		      FLOE_ECORRUPT);
+	}
+	/* counts filed under another status are no loss: a v1 list naming its
+	 * existing entries' rows as added (DuckDB's
+	 * iceberg_v1_existing_manifest_entry repro) reads, as in Java */
+	bad = *mf;
+	if (bad.added_rows_count >= 0 && bad.existing_rows_count >= 0 &&
+	    bad.added_files_count >= 0 && bad.existing_files_count >= 0) {
+		bad.added_rows_count += bad.existing_rows_count;
+		bad.existing_rows_count = 0;
+		bad.existing_files_count += bad.added_files_count;
+		bad.added_files_count = 0;
+		T_OK(floe_manifest_read(in, floe_table_metadata(t), &bad, c.map, count_entry, NULL, &err),
+		     &err);
+		T_OK(floe_manifest_scan(in, floe_table_metadata(t), &bad, NULL, count_entry, NULL, NULL,
+					&err),
+		     &err);
+	}
 	n_manifests++;
 	n_entries += (long)c.n;
 done:
@@ -261,6 +306,60 @@ static void test_every_shared_manifest(void)
 	free(tsv);
 }
 
+/* A manifest list must hold what its snapshot's summary counts. */
+static void test_list_promises(void)
+{
+	floe_manifest_file mfs[2];
+	floe_error err = {0};
+	memset(mfs, 0, sizeof(mfs));
+	mfs[0].path = "d.avro";
+	mfs[0].content = FLOE_MANIFEST_DATA;
+	mfs[0].added_files_count = 3;
+	mfs[0].existing_files_count = 1;
+	mfs[0].added_rows_count = 30;
+	mfs[0].existing_rows_count = 10;
+	mfs[1].path = "x.avro";
+	mfs[1].content = FLOE_MANIFEST_DELETES;
+	mfs[1].added_files_count = 1;
+	mfs[1].added_rows_count = 5;
+	floe_kv kv[] = {{"operation", "append"},
+			{"total-data-files", "4"},
+			{"total-records", "40"},
+			{"total-delete-files", "1"},
+			{"added-data-files", "3"}};
+	floe_snapshot snap;
+	memset(&snap, 0, sizeof(snap));
+	snap.snapshot_id = 7;
+	snap.summary = kv;
+	snap.n_summary = 5;
+	T_OK(floe_manifest_list_check(&snap, mfs, 2, "l.avro", &err), &err);
+	kv[1].value = "5"; /* a manifest of data files lost */
+	T_ERR(floe_manifest_list_check(&snap, mfs, 2, "l.avro", &err), FLOE_ECORRUPT);
+	T_CHECK(strstr(err.msg, "'l.avro'") && strstr(err.msg, "total-data-files = 5"));
+	kv[1].value = "3"; /* more than promised: no loss */
+	T_OK(floe_manifest_list_check(&snap, mfs, 2, "l.avro", &err), &err);
+	kv[1].value = "4";
+	kv[2].value = "41";
+	T_ERR(floe_manifest_list_check(&snap, mfs, 2, "l.avro", &err), FLOE_ECORRUPT);
+	T_CHECK(strstr(err.msg, "total-records") != NULL);
+	kv[2].value = "40";
+	/* the delete manifest is gone: only the data side still adds up */
+	T_ERR(floe_manifest_list_check(&snap, mfs, 1, "l.avro", &err), FLOE_ECORRUPT);
+	T_CHECK(strstr(err.msg, "total-delete-files") != NULL);
+	/* cut back to the header: nothing where files were added */
+	snap.n_summary = 1;
+	T_OK(floe_manifest_list_check(&snap, mfs, 0, "l.avro", &err), &err);
+	kv[1] = kv[4];
+	snap.n_summary = 2;
+	T_ERR(floe_manifest_list_check(&snap, mfs, 0, "l.avro", &err), FLOE_ECORRUPT);
+	/* a manifest without counts (old writers): nothing to compare */
+	mfs[0].added_files_count = -1;
+	mfs[0].added_rows_count = -1;
+	kv[1].key = "total-data-files";
+	kv[1].value = "99";
+	T_OK(floe_manifest_list_check(&snap, mfs, 2, "l.avro", &err), &err);
+}
+
 /* one manifest of an identity(uuid) spec over the given UUIDs: its summary */
 static void uuid_summary(const char *const *uuids, size_t n, floe_manifest_file *mf, floe_arena *a)
 {
@@ -335,9 +434,39 @@ static void test_summaries_safe_for_java(void)
 	floe_arena_reset(&a);
 }
 
+/* A manifest holds at least what its list entry promises, in all: DuckDB's
+ * iceberg_v1_existing_manifest_entry repro files the rows of its 2 existing
+ * entries as added (Java reads it); a lost entry is still loss. */
+static void test_tally_totals(void)
+{
+	floe_manifest_file mf;
+	floe_manifest_tally t;
+	floe_error err = {0};
+	memset(&mf, 0, sizeof(mf));
+	memset(&t, 0, sizeof(t));
+	mf.path = "m.avro";
+	mf.existing_files_count = 2;
+	mf.added_rows_count = 4;
+	t.files[FLOE_ENTRY_EXISTING] = 2;
+	t.rows[FLOE_ENTRY_EXISTING] = 4;
+	T_OK(floe_manifest_check_tally(&mf, &t, &err), &err);
+	t.files[FLOE_ENTRY_EXISTING] = 1;
+	t.rows[FLOE_ENTRY_EXISTING] = 2;
+	T_ERR(floe_manifest_check_tally(&mf, &t, &err), FLOE_ECORRUPT);
+	T_CHECK(strstr(err.msg, "truncated or damaged") != NULL);
+	/* the files all there, rows missing */
+	t.files[FLOE_ENTRY_EXISTING] = 2;
+	T_ERR(floe_manifest_check_tally(&mf, &t, &err), FLOE_ECORRUPT);
+	/* counts a list does not record are not compared */
+	mf.added_rows_count = -1;
+	T_OK(floe_manifest_check_tally(&mf, &t, &err), &err);
+}
+
 int main(void)
 {
 	T_RUN(test_every_shared_manifest);
+	T_RUN(test_list_promises);
+	T_RUN(test_tally_totals);
 	T_RUN(test_summaries_safe_for_java);
 	return t_finish();
 }

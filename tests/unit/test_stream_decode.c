@@ -143,6 +143,11 @@ static void test_json_errors_roll_back(void)
 		"{\"id\": 1, \"s\": \"a\\q\"}",
 		"{\"id\": 1, \"n\": [1]}",
 		"{\"id\": 99999999999999999999}",
+		/* RFC 8259 numbers (Jackson and Flink's JSON format refuse these) */
+		"{\"id\": 1.}", "{\"id\": 01}", "{\"id\": +1}", "{\"id\": .5}", "{\"id\": -}",
+		"{\"id\": 1e}", "{\"id\": -01}", "{\"id\": 1, \"s\": 01}",
+		"{\"id\": 1, \"x\": 1.}", "{\"id\": 1, \"x\": [01]}",
+		"{\"id\": 1, \"s\": {\"a\": 1e}}",
 		"",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -160,6 +165,14 @@ static void test_json_errors_roll_back(void)
 	}
 	json(&d, r, "{\"id\": 1, \"n\": {\"a\": \"zz\"}}");
 	T_EQ_STR(d.why.msg, "n.a: 'zz' is not an int");
+	json(&d, r, "{\"id\": 01}");
+	T_EQ_STR(d.why.msg, "id: JSON syntax error at byte 7: '01' is not a JSON number (RFC 8259)");
+	json(&d, r, "{\"id\": +1}");
+	T_EQ_STR(d.why.msg, "id: JSON syntax error at byte 7: '+1' is not a JSON number (RFC 8259)");
+	json(&d, r, "{\"id\": .5}");
+	T_EQ_STR(d.why.msg, "id: JSON syntax error at byte 7: '.5' is not a JSON number (RFC 8259)");
+	json(&d, r, "{\"id\": 1, \"x\": +1}");
+	T_CHECK(strstr(d.why.msg, "RFC 8259") != NULL);
 	json(&d, r, "{\"s\": \"no id\"}");
 	T_EQ_STR(d.why.msg, "missing required field 'id'");
 	/* unknown members of any shape are skipped */

@@ -9,18 +9,26 @@
  * Operations: table metadata (parse, write, build a new version), Parquet
  * (write a file, read it back), manifests (through scan planning), the
  * commit path (an append on a SQLite catalog), the task writer
- * (partitioned, rolling), pipeline state (listed and forgotten), and the delete writers (equality deletes rolling,
- * position deletes spilling, a DV Puffin file with a previous DV merged).
+ * (partitioned, rolling), pipeline state (listed and forgotten), the delete writers (equality deletes rolling,
+ * position deletes spilling, a DV Puffin file with a previous DV merged), and
+ * a SQL session (parse a script, create a JDBC catalog, a database and a
+ * partitioned table with a primary key, set a property, DESCRIBE, SHOW
+ * CREATE TABLE, SELECT from a metadata table, drop the table).
  * Every failure point is visited while an operation
  * has at most MAX_POINTS allocations; beyond that an even stride of them.
  */
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#include <utime.h>
 
+#include "floe/maintain.h"
 #include "iceberg/metadata.h"
 #include "parquet/writer.h"
 #include "floe/maintain.h"
 #include "floe/scan.h"
+#include "floe/sql.h"
 #include "test_write_util.h"
 #include "util/timeutil.h"
 
@@ -646,13 +654,152 @@ static void test_delete_writers(void)
 	env_close(&e);
 }
 
+/* ---- a SQL session ---------------------------------------------------------------- */
+
+typedef struct sql_ctx_t {
+	char script[2048];
+} sql_ctx_t;
+
+static int discard(const char *data, size_t n, void *payload)
+{
+	(void)data;
+	(void)n;
+	(void)payload;
+	return 0;
+}
+
+static int run_sql(void *p)
+{
+	sql_ctx_t *c = p;
+	floe_sql *s = NULL;
+	floe_error err = {0};
+	floe_sql_opts opts = FLOE_SQL_OPTS_INIT;
+	opts.out = discard;
+	int rc = floe_sql_new(&s, &opts, &err);
+	if (!rc)
+		rc = floe_sql_exec(s, c->script, strlen(c->script), "torture.sql", &err);
+	if (rc)
+		g_last = err;
+	floe_sql_free(s);
+	return rc;
+}
+
+static void test_sql_session(void)
+{
+	sql_ctx_t c;
+	const char *dir = t_tmpdir();
+	snprintf(c.script, sizeof(c.script),
+		 "CREATE CATALOG c WITH ('type' = 'iceberg', 'catalog-type' = 'jdbc', "
+		 "'uri' = 'jdbc:sqlite:%s/cat.db', 'warehouse' = '%s/wh');\n"
+		 "USE CATALOG c;\nCREATE DATABASE IF NOT EXISTS db;\nUSE db;\n"
+		 "SET 'execution.checkpointing.interval' = '1s';\n"
+		 "CREATE TABLE IF NOT EXISTS t (id BIGINT, ts TIMESTAMP_LTZ(6), tags ARRAY<STRING>, "
+		 "PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (day(ts), bucket(4, id)) "
+		 "WITH ('write.parquet.compression-codec' = 'zstd');\n"
+		 "ALTER TABLE t SET ('write.target-file-size-bytes' = '1000000');\n"
+		 "DESCRIBE t;\nSHOW CREATE TABLE t;\nSHOW TABLES;\n"
+		 "SELECT snapshot_id FROM t$snapshots LIMIT 1;\n"
+		 "DROP TABLE t;\n",
+		 dir, dir);
+	scenario sc = {"SQL session", run_sql, NULL, &c};
+	torture(&sc);
+}
+
+/* ---- orphan cleanup beside a writer -------------------------------------- */
+
+typedef struct orphan_ctx {
+	floe_catalog *cat;
+	char leased[1200], stray[1200];
+	int found_stray, found_leased;
+} orphan_ctx;
+
+static int orphan_seen(const char *path, uint64_t size, int64_t mtime_ms, void *payload)
+{
+	orphan_ctx *c = payload;
+	const char *l = floe_io_local_path(path);
+	(void)size;
+	(void)mtime_ms;
+	if (!strcmp(l ? l : path, c->stray))
+		c->found_stray++;
+	if (!strcmp(l ? l : path, c->leased))
+		c->found_leased++;
+	return 0;
+}
+
+static int run_orphans(void *p)
+{
+	orphan_ctx *c = p;
+	floe_table *t = NULL;
+	floe_error err = {0};
+	floe_orphan_opts o = FLOE_ORPHAN_OPTS_INIT;
+	floe_orphan_result r;
+	int rc;
+	c->found_stray = c->found_leased = 0;
+	o.older_than_ms = floe_now_ms() + 1000;
+	o.dry_run = true;
+	if ((rc = floe_table_load(&t, c->cat, "db", "o", &err)) == 0)
+		rc = floe_delete_orphan_files(t, &o, orphan_seen, c, &r, &err);
+	if (rc)
+		g_last = err;
+	floe_table_free(t);
+	return rc;
+}
+
+/* Whatever fails, a file newer than a live lease is never an orphan; the
+ * old stray is one whenever the run gets through. */
+static void check_orphans(void *p, int rc)
+{
+	orphan_ctx *c = p;
+	T_EQ_INT(c->found_leased, 0);
+	if (rc == FLOE_OK)
+		T_EQ_INT(c->found_stray, 1);
+}
+
+static void test_orphans(void)
+{
+	wenv e;
+	floe_error err = {0};
+	env_open(&e, true);
+	floe_table *t = make_table(&e, "o", "id long", NULL, NULL, 2);
+	floe_table *w = NULL;
+	T_OK(floe_table_load(&w, e.cat, "db", "o", &err), &err);
+	orphan_ctx c = {e.cat, "", "", 0, 0};
+	const char *loc = floe_io_local_path(floe_table_metadata(t)->location);
+	snprintf(c.stray, sizeof(c.stray), "%s/data/stray.parquet", loc);
+	snprintf(c.leased, sizeof(c.leased), "%s/data/in-flight.parquet", loc);
+	char dir[1200];
+	snprintf(dir, sizeof(dir), "%s/data", loc);
+	mkdir(dir, 0755);
+	FILE *fp = fopen(c.stray, "w");
+	T_CHECK(fp != NULL);
+	if (fp)
+		fclose(fp);
+	struct utimbuf u;
+	u.actime = u.modtime = time(NULL) - 2 * 86400;
+	T_CHECK(utime(c.stray, &u) == 0);
+	/* a writer's lease, then the file it will commit */
+	T_OK(floe_table__lease_keep_alive(w, "torture writer", 600000, &err), &err);
+	fp = fopen(c.leased, "w");
+	T_CHECK(fp != NULL);
+	if (fp)
+		fclose(fp);
+	floe_table_free(t);
+	scenario sc = {"orphan cleanup beside a writer", run_orphans, check_orphans, &c};
+	torture(&sc);
+	floe_table__lease_drop(w, false);
+	floe_table_free(w);
+	env_close(&e);
+}
+
 int main(void)
 {
 	T_RUN(test_metadata);
 	T_RUN(test_parquet);
 	T_RUN(test_commit);
 	T_RUN(test_pipelines);
+	T_RUN(test_orphans);
 	T_RUN(test_task_writer);
 	T_RUN(test_delete_writers);
+	T_RUN(test_sql_session);
 	return t_finish();
 }

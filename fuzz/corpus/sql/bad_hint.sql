@@ -1,0 +1,1 @@
+INSERT INTO t /*+ OPTIONS('a'='b') SELECT

@@ -1,0 +1,68 @@
+/*
+ * floe/sql.h — Flink SQL on floe: `floe sql -f job.sql` runs a script of
+ * catalog and table DDL, SET, streaming INSERT ... SELECT jobs, statement
+ * sets and SELECT queries (docs/sql.md).
+ *
+ * A session holds the catalogs (CREATE CATALOG ... WITH ('type'='iceberg',
+ * 'catalog-type'='hadoop'|'jdbc'|'rest'|'glue', ...)), the current catalog and database,
+ * the source tables (CREATE TABLE ... WITH ('connector'='filesystem' |
+ * 'datagen')) and the SET options. Its first catalog, `default_catalog`,
+ * is the one the caller passes.
+ *
+ * A script is parsed whole before anything runs: a syntax error anywhere
+ * changes nothing. Errors say where: "job.sql: line 3, column 14: unknown
+ * column 'x'" followed by the source line and a caret.
+ *
+ * Errors: FLOE_EINVAL (bad SQL, unknown names, bad options: the message
+ * points at the statement), FLOE_EUNSUPPORTED (valid Flink SQL that floe
+ * does not run yet: the message says what), and the catalog's, the
+ * pipeline's and the scan's errors.
+ *
+ * Thread-safety: a session is used by one thread; floe_sql_stop may be
+ * called from any thread and from a signal handler.
+ */
+#ifndef FLOE_SQL_H
+#define FLOE_SQL_H
+
+#include "floe/catalog.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct floe_sql floe_sql;
+
+typedef struct floe_sql_opts {
+	int version;            /* 1 */
+	floe_catalog *catalog;  /* default_catalog (borrowed; must outlive the session); may be NULL */
+	const char *base_dir;   /* relative paths (source 'path') resolve here; NULL = cwd */
+	floe_write_fn out;      /* results (aligned tables, messages); NULL = discarded */
+	void *out_payload;
+	bool quiet;             /* no "[OK]" lines, no job summaries */
+} floe_sql_opts;
+#define FLOE_SQL_OPTS_INIT {1, NULL, NULL, NULL, NULL, false}
+
+FLOE_EXPORT int floe_sql_new(floe_sql **out, const floe_sql_opts *opts, floe_error *err) FLOE_WUR;
+FLOE_EXPORT void floe_sql_free(floe_sql *s);
+
+/*
+ * Parse and run a script (statements separated by ';'). origin (may be
+ * NULL) names it in messages ("job.sql"). Stops at the first failing
+ * statement; what earlier statements did stays done.
+ */
+FLOE_EXPORT int floe_sql_exec(floe_sql *s, const char *text, size_t n, const char *origin,
+			      floe_error *err) FLOE_WUR;
+
+/* Parse only (no catalog touched). */
+FLOE_EXPORT int floe_sql_check(const char *text, size_t n, const char *origin,
+			       floe_error *err) FLOE_WUR;
+
+/* A running INSERT job finishes its current checkpoint and ends
+ * (async-signal-safe); cancel: ends without another commit. */
+FLOE_EXPORT void floe_sql_stop(floe_sql *s);
+FLOE_EXPORT void floe_sql_cancel(floe_sql *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

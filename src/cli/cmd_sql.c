@@ -1,0 +1,226 @@
+/*
+ * cmd_sql.c — floe sql: run Flink SQL scripts (-f job.sql), one statement
+ * (-e '...'), or statements read from standard input.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "floe/sql.h"
+
+static floe_sql *volatile g_sql;
+static volatile sig_atomic_t g_sql_signals;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	floe_sql *s = g_sql;
+	g_sql_signals++;
+	if (!s)
+		return;
+	if (g_sql_signals == 1)
+		floe_sql_stop(s); /* a running job finishes its checkpoint */
+	else
+		floe_sql_cancel(s);
+}
+
+static const char SQL_USAGE[] =
+	"usage: floe sql -f <job.sql> [--quiet]   run a script\n"
+	"       floe sql -e '<statements>'        run statements\n"
+	"       floe sql < job.sql                statements from standard input\n"
+	"       floe sql                          a shell on a terminal (\\q quits)\n"
+	"       floe sql --check -f <job.sql>     parse only\n"
+	"\n"
+	"Flink SQL: CREATE CATALOG ... WITH ('type'='iceberg', 'catalog-type'='hadoop'|'jdbc', ...),\n"
+	"USE, CREATE DATABASE, CREATE/ALTER/DROP TABLE, SHOW, DESCRIBE, SET, streaming\n"
+	"INSERT INTO t SELECT ... FROM source [WHERE ...], EXECUTE STATEMENT SET, and SELECT\n"
+	"over tables and metadata tables (t$snapshots, t$files, ...). See docs/sql.md.\n"
+	"The global catalog options name default_catalog.\n";
+
+static char *read_all(FILE *f, size_t *n)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = floe_malloc(cap + 1);
+	while (buf) {
+		size_t got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		if (len < cap)
+			break;
+		if (cap >= ((size_t)16 << 20)) {
+			floe_free(buf);
+			return NULL;
+		}
+		char *nb = floe_realloc(buf, cap * 2 + 1);
+		if (!nb) {
+			floe_free(buf);
+			return NULL;
+		}
+		buf = nb;
+		cap *= 2;
+	}
+	if (buf)
+		buf[len] = 0;
+	*n = len;
+	return buf;
+}
+
+/*
+ * The shell: statements end with ';' at the end of a line (several lines
+ * make one statement); errors are printed and the session goes on; \q or
+ * end of input quits. No line editing yet.
+ */
+static int shell(floe_sql *s)
+{
+	char line[8192];
+	char *buf = NULL;
+	size_t len = 0;
+	fputs("floe sql: Flink SQL on Iceberg tables; end statements with ';', \\q quits\n", stdout);
+	for (;;) {
+		fputs(len ? "> " : "Flink SQL> ", stdout);
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			break;
+		if (!len && (!strncmp(line, "\\q", 2) || !strncasecmp(line, "quit", 4) ||
+			     !strncasecmp(line, "exit", 4)))
+			break;
+		size_t n = strlen(line);
+		char *nb = floe_realloc(buf, len + n + 1);
+		if (!nb)
+			break;
+		buf = nb;
+		memcpy(buf + len, line, n + 1);
+		len += n;
+		size_t e = len;
+		while (e > 0 && (buf[e - 1] == '\n' || buf[e - 1] == ' ' || buf[e - 1] == '\t' ||
+				 buf[e - 1] == '\r'))
+			e--;
+		if (!e) {
+			len = 0;
+			continue;
+		}
+		if (buf[e - 1] != ';')
+			continue;
+		floe_error err = {0};
+		if (floe_sql_exec(s, buf, len, NULL, &err))
+			fprintf(stderr, "[ERROR] %s\n", err.msg[0] ? err.msg : floe_strerror(err.code));
+		fflush(stdout);
+		len = 0;
+	}
+	fputc('\n', stdout);
+	floe_free(buf);
+	return 0;
+}
+
+int cmd_sql(int argc, char **argv)
+{
+	const char *file = NULL, *stmt = NULL;
+	bool quiet = false, check = false, interactive = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if ((!strcmp(a, "-f") || !strcmp(a, "--file")) && i + 1 < argc) {
+			file = argv[++i];
+		} else if ((!strcmp(a, "-e") || !strcmp(a, "--execute")) && i + 1 < argc) {
+			stmt = argv[++i];
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			quiet = true;
+		} else if (!strcmp(a, "--check")) {
+			check = true;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(SQL_USAGE, stdout);
+			return 0;
+		} else {
+			return cli_usage_error("sql: unexpected '%s' (see floe sql --help)", a);
+		}
+	}
+	if (file && stmt)
+		return cli_usage_error("sql: give -f or -e, not both");
+	char *text = NULL;
+	size_t n = 0;
+	const char *origin = NULL;
+	char base[PATH_MAX];
+	const char *base_dir = NULL;
+	if (stmt) {
+		n = strlen(stmt);
+		text = floe_strdup(stmt);
+	} else if (file) {
+		FILE *f = fopen(file, "rb");
+		if (!f) {
+			fprintf(stderr, "floe: cannot read '%s': %s\n", file, strerror(errno));
+			return 1;
+		}
+		text = read_all(f, &n);
+		fclose(f);
+		origin = file;
+	} else if (isatty(0) && !check) {
+		interactive = true;
+		text = floe_strdup("");
+	} else {
+		text = read_all(stdin, &n);
+		origin = "<stdin>";
+	}
+	if (!text) {
+		fprintf(stderr, "floe: the SQL text is larger than 16 MiB\n");
+		return 1;
+	}
+	if (getcwd(base, sizeof(base)))
+		base_dir = base;
+	floe_error err = {0};
+	int rc;
+	if (check) {
+		rc = floe_sql_check(text, n, origin, &err) ? cli_fail(&err) : 0;
+		if (!rc && !quiet)
+			printf("%s: ok\n", origin ? origin : "statements");
+		floe_free(text);
+		return rc;
+	}
+	/* default_catalog: the configured catalog, or the embedded default when
+	 * it exists (a script that creates its own catalogs leaves no ./warehouse) */
+	floe_catalog *cat = NULL;
+	char dflt[PATH_MAX];
+	snprintf(dflt, sizeof(dflt), "%s/warehouse/catalog.db", g_cli.dir ? g_cli.dir : ".");
+	bool configured = (g_cli.catalog_uri && *g_cli.catalog_uri) || (g_cli.warehouse && *g_cli.warehouse) ||
+			  (getenv("FLOE_CATALOG_URI") && *getenv("FLOE_CATALOG_URI")) ||
+			  (getenv("FLOE_WAREHOUSE") && *getenv("FLOE_WAREHOUSE"));
+	if (configured || access(dflt, F_OK) == 0) {
+		if (!(cat = cli_open_catalog())) {
+			floe_free(text);
+			return 1;
+		}
+	}
+	floe_sql_opts opts = FLOE_SQL_OPTS_INIT;
+	opts.catalog = cat;
+	opts.base_dir = base_dir;
+	opts.out = cli_stdout_write;
+	opts.quiet = quiet;
+	floe_sql *s = NULL;
+	if (floe_sql_new(&s, &opts, &err)) {
+		floe_catalog_free(cat);
+		floe_free(text);
+		return cli_fail(&err);
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	g_sql_signals = 0;
+	g_sql = s;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	rc = interactive ? shell(s) : floe_sql_exec(s, text, n, origin, &err);
+	g_sql = NULL;
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	fflush(stdout);
+	floe_sql_free(s);
+	floe_catalog_free(cat);
+	floe_free(text);
+	if (rc == FLOE_ECANCELED)
+		return 130;
+	return rc ? cli_fail(&err) : 0;
+}

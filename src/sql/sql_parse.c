@@ -1,0 +1,1830 @@
+/*
+ * sql_parse.c — the lexer and recursive-descent parser of floe's SQL (Flink's
+ * dialect); see sql_ast.h for the tree and the DESIGN note.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sql/sql_ast.h"
+#include "util/buf.h"
+#include "util/str.h"
+
+typedef enum tok_kind {
+	TK_EOF = 0,
+	TK_WORD,   /* bare identifier or keyword */
+	TK_QIDENT, /* `quoted` */
+	TK_STRING, /* 'text' */
+	TK_NUMBER,
+	TK_HINT,     /* the opening of a hint: / *+ */
+	TK_HINT_END, /* * / inside a hint */
+	TK_PUNCT,    /* operators and punctuation (text in the source) */
+} tok_kind;
+
+typedef struct tok {
+	tok_kind kind;
+	uint32_t off, len;
+	const char *val; /* decoded text of QIDENT / STRING (arena), else NULL */
+} tok;
+
+typedef struct parser {
+	const char *s;
+	size_t n, pos;
+	const char *origin;
+	floe_arena *a;
+	floe_error *err;
+	tok t;          /* current token */
+	bool in_hint;
+	int depth;
+	int rc;
+} parser;
+
+/* ---- errors ------------------------------------------------------------------ */
+
+int floe_sql__error_at(floe_error *err, int code, const char *text, size_t n, const char *origin,
+		       uint32_t off, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	size_t line = 1, col = 1, ls = 0, le, i;
+	if (off > n)
+		off = (uint32_t)n;
+	for (i = 0; i < off; i++) {
+		if (text[i] == '\n') {
+			line++;
+			col = 1;
+			ls = i + 1;
+		} else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+			col++;
+		}
+	}
+	for (le = ls; le < n && text[le] != '\n' && text[le] != '\r'; le++)
+		;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* the source line, cut to 160 bytes around the column */
+	size_t from = ls, to = le;
+	if (off - ls > 100)
+		from = off - 80;
+	while (from > ls && ((unsigned char)text[from] & 0xC0) == 0x80)
+		from--;
+	if (to - from > 160)
+		to = from + 160;
+	while (to > from && to < le && ((unsigned char)text[to] & 0xC0) == 0x80)
+		to--;
+	char caret[200];
+	size_t c = 0;
+	for (i = from; i < off && c + 2 < sizeof(caret); i++) {
+		if (((unsigned char)text[i] & 0xC0) == 0x80)
+			continue;
+		caret[c++] = text[i] == '\t' ? '\t' : ' ';
+	}
+	caret[c++] = '^';
+	caret[c] = 0;
+	return floe_error_set(err, code, "%s%sline %zu, column %zu: %s\n  %s%.*s\n  %s%s",
+			      origin ? origin : "", origin ? ": " : "", line, col, msg,
+			      from > ls ? "..." : "", (int)(to - from), text + from,
+			      from > ls ? "   " : "", caret);
+}
+
+static int perr(parser *p, uint32_t off, const char *fmt, ...) FLOE_PRINTF(3, 4);
+static int perr(parser *p, uint32_t off, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	if (p->rc)
+		return p->rc;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	p->rc = floe_sql__error_at(p->err, FLOE_EINVAL, p->s, p->n, p->origin, off, "%s", msg);
+	return p->rc;
+}
+
+static int poom(parser *p)
+{
+	if (!p->rc)
+		p->rc = floe_error_oom(p->err);
+	return p->rc;
+}
+
+/* What the current token looks like in a message. */
+static const char *tok_desc(parser *p, char *buf, size_t cap)
+{
+	if (p->t.kind == TK_EOF)
+		return "the end of the input";
+	if (p->t.kind == TK_HINT)
+		return "a hint '/*+'";
+	size_t len = p->t.len > 40 ? 40 : p->t.len;
+	snprintf(buf, cap, "'%.*s%s'", (int)len, p->s + p->t.off, p->t.len > 40 ? "..." : "");
+	return buf;
+}
+
+/* ---- lexer ------------------------------------------------------------------- */
+
+static bool is_ident_start(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+}
+static bool is_ident_char(unsigned char c)
+{
+	return is_ident_start(c) || (c >= '0' && c <= '9') || c == '$';
+}
+static bool is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* A quoted token: q is the quote, doubled inside for itself. */
+static int lex_quoted(parser *p, char q, tok_kind kind)
+{
+	size_t start = p->pos, i = p->pos + 1;
+	floe_buf b;
+	floe_buf_init(&b, p->n + 1);
+	for (;;) {
+		if (i >= p->n) {
+			floe_buf_reset(&b);
+			return perr(p, (uint32_t)start, "unterminated %s",
+				    q == '\'' ? "string literal" : "quoted identifier");
+		}
+		if (p->s[i] == q) {
+			if (i + 1 < p->n && p->s[i + 1] == q) {
+				if (floe_buf_putc(&b, q))
+					goto oom;
+				i += 2;
+				continue;
+			}
+			i++;
+			break;
+		}
+		if (floe_buf_putc(&b, p->s[i]))
+			goto oom;
+		i++;
+	}
+	if (kind == TK_QIDENT && b.len == 0) {
+		floe_buf_reset(&b);
+		return perr(p, (uint32_t)start, "empty quoted identifier");
+	}
+	if (!floe_utf8_valid(b.data ? (const char *)b.data : "", b.len)) {
+		floe_buf_reset(&b);
+		return perr(p, (uint32_t)start, "invalid UTF-8 in a %s",
+			    q == '\'' ? "string literal" : "quoted identifier");
+	}
+	p->t.val = floe_arena_strndup(p->a, b.data ? (const char *)b.data : "", b.len);
+	floe_buf_reset(&b);
+	if (!p->t.val)
+		return poom(p);
+	p->t.kind = kind;
+	p->t.off = (uint32_t)start;
+	p->t.len = (uint32_t)(i - start);
+	p->pos = i;
+	return 0;
+oom:
+	floe_buf_reset(&b);
+	return poom(p);
+}
+
+static int next(parser *p)
+{
+	const char *s = p->s;
+	size_t n = p->n;
+	if (p->rc)
+		return p->rc;
+	p->t.val = NULL;
+	for (;;) {
+		while (p->pos < n && (s[p->pos] == ' ' || s[p->pos] == '\t' || s[p->pos] == '\n' ||
+				      s[p->pos] == '\r' || s[p->pos] == '\f'))
+			p->pos++;
+		if (p->pos + 1 < n && s[p->pos] == '-' && s[p->pos + 1] == '-') {
+			while (p->pos < n && s[p->pos] != '\n')
+				p->pos++;
+			continue;
+		}
+		if (p->pos + 1 < n && s[p->pos] == '/' && s[p->pos + 1] == '*' &&
+		    !(p->pos + 2 < n && s[p->pos + 2] == '+')) {
+			size_t start = p->pos;
+			p->pos += 2;
+			while (p->pos + 1 < n && !(s[p->pos] == '*' && s[p->pos + 1] == '/'))
+				p->pos++;
+			if (p->pos + 1 >= n)
+				return perr(p, (uint32_t)start, "unterminated comment");
+			p->pos += 2;
+			continue;
+		}
+		break;
+	}
+	size_t i = p->pos;
+	p->t.off = (uint32_t)i;
+	if (i >= n) {
+		p->t.kind = TK_EOF;
+		p->t.len = 0;
+		return 0;
+	}
+	unsigned char c = (unsigned char)s[i];
+	if (c == '/' && i + 2 < n && s[i + 1] == '*' && s[i + 2] == '+') {
+		if (p->in_hint)
+			return perr(p, (uint32_t)i, "a hint cannot hold another hint");
+		p->t.kind = TK_HINT;
+		p->t.len = 3;
+		p->pos = i + 3;
+		return 0;
+	}
+	if (p->in_hint && c == '*' && i + 1 < n && s[i + 1] == '/') {
+		p->t.kind = TK_HINT_END;
+		p->t.len = 2;
+		p->pos = i + 2;
+		return 0;
+	}
+	if (c == '\'')
+		return lex_quoted(p, '\'', TK_STRING);
+	if (c == '`')
+		return lex_quoted(p, '`', TK_QIDENT);
+	if (c == '"')
+		return perr(p, (uint32_t)i, "double quotes are not a string: use 'text' for strings "
+					    "and `name` for identifiers");
+	if (is_ident_start(c)) {
+		size_t j = i + 1;
+		while (j < n && is_ident_char((unsigned char)s[j]))
+			j++;
+		if (!floe_utf8_valid(s + i, j - i))
+			return perr(p, (uint32_t)i, "invalid UTF-8 in an identifier");
+		p->t.kind = TK_WORD;
+		p->t.len = (uint32_t)(j - i);
+		p->pos = j;
+		return 0;
+	}
+	if (is_digit(c) || (c == '.' && i + 1 < n && is_digit((unsigned char)s[i + 1]))) {
+		size_t j = i;
+		while (j < n && is_digit((unsigned char)s[j]))
+			j++;
+		if (j < n && s[j] == '.') {
+			j++;
+			while (j < n && is_digit((unsigned char)s[j]))
+				j++;
+		}
+		if (j < n && (s[j] == 'e' || s[j] == 'E')) {
+			size_t k = j + 1;
+			if (k < n && (s[k] == '+' || s[k] == '-'))
+				k++;
+			if (k < n && is_digit((unsigned char)s[k])) {
+				while (k < n && is_digit((unsigned char)s[k]))
+					k++;
+				j = k;
+			}
+		}
+		if (j < n && is_ident_start((unsigned char)s[j]))
+			return perr(p, (uint32_t)i, "malformed number");
+		p->t.kind = TK_NUMBER;
+		p->t.len = (uint32_t)(j - i);
+		p->pos = j;
+		return 0;
+	}
+	static const char *const two[] = {"<=", ">=", "<>", "!=", "||", "=="};
+	for (size_t k = 0; k < sizeof(two) / sizeof(two[0]); k++) {
+		if (i + 1 < n && s[i] == two[k][0] && s[i + 1] == two[k][1]) {
+			p->t.kind = TK_PUNCT;
+			p->t.len = 2;
+			p->pos = i + 2;
+			return 0;
+		}
+	}
+	if (strchr("(),;.=<>+-*/%[]:", c) && c) {
+		p->t.kind = TK_PUNCT;
+		p->t.len = 1;
+		p->pos = i + 1;
+		return 0;
+	}
+	if (c < 0x20 || c == 0x7f)
+		return perr(p, (uint32_t)i, "unexpected control character 0x%02x", c);
+	return perr(p, (uint32_t)i, "unexpected character '%c'", c);
+}
+
+/* ---- token tests ------------------------------------------------------------- */
+
+static bool is_kw(const parser *p, const char *kw)
+{
+	return p->t.kind == TK_WORD && strlen(kw) == p->t.len &&
+	       !strncasecmp(p->s + p->t.off, kw, p->t.len);
+}
+static bool is_p(const parser *p, const char *punct)
+{
+	return p->t.kind == TK_PUNCT && strlen(punct) == p->t.len &&
+	       !memcmp(p->s + p->t.off, punct, p->t.len);
+}
+static bool accept_kw(parser *p, const char *kw)
+{
+	if (!is_kw(p, kw))
+		return false;
+	return next(p) == 0;
+}
+static bool accept_p(parser *p, const char *punct)
+{
+	if (!is_p(p, punct))
+		return false;
+	return next(p) == 0;
+}
+static int expect_kw(parser *p, const char *kw)
+{
+	char b[64];
+	if (p->rc)
+		return p->rc;
+	if (!is_kw(p, kw))
+		return perr(p, p->t.off, "expected %s, found %s", kw, tok_desc(p, b, sizeof(b)));
+	return next(p);
+}
+static int expect_p(parser *p, const char *punct)
+{
+	char b[64];
+	if (p->rc)
+		return p->rc;
+	if (!is_p(p, punct))
+		return perr(p, p->t.off, "expected '%s', found %s", punct, tok_desc(p, b, sizeof(b)));
+	return next(p);
+}
+
+/* Upper-case copy of the current word. */
+static char *word_upper(parser *p)
+{
+	char *w = floe_arena_strndup(p->a, p->s + p->t.off, p->t.len);
+	if (!w) {
+		poom(p);
+		return NULL;
+	}
+	for (char *c = w; *c; c++)
+		if (*c >= 'a' && *c <= 'z')
+			*c = (char)(*c - 'a' + 'A');
+	return w;
+}
+
+/* Words that end a select item or a table reference: never bare aliases. */
+static bool is_clause_word(const parser *p)
+{
+	static const char *const words[] = {"FROM",  "WHERE", "GROUP", "ORDER",  "LIMIT", "HAVING",
+					    "UNION", "JOIN",  "INNER", "LEFT",   "RIGHT", "FULL",
+					    "CROSS", "ON",    "AS",    "EXCEPT", "INTERSECT", "OFFSET",
+					    "FETCH", "WINDOW", "END", "USING"};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (is_kw(p, words[i]))
+			return true;
+	return false;
+}
+
+/* An identifier (bare or quoted): arena copy. */
+static const char *ident(parser *p, const char *what)
+{
+	char b[64];
+	const char *v;
+	if (p->rc)
+		return NULL;
+	if (p->t.kind == TK_QIDENT) {
+		v = p->t.val;
+	} else if (p->t.kind == TK_WORD) {
+		v = floe_arena_strndup(p->a, p->s + p->t.off, p->t.len);
+		if (!v) {
+			poom(p);
+			return NULL;
+		}
+	} else {
+		perr(p, p->t.off, "expected %s, found %s", what, tok_desc(p, b, sizeof(b)));
+		return NULL;
+	}
+	if (next(p))
+		return NULL;
+	return v;
+}
+
+static const char *string_lit(parser *p, const char *what)
+{
+	char b[64];
+	if (p->rc)
+		return NULL;
+	if (p->t.kind != TK_STRING) {
+		perr(p, p->t.off, "expected %s (a 'quoted string'), found %s", what,
+		     tok_desc(p, b, sizeof(b)));
+		return NULL;
+	}
+	const char *v = p->t.val;
+	if (next(p))
+		return NULL;
+	return v;
+}
+
+/* A growable arena array of pointers or structs. */
+typedef struct vec {
+	void *data;
+	size_t n, cap, elem;
+} vec;
+
+static void *vec_push(parser *p, vec *v)
+{
+	if (p->rc)
+		return NULL;
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 4;
+		void *d = floe_arena_calloc(p->a, cap, v->elem);
+		if (!d) {
+			poom(p);
+			return NULL;
+		}
+		if (v->n)
+			memcpy(d, v->data, v->n * v->elem);
+		v->data = d;
+		v->cap = cap;
+	}
+	void *slot = (char *)v->data + v->n * v->elem;
+	v->n++;
+	return slot;
+}
+
+static int name_parse(parser *p, sql_name *out, const char *what)
+{
+	vec v = {NULL, 0, 0, sizeof(const char *)};
+	out->off = p->t.off;
+	do {
+		const char **slot = vec_push(p, &v);
+		if (!slot)
+			return p->rc;
+		if (!(*slot = ident(p, what)))
+			return p->rc;
+	} while (accept_p(p, "."));
+	if (v.n > 3)
+		return perr(p, out->off, "%s has more than three parts (catalog.database.table)",
+			    what);
+	out->parts = v.data;
+	out->n = v.n;
+	return p->rc;
+}
+
+const char *floe_sql__name_str(floe_arena *a, const sql_name *nm)
+{
+	floe_buf b;
+	floe_buf_init(&b, 0);
+	for (size_t i = 0; i < nm->n; i++)
+		if ((i && floe_buf_putc(&b, '.')) || floe_buf_puts(&b, nm->parts[i]))
+			break;
+	const char *s = floe_arena_strndup(a, b.data ? (const char *)b.data : "", b.len);
+	floe_buf_reset(&b);
+	return s ? s : "?";
+}
+
+/* ( 'k' = 'v', ... ) */
+static int options_parse(parser *p, sql_opt **out, size_t *n_out)
+{
+	vec v = {NULL, 0, 0, sizeof(sql_opt)};
+	if (expect_p(p, "("))
+		return p->rc;
+	if (!is_p(p, ")")) {
+		do {
+			sql_opt *o = vec_push(p, &v);
+			if (!o)
+				return p->rc;
+			o->off = p->t.off;
+			if (!(o->key = string_lit(p, "an option key")))
+				return p->rc;
+			if (expect_p(p, "="))
+				return p->rc;
+			if (p->t.kind == TK_NUMBER || (p->t.kind == TK_WORD && (is_kw(p, "TRUE") ||
+										is_kw(p, "FALSE")))) {
+				/* Flink wants strings; accept numbers and booleans as their text */
+				o->value = floe_arena_strndup(p->a, p->s + p->t.off, p->t.len);
+				if (!o->value)
+					return poom(p);
+				if (next(p))
+					return p->rc;
+			} else if (!(o->value = string_lit(p, "an option value"))) {
+				return p->rc;
+			}
+			for (size_t i = 0; i + 1 < v.n; i++)
+				if (!strcmp(((sql_opt *)v.data)[i].key, o->key))
+					return perr(p, o->off, "option '%s' is given twice", o->key);
+		} while (accept_p(p, ","));
+	}
+	if (expect_p(p, ")"))
+		return p->rc;
+	*out = v.data;
+	*n_out = v.n;
+	return 0;
+}
+
+/* / *+ OPTIONS('k'='v', ...) * / — the only hint floe knows. */
+static int hint_parse(parser *p, sql_opt **out, size_t *n_out)
+{
+	uint32_t off = p->t.off;
+	p->in_hint = true;
+	if (next(p))
+		return p->rc;
+	do {
+		if (!is_kw(p, "OPTIONS")) {
+			char b[64];
+			return perr(p, p->t.off, "unknown hint %s (floe knows OPTIONS('key'='value', ...))",
+				    tok_desc(p, b, sizeof(b)));
+		}
+		if (next(p))
+			return p->rc;
+		sql_opt *o = NULL;
+		size_t n = 0;
+		if (options_parse(p, &o, &n))
+			return p->rc;
+		if (*n_out) /* a second OPTIONS in the same hint: concatenate */
+		{
+			sql_opt *all = floe_arena_calloc(p->a, *n_out + n, sizeof(sql_opt));
+			if (!all)
+				return poom(p);
+			memcpy(all, *out, *n_out * sizeof(sql_opt));
+			memcpy(all + *n_out, o, n * sizeof(sql_opt));
+			*out = all;
+			*n_out += n;
+		} else {
+			*out = o;
+			*n_out = n;
+		}
+	} while (accept_p(p, ","));
+	if (p->t.kind != TK_HINT_END) {
+		char b[64];
+		return perr(p, p->t.kind == TK_EOF ? off : p->t.off,
+			    "expected '*/' to end the hint, found %s", tok_desc(p, b, sizeof(b)));
+	}
+	p->in_hint = false;
+	return next(p);
+}
+
+/* ---- types ------------------------------------------------------------------- */
+
+static int type_parse(parser *p, sql_type **out);
+
+static int int_arg(parser *p, int32_t *out, const char *what)
+{
+	char b[64];
+	if (p->t.kind != TK_NUMBER || !floe_parse_i32(p->s + p->t.off, p->t.len, out) || *out < 0)
+		return perr(p, p->t.off, "expected %s (a number), found %s", what,
+			    tok_desc(p, b, sizeof(b)));
+	return next(p);
+}
+
+static int row_fields(parser *p, sql_type *t, const char *close)
+{
+	vec v = {NULL, 0, 0, sizeof(sql_column)};
+	if (!is_p(p, close)) {
+		do {
+			sql_column *c = vec_push(p, &v);
+			if (!c)
+				return p->rc;
+			c->off = p->t.off;
+			if (!(c->name = ident(p, "a field name")))
+				return p->rc;
+			accept_p(p, ":");
+			if (type_parse(p, &c->type))
+				return p->rc;
+			if (p->t.kind == TK_STRING) { /* ROW<a INT 'doc'> */
+				c->comment = p->t.val;
+				if (next(p))
+					return p->rc;
+			}
+			for (size_t i = 0; i + 1 < v.n; i++)
+				if (!strcasecmp(((sql_column *)v.data)[i].name, c->name))
+					return perr(p, c->off, "field '%s' appears twice", c->name);
+		} while (accept_p(p, ","));
+	}
+	if (expect_p(p, close))
+		return p->rc;
+	t->fields = v.data;
+	t->n_fields = v.n;
+	return 0;
+}
+
+static int type_parse(parser *p, sql_type **out)
+{
+	char b[64];
+	if (p->rc)
+		return p->rc;
+	if (++p->depth > SQL_MAX_DEPTH)
+		return perr(p, p->t.off, "types nest too deeply (at most %d levels)", SQL_MAX_DEPTH);
+	sql_type *t = floe_arena_calloc(p->a, 1, sizeof(*t));
+	if (!t)
+		return poom(p);
+	t->p = t->s = -1;
+	t->off = p->t.off;
+	if (p->t.kind != TK_WORD)
+		return perr(p, p->t.off, "expected a data type, found %s", tok_desc(p, b, sizeof(b)));
+	if (!(t->name = word_upper(p)) || next(p))
+		return p->rc;
+	const char *nm = t->name;
+	if (!strcmp(nm, "DOUBLE")) {
+		accept_kw(p, "PRECISION");
+	} else if (!strcmp(nm, "CHARACTER")) {
+		if (accept_kw(p, "VARYING"))
+			t->name = "VARCHAR";
+		else
+			t->name = "CHAR";
+	} else if (!strcmp(nm, "ARRAY") || !strcmp(nm, "MULTISET")) {
+		if (expect_p(p, "<") || type_parse(p, &t->elem) || expect_p(p, ">"))
+			return p->rc;
+		goto done;
+	} else if (!strcmp(nm, "MAP")) {
+		if (expect_p(p, "<") || type_parse(p, &t->key) || expect_p(p, ",") ||
+		    type_parse(p, &t->value) || expect_p(p, ">"))
+			return p->rc;
+		goto done;
+	} else if (!strcmp(nm, "ROW")) {
+		if (accept_p(p, "<")) {
+			if (row_fields(p, t, ">"))
+				return p->rc;
+		} else if (expect_p(p, "(") || row_fields(p, t, ")")) {
+			return p->rc;
+		}
+		goto done;
+	}
+	if (accept_p(p, "(")) {
+		if (int_arg(p, &t->p, "a length or precision"))
+			return p->rc;
+		if (accept_p(p, ",") && int_arg(p, &t->s, "a scale"))
+			return p->rc;
+		if (expect_p(p, ")"))
+			return p->rc;
+	}
+	if (!strcmp(t->name, "TIMESTAMP") || !strcmp(t->name, "TIME")) {
+		if (is_kw(p, "WITH") || is_kw(p, "WITHOUT")) {
+			bool with = is_kw(p, "WITH");
+			if (next(p))
+				return p->rc;
+			bool local = with && accept_kw(p, "LOCAL");
+			if (expect_kw(p, "TIME") || expect_kw(p, "ZONE"))
+				return p->rc;
+			if (with && !local)
+				return perr(p, t->off, "TIMESTAMP WITH TIME ZONE is not a Flink type: use "
+						       "TIMESTAMP_LTZ (TIMESTAMP WITH LOCAL TIME ZONE)");
+			if (local)
+				t->name = "TIMESTAMP_LTZ";
+		}
+	}
+done:
+	if (is_kw(p, "NOT")) {
+		/* NOT NULL belongs to the type (nested types carry it too) */
+		uint32_t off = p->t.off;
+		if (next(p))
+			return p->rc;
+		if (!is_kw(p, "NULL"))
+			return perr(p, off, "expected NOT NULL");
+		if (next(p))
+			return p->rc;
+		t->not_null = true;
+	} else if (is_kw(p, "NULL")) {
+		if (next(p))
+			return p->rc;
+	}
+	p->depth--;
+	*out = t;
+	return 0;
+}
+
+/* ---- expressions ------------------------------------------------------------- */
+
+static int expr_parse(parser *p, sql_expr **out);
+
+static sql_expr *enew(parser *p, sql_expr_kind k, uint32_t off)
+{
+	sql_expr *e = floe_arena_calloc(p->a, 1, sizeof(*e));
+	if (!e) {
+		poom(p);
+		return NULL;
+	}
+	e->kind = k;
+	e->off = off;
+	return e;
+}
+
+static int set_args(parser *p, sql_expr *e, sql_expr **args, size_t n)
+{
+	e->args = floe_arena_calloc(p->a, n ? n : 1, sizeof(sql_expr *));
+	if (!e->args)
+		return poom(p);
+	if (n)
+		memcpy(e->args, args, n * sizeof(sql_expr *));
+	e->n_args = n;
+	return 0;
+}
+
+static sql_expr *binary(parser *p, const char *op, sql_expr *l, sql_expr *r)
+{
+	sql_expr *e = enew(p, SQL_E_BINARY, l->off);
+	sql_expr *args[2] = {l, r};
+	if (!e || set_args(p, e, args, 2))
+		return NULL;
+	e->op = op;
+	e->end = r->end;
+	return e;
+}
+
+static int expr_list(parser *p, vec *v)
+{
+	do {
+		sql_expr **slot = vec_push(p, v);
+		if (!slot || expr_parse(p, slot))
+			return p->rc;
+	} while (accept_p(p, ","));
+	return p->rc;
+}
+
+static int primary(parser *p, sql_expr **out)
+{
+	char b[64];
+	uint32_t off = p->t.off;
+	sql_expr *e = NULL;
+	if (p->rc)
+		return p->rc;
+	switch (p->t.kind) {
+	case TK_STRING:
+		if (!(e = enew(p, SQL_E_STR, off)))
+			return p->rc;
+		e->text = p->t.val;
+		break;
+	case TK_NUMBER:
+		if (!(e = enew(p, SQL_E_NUM, off)) ||
+		    !(e->text = floe_arena_strndup(p->a, p->s + off, p->t.len)))
+			return poom(p);
+		break;
+	case TK_PUNCT:
+		if (is_p(p, "(")) {
+			if (next(p) || expr_parse(p, &e) || expect_p(p, ")"))
+				return p->rc;
+			e->off = off;
+			e->end = (uint32_t)(p->t.off); /* approximately: up to the next token */
+			*out = e;
+			return 0;
+		}
+		if (is_p(p, "*")) {
+			if (!(e = enew(p, SQL_E_STAR, off)))
+				return p->rc;
+			break;
+		}
+		return perr(p, off, "expected an expression, found %s", tok_desc(p, b, sizeof(b)));
+	case TK_QIDENT:
+	case TK_WORD: {
+		if (p->t.kind == TK_WORD) {
+			if (is_clause_word(p) && !is_kw(p, "LEFT") && !is_kw(p, "RIGHT"))
+				return perr(p, off, "expected an expression, found %s",
+					    tok_desc(p, b, sizeof(b)));
+			if (is_kw(p, "NULL") || is_kw(p, "TRUE") || is_kw(p, "FALSE")) {
+				if (!(e = enew(p, is_kw(p, "NULL") ? SQL_E_NULL : SQL_E_BOOL, off)) ||
+				    !(e->text = word_upper(p)))
+					return p->rc;
+				break;
+			}
+			if (is_kw(p, "CAST") || is_kw(p, "TRY_CAST")) {
+				if (!(e = enew(p, SQL_E_CAST, off)) || !(e->text = word_upper(p)))
+					return p->rc;
+				sql_expr *arg;
+				if (next(p) || expect_p(p, "(") || expr_parse(p, &arg) ||
+				    expect_kw(p, "AS") || type_parse(p, &e->type) || set_args(p, e, &arg, 1))
+					return p->rc;
+				e->end = p->t.off + p->t.len;
+				if (expect_p(p, ")"))
+					return p->rc;
+				*out = e;
+				return 0;
+			}
+			if (is_kw(p, "CASE")) {
+				vec v = {NULL, 0, 0, sizeof(sql_expr *)};
+				if (!(e = enew(p, SQL_E_CASE, off)) || next(p))
+					return p->rc;
+				sql_expr **slot = vec_push(p, &v);
+				if (!slot)
+					return p->rc;
+				if (!is_kw(p, "WHEN") && expr_parse(p, slot))
+					return p->rc;
+				if (!is_kw(p, "WHEN"))
+					return perr(p, p->t.off, "expected WHEN, found %s",
+						    tok_desc(p, b, sizeof(b)));
+				while (accept_kw(p, "WHEN")) {
+					sql_expr **w = vec_push(p, &v);
+					if (!w || expr_parse(p, w) || expect_kw(p, "THEN"))
+						return p->rc;
+					sql_expr **t = vec_push(p, &v);
+					if (!t || expr_parse(p, t))
+						return p->rc;
+				}
+				sql_expr **el = vec_push(p, &v);
+				if (!el)
+					return p->rc;
+				if (accept_kw(p, "ELSE") && expr_parse(p, el))
+					return p->rc;
+				e->end = p->t.off + p->t.len;
+				if (expect_kw(p, "END") || set_args(p, e, v.data, v.n))
+					return p->rc;
+				*out = e;
+				return 0;
+			}
+			if (is_kw(p, "INTERVAL")) {
+				if (!(e = enew(p, SQL_E_INTERVAL, off)) || next(p))
+					return p->rc;
+				if (!(e->text = string_lit(p, "the interval's value")))
+					return p->rc;
+				if (p->t.kind != TK_WORD)
+					return perr(p, p->t.off, "expected an interval unit (SECOND, MINUTE, "
+								 "HOUR, DAY, MONTH, YEAR), found %s",
+						    tok_desc(p, b, sizeof(b)));
+				if (!(e->op = word_upper(p)))
+					return p->rc;
+				break;
+			}
+			if (is_kw(p, "DATE") || is_kw(p, "TIME") || is_kw(p, "TIMESTAMP") ||
+			    is_kw(p, "TIMESTAMP_LTZ")) {
+				/* a typed literal when a string follows, else a column named so */
+				size_t save_pos = p->pos;
+				tok save = p->t;
+				const char *kw = word_upper(p);
+				if (!kw || next(p))
+					return p->rc;
+				if (p->t.kind == TK_STRING) {
+					sql_expr *lit;
+					if (!(e = enew(p, SQL_E_TYPED, off)) || !(lit = enew(p, SQL_E_STR, p->t.off)))
+						return p->rc;
+					e->text = kw;
+					lit->text = p->t.val;
+					lit->end = p->t.off + p->t.len;
+					if (set_args(p, e, &lit, 1))
+						return p->rc;
+					break;
+				}
+				p->pos = save_pos;
+				p->t = save;
+			}
+		}
+		/* a name, a function call, or name.* */
+		sql_name nm = {NULL, 0, off};
+		vec v = {NULL, 0, 0, sizeof(const char *)};
+		for (;;) {
+			const char **slot = vec_push(p, &v);
+			if (!slot || !(*slot = ident(p, "a name")))
+				return p->rc;
+			if (!is_p(p, "."))
+				break;
+			if (next(p))
+				return p->rc;
+			if (is_p(p, "*")) {
+				if (!(e = enew(p, SQL_E_STAR, off)))
+					return p->rc;
+				e->name.parts = v.data;
+				e->name.n = v.n;
+				e->name.off = off;
+				e->end = p->t.off + 1;
+				if (next(p))
+					return p->rc;
+				*out = e;
+				return 0;
+			}
+		}
+		nm.parts = v.data;
+		nm.n = v.n;
+		if (is_p(p, "(") && nm.n == 1) {
+			if (!(e = enew(p, SQL_E_CALL, off)))
+				return p->rc;
+			char *fn = floe_arena_strdup(p->a, nm.parts[0]);
+			if (!fn)
+				return poom(p);
+			for (char *c = fn; *c; c++)
+				if (*c >= 'a' && *c <= 'z')
+					*c = (char)(*c - 'a' + 'A');
+			e->text = fn;
+			e->name = nm;
+			if (next(p))
+				return p->rc;
+			vec args = {NULL, 0, 0, sizeof(sql_expr *)};
+			if (is_p(p, "*")) {
+				e->star = true;
+				if (next(p))
+					return p->rc;
+			} else if (!is_p(p, ")")) {
+				if (accept_kw(p, "DISTINCT"))
+					e->distinct = true;
+				if (expr_list(p, &args))
+					return p->rc;
+			}
+			if (set_args(p, e, args.data, args.n))
+				return p->rc;
+			e->end = p->t.off + p->t.len;
+			if (expect_p(p, ")"))
+				return p->rc;
+			*out = e;
+			return 0;
+		}
+		if (!(e = enew(p, SQL_E_COL, off)))
+			return p->rc;
+		e->name = nm;
+		e->end = (uint32_t)(p->t.off);
+		/* end: the last name part's end; recompute from the source */
+		{
+			size_t end = off;
+			const char *last = NULL;
+			(void)last;
+			/* the previous token ended before whitespace: scan back */
+			end = p->t.off;
+			while (end > off && (p->s[end - 1] == ' ' || p->s[end - 1] == '\t' ||
+					     p->s[end - 1] == '\n' || p->s[end - 1] == '\r'))
+				end--;
+			e->end = (uint32_t)end;
+		}
+		*out = e;
+		return 0;
+	}
+	default:
+		return perr(p, off, "expected an expression, found %s", tok_desc(p, b, sizeof(b)));
+	}
+	e->end = p->t.off + p->t.len;
+	if (next(p))
+		return p->rc;
+	*out = e;
+	return 0;
+}
+
+static int unary(parser *p, sql_expr **out)
+{
+	uint32_t off = p->t.off;
+	if (is_p(p, "-") || is_p(p, "+")) {
+		const char *op = is_p(p, "-") ? "-" : "+";
+		sql_expr *e, *arg;
+		if (++p->depth > SQL_MAX_DEPTH)
+			return perr(p, off, "expression nests too deeply");
+		if (next(p) || unary(p, &arg) || !(e = enew(p, SQL_E_UNARY, off)) ||
+		    set_args(p, e, &arg, 1))
+			return p->rc;
+		p->depth--;
+		e->op = op;
+		e->end = arg->end;
+		*out = e;
+		return 0;
+	}
+	if (primary(p, out))
+		return p->rc;
+	/* subscripts: map['key'], array[1] (Flink's ITEM) */
+	while (is_p(p, "[")) {
+		sql_expr *idx, *e;
+		if (next(p) || expr_parse(p, &idx))
+			return p->rc;
+		sql_expr *args[2] = {*out, idx};
+		if (!(e = enew(p, SQL_E_CALL, off)) || set_args(p, e, args, 2))
+			return p->rc;
+		e->text = "ITEM";
+		e->end = p->t.off + p->t.len;
+		if (expect_p(p, "]"))
+			return p->rc;
+		*out = e;
+	}
+	return 0;
+}
+
+static int mul(parser *p, sql_expr **out)
+{
+	sql_expr *l, *r;
+	if (unary(p, &l))
+		return p->rc;
+	while (is_p(p, "*") || is_p(p, "/") || is_p(p, "%")) {
+		const char *op = is_p(p, "*") ? "*" : is_p(p, "/") ? "/" : "%";
+		if (next(p) || unary(p, &r) || !(l = binary(p, op, l, r)))
+			return p->rc;
+	}
+	*out = l;
+	return 0;
+}
+
+static int add(parser *p, sql_expr **out)
+{
+	sql_expr *l, *r;
+	if (mul(p, &l))
+		return p->rc;
+	while (is_p(p, "+") || is_p(p, "-") || is_p(p, "||")) {
+		const char *op = is_p(p, "+") ? "+" : is_p(p, "-") ? "-" : "||";
+		if (next(p) || mul(p, &r) || !(l = binary(p, op, l, r)))
+			return p->rc;
+	}
+	*out = l;
+	return 0;
+}
+
+static int comparison(parser *p, sql_expr **out)
+{
+	sql_expr *l, *r, *e;
+	char b[64];
+	if (add(p, &l))
+		return p->rc;
+	static const char *const ops[] = {"=", "==", "<>", "!=", "<=", ">=", "<", ">"};
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		if (is_p(p, ops[i])) {
+			const char *op = !strcmp(ops[i], "==") ? "=" : !strcmp(ops[i], "!=") ? "<>" : ops[i];
+			if (next(p) || add(p, &r) || !(l = binary(p, op, l, r)))
+				return p->rc;
+			*out = l;
+			return 0;
+		}
+	}
+	if (is_kw(p, "IS")) {
+		if (next(p) || !(e = enew(p, SQL_E_IS, l->off)))
+			return p->rc;
+		e->negated = accept_kw(p, "NOT");
+		if (!is_kw(p, "NULL") && !is_kw(p, "TRUE") && !is_kw(p, "FALSE"))
+			return perr(p, p->t.off, "expected NULL, TRUE or FALSE after IS, found %s",
+				    tok_desc(p, b, sizeof(b)));
+		if (!(e->text = word_upper(p)) || set_args(p, e, &l, 1))
+			return p->rc;
+		e->end = p->t.off + p->t.len;
+		if (next(p))
+			return p->rc;
+		*out = e;
+		return 0;
+	}
+	bool neg = false;
+	uint32_t not_off = p->t.off;
+	if (is_kw(p, "NOT")) {
+		neg = true;
+		if (next(p))
+			return p->rc;
+		if (!is_kw(p, "IN") && !is_kw(p, "BETWEEN") && !is_kw(p, "LIKE"))
+			return perr(p, not_off, "expected IN, BETWEEN or LIKE after NOT");
+	}
+	if (is_kw(p, "IN")) {
+		vec v = {NULL, 0, 0, sizeof(sql_expr *)};
+		sql_expr **first = vec_push(p, &v);
+		if (!first)
+			return p->rc;
+		*first = l;
+		if (next(p) || !(e = enew(p, SQL_E_IN, l->off)) || expect_p(p, "(") ||
+		    expr_list(p, &v))
+			return p->rc;
+		e->end = p->t.off + p->t.len;
+		if (expect_p(p, ")") || set_args(p, e, v.data, v.n))
+			return p->rc;
+		e->negated = neg;
+		*out = e;
+		return 0;
+	}
+	if (is_kw(p, "BETWEEN")) {
+		sql_expr *args[3] = {l, NULL, NULL};
+		if (next(p) || !(e = enew(p, SQL_E_BETWEEN, l->off)) || add(p, &args[1]) ||
+		    expect_kw(p, "AND") || add(p, &args[2]) || set_args(p, e, args, 3))
+			return p->rc;
+		e->negated = neg;
+		e->end = args[2]->end;
+		*out = e;
+		return 0;
+	}
+	if (is_kw(p, "LIKE")) {
+		sql_expr *args[2] = {l, NULL};
+		if (next(p) || !(e = enew(p, SQL_E_LIKE, l->off)) || add(p, &args[1]) ||
+		    set_args(p, e, args, 2))
+			return p->rc;
+		e->negated = neg;
+		e->end = args[1]->end;
+		*out = e;
+		return 0;
+	}
+	*out = l;
+	return 0;
+}
+
+static int not_expr(parser *p, sql_expr **out)
+{
+	uint32_t off = p->t.off;
+	if (is_kw(p, "NOT")) {
+		sql_expr *arg, *e;
+		if (++p->depth > SQL_MAX_DEPTH)
+			return perr(p, off, "expression nests too deeply");
+		if (next(p) || not_expr(p, &arg) || !(e = enew(p, SQL_E_UNARY, off)) ||
+		    set_args(p, e, &arg, 1))
+			return p->rc;
+		p->depth--;
+		e->op = "NOT";
+		e->end = arg->end;
+		*out = e;
+		return 0;
+	}
+	return comparison(p, out);
+}
+
+static int and_expr(parser *p, sql_expr **out)
+{
+	sql_expr *l, *r;
+	if (not_expr(p, &l))
+		return p->rc;
+	while (is_kw(p, "AND")) {
+		if (next(p) || not_expr(p, &r) || !(l = binary(p, "AND", l, r)))
+			return p->rc;
+	}
+	*out = l;
+	return 0;
+}
+
+static int expr_parse(parser *p, sql_expr **out)
+{
+	sql_expr *l, *r;
+	if (p->rc)
+		return p->rc;
+	if (++p->depth > SQL_MAX_DEPTH)
+		return perr(p, p->t.off, "expression nests too deeply (at most %d levels)",
+			    SQL_MAX_DEPTH);
+	if (and_expr(p, &l))
+		return p->rc;
+	while (is_kw(p, "OR")) {
+		if (next(p) || and_expr(p, &r) || !(l = binary(p, "OR", l, r)))
+			return p->rc;
+	}
+	p->depth--;
+	*out = l;
+	return 0;
+}
+
+/* ---- SELECT ------------------------------------------------------------------ */
+
+static int select_parse(parser *p, sql_select **out)
+{
+	char b[64];
+	sql_select *q = floe_arena_calloc(p->a, 1, sizeof(*q));
+	if (!q)
+		return poom(p);
+	q->limit = -1;
+	q->off = p->t.off;
+	if (expect_kw(p, "SELECT"))
+		return p->rc;
+	if (accept_kw(p, "DISTINCT"))
+		q->distinct = true;
+	else
+		accept_kw(p, "ALL");
+	vec items = {NULL, 0, 0, sizeof(sql_expr *)}, aliases = {NULL, 0, 0, sizeof(const char *)};
+	do {
+		sql_expr **slot = vec_push(p, &items);
+		const char **al = vec_push(p, &aliases);
+		if (!slot || !al || expr_parse(p, slot))
+			return p->rc;
+		if (accept_kw(p, "AS")) {
+			if (!(*al = ident(p, "an alias")))
+				return p->rc;
+		} else if ((p->t.kind == TK_WORD && !is_clause_word(p)) || p->t.kind == TK_QIDENT) {
+			if (!(*al = ident(p, "an alias")))
+				return p->rc;
+		}
+	} while (accept_p(p, ","));
+	q->items = items.data;
+	q->aliases = aliases.data;
+	q->n_items = items.n;
+	if (accept_kw(p, "FROM")) {
+		if (is_p(p, "("))
+			return perr(p, p->t.off, "subqueries in FROM are not supported yet");
+		if (name_parse(p, &q->from, "a table name"))
+			return p->rc;
+		if (p->t.kind == TK_HINT && hint_parse(p, &q->hints, &q->n_hints))
+			return p->rc;
+		/* an alias */
+		if (accept_kw(p, "AS")) {
+			if (!ident(p, "a table alias"))
+				return p->rc;
+		} else if ((p->t.kind == TK_WORD && !is_clause_word(p)) || p->t.kind == TK_QIDENT) {
+			if (!ident(p, "a table alias"))
+				return p->rc;
+		}
+		if (is_p(p, ",") || is_kw(p, "JOIN") || is_kw(p, "INNER") || is_kw(p, "LEFT") ||
+		    is_kw(p, "RIGHT") || is_kw(p, "FULL") || is_kw(p, "CROSS")) {
+			q->has_join = true;
+			q->join_off = p->t.off;
+			/* skip to the next clause: joins are refused at execution */
+			while (p->t.kind != TK_EOF && !is_p(p, ";") && !is_kw(p, "WHERE") &&
+			       !is_kw(p, "GROUP") && !is_kw(p, "ORDER") && !is_kw(p, "LIMIT"))
+				if (next(p))
+					return p->rc;
+		}
+	}
+	if (accept_kw(p, "WHERE") && expr_parse(p, &q->where))
+		return p->rc;
+	if (accept_kw(p, "GROUP")) {
+		vec v = {NULL, 0, 0, sizeof(sql_expr *)};
+		if (expect_kw(p, "BY") || expr_list(p, &v))
+			return p->rc;
+		q->group_by = v.data;
+		q->n_group_by = v.n;
+	}
+	if (accept_kw(p, "HAVING") && expr_parse(p, &q->having))
+		return p->rc;
+	if (accept_kw(p, "ORDER")) {
+		vec v = {NULL, 0, 0, sizeof(sql_order)};
+		if (expect_kw(p, "BY"))
+			return p->rc;
+		do {
+			sql_order *o = vec_push(p, &v);
+			if (!o || expr_parse(p, &o->expr))
+				return p->rc;
+			if (accept_kw(p, "DESC"))
+				o->desc = true;
+			else
+				accept_kw(p, "ASC");
+		} while (accept_p(p, ","));
+		q->order_by = v.data;
+		q->n_order_by = v.n;
+	}
+	if (is_kw(p, "LIMIT")) {
+		if (next(p))
+			return p->rc;
+		q->limit_off = p->t.off;
+		if (p->t.kind != TK_NUMBER || !floe_parse_i64(p->s + p->t.off, p->t.len, &q->limit) ||
+		    q->limit < 0)
+			return perr(p, p->t.off, "expected a row count after LIMIT, found %s",
+				    tok_desc(p, b, sizeof(b)));
+		if (next(p))
+			return p->rc;
+	}
+	if (is_kw(p, "UNION") || is_kw(p, "EXCEPT") || is_kw(p, "INTERSECT"))
+		return perr(p, p->t.off, "%s is not supported yet", is_kw(p, "UNION") ? "UNION" :
+								   is_kw(p, "EXCEPT") ? "EXCEPT" : "INTERSECT");
+	*out = q;
+	return 0;
+}
+
+/* ---- statements -------------------------------------------------------------- */
+
+static int column_def(parser *p, sql_column *c, sql_stmt *st)
+{
+	c->off = p->t.off;
+	if (!(c->name = ident(p, "a column name")))
+		return p->rc;
+	if (accept_kw(p, "AS")) {
+		if (expr_parse(p, &c->expr))
+			return p->rc;
+	} else if (type_parse(p, &c->type)) {
+		return p->rc;
+	}
+	for (;;) {
+		if (is_kw(p, "METADATA")) {
+			if (next(p))
+				return p->rc;
+			c->metadata = "";
+			if (accept_kw(p, "FROM") && !(c->metadata = string_lit(p, "a metadata key")))
+				return p->rc;
+			accept_kw(p, "VIRTUAL");
+		} else if (is_kw(p, "PRIMARY")) {
+			if (next(p) || expect_kw(p, "KEY") || expect_kw(p, "NOT") ||
+			    expect_kw(p, "ENFORCED"))
+				return p->rc;
+			c->primary_key = true;
+			if (c->type)
+				c->type->not_null = true;
+		} else if (is_kw(p, "COMMENT")) {
+			if (next(p) || !(c->comment = string_lit(p, "a comment")))
+				return p->rc;
+		} else if (is_kw(p, "NOT") && c->type && !c->type->not_null) {
+			if (next(p) || expect_kw(p, "NULL"))
+				return p->rc;
+			c->type->not_null = true;
+		} else {
+			break;
+		}
+	}
+	(void)st;
+	return 0;
+}
+
+static int ident_list(parser *p, const char ***out, size_t *n_out, const char *what)
+{
+	vec v = {NULL, 0, 0, sizeof(const char *)};
+	if (expect_p(p, "("))
+		return p->rc;
+	do {
+		const char **slot = vec_push(p, &v);
+		if (!slot || !(*slot = ident(p, what)))
+			return p->rc;
+	} while (accept_p(p, ","));
+	if (expect_p(p, ")"))
+		return p->rc;
+	*out = v.data;
+	*n_out = v.n;
+	return 0;
+}
+
+static int create_table(parser *p, sql_stmt *st)
+{
+	char b[64];
+	st->kind = SQL_S_CREATE_TABLE;
+	if (accept_kw(p, "IF")) {
+		if (expect_kw(p, "NOT") || expect_kw(p, "EXISTS"))
+			return p->rc;
+		st->if_not_exists = true;
+	}
+	if (name_parse(p, &st->name, "a table name"))
+		return p->rc;
+	if (is_kw(p, "LIKE")) {
+		if (next(p) || name_parse(p, &st->like, "a table name"))
+			return p->rc;
+	} else {
+		vec cols = {NULL, 0, 0, sizeof(sql_column)};
+		if (expect_p(p, "("))
+			return p->rc;
+		do {
+			if (is_kw(p, "PRIMARY")) {
+				if (st->pk)
+					return perr(p, p->t.off, "the primary key is given twice");
+				st->pk_off = p->t.off;
+				if (next(p) || expect_kw(p, "KEY") ||
+				    ident_list(p, &st->pk, &st->n_pk, "a column name"))
+					return p->rc;
+				if (!is_kw(p, "NOT"))
+					return perr(p, p->t.off, "expected NOT ENFORCED: Flink does not "
+								 "enforce primary keys, and neither does "
+								 "Iceberg");
+				if (next(p) || expect_kw(p, "ENFORCED"))
+					return p->rc;
+			} else if (is_kw(p, "CONSTRAINT")) {
+				if (next(p) || !ident(p, "a constraint name"))
+					return p->rc;
+				if (!is_kw(p, "PRIMARY"))
+					return perr(p, p->t.off, "expected PRIMARY KEY, found %s",
+						    tok_desc(p, b, sizeof(b)));
+				st->pk_off = p->t.off;
+				if (next(p) || expect_kw(p, "KEY") ||
+				    ident_list(p, &st->pk, &st->n_pk, "a column name") ||
+				    expect_kw(p, "NOT") || expect_kw(p, "ENFORCED"))
+					return p->rc;
+			} else if (is_kw(p, "WATERMARK")) {
+				/* WATERMARK FOR col AS expr: event time for Flink's windows */
+				sql_expr *e;
+				if (next(p) || expect_kw(p, "FOR") || !ident(p, "a column name") ||
+				    expect_kw(p, "AS") || expr_parse(p, &e))
+					return p->rc;
+				st->has_watermark = true;
+			} else {
+				sql_column *c = vec_push(p, &cols);
+				if (!c || column_def(p, c, st))
+					return p->rc;
+				for (size_t i = 0; i + 1 < cols.n; i++)
+					if (!strcasecmp(((sql_column *)cols.data)[i].name, c->name))
+						return perr(p, c->off, "column '%s' appears twice",
+							    c->name);
+			}
+		} while (accept_p(p, ","));
+		if (expect_p(p, ")"))
+			return p->rc;
+		st->cols = cols.data;
+		st->n_cols = cols.n;
+	}
+	if (accept_kw(p, "COMMENT") && !(st->comment = string_lit(p, "a comment")))
+		return p->rc;
+	if (accept_kw(p, "PARTITIONED")) {
+		vec v = {NULL, 0, 0, sizeof(sql_expr *)};
+		if (expect_kw(p, "BY") || expect_p(p, "(") || expr_list(p, &v) || expect_p(p, ")"))
+			return p->rc;
+		st->partition = v.data;
+		st->n_partition = v.n;
+	}
+	if (accept_kw(p, "WITH") && options_parse(p, &st->opts, &st->n_opts))
+		return p->rc;
+	return p->rc;
+}
+
+static int alter_table(parser *p, sql_stmt *st)
+{
+	char b[64];
+	st->kind = SQL_S_ALTER_TABLE;
+	if (accept_kw(p, "IF")) {
+		if (expect_kw(p, "EXISTS"))
+			return p->rc;
+		st->if_exists = true;
+	}
+	if (name_parse(p, &st->name, "a table name"))
+		return p->rc;
+	if (accept_kw(p, "SET")) {
+		st->alter = SQL_A_SET;
+		return options_parse(p, &st->opts, &st->n_opts);
+	}
+	if (accept_kw(p, "RESET")) {
+		vec v = {NULL, 0, 0, sizeof(const char *)};
+		st->alter = SQL_A_RESET;
+		if (expect_p(p, "("))
+			return p->rc;
+		do {
+			const char **slot = vec_push(p, &v);
+			if (!slot || !(*slot = string_lit(p, "an option key")))
+				return p->rc;
+		} while (accept_p(p, ","));
+		st->keys = v.data;
+		st->n_keys = v.n;
+		return expect_p(p, ")");
+	}
+	if (accept_kw(p, "RENAME")) {
+		if (accept_kw(p, "TO")) {
+			st->alter = SQL_A_RENAME;
+			return name_parse(p, &st->to, "a table name");
+		}
+		accept_kw(p, "COLUMN");
+		st->alter = SQL_A_RENAME_COLUMN;
+		if (!(st->col = ident(p, "a column name")) || expect_kw(p, "TO") ||
+		    !(st->new_col = ident(p, "a column name")))
+			return p->rc;
+		return 0;
+	}
+	if (accept_kw(p, "ADD")) {
+		vec cols = {NULL, 0, 0, sizeof(sql_column)};
+		st->alter = SQL_A_ADD_COLUMN;
+		if (!accept_kw(p, "COLUMN"))
+			(void)accept_kw(p, "COLUMNS");
+		bool paren = accept_p(p, "(");
+		do {
+			sql_column *c = vec_push(p, &cols);
+			if (!c || column_def(p, c, st))
+				return p->rc;
+		} while (paren && accept_p(p, ","));
+		if (paren && expect_p(p, ")"))
+			return p->rc;
+		st->cols = cols.data;
+		st->n_cols = cols.n;
+		return 0;
+	}
+	if (accept_kw(p, "DROP")) {
+		st->alter = SQL_A_DROP_COLUMN;
+		if (!accept_kw(p, "COLUMN"))
+			(void)accept_kw(p, "COLUMNS");
+		if (is_p(p, "("))
+			return ident_list(p, &st->keys, &st->n_keys, "a column name");
+		const char **one = floe_arena_calloc(p->a, 1, sizeof(*one));
+		if (!one)
+			return poom(p);
+		if (!(one[0] = ident(p, "a column name")))
+			return p->rc;
+		st->keys = one;
+		st->n_keys = 1;
+		return 0;
+	}
+	return perr(p, p->t.off,
+		    "expected SET, RESET, RENAME, ADD or DROP after ALTER TABLE, found %s",
+		    tok_desc(p, b, sizeof(b)));
+}
+
+static int insert_parse(parser *p, sql_stmt *st)
+{
+	char b[64];
+	st->kind = SQL_S_INSERT;
+	if (expect_kw(p, "INSERT"))
+		return p->rc;
+	if (accept_kw(p, "OVERWRITE")) {
+		st->overwrite = true;
+		accept_kw(p, "INTO");
+	} else if (expect_kw(p, "INTO")) {
+		return p->rc;
+	}
+	if (name_parse(p, &st->name, "a table name"))
+		return p->rc;
+	if (p->t.kind == TK_HINT && hint_parse(p, &st->opts, &st->n_opts))
+		return p->rc;
+	if (is_kw(p, "PARTITION")) {
+		/* PARTITION (k = 'v', ...): a static partition (refused when run) */
+		vec v = {NULL, 0, 0, sizeof(sql_expr *)};
+		st->partition_off = p->t.off;
+		if (next(p) || expect_p(p, "(") || expr_list(p, &v) || expect_p(p, ")"))
+			return p->rc;
+		st->partition = v.data;
+		st->n_partition = v.n;
+	}
+	if (is_p(p, "(") && ident_list(p, &st->insert_cols, &st->n_insert_cols, "a column name"))
+		return p->rc;
+	if (is_kw(p, "VALUES")) {
+		/* VALUES (row), ...: parsed, refused when run */
+		vec rows = {NULL, 0, 0, sizeof(sql_expr *)};
+		st->values_off = p->t.off;
+		if (next(p))
+			return p->rc;
+		do {
+			vec row = {NULL, 0, 0, sizeof(sql_expr *)};
+			if (expect_p(p, "(") || expr_list(p, &row) || expect_p(p, ")"))
+				return p->rc;
+			sql_expr *e = enew(p, SQL_E_CALL, st->values_off);
+			sql_expr **slot = vec_push(p, &rows);
+			if (!e || !slot || set_args(p, e, row.data, row.n))
+				return p->rc;
+			e->text = "ROW";
+			*slot = e;
+		} while (accept_p(p, ","));
+		st->values = rows.data;
+		st->n_values = rows.n;
+		return 0;
+	}
+	if (!is_kw(p, "SELECT"))
+		return perr(p, p->t.off, "expected SELECT, found %s", tok_desc(p, b, sizeof(b)));
+	return select_parse(p, &st->select);
+}
+
+static int stmt_parse(parser *p, sql_stmt **out);
+
+static int statement_set(parser *p, sql_stmt *st)
+{
+	vec v = {NULL, 0, 0, sizeof(sql_stmt *)};
+	st->kind = SQL_S_STATEMENT_SET;
+	if (expect_kw(p, "BEGIN"))
+		return p->rc;
+	while (!is_kw(p, "END")) {
+		char b[64];
+		if (p->t.kind == TK_EOF)
+			return perr(p, st->off, "the statement set has no END");
+		if (accept_p(p, ";"))
+			continue;
+		if (!is_kw(p, "INSERT"))
+			return perr(p, p->t.off, "a statement set holds only INSERT statements, found %s",
+				    tok_desc(p, b, sizeof(b)));
+		sql_stmt **slot = vec_push(p, &v);
+		if (!slot || stmt_parse(p, slot))
+			return p->rc;
+		if (!is_p(p, ";"))
+			return perr(p, p->t.off, "expected ';' after the INSERT, found %s",
+				    tok_desc(p, b, sizeof(b)));
+	}
+	if (!v.n)
+		return perr(p, st->off, "the statement set is empty");
+	st->stmts = v.data;
+	st->n_stmts = v.n;
+	return next(p);
+}
+
+static int stmt_parse(parser *p, sql_stmt **out)
+{
+	char b[64];
+	sql_stmt *st = floe_arena_calloc(p->a, 1, sizeof(*st));
+	if (!st)
+		return poom(p);
+	st->off = p->t.off;
+	if (is_kw(p, "CREATE")) {
+		if (next(p))
+			return p->rc;
+		if (accept_kw(p, "TEMPORARY"))
+			st->temporary = true;
+		if (accept_kw(p, "CATALOG")) {
+			st->kind = SQL_S_CREATE_CATALOG;
+			if (accept_kw(p, "IF")) {
+				if (expect_kw(p, "NOT") || expect_kw(p, "EXISTS"))
+					return p->rc;
+				st->if_not_exists = true;
+			}
+			if (name_parse(p, &st->name, "a catalog name") || expect_kw(p, "WITH") ||
+			    options_parse(p, &st->opts, &st->n_opts))
+				return p->rc;
+		} else if (accept_kw(p, "DATABASE") || accept_kw(p, "SCHEMA")) {
+			st->kind = SQL_S_CREATE_DATABASE;
+			if (accept_kw(p, "IF")) {
+				if (expect_kw(p, "NOT") || expect_kw(p, "EXISTS"))
+					return p->rc;
+				st->if_not_exists = true;
+			}
+			if (name_parse(p, &st->name, "a database name"))
+				return p->rc;
+			if (accept_kw(p, "COMMENT") && !(st->comment = string_lit(p, "a comment")))
+				return p->rc;
+			if (accept_kw(p, "WITH") && options_parse(p, &st->opts, &st->n_opts))
+				return p->rc;
+		} else if (accept_kw(p, "TABLE")) {
+			if (create_table(p, st))
+				return p->rc;
+		} else {
+			return perr(p, p->t.off, "expected CATALOG, DATABASE or TABLE after CREATE, "
+						 "found %s",
+				    tok_desc(p, b, sizeof(b)));
+		}
+	} else if (is_kw(p, "DROP")) {
+		if (next(p))
+			return p->rc;
+		if (accept_kw(p, "TEMPORARY"))
+			st->temporary = true;
+		if (accept_kw(p, "TABLE"))
+			st->kind = SQL_S_DROP_TABLE;
+		else if (accept_kw(p, "DATABASE") || accept_kw(p, "SCHEMA"))
+			st->kind = SQL_S_DROP_DATABASE;
+		else if (accept_kw(p, "CATALOG"))
+			st->kind = SQL_S_DROP_CATALOG;
+		else
+			return perr(p, p->t.off, "expected TABLE, DATABASE or CATALOG after DROP, "
+						 "found %s",
+				    tok_desc(p, b, sizeof(b)));
+		if (accept_kw(p, "IF")) {
+			if (expect_kw(p, "EXISTS"))
+				return p->rc;
+			st->if_exists = true;
+		}
+		if (name_parse(p, &st->name, "a name"))
+			return p->rc;
+		if (st->kind == SQL_S_DROP_DATABASE) {
+			if (accept_kw(p, "CASCADE"))
+				st->cascade = true;
+			else
+				accept_kw(p, "RESTRICT");
+		}
+	} else if (is_kw(p, "ALTER")) {
+		if (next(p) || expect_kw(p, "TABLE") || alter_table(p, st))
+			return p->rc;
+	} else if (is_kw(p, "USE")) {
+		if (next(p))
+			return p->rc;
+		if (accept_kw(p, "CATALOG")) {
+			st->kind = SQL_S_USE_CATALOG;
+			if (name_parse(p, &st->name, "a catalog name"))
+				return p->rc;
+		} else {
+			st->kind = SQL_S_USE;
+			if (name_parse(p, &st->name, "a database name"))
+				return p->rc;
+		}
+	} else if (is_kw(p, "SHOW")) {
+		if (next(p))
+			return p->rc;
+		if (accept_kw(p, "CREATE")) {
+			st->kind = SQL_S_SHOW_CREATE_TABLE;
+			if (expect_kw(p, "TABLE") || name_parse(p, &st->name, "a table name"))
+				return p->rc;
+		} else if (accept_kw(p, "CURRENT")) {
+			st->kind = SQL_S_SHOW;
+			if (accept_kw(p, "CATALOG"))
+				st->what = "CURRENT_CATALOG";
+			else if (accept_kw(p, "DATABASE"))
+				st->what = "CURRENT_DATABASE";
+			else
+				return perr(p, p->t.off, "expected CATALOG or DATABASE after SHOW CURRENT");
+		} else if (is_kw(p, "CATALOGS") || is_kw(p, "DATABASES") || is_kw(p, "TABLES") ||
+			   is_kw(p, "SCHEMAS")) {
+			st->kind = SQL_S_SHOW;
+			st->what = is_kw(p, "SCHEMAS") ? "DATABASES" : word_upper(p);
+			if (!st->what || next(p))
+				return p->rc;
+			if ((accept_kw(p, "FROM") || accept_kw(p, "IN")) &&
+			    name_parse(p, &st->name, "a name"))
+				return p->rc;
+		} else {
+			return perr(p, p->t.off, "expected CATALOGS, DATABASES, TABLES, CURRENT or "
+						 "CREATE TABLE after SHOW, found %s",
+				    tok_desc(p, b, sizeof(b)));
+		}
+	} else if (is_kw(p, "DESCRIBE") || is_kw(p, "DESC")) {
+		st->kind = SQL_S_DESCRIBE;
+		if (next(p))
+			return p->rc;
+		accept_kw(p, "EXTENDED");
+		accept_kw(p, "TABLE");
+		if (name_parse(p, &st->name, "a table name"))
+			return p->rc;
+	} else if (is_kw(p, "SET")) {
+		st->kind = SQL_S_SET;
+		if (next(p))
+			return p->rc;
+		if (p->t.kind == TK_STRING || p->t.kind == TK_WORD) {
+			uint32_t koff = p->t.off;
+			if (p->t.kind == TK_STRING) {
+				st->key = p->t.val;
+				if (next(p))
+					return p->rc;
+			} else {
+				/* SET key = value without quotes (the SQL client's older form) */
+				floe_buf kb;
+				floe_buf_init(&kb, 4096);
+				while (p->t.kind == TK_WORD || is_p(p, ".") || is_p(p, "-")) {
+					if (floe_buf_append(&kb, p->s + p->t.off, p->t.len) || next(p)) {
+						floe_buf_reset(&kb);
+						return p->rc ? p->rc : poom(p);
+					}
+				}
+				st->key = floe_arena_strndup(p->a, kb.data ? (const char *)kb.data : "",
+							     kb.len);
+				floe_buf_reset(&kb);
+				if (!st->key)
+					return poom(p);
+			}
+			if (expect_p(p, "="))
+				return p->rc;
+			if (p->t.kind == TK_STRING) {
+				st->value = p->t.val;
+			} else if (p->t.kind == TK_NUMBER || p->t.kind == TK_WORD) {
+				if (!(st->value = floe_arena_strndup(p->a, p->s + p->t.off, p->t.len)))
+					return poom(p);
+			} else {
+				return perr(p, p->t.off, "expected a value for '%s', found %s", st->key,
+					    tok_desc(p, b, sizeof(b)));
+			}
+			(void)koff;
+			if (next(p))
+				return p->rc;
+		}
+	} else if (is_kw(p, "RESET")) {
+		st->kind = SQL_S_RESET;
+		if (next(p))
+			return p->rc;
+		if (p->t.kind == TK_STRING && !(st->key = string_lit(p, "a key")))
+			return p->rc;
+	} else if (is_kw(p, "INSERT")) {
+		if (insert_parse(p, st))
+			return p->rc;
+	} else if (is_kw(p, "EXECUTE")) {
+		if (next(p))
+			return p->rc;
+		if (accept_kw(p, "STATEMENT")) {
+			if (expect_kw(p, "SET") || statement_set(p, st))
+				return p->rc;
+		} else if (is_kw(p, "INSERT")) {
+			if (insert_parse(p, st))
+				return p->rc;
+		} else {
+			return perr(p, p->t.off, "expected STATEMENT SET or INSERT after EXECUTE");
+		}
+	} else if (is_kw(p, "BEGIN")) {
+		/* the SQL client's older spelling: BEGIN STATEMENT SET; ... END; */
+		if (next(p) || expect_kw(p, "STATEMENT") || expect_kw(p, "SET"))
+			return p->rc;
+		accept_p(p, ";");
+		{
+			vec v = {NULL, 0, 0, sizeof(sql_stmt *)};
+			st->kind = SQL_S_STATEMENT_SET;
+			while (!is_kw(p, "END")) {
+				if (p->t.kind == TK_EOF)
+					return perr(p, st->off, "the statement set has no END");
+				if (accept_p(p, ";"))
+					continue;
+				if (!is_kw(p, "INSERT"))
+					return perr(p, p->t.off, "a statement set holds only INSERT "
+								 "statements, found %s",
+						    tok_desc(p, b, sizeof(b)));
+				sql_stmt **slot = vec_push(p, &v);
+				if (!slot || stmt_parse(p, slot))
+					return p->rc;
+			}
+			if (!v.n)
+				return perr(p, st->off, "the statement set is empty");
+			st->stmts = v.data;
+			st->n_stmts = v.n;
+			if (next(p))
+				return p->rc;
+		}
+	} else if (is_kw(p, "SELECT")) {
+		st->kind = SQL_S_SELECT;
+		if (select_parse(p, &st->select))
+			return p->rc;
+	} else {
+		return perr(p, p->t.off, "expected a statement (CREATE, DROP, ALTER, USE, SHOW, "
+					 "DESCRIBE, SET, RESET, INSERT, EXECUTE, SELECT), found %s",
+			    tok_desc(p, b, sizeof(b)));
+	}
+	if (p->rc)
+		return p->rc;
+	/* the span ends at the last token before the ';' */
+	size_t end = p->t.off;
+	while (end > st->off && (p->s[end - 1] == ' ' || p->s[end - 1] == '\t' ||
+				 p->s[end - 1] == '\n' || p->s[end - 1] == '\r'))
+		end--;
+	st->end = (uint32_t)end;
+	*out = st;
+	return 0;
+}
+
+int floe_sql__parse(sql_script **out, const char *text, size_t n, const char *origin,
+		    floe_error *err_out)
+{
+	floe_error local, *err = err_out ? err_out : &local;
+	*out = NULL;
+	if (n > SQL_MAX_TEXT)
+		return floe_error_set(err, FLOE_EINVAL, "SQL text of %zu bytes is larger than %zu",
+				      n, SQL_MAX_TEXT);
+	sql_script *sc = floe_calloc(1, sizeof(*sc));
+	if (!sc)
+		return floe_error_oom(err);
+	floe_arena_init(&sc->arena, 16384);
+	sc->text = text;
+	sc->n = n;
+	if (origin && !(sc->origin = floe_arena_strdup(&sc->arena, origin))) {
+		floe_sql__script_free(sc);
+		return floe_error_oom(err);
+	}
+	parser p = {.s = text, .n = n, .origin = sc->origin, .a = &sc->arena, .err = err};
+	vec v = {NULL, 0, 0, sizeof(sql_stmt *)};
+	if (next(&p))
+		goto fail;
+	while (p.t.kind != TK_EOF) {
+		char b[64];
+		if (accept_p(&p, ";"))
+			continue;
+		if (p.rc)
+			goto fail;
+		sql_stmt **slot = vec_push(&p, &v);
+		if (!slot || stmt_parse(&p, slot))
+			goto fail;
+		if (p.t.kind != TK_EOF && !is_p(&p, ";")) {
+			perr(&p, p.t.off, "expected ';' or the end of the statement, found %s",
+			     tok_desc(&p, b, sizeof(b)));
+			goto fail;
+		}
+	}
+	if (p.rc)
+		goto fail;
+	sc->stmts = v.data;
+	sc->n_stmts = v.n;
+	*out = sc;
+	return 0;
+fail:
+	floe_sql__script_free(sc);
+	return p.rc ? p.rc : floe_error_set(err, FLOE_EINVAL, "SQL parse failed");
+}
+
+void floe_sql__script_free(sql_script *s)
+{
+	if (!s)
+		return;
+	floe_arena_reset(&s->arena);
+	floe_free(s);
+}
