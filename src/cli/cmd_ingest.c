@@ -21,7 +21,11 @@ static const char INGEST_USAGE[] =
 	"the commits: the same inputs resume, other inputs load on their own).\n"
 	"\n"
 	"Input:\n"
-	"  --format json|csv               record format (default json: JSON lines)\n"
+	"  --format json|csv|debezium-json record format (default json: JSON lines;\n"
+	"                                  debezium-json: Debezium change events)\n"
+	"  --rowkind-field COL             json/csv change records: COL holds each\n"
+	"                                  record's kind (+I, -U, +U, -D, insert,\n"
+	"                                  update, delete)\n"
 	"  --follow                        keep watching for new files and appended data\n"
 	"  --pattern GLOB                  only files whose name matches (\"*.jsonl\")\n"
 	"  --csv-delimiter C  --no-header  --null-literal S\n"
@@ -37,6 +41,10 @@ static const char INGEST_USAGE[] =
 	"  --partition-by EXPR  --sort-by EXPR  --format-version N\n"
 	"  --property KEY=VALUE            table property at creation (repeatable)\n"
 	"  --filter EXPR                   only rows that match (\"kind = 'click'\")\n"
+	"Upserts (Flink's upsert mode; also on with write.upsert.enabled=true):\n"
+	"  --upsert                        each row replaces the row of its key\n"
+	"  --equality-fields A,B           the key (default: the schema's identifier\n"
+	"                                  fields); must include the partition columns\n"
 	"Checkpoints and writers:\n"
 	"  --checkpoint-interval D         default 10s\n"
 	"  --min-pause D                   least time between checkpoints (default 0)\n"
@@ -129,7 +137,7 @@ static const char *const FLAGS[] = {
 	"--memory-budget", "--pipeline-id", "--errors", "--dead-letter", "--metrics-port",
 	"--csv-delimiter", "--null-literal", "--epoch-unit", "--rows-per-second", "--number-of-rows",
 	"--seed", "--block-size", "--property", "--field", "--maintenance", "--maintenance-option",
-	NULL,
+	"--upsert", "--equality-fields", "--rowkind-field", NULL,
 };
 
 /* Edit distance (for the nearest flag). */
@@ -203,7 +211,9 @@ int cmd_ingest(int argc, char **argv)
 	const char *dist = NULL, *budget = NULL, *pid = NULL, *errors = NULL, *dlq = NULL;
 	const char *mport = NULL, *delim = NULL, *nulls = NULL, *unit = NULL;
 	const char *rps = NULL, *nrows = NULL, *seed = NULL, *block = NULL, *maint = NULL;
+	const char *eqf = NULL, *rowkind = NULL;
 	bool follow = false, gen = false, no_header = false, print = false, quiet = false;
+	bool upsert = false;
 	bool use_stdin = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -240,6 +250,10 @@ int cmd_ingest(int argc, char **argv)
 			quiet = true;
 			continue;
 		}
+		if (!strcmp(a, "--upsert")) {
+			upsert = true;
+			continue;
+		}
 		OPT("--format", format)
 		OPT("--pattern", pattern)
 		OPT("--create-schema", schema)
@@ -264,6 +278,8 @@ int cmd_ingest(int argc, char **argv)
 		OPT("--seed", seed)
 		OPT("--block-size", block)
 		OPT("--maintenance", maint)
+		OPT("--equality-fields", eqf)
+		OPT("--rowkind-field", rowkind)
 #undef OPT
 		if (!strcmp(a, "--property") || !strcmp(a, "--field") ||
 		    !strcmp(a, "--maintenance-option")) {
@@ -356,6 +372,11 @@ int cmd_ingest(int argc, char **argv)
 	}
 	if (follow)
 		fprintf_sb(f, "    follow: true\n");
+	if (rowkind) {
+		fprintf_sb(f, "    rowkind.field: ");
+		q(f, rowkind);
+		fputc_sb('\n', f);
+	}
 	if (pattern) {
 		fprintf_sb(f, "    pattern: ");
 		q(f, pattern);
@@ -434,6 +455,13 @@ int cmd_ingest(int argc, char **argv)
 	if (filter) {
 		fprintf_sb(f, "    filter: ");
 		q(f, filter);
+		fputc_sb('\n', f);
+	}
+	if (upsert)
+		fprintf_sb(f, "    upsert-enabled: true\n");
+	if (eqf) {
+		fprintf_sb(f, "    equality-field-columns: ");
+		q(f, eqf);
 		fputc_sb('\n', f);
 	}
 	if (dist) {

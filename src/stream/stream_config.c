@@ -52,8 +52,13 @@ static const int errors_values[] = {STREAM_ERRORS_DEAD_LETTER, STREAM_ERRORS_FAI
 static const char *const type_names[] = {"files", "stdin", "generator", "datagen", "kafka", NULL};
 static const int type_values[] = {STREAM_SRC_FILES, STREAM_SRC_STDIN, STREAM_SRC_GENERATOR,
 				  STREAM_SRC_GENERATOR, STREAM_SRC_KAFKA};
-static const char *const format_names[] = {"json", "jsonl", "csv", NULL};
-static const int format_values[] = {STREAM_FMT_JSONL, STREAM_FMT_JSONL, STREAM_FMT_CSV};
+/* debezium-json is JSON lines with a change-record decoder on top */
+#define FMT_DEBEZIUM 16
+static const char *const format_names[] = {"json", "jsonl", "csv", "debezium-json", NULL};
+static const int format_values[] = {STREAM_FMT_JSONL, STREAM_FMT_JSONL, STREAM_FMT_CSV,
+				    FMT_DEBEZIUM};
+static const char *const tristate_names[] = {"true", "false", "yes", "no", "on", "off", NULL};
+static const int tristate_values[] = {1, 0, 1, 0, 1, 0};
 static const char *const unit_names[] = {"ms", "s", "us", "ns", NULL};
 static const int unit_values[] = {STREAM_EPOCH_MS, STREAM_EPOCH_S, STREAM_EPOCH_US, STREAM_EPOCH_NS};
 static const char *const maint_names[] = {"off", "auto", NULL};
@@ -110,7 +115,16 @@ static const keydef source_keys[] = {
 	{"type", K_ENUM, S(type), 0, type_names, type_values, "(required)",
 	 "files, stdin, generator (alias datagen) or kafka"},
 	{"format", K_ENUM, S(format), 0, format_names, format_values, "json",
-	 "json (JSON lines) or csv"},
+	 "json (JSON lines), csv, or debezium-json (Debezium change events, one per line, with "
+	 "or without the Kafka Connect schema envelope)"},
+	{"rowkind.field", K_STR, S(rowkind_field), 0, NULL, NULL, "",
+	 "json/csv change records: the field holding each record's change kind (+I, -U, +U, -D, "
+	 "or insert, update, delete); it is written only if the table has such a column"},
+	{"debezium-json.schema-include", K_BOOL, S(debezium_schema_include), 0, NULL, NULL,
+	 "false", "every record must have the {\"schema\", \"payload\"} envelope (without it "
+	 "both forms are read)"},
+	{"debezium-json.source-timestamp-column", K_STR, S(debezium_ts_column), 0, NULL, NULL, "",
+	 "a timestamp or long column of the table that receives each event's source.ts_ms"},
 	{"path", K_STRLIST, S(paths), S(n_paths), NULL, NULL, "(files: required)",
 	 "files or folders (a list or one path); folders are read recursively"},
 	{"pattern", K_STR, S(pattern), 0, NULL, NULL, "every file",
@@ -168,6 +182,14 @@ static const keydef table_keys[] = {
 	 "write.distribution-mode, else none",
 	 "none: tasks share the rows; hash: one task per partition (one file per partition per "
 	 "checkpoint); range: as hash for now"},
+	{"upsert-enabled", K_ENUM, T(upsert), 0, tristate_names, tristate_values,
+	 "write.upsert.enabled",
+	 "every row replaces the row of its key (equality deletes + position deletes/DVs, as "
+	 "Flink's upsert sink)"},
+	{"equality-field-columns", K_STR, T(equality_fields), 0, NULL, NULL,
+	 "the schema's identifier fields",
+	 "the key of upserts and change records (\"id, region\"); must include every partition "
+	 "source column"},
 	{"maintenance.mode", K_ENUM, T(maint.mode), 0, maint_names, maint_values, "off",
 	 "auto: maintain the table from the pipeline after its commits (compact, expire "
 	 "snapshots, delete orphans, rewrite manifests, in that order, under the table's lock)"},
@@ -647,6 +669,7 @@ static int parse_tables(pctx *x, yaml_node_t *v)
 		if (!m)
 			return fail_at(x, v, "too many nodes");
 		t->distribution = STREAM_DIST_UNSET;
+		t->upsert = -1;
 		t->maint.commit_count = 10;
 		t->maint.data_file_count = 1000;
 		t->maint.data_file_size = INT64_C(100) << 30;
@@ -826,6 +849,25 @@ static int validate(stream_config *c, floe_error *err)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s': fields.* and schema are for "
 					      "generator sources",
+					      s->line, s->name);
+		if (s->format == FMT_DEBEZIUM) {
+			s->format = STREAM_FMT_JSONL;
+			s->cdc = STREAM_CDC_DEBEZIUM;
+		}
+		if (s->cdc && s->rowkind_field)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': rowkind.field is for json and csv "
+					      "records (a debezium-json event has its op)",
+					      s->line, s->name);
+		if (!s->cdc && (s->debezium_schema_include || s->debezium_ts_column))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': debezium-json.* keys need format: "
+					      "debezium-json",
+					      s->line, s->name);
+		if (s->type == STREAM_SRC_GENERATOR && (s->cdc || s->rowkind_field))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': a generator makes inserts only (no "
+					      "change records)",
 					      s->line, s->name);
 		if (s->type == STREAM_SRC_GENERATOR && s->format != STREAM_FMT_JSONL)
 			return floe_error_set(err, FLOE_EINVAL,
