@@ -382,8 +382,9 @@ static int image(stream_cdc_dec *d, stream_col *root, const char *p, const span 
 	if (rc)
 		return rc;
 	int64_t row = root->len - 1;
-	if (d->plan->ts_field >= 0 && ts->set) {
-		/* source.ts_ms (milliseconds) replaces what the image had */
+	if (d->plan->ts_field >= 0 && ts->set &&
+	    (k == FLOE_ROW_INSERT || k == FLOE_ROW_UPDATE_AFTER)) {
+		/* source.ts_ms (milliseconds) replaces what the new image had */
 		stream_col *c = &root->kids[d->plan->ts_field];
 		stream_coerce_opts ms = {STREAM_EPOCH_MS};
 		stream_reason why;
