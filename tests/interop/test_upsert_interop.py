@@ -598,3 +598,20 @@ def test_table_property_alone_turns_upsert_on(floe, tmp_path):
     floe.run("ingest", "db.p", b, "--quiet")
     rows = sorted((r["id"], r["name"]) for r in floe.json_rows("scan", "db.p"))
     assert rows == [(1, "a2"), (2, "b2")]
+
+
+def test_primary_key_in_the_column_list_is_the_key(floe, tmp_path):
+    """Flink's `PRIMARY KEY (...) NOT ENFORCED` in --create-schema: the
+    schema's identifier fields (as Java sees them), and the upsert key without
+    --equality-fields."""
+    a = tmp_path / "a.jsonl"
+    a.write_text('{"id": 1, "region": "eu", "v": 1}\n{"id": 2, "region": "eu", "v": 2}\n'
+                 '{"id": 1, "region": "eu", "v": 3}\n{"id": 1, "region": "us", "v": 4}\n')
+    floe.run("ingest", "db.pk", a, "--create-schema",
+             "id long, region string, v long, PRIMARY KEY (id, region) NOT ENFORCED",
+             "--partition-by", "region", "--upsert", "--quiet")
+    schema = floe.pyiceberg_catalog().load_table("db.pk").schema()
+    assert [schema.find_field(i).name for i in schema.identifier_field_ids] == ["id", "region"]
+    assert schema.find_field("id").required and not schema.find_field("v").required
+    rows = sorted((r["id"], r["region"], r["v"]) for r in floe.json_rows("scan", "db.pk"))
+    assert rows == [(1, "eu", 3), (1, "us", 4), (2, "eu", 2)]
