@@ -28,12 +28,18 @@ typedef struct floe_prop {
 
 typedef struct floe_catalog_config {
 	int version;           /* 1 */
-	const char *type;      /* "sql" (default) or "filesystem" */
+	const char *type;      /* "sql" (default), "filesystem" or "rest" */
 	const char *name;      /* catalog name; default "default" */
-	const char *uri;       /* sql: "sqlite:///path.db", a path, or "postgresql://..." */
-	const char *warehouse; /* root URI of new tables ("file:///data/wh", "/data/wh") */
+	const char *uri;       /* sql: "sqlite:///path.db", a path, or "postgresql://...";
+				  rest: "http(s)://host[:port][/path]" */
+	const char *warehouse; /* root URI of new tables ("file:///data/wh", "s3://b/wh") */
+	/* catalog properties with Iceberg's names: the REST catalog's (token,
+	 * credential, rest.sigv4-enabled, ...) and the S3 FileIO's (s3.endpoint,
+	 * s3.access-key-id, client.region, ...); may be NULL */
+	const floe_prop *props;
+	size_t n_props;
 } floe_catalog_config;
-#define FLOE_CATALOG_CONFIG_INIT {1, NULL, NULL, NULL, NULL}
+#define FLOE_CATALOG_CONFIG_INIT {1, NULL, NULL, NULL, NULL, NULL, 0}
 
 /* Open a catalog. */
 FLOE_EXPORT int floe_catalog_open(floe_catalog **out, const floe_catalog_config *cfg, floe_error *err) FLOE_WUR;

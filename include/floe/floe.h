@@ -8,10 +8,12 @@
 #include "floe/arrow.h"
 #include "floe/catalog.h"
 #include "floe/common.h"
+#include "floe/doctor.h"
 #include "floe/files.h"
 #include "floe/maintain.h"
 #include "floe/parquet.h"
 #include "floe/pipeline.h"
+#include "floe/plan.h"
 #include "floe/scan.h"
 #include "floe/table.h"
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog/glue.h"
+#include "catalog/rest.h"
 #include "util/alloc.h"
 #include "util/str.h"
 
@@ -285,6 +287,22 @@ int floe_catalog_reopen(const floe_catalog *cat, floe_catalog **out, floe_error 
 		o.name = cat->name;
 		o.warehouse = cat->open_warehouse;
 		return floe_fs_catalog_open(out, &o, err);
+	}
+	if (strcmp(cat->kind, "rest") == 0) {
+		floe_rest_catalog_opts o = FLOE_REST_CATALOG_OPTS_INIT;
+		o.name = cat->name;
+		o.uri = cat->open_uri;
+		o.warehouse = cat->open_warehouse;
+		o.props = &cat->open_props;
+		return floe_rest_catalog_open(out, &o, err);
+	}
+	if (strcmp(cat->kind, "glue") == 0) {
+		floe_glue_catalog_opts o = FLOE_GLUE_CATALOG_OPTS_INIT;
+		o.name = cat->name;
+		o.uri = cat->open_uri;
+		o.warehouse = cat->open_warehouse;
+		o.props = &cat->open_props;
+		return floe_glue_catalog_open(out, &o, err);
 	}
 	return floe_error_set(err, FLOE_EUNSUPPORTED, "cannot reopen a %s catalog", cat->kind);
 }

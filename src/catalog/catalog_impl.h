@@ -80,6 +80,7 @@ struct floe_catalog {
 	/* how it was opened, for floe_catalog_reopen (owned; uri NULL for
 	 * file-system catalogs, warehouse may be NULL for SQL ones) */
 	char *open_uri, *open_warehouse;
+	floe_strmap open_props; /* the REST catalog's properties as given */
 	/* FLOE_TEST_CATALOG_FAULT state (catalog.c) */
 	int64_t n_commits;
 	bool fault_lose_swap;

@@ -578,7 +578,14 @@ int floe_fs_catalog_open(floe_catalog **out, const floe_fs_catalog_opts *opts, f
 	c->base.ops = &fs_ops;
 	c->base.name = c->name;
 	c->base.kind = "filesystem";
-	c->base.io = opts->io ? opts->io : floe_io_router_new(floe_io_local_new(), NULL, NULL);
+	c->base.io = opts->io;
+	if (!c->base.io) {
+		int iorc = floe_io_default_new(&c->base.io, NULL, err);
+		if (iorc) {
+			fs_free(&c->base);
+			return iorc;
+		}
+	}
 	c->base.open_warehouse = floe_strdup(opts->warehouse);
 	if (!c->warehouse || !c->name || !c->base.io || !c->base.open_warehouse) {
 		fs_free(&c->base);

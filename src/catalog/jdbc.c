@@ -648,7 +648,14 @@ int floe_sql_catalog_open(floe_catalog **out, const floe_sql_catalog_opts *opts,
 	c->base.ops = &jdbc_ops;
 	c->base.name = c->name;
 	c->base.kind = "sql";
-	c->base.io = opts->io ? opts->io : floe_io_router_new(floe_io_local_new(), NULL, NULL);
+	c->base.io = opts->io;
+	if (!c->base.io) {
+		int iorc = floe_io_default_new(&c->base.io, NULL, err);
+		if (iorc) {
+			j_free(&c->base);
+			return iorc;
+		}
+	}
 	c->base.lock_uri = floe_strdup(uri);
 	c->base.open_uri = floe_strdup(uri);
 	c->base.open_warehouse = opts->warehouse ? floe_strdup(opts->warehouse) : NULL;

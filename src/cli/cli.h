@@ -15,6 +15,9 @@ typedef struct cli_globals {
 	const char *catalog_name;
 	const char *warehouse;
 	const char *dir; /* embedded default: where ./warehouse lives */
+	/* --catalog-property k=v (repeatable) */
+	floe_prop catalog_props[64];
+	size_t n_catalog_props;
 	bool verbose;
 } cli_globals;
 
@@ -56,6 +59,8 @@ int cmd_inspect_table(int argc, char **argv);
 int cmd_snapshots(int argc, char **argv);
 int cmd_files(int argc, char **argv);
 int cmd_maintain(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 /* Run a pipeline (YAML text) with signals and a progress line (cmd_run.c). */

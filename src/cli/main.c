@@ -34,18 +34,23 @@ static const char USAGE[] =
 	"  snapshots <table>                       list a table's snapshots\n"
 	"  files <table>                           list the live files of a snapshot\n"
 	"  maintain <table>                        compact, expire, delete orphans, rewrite manifests\n"
+	"  doctor <table>|<namespace>|--all        health checks; exit 0 ok, 1 warn, 2 critical\n"
 	"\n"
 	"Streaming ingest:\n"
 	"  ingest <table> <files or folders...>    load JSON lines or CSV (--follow: keep going)\n"
 	"  run <pipeline.yaml>                     run a streaming pipeline\n"
+	"  plan <pipeline.yaml> [workload]         predict files, snapshots, cost; lint anti-patterns\n"
 	"\n"
 	"File tools:\n"
 	"  avro meta|cat|write <file>              inspect Avro files (manifests)\n"
 	"  parquet meta|schema|cat|rewrite <file>  inspect and rewrite Parquet files\n"
 	"\n"
 	"Global options (or environment variables):\n"
-	"  --catalog-type sql|filesystem           FLOE_CATALOG_TYPE (default sql)\n"
-	"  --catalog-uri URI                       FLOE_CATALOG_URI  (sqlite:///path.db, postgresql://...)\n"
+	"  --catalog-type sql|filesystem|rest|glue FLOE_CATALOG_TYPE (default sql)\n"
+	"  --catalog-uri URI                       FLOE_CATALOG_URI  (sqlite:///path.db, postgresql://...,\n"
+	"                                          http(s)://... for rest)\n"
+	"  --catalog-property KEY=VALUE            a REST or S3 property (token, credential,\n"
+	"                                          s3.endpoint, ...); repeatable\n"
 	"  --catalog-name NAME                     FLOE_CATALOG_NAME (default \"default\")\n"
 	"  --warehouse URI                         FLOE_WAREHOUSE\n"
 	"  --dir DIR                               where the embedded default lives (default .)\n"
@@ -110,9 +115,20 @@ static int check_catalog_options(void)
 	bool fs = type.value && (!strcasecmp(type.value, "filesystem") || !strcasecmp(type.value, "hadoop"));
 	bool sql = !type.value || !strcasecmp(type.value, "sql") || !strcasecmp(type.value, "jdbc") ||
 		   !strcasecmp(type.value, "sqlite") || !strcasecmp(type.value, "postgresql");
+	bool rest = type.value && !strcasecmp(type.value, "rest");
+	if (type.value && !strcasecmp(type.value, "glue"))
+		return wh.value ? 0
+				: cli_usage_error("%s glue needs --warehouse s3://bucket/prefix (or "
+						  "FLOE_WAREHOUSE): where new tables go",
+						  type.from);
+	if (rest)
+		return uri.value ? 0
+				 : cli_usage_error("%s rest needs --catalog-uri http(s)://host[:port] "
+						   "(or FLOE_CATALOG_URI): the REST catalog server",
+						   type.from);
 	if (!fs && !sql)
-		return cli_usage_error("%s '%s': unknown catalog type (sql or filesystem)", type.from,
-				       type.value);
+		return cli_usage_error("%s '%s': unknown catalog type (sql, filesystem, rest or glue)",
+				       type.from, type.value);
 	if (fs && !wh.value)
 		return cli_usage_error("%s %s needs --warehouse (or FLOE_WAREHOUSE): the folder the "
 				       "tables live in",
@@ -138,12 +154,14 @@ static floe_catalog *open_catalog(bool read_only)
 	cat_opt name = pick(g_cli.catalog_name, "--catalog-name", "FLOE_CATALOG_NAME");
 	cat_opt wh = pick(g_cli.warehouse, "--warehouse", "FLOE_WAREHOUSE");
 	int rc;
-	if (uri.value || wh.value) {
+	if (uri.value || wh.value || type.value) {
 		floe_catalog_config cfg = FLOE_CATALOG_CONFIG_INIT;
 		cfg.type = type.value;
 		cfg.uri = uri.value;
 		cfg.name = name.value;
 		cfg.warehouse = wh.value;
+		cfg.props = g_cli.catalog_props;
+		cfg.n_props = g_cli.n_catalog_props;
 		rc = floe_catalog_open(&cat, &cfg, &err);
 	} else {
 		const char *dir = g_cli.dir ? g_cli.dir : ".";
@@ -217,6 +235,15 @@ int main(int argc, char **argv)
 		} else if (v && !strcmp(o, "--catalog-name")) {
 			g_cli.catalog_name = v;
 			i++;
+		} else if (v && !strcmp(o, "--catalog-property")) {
+			char *eq = strchr(argv[i + 1], '=');
+			if (!eq || eq == argv[i + 1])
+				return cli_usage_error("--catalog-property '%s': expected key=value", v);
+			if (g_cli.n_catalog_props == sizeof(g_cli.catalog_props) / sizeof(g_cli.catalog_props[0]))
+				return cli_usage_error("too many --catalog-property options");
+			*eq = 0;
+			g_cli.catalog_props[g_cli.n_catalog_props++] = (floe_prop){argv[i + 1], eq + 1};
+			i++;
 		} else if (v && !strcmp(o, "--warehouse")) {
 			g_cli.warehouse = v;
 			i++;
@@ -258,8 +285,12 @@ int main(int argc, char **argv)
 		return cmd_files(sub_argc, sub_argv);
 	if (!strcmp(cmd, "maintain"))
 		return cmd_maintain(sub_argc, sub_argv);
+	if (!strcmp(cmd, "doctor"))
+		return cmd_doctor(sub_argc, sub_argv);
 	if (!strcmp(cmd, "ingest"))
 		return cmd_ingest(sub_argc, sub_argv);
+	if (!strcmp(cmd, "plan"))
+		return cmd_plan(sub_argc, sub_argv);
 	if (!strcmp(cmd, "run"))
 		return cmd_run(sub_argc, sub_argv);
 	if (!strcmp(cmd, "avro"))

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "io/s3.h"
 #include "util/alloc.h"
 #include "util/log.h"
 #include "util/str.h"
@@ -211,4 +212,23 @@ floe_fileio *floe_io_router_new(floe_fileio *local, floe_fileio *memory, floe_fi
 	r->memory = memory;
 	r->s3 = s3;
 	return &r->base;
+}
+
+int floe_io_default_new(floe_fileio **out, const floe_strmap *props, floe_error *err)
+{
+	floe_fileio *s3 = NULL, *local = floe_io_local_new();
+	int rc;
+	*out = NULL;
+	if (!local)
+		return floe_error_oom(err);
+	if ((rc = floe_io_s3_new(&s3, props, err))) {
+		floe_io_free(local);
+		return rc;
+	}
+	if (!(*out = floe_io_router_new(local, NULL, s3))) {
+		floe_io_free(local);
+		floe_io_free(s3);
+		return floe_error_oom(err);
+	}
+	return FLOE_OK;
 }

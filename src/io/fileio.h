@@ -84,6 +84,13 @@ void floe_io_memory_fail(floe_fileio *io, const char *op, int n, int code);
 /* The router: file:, plain paths and mem: (when a memory backend is given). */
 floe_fileio *floe_io_router_new(floe_fileio *local, floe_fileio *memory, floe_fileio *s3);
 
+/* The FileIO of a catalog: local files and s3:// (S3 configured from props,
+ * Iceberg's S3FileIO names, then the AWS environment and shared files; see
+ * io/s3.h). props may be NULL. FLOE_EINVAL for a bad S3 setting. */
+struct floe_strmap;
+int floe_io_default_new(floe_fileio **out, const struct floe_strmap *props,
+			floe_error *err) FLOE_WUR;
+
 /* Local path of a file URI ("file:/x", "file:///x", "/x") or NULL. */
 const char *floe_io_local_path(const char *uri);
 /* "file:///abs/path" for an absolute local path (arena string). */

@@ -49,9 +49,12 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 			status = MHD_HTTP_INTERNAL_SERVER_ERROR;
 			rc = floe_buf_puts(&b, "out of memory\n");
 		}
+	} else if (floe_obs_console_route(h->r, url, &b, &type, &status, &rc)) {
+		/* the console page and its JSON (obs_console.c) */
 	} else if (!strcmp(url, "/")) {
 		type = "text/plain; charset=utf-8";
-		rc = floe_buf_puts(&b, "floe metrics: GET /metrics (Prometheus text format)\n");
+		rc = floe_buf_puts(&b, "floe metrics: GET /metrics (Prometheus text format), "
+				       "/console (web console), /api/metrics (JSON)\n");
 	} else {
 		status = MHD_HTTP_NOT_FOUND;
 		type = "text/plain; charset=utf-8";

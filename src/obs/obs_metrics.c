@@ -26,9 +26,16 @@ struct floe_metric {
 	floe_metric *next;
 };
 
+#define MAX_NOTES 64
+#define NOTE_MAX 512
+
 struct floe_metrics {
 	floe_mutex lock;
 	floe_metric *head, *tail;
+	/* notes for the console (the latest dead-letter reason, the maintenance
+	 * lock), key -> text, under the lock */
+	char *note_keys[MAX_NOTES], *note_text[MAX_NOTES];
+	size_t n_notes;
 };
 
 int floe_metrics_new(floe_metrics **out)
@@ -55,6 +62,10 @@ void floe_metrics_free(floe_metrics *r)
 		floe_free(m->help);
 		floe_free(m->labels);
 		floe_free(m);
+	}
+	for (size_t i = 0; i < r->n_notes; i++) {
+		floe_free(r->note_keys[i]);
+		floe_free(r->note_text[i]);
 	}
 	floe_mutex_destroy(&r->lock);
 	floe_free(r);
@@ -256,4 +267,44 @@ int floe_metrics_render(floe_metrics *r, floe_buf *out)
 	}
 	floe_mutex_unlock(&r->lock);
 	return rc ? FLOE_ENOMEM : FLOE_OK;
+}
+
+/* ---- notes ----------------------------------------------------------------------------- */
+
+void floe_metrics_note(floe_metrics *r, const char *key, const char *text)
+{
+	if (!r || !key || !text)
+		return;
+	size_t n = strlen(text);
+	char *t = floe_strndup(text, n < NOTE_MAX ? n : NOTE_MAX);
+	if (!t)
+		return; /* notes are best effort */
+	floe_mutex_lock(&r->lock);
+	size_t i = 0;
+	while (i < r->n_notes && strcmp(r->note_keys[i], key) != 0)
+		i++;
+	if (i == r->n_notes) {
+		char *k = r->n_notes < MAX_NOTES ? floe_strdup(key) : NULL;
+		if (!k) {
+			floe_mutex_unlock(&r->lock);
+			floe_free(t);
+			return;
+		}
+		r->note_keys[i] = k;
+		r->note_text[i] = NULL;
+		r->n_notes++;
+	}
+	floe_free(r->note_text[i]);
+	r->note_text[i] = t;
+	floe_mutex_unlock(&r->lock);
+}
+
+int floe_metrics_notes(floe_metrics *r, floe_metric_note_fn fn, void *payload)
+{
+	int rc = 0;
+	floe_mutex_lock(&r->lock);
+	for (size_t i = 0; i < r->n_notes && !rc; i++)
+		rc = fn(r->note_keys[i], r->note_text[i], payload);
+	floe_mutex_unlock(&r->lock);
+	return rc;
 }

@@ -56,6 +56,13 @@ void floe_metric_set(floe_metric *m, int64_t value);  /* gauge */
 void floe_metric_observe(floe_metric *m, int64_t v); /* histogram */
 int64_t floe_metric_value(const floe_metric *m);      /* counter/gauge; histogram: count */
 
+/* Notes for the web console: key -> the latest text (at most 64 keys of 512 bytes;
+ * best effort: dropped when memory or room runs out). r may be NULL. */
+void floe_metrics_note(floe_metrics *r, const char *key, const char *text);
+typedef int (*floe_metric_note_fn)(const char *key, const char *text, void *payload);
+/* Each note, under the registry's lock (fn must not call back into r). */
+int floe_metrics_notes(floe_metrics *r, floe_metric_note_fn fn, void *payload) FLOE_WUR;
+
 /* The whole registry in the text exposition format (version 0.0.4). */
 int floe_metrics_render(floe_metrics *r, floe_buf *out) FLOE_WUR;
 
@@ -71,5 +78,16 @@ typedef struct floe_metrics_http floe_metrics_http;
 int floe_metrics_http_start(floe_metrics_http **out, floe_metrics *r, const char *bind, int port,
 			    int *port_out, floe_error *err) FLOE_WUR;
 void floe_metrics_http_stop(floe_metrics_http *h); /* accepts NULL */
+
+/* ---- the web console (obs_console.c) ------------------------------------------------ */
+
+/* The registry as JSON: {"metrics": [{"name", "type", "help", "samples": [{"name",
+ * "labels", "value"}]}], "notes": {key: text}}, the metrics made from its text
+ * rendering (so they equal /metrics). */
+int floe_obs_metrics_json(floe_metrics *r, floe_buf *out) FLOE_WUR;
+/* Answer GET /console (the page) and /api/metrics (the JSON): true when url is
+ * one of them (then *rc, *type and *status are set and the body is in out). */
+bool floe_obs_console_route(floe_metrics *r, const char *url, floe_buf *out, const char **type,
+			    unsigned int *status, int *rc);
 
 #endif

@@ -333,7 +333,8 @@ static floe_fileio *shared_io;
 static void make_io(void)
 {
 	/* one stateless local FileIO for every path table of the process */
-	shared_io = floe_io_router_new(floe_io_local_new(), NULL, NULL);
+	if (floe_io_default_new(&shared_io, NULL, NULL))
+		shared_io = NULL;
 }
 
 int floe_table_open_path(floe_table **out, const char *path, const char *const *path_map,

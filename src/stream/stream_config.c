@@ -15,6 +15,10 @@
 #include "floe/maintain.h"
 #include "iceberg/props.h"
 #include "stream/stream_config.h"
+#include "stream/stream_kafka.h"
+#include "stream/stream_kinesis.h"
+#include "util/timeutil.h"
+#include "stream/stream_value_format.h"
 #include "util/localfile.h"
 #include "util/thread.h"
 
@@ -49,14 +53,20 @@ typedef struct keydef {
 
 static const char *const errors_names[] = {"dead-letter", "fail", NULL};
 static const int errors_values[] = {STREAM_ERRORS_DEAD_LETTER, STREAM_ERRORS_FAIL};
-static const char *const type_names[] = {"files", "stdin", "generator", "datagen", "kafka", NULL};
+static const char *const type_names[] = {"files", "stdin", "generator", "datagen", "kafka",
+					 "kinesis", NULL};
 static const int type_values[] = {STREAM_SRC_FILES, STREAM_SRC_STDIN, STREAM_SRC_GENERATOR,
-				  STREAM_SRC_GENERATOR, STREAM_SRC_KAFKA};
-/* debezium-json is JSON lines with a change-record decoder on top */
-#define FMT_DEBEZIUM 16
-static const char *const format_names[] = {"json", "jsonl", "csv", "debezium-json", NULL};
-static const int format_values[] = {STREAM_FMT_JSONL, STREAM_FMT_JSONL, STREAM_FMT_CSV,
-				    FMT_DEBEZIUM};
+				  STREAM_SRC_GENERATOR, STREAM_SRC_KAFKA, STREAM_SRC_KINESIS};
+static const char *const initpos_names[] = {"LATEST", "TRIM_HORIZON", "AT_TIMESTAMP", NULL};
+static const int initpos_values[] = {STREAM_KINESIS_LATEST, STREAM_KINESIS_TRIM_HORIZON,
+				     STREAM_KINESIS_AT_TIMESTAMP};
+static const char *const startup_names[] = {"group-offsets", "earliest-offset", "latest-offset",
+					    "timestamp", "specific-offsets", NULL};
+static const int startup_values[] = {STREAM_KAFKA_GROUP_OFFSETS, STREAM_KAFKA_EARLIEST,
+				     STREAM_KAFKA_LATEST, STREAM_KAFKA_TIMESTAMP,
+				     STREAM_KAFKA_SPECIFIC};
+static const char *const bounded_names[] = {"unbounded", "latest-offset", NULL};
+static const int bounded_values[] = {STREAM_KAFKA_UNBOUNDED, STREAM_KAFKA_BOUNDED_LATEST};
 static const char *const tristate_names[] = {"true", "false", "yes", "no", "on", "off", NULL};
 static const int tristate_values[] = {1, 0, 1, 0, 1, 0};
 static const char *const unit_names[] = {"ms", "s", "us", "ns", NULL};
@@ -96,7 +106,7 @@ static const keydef pipeline_keys[] = {
 	{"pipeline.max-buffered-blocks", K_INT, C(max_buffered_blocks), 0, NULL, NULL,
 	 "parallelism + 2", "blocks read ahead of the writers (each about block-size)"},
 	{"catalog.type", K_STR, C(catalog_type), 0, NULL, NULL, "sql",
-	 "sql or filesystem (without a catalog section: the command's catalog)"},
+	 "sql, filesystem, rest or glue (without a catalog section: the command's catalog)"},
 	{"catalog.uri", K_STR, C(catalog_uri), 0, NULL, NULL, "",
 	 "sqlite:///path.db or postgresql://user@host/db; a password must come from ${ENV} or "
 	 "catalog.password-file"},
@@ -105,6 +115,9 @@ static const keydef pipeline_keys[] = {
 	 "root of new tables (file:///data/wh)"},
 	{"catalog.password-file", K_STR, C(catalog_password_file), 0, NULL, NULL, "",
 	 "file whose first line is the catalog password"},
+	{"catalog.properties", K_PREFIX, C(catalog_props), 0, NULL, NULL, "",
+	 "REST, Glue and S3 catalog properties (catalog.properties.credential, "
+	 "catalog.properties.s3.endpoint, ...); credentials only as ${ENV}"},
 	{"sources", K_SOURCES, 0, 0, NULL, NULL, "", "list of sources (below)"},
 	{"tables", K_TABLES, 0, 0, NULL, NULL, "", "list of tables (below)"},
 	{NULL, K_STR, 0, 0, NULL, NULL, NULL, NULL},
@@ -113,10 +126,14 @@ static const keydef pipeline_keys[] = {
 static const keydef source_keys[] = {
 	{"name", K_STR, S(name), 0, NULL, NULL, "(required)", "name tables refer to"},
 	{"type", K_ENUM, S(type), 0, type_names, type_values, "(required)",
-	 "files, stdin, generator (alias datagen) or kafka"},
-	{"format", K_ENUM, S(format), 0, format_names, format_values, "json",
+	 "files, stdin, generator (alias datagen), kafka or kinesis"},
+	{"format", K_STR, S(format_name), 0, NULL, NULL, "json",
 	 "json (JSON lines), csv, or debezium-json (Debezium change events, one per line, with "
-	 "or without the Kafka Connect schema envelope)"},
+	 "or without the Kafka Connect schema envelope; files and stdin); kafka also raw (the value as the one string or binary "
+	 "column), avro-confluent (Confluent wire format, schema from avro-confluent.url) and "
+	 "the formats registered by name (stream_value_format.h)"},
+	{"value.format", K_STR, S(format_name), 0, NULL, NULL, "json",
+	 "kafka, kinesis: alias of format"},
 	{"rowkind.field", K_STR, S(rowkind_field), 0, NULL, NULL, "",
 	 "json/csv change records: the field holding each record's change kind (+I, -U, +U, -D, "
 	 "or insert, update, delete); it is written only if the table has such a column"},
@@ -156,9 +173,54 @@ static const keydef source_keys[] = {
 	{"fields", K_PREFIX, S(gen_fields), 0, NULL, NULL, "",
 	 "generator: fields.<column>.kind (random or sequence), .min, .max, .max-past, .length, "
 	 ".start, .end, .null-rate, .values"},
-	{"topic", K_STR, S(topic), 0, NULL, NULL, "", "kafka: topic"},
+	{"topic", K_STRLIST, S(topics), S(n_topics), NULL, NULL, "",
+	 "kafka: topic, or a list of topics (a list or names separated by ';')"},
+	{"topic-pattern", K_STR, S(topic_pattern), 0, NULL, NULL, "",
+	 "kafka: every topic whose name matches this regular expression (instead of topic)"},
 	{"properties", K_PREFIX, S(kafka_props), 0, NULL, NULL, "",
-	 "kafka: client properties (properties.bootstrap.servers, properties.group.id, ...)"},
+	 "kafka: librdkafka client properties (properties.bootstrap.servers, "
+	 "properties.group.id (default: the pipeline id), properties.security.protocol, ...)"},
+	{"scan.startup.mode", K_ENUM, S(startup_mode), 0, startup_names, startup_values,
+	 "group-offsets",
+	 "kafka: where a partition the tables never committed starts (a committed one always "
+	 "resumes from the table)"},
+	{"scan.startup.timestamp-millis", K_INT, S(startup_ts_ms), 0, NULL, NULL, "",
+	 "kafka: scan.startup.mode timestamp: the first record at or after this time (ms)"},
+	{"scan.startup.specific-offsets", K_STR, S(specific_offsets), 0, NULL, NULL, "",
+	 "kafka: scan.startup.mode specific-offsets: \"partition:0,offset:42;partition:1,offset:"
+	 "300\" (other partitions: group offsets, else earliest)"},
+	{"scan.bounded.mode", K_ENUM, S(bounded_mode), 0, bounded_names, bounded_values,
+	 "unbounded", "kafka: latest-offset: end when every partition reached the end it had when "
+	 "it was assigned"},
+	{"commit.offsets.on.checkpoint", K_BOOL, S(commit_offsets), 0, NULL, NULL, "true",
+	 "kafka: after each table commit, commit the offsets it recorded to the consumer group "
+	 "(for lag tools; floe itself resumes from the table)"},
+	{"key.format", K_STR, S(key_format), 0, NULL, NULL, "raw",
+	 "kafka: the key's format (raw: its bytes, for metadata.key)"},
+	{"avro-confluent.url", K_STR, S(registry_url), 0, NULL, NULL, "",
+	 "kafka, format avro-confluent: the schema registry (http://host:8081)"},
+	{"metadata", K_PREFIX, S(metadata), 0, NULL, NULL, "",
+	 "kafka: record metadata into columns: metadata.<topic|partition|offset|timestamp|"
+	 "timestamp-type|key|headers>: <column>; kinesis: metadata.<stream|shard-id|"
+	 "sequence-number|timestamp|key>"},
+	{"stream", K_STR, S(kinesis_stream), 0, NULL, NULL, "(kinesis: required)",
+	 "kinesis: the stream's name"},
+	{"aws", K_PREFIX, S(aws_props), 0, NULL, NULL, "",
+	 "kinesis: aws.region, aws.endpoint (http://host:port), aws.credentials.provider (AUTO, "
+	 "BASIC, ENV_VAR, PROFILE, WEB_IDENTITY_TOKEN, CONTAINER, INSTANCE), "
+	 "aws.credentials.basic.accesskeyid/.secretkey, aws.credentials.profile.name/.path"},
+	{"scan.stream.initpos", K_ENUM, S(kinesis_initpos), 0, initpos_names, initpos_values,
+	 "LATEST",
+	 "kinesis: where the shards of the pipeline's first start begin (a committed shard always "
+	 "resumes from the table; shards found later start at TRIM_HORIZON)"},
+	{"scan.stream.initpos-timestamp", K_STR, S(kinesis_initpos_ts), 0, NULL, NULL, "",
+	 "kinesis: AT_TIMESTAMP: epoch seconds (1700000000.5) or an ISO timestamp"},
+	{"scan.shard.getrecords.maxrecordcount", K_INT, S(kinesis_max_records), 0, NULL, NULL,
+	 "10000", "kinesis: records per GetRecords call (1..10000)"},
+	{"scan.shard.getrecords.intervalmillis", K_INT, S(kinesis_interval_ms), 0, NULL, NULL,
+	 "200", "kinesis: wait before asking a shard that had nothing again (ms)"},
+	{"scan.shard.discovery.intervalmillis", K_INT, S(kinesis_discovery_ms), 0, NULL, NULL,
+	 "10000", "kinesis: time between listings of the stream's shards (resharding) (ms)"},
 	{NULL, K_STR, 0, 0, NULL, NULL, NULL, NULL},
 };
 
@@ -537,7 +599,9 @@ static int collect_prefix(pctx *x, floe_strmap *sm, yaml_node_t *v, const char *
 		return fail_at(x, v, "nesting too deep");
 	if (v->type == YAML_SCALAR_NODE) {
 		const char *val;
-		if ((!strncmp(full, "properties.", 11) && (rc = check_secret(x, v, full))) ||
+		if (((!strncmp(full, "properties.", 11) || !strncmp(full, "catalog.properties.", 19) ||
+		      !strcmp(full, "aws.credentials.basic.secretkey")) &&
+		     (rc = check_secret(x, v, full))) ||
 		    (rc = scalar(x, v, full, &val)))
 			return rc;
 		if (floe_strmap_set(sm, full, val))
@@ -629,6 +693,8 @@ static int parse_sources(pctx *x, yaml_node_t *v)
 			return fail_at(x, v, "too many nodes");
 		s->type = -1;
 		s->format = STREAM_FMT_JSONL;
+		s->commit_offsets = true;
+		s->startup_ts_ms = -1;
 		s->monitor_interval_ms = 1000;
 		s->block_bytes = (int64_t)1 << 20;
 		s->max_record_bytes = (int64_t)16 << 20;
@@ -640,6 +706,11 @@ static int parse_sources(pctx *x, yaml_node_t *v)
 		s->line = line_of(m);
 		floe_strmap_init(&s->gen_fields);
 		floe_strmap_init(&s->kafka_props);
+		floe_strmap_init(&s->metadata);
+		floe_strmap_init(&s->aws_props);
+		s->kinesis_max_records = 10000;
+		s->kinesis_interval_ms = 200;
+		s->kinesis_discovery_ms = 10000;
 		c->n_sources = i + 1;
 		snprintf(where, sizeof(where), " in source %zu", i + 1);
 		if ((rc = walk_map(x, source_keys, s, m, NULL, where, 1)))
@@ -801,6 +872,261 @@ static int check_maint(stream_maint_cfg *m, const stream_table_cfg *t, int64_t c
 	return FLOE_OK;
 }
 
+/* The value format by name; message sources take every registered one. */
+static int check_format(stream_source_cfg *s, floe_error *err)
+{
+	const char *f = s->format_name ? s->format_name : "json";
+	bool msgs = s->type == STREAM_SRC_KAFKA || s->type == STREAM_SRC_KINESIS;
+	if (!strcmp(f, "json") || !strcmp(f, "jsonl")) {
+		s->format = STREAM_FMT_JSONL;
+	} else if (!strcmp(f, "debezium-json")) {
+		/* JSON lines with a change-record decoder on top */
+		if (msgs)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': debezium-json is read from files "
+					      "and stdin only for now",
+					      s->line, s->name);
+		s->format = STREAM_FMT_JSONL;
+		s->cdc = STREAM_CDC_DEBEZIUM;
+	} else if (!strcmp(f, "csv")) {
+		s->format = STREAM_FMT_CSV;
+	} else {
+		const stream_value_format *vf = stream_value_format_find(f);
+		if (!vf) {
+			char list[512];
+			stream_value_format_names(list, sizeof(list));
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': 'format': '%s' is not one of json, "
+					      "jsonl, csv, %s",
+					      s->line, s->name, f, msgs ? list : "debezium-json");
+		}
+		if (!msgs)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': format '%s' is for kafka and kinesis "
+					      "sources (files and stdin read json or csv)",
+					      s->line, s->name, f);
+		s->format = vf->format;
+	}
+	if (msgs)
+		s->value_format = stream_value_format_find(
+			s->format == STREAM_FMT_JSONL ? "json" : s->format == STREAM_FMT_CSV ? "csv" : f);
+	return FLOE_OK;
+}
+
+/* One topic list: "a;b" items split (Flink's separator). */
+static int split_topics(stream_config *c, stream_source_cfg *s, floe_error *err)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->n_topics; i++) {
+		n++;
+		for (const char *q = s->topics[i]; *q; q++)
+			n += *q == ';';
+	}
+	const char **out = floe_arena_calloc(&c->arena, n ? n : 1, sizeof(char *));
+	if (!out)
+		return floe_error_oom(err);
+	size_t k = 0;
+	for (size_t i = 0; i < s->n_topics; i++) {
+		const char *a = s->topics[i];
+		for (;;) {
+			const char *e = strchr(a, ';');
+			size_t len = e ? (size_t)(e - a) : strlen(a);
+			while (len && (*a == ' '))
+				a++, len--;
+			while (len && a[len - 1] == ' ')
+				len--;
+			if (len) {
+				if (!(out[k] = floe_arena_strndup(&c->arena, a, len)))
+					return floe_error_oom(err);
+				for (size_t j = 0; j < len; j++) {
+					char ch = out[k][j];
+					if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+					      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-'))
+						return floe_error_set(err, FLOE_EINVAL,
+								      "line %d: source '%s': '%s' is not a "
+								      "Kafka topic name (letters, digits, '.', "
+								      "'_', '-')",
+								      s->line, s->name, out[k]);
+				}
+				k++;
+			}
+			if (!e)
+				break;
+			a = e + 1;
+		}
+	}
+	s->topics = out;
+	s->n_topics = k;
+	return FLOE_OK;
+}
+
+static const char *const metadata_fields[] = {"topic",	       "partition", "offset",
+					      "timestamp",     "timestamp-type", "key",
+					      "headers",       NULL};
+
+static int check_kafka(stream_source_cfg *s, floe_error *err)
+{
+	if (!s->n_topics == !s->topic_pattern)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s' (kafka) needs topic or topic-pattern (one "
+				      "of them)",
+				      s->line, s->name);
+	if (!floe_strmap_get(&s->kafka_props, "properties.bootstrap.servers"))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s' (kafka) needs properties.bootstrap.servers",
+				      s->line, s->name);
+	if (s->startup_mode == STREAM_KAFKA_TIMESTAMP && s->startup_ts_ms < 0)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': scan.startup.mode timestamp needs "
+				      "scan.startup.timestamp-millis",
+				      s->line, s->name);
+	if (s->startup_mode == STREAM_KAFKA_SPECIFIC && !s->specific_offsets)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': scan.startup.mode specific-offsets needs "
+				      "scan.startup.specific-offsets",
+				      s->line, s->name);
+	if (s->specific_offsets) {
+		floe_error e2;
+		floe_error_clear(&e2);
+		if (stream_kafka_parse_specific(s->specific_offsets, NULL, NULL, 0, NULL, &e2))
+			return floe_error_set(err, FLOE_EINVAL, "line %d: source '%s': %s", s->line,
+					      s->name, e2.msg);
+	}
+	if (s->key_format && strcmp(s->key_format, "raw"))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': key.format '%s' is not raw (the only key "
+				      "format so far)",
+				      s->line, s->name, s->key_format);
+	if (s->format == STREAM_FMT_AVRO_CONFLUENT && !s->registry_url)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': format avro-confluent needs "
+				      "avro-confluent.url (the schema registry)",
+				      s->line, s->name);
+	for (size_t i = 0; i < s->metadata.len; i++) {
+		const char *k = s->metadata.items[i].key + strlen("metadata.");
+		bool ok = false;
+		for (size_t j = 0; metadata_fields[j] && !ok; j++)
+			ok = !strcmp(metadata_fields[j], k);
+		if (!ok)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': 'metadata.%s' is not one of "
+					      "metadata.topic, .partition, .offset, .timestamp, "
+					      ".timestamp-type, .key, .headers",
+					      s->line, s->name, k);
+		if (!*s->metadata.items[i].value)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': 'metadata.%s' needs a column name",
+					      s->line, s->name, k);
+	}
+	return FLOE_OK;
+}
+
+static const char *const kinesis_metadata[] = {"stream", "shard-id", "sequence-number",
+					       "timestamp", "key", NULL};
+static const char *const aws_keys[] = {"aws.region",
+				       "aws.endpoint",
+				       "aws.credentials.provider",
+				       "aws.credentials.basic.accesskeyid",
+				       "aws.credentials.basic.secretkey",
+				       "aws.credentials.profile.name",
+				       "aws.credentials.profile.path",
+				       NULL};
+static const char *const aws_providers[] = {"AUTO",	     "BASIC",	  "ENV_VAR",  "PROFILE",
+					    "WEB_IDENTITY_TOKEN", "CONTAINER", "INSTANCE", NULL};
+
+static bool in_list(const char *const *l, const char *v)
+{
+	for (size_t i = 0; l[i]; i++)
+		if (!strcmp(l[i], v))
+			return true;
+	return false;
+}
+
+static int check_kinesis(stream_source_cfg *s, floe_error *err)
+{
+	if (!s->kinesis_stream || !*s->kinesis_stream)
+		return floe_error_set(err, FLOE_EINVAL, "line %d: source '%s' (kinesis) needs stream",
+				      s->line, s->name);
+	for (size_t i = 0; i < s->aws_props.len; i++) {
+		const char *k = s->aws_props.items[i].key, *v = s->aws_props.items[i].value;
+		if (!in_list(aws_keys, k))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': '%s' is not one of aws.region, "
+					      "aws.endpoint, aws.credentials.provider, "
+					      "aws.credentials.basic.accesskeyid, .secretkey, "
+					      "aws.credentials.profile.name, .path",
+					      s->line, s->name, k);
+		if (!strcmp(k, "aws.credentials.provider") && !in_list(aws_providers, v))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': aws.credentials.provider '%s' is not "
+					      "one of AUTO, BASIC, ENV_VAR, PROFILE, WEB_IDENTITY_TOKEN, "
+					      "CONTAINER, INSTANCE",
+					      s->line, s->name, v);
+	}
+	const char *prov = floe_strmap_get(&s->aws_props, "aws.credentials.provider");
+	if (prov && !strcmp(prov, "BASIC") &&
+	    (!floe_strmap_get(&s->aws_props, "aws.credentials.basic.accesskeyid") ||
+	     !floe_strmap_get(&s->aws_props, "aws.credentials.basic.secretkey")))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': aws.credentials.provider BASIC needs "
+				      "aws.credentials.basic.accesskeyid and .secretkey",
+				      s->line, s->name);
+	if (s->kinesis_initpos == STREAM_KINESIS_AT_TIMESTAMP) {
+		const char *t = s->kinesis_initpos_ts;
+		double sec;
+		int64_t us;
+		bool zone;
+		if (!t)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': scan.stream.initpos AT_TIMESTAMP "
+					      "needs scan.stream.initpos-timestamp",
+					      s->line, s->name);
+		if (floe_parse_double(t, strlen(t), &sec) && sec >= 0 && sec < 1e11)
+			s->startup_ts_ms = (int64_t)(sec * 1000.0);
+		else if (floe_parse_timestamp_us(t, strlen(t), &us, &zone) && us >= 0)
+			s->startup_ts_ms = us / 1000;
+		else
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': scan.stream.initpos-timestamp '%s' "
+					      "is not epoch seconds or an ISO timestamp",
+					      s->line, s->name, t);
+	} else if (s->kinesis_initpos_ts) {
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': scan.stream.initpos-timestamp is for "
+				      "scan.stream.initpos AT_TIMESTAMP",
+				      s->line, s->name);
+	}
+	if (s->kinesis_max_records < 1 || s->kinesis_max_records > 10000)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': scan.shard.getrecords.maxrecordcount must "
+				      "be 1..10000",
+				      s->line, s->name);
+	if (s->kinesis_interval_ms < 1 || s->kinesis_discovery_ms < 100)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': scan.shard.getrecords.intervalmillis must "
+				      "be >= 1 and scan.shard.discovery.intervalmillis >= 100",
+				      s->line, s->name);
+	for (size_t i = 0; i < s->metadata.len; i++) {
+		const char *k = s->metadata.items[i].key + strlen("metadata.");
+		if (!in_list(kinesis_metadata, k))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': 'metadata.%s' is not one of "
+					      "metadata.stream, .shard-id, .sequence-number, .timestamp, "
+					      ".key",
+					      s->line, s->name, k);
+		if (!*s->metadata.items[i].value)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': 'metadata.%s' needs a column name",
+					      s->line, s->name, k);
+	}
+	if (s->format == STREAM_FMT_AVRO_CONFLUENT && !s->registry_url)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': format avro-confluent needs "
+				      "avro-confluent.url (the schema registry)",
+				      s->line, s->name);
+	return FLOE_OK;
+}
+
 static int validate(stream_config *c, floe_error *err)
 {
 	if (!c->n_sources)
@@ -824,12 +1150,17 @@ static int validate(stream_config *c, floe_error *err)
 		return floe_error_set(err, FLOE_EINVAL, "pipeline.max-buffered-blocks must be 0..4096");
 	for (size_t i = 0; i < c->n_sources; i++) {
 		stream_source_cfg *s = &c->sources[i];
+		if (s->n_topics) {
+			int trc = split_topics(c, s, err);
+			if (trc)
+				return trc;
+		}
 		if (!s->name || !*s->name)
 			return floe_error_set(err, FLOE_EINVAL, "line %d: a source needs a name", s->line);
 		if (s->type < 0)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s' needs a type (files, stdin, "
-					      "generator, kafka)",
+					      "generator, kafka, kinesis)",
 					      s->line, s->name);
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(c->sources[k].name, s->name))
@@ -850,10 +1181,13 @@ static int validate(stream_config *c, floe_error *err)
 					      "line %d: source '%s': fields.* and schema are for "
 					      "generator sources",
 					      s->line, s->name);
-		if (s->format == FMT_DEBEZIUM) {
-			s->format = STREAM_FMT_JSONL;
-			s->cdc = STREAM_CDC_DEBEZIUM;
-		}
+		if (s->type == STREAM_SRC_GENERATOR && s->format_name)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': a generator has no format",
+					      s->line, s->name);
+		int rc = check_format(s, err);
+		if (rc)
+			return rc;
 		if (s->cdc && s->rowkind_field)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s': rowkind.field is for json and csv "
@@ -864,23 +1198,33 @@ static int validate(stream_config *c, floe_error *err)
 					      "line %d: source '%s': debezium-json.* keys need format: "
 					      "debezium-json",
 					      s->line, s->name);
-		if (s->type == STREAM_SRC_GENERATOR && (s->cdc || s->rowkind_field))
+		if (s->type == STREAM_SRC_GENERATOR && s->rowkind_field)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s': a generator makes inserts only (no "
 					      "change records)",
 					      s->line, s->name);
-		if (s->type == STREAM_SRC_GENERATOR && s->format != STREAM_FMT_JSONL)
+		if ((s->type == STREAM_SRC_KAFKA || s->type == STREAM_SRC_KINESIS) &&
+		    s->rowkind_field)
 			return floe_error_set(err, FLOE_EINVAL,
-					      "line %d: source '%s': a generator has no format",
+					      "line %d: source '%s': change records (rowkind.field) are "
+					      "read from files and stdin only for now",
 					      s->line, s->name);
-		if (s->type == STREAM_SRC_KAFKA && !s->topic)
-			return floe_error_set(err, FLOE_EINVAL, "line %d: source '%s' (kafka) needs a topic",
+		if (s->type == STREAM_SRC_KAFKA && (rc = check_kafka(s, err)))
+			return rc;
+		if (s->type == STREAM_SRC_KINESIS && (rc = check_kinesis(s, err)))
+			return rc;
+		if (s->type != STREAM_SRC_KINESIS && (s->kinesis_stream || s->aws_props.len))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': stream and aws.* are for kinesis "
+					      "sources",
 					      s->line, s->name);
-		/* refused here, so that --check says so and nothing is created */
-		if (s->type == STREAM_SRC_KAFKA)
-			return floe_error_set(err, FLOE_EUNSUPPORTED,
-					      "line %d: source '%s': type kafka is not built into this "
-					      "floe yet",
+		if (s->type != STREAM_SRC_KAFKA &&
+		    (s->n_topics || s->topic_pattern || s->kafka_props.len ||
+		     (s->metadata.len && s->type != STREAM_SRC_KINESIS) || s->specific_offsets ||
+		     (s->registry_url && s->type != STREAM_SRC_KINESIS) || s->key_format))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': topic, topic-pattern, properties.*, "
+					      "metadata.*, key.format and scan.* are for kafka sources",
 					      s->line, s->name);
 		if (s->csv_delimiter == 0 || s->csv_delimiter == '\n' || s->csv_delimiter == s->csv_quote)
 			return floe_error_set(err, FLOE_EINVAL,
@@ -937,7 +1281,8 @@ static int validate(stream_config *c, floe_error *err)
 			return floe_error_set(err, FLOE_EINVAL, "line %d: source '%s' feeds no table",
 					      c->sources[i].line, c->sources[i].name);
 	}
-	c->has_catalog = c->catalog_uri || c->catalog_type || c->catalog_warehouse;
+	c->has_catalog = c->catalog_uri || c->catalog_type || c->catalog_warehouse ||
+			 c->catalog_props.len;
 	if (c->catalog_password_file)
 		return apply_password_file(c, err);
 	return FLOE_OK;
@@ -958,9 +1303,12 @@ void stream_config_free(stream_config *c)
 	for (size_t i = 0; i < c->n_sources; i++) {
 		floe_strmap_reset(&c->sources[i].gen_fields);
 		floe_strmap_reset(&c->sources[i].kafka_props);
+		floe_strmap_reset(&c->sources[i].aws_props);
+		floe_strmap_reset(&c->sources[i].metadata);
 	}
 	for (size_t i = 0; i < c->n_tables; i++)
 		floe_strmap_reset(&c->tables[i].properties);
+	floe_strmap_reset(&c->catalog_props);
 	floe_arena_reset(&c->arena);
 	floe_free(c);
 }
@@ -1002,6 +1350,7 @@ int stream_config_parse_yaml(stream_config **out, const char *text, size_t n, co
 	if (!c)
 		return floe_error_oom(err);
 	floe_arena_init(&c->arena, 16384);
+	floe_strmap_init(&c->catalog_props);
 	c->checkpoint_interval_ms = 10000;
 	c->parallelism = floe_cpu_count() > 16 ? 16 : floe_cpu_count();
 	c->errors = STREAM_ERRORS_DEAD_LETTER;

@@ -27,6 +27,7 @@ typedef enum stream_src_type {
 	STREAM_SRC_STDIN,
 	STREAM_SRC_GENERATOR,
 	STREAM_SRC_KAFKA,
+	STREAM_SRC_KINESIS,
 } stream_src_type;
 
 typedef enum stream_dist {
@@ -71,11 +72,43 @@ typedef struct stream_source_cfg {
 	const char *rowkind_field;      /* a column holding each record's change kind */
 	bool debezium_schema_include;   /* the {"schema","payload"} envelope is required */
 	const char *debezium_ts_column; /* column that receives source.ts_ms */
-	/* kafka */
-	const char *bootstrap_servers, *topic, *group_id;
-	floe_strmap kafka_props;
+	/* the value format by name (json, csv, raw, avro-confluent, ...: stream_value_format.h) */
+	const char *format_name;
+	const struct stream_value_format *value_format; /* message sources */
+	/* kafka (Flink's Kafka connector names) */
+	const char **topics;
+	size_t n_topics;
+	const char *topic_pattern;
+	floe_strmap kafka_props;   /* properties.* without the prefix: librdkafka's */
+	int startup_mode;          /* stream_kafka_startup */
+	int64_t startup_ts_ms;
+	const char *specific_offsets; /* "partition:0,offset:42;partition:1,offset:300" */
+	int bounded_mode;          /* stream_kafka_bounded */
+	bool commit_offsets;       /* commit.offsets.on.checkpoint */
+	const char *key_format;    /* raw (the key metadata column's bytes) */
+	const char *registry_url;  /* avro-confluent.url */
+	floe_strmap metadata;      /* metadata.<field> -> column (topic, partition, offset, ...) */
+	/* kinesis (Flink's Kinesis connector names) */
+	const char *kinesis_stream;
+	int kinesis_initpos;       /* stream_kinesis_initpos */
+	const char *kinesis_initpos_ts; /* epoch seconds or an ISO timestamp -> startup_ts_ms */
+	int64_t kinesis_max_records, kinesis_interval_ms, kinesis_discovery_ms;
+	floe_strmap aws_props;     /* aws.region, aws.endpoint, aws.credentials.* */
 	int line;
 } stream_source_cfg;
+
+typedef enum stream_kafka_startup {
+	STREAM_KAFKA_GROUP_OFFSETS = 0,
+	STREAM_KAFKA_EARLIEST,
+	STREAM_KAFKA_LATEST,
+	STREAM_KAFKA_TIMESTAMP,
+	STREAM_KAFKA_SPECIFIC,
+} stream_kafka_startup;
+
+typedef enum stream_kafka_bounded {
+	STREAM_KAFKA_UNBOUNDED = 0,
+	STREAM_KAFKA_BOUNDED_LATEST, /* stop at the end offsets seen when a partition is assigned */
+} stream_kafka_bounded;
 
 /* Maintenance embedded in the pipeline (maintenance.* keys of a table). */
 typedef struct stream_maint_cfg {
@@ -124,6 +157,9 @@ typedef struct stream_config {
 	/* catalog (optional: else the command's catalog) */
 	const char *catalog_type, *catalog_uri, *catalog_name, *catalog_warehouse;
 	const char *catalog_password_file;
+	/* catalog.properties.<key>: REST/Glue/S3 catalog properties, stored
+	 * with the "catalog.properties." prefix */
+	floe_strmap catalog_props;
 	bool has_catalog;
 	stream_source_cfg *sources;
 	size_t n_sources;

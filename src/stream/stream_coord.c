@@ -26,6 +26,8 @@
 
 #include "arrow/arrow_build.h"
 #include "iceberg/arrow_schema.h"
+#include "stream/stream_kafka.h"
+#include "stream/stream_kinesis.h"
 #include "stream/stream_runtime.h"
 #include "table/commit.h"
 #include "util/log.h"
@@ -131,6 +133,12 @@ static int setup_metrics(floe_pipeline *p, floe_error *err)
 					   "records that did not fit and went to the dead-letter file",
 					   l, 2, NULL, 0);
 	}
+	for (size_t i = 0; i < p->n_sources && !rc; i++)
+		if (p->sources[i].cfg->type == STREAM_SRC_KAFKA && p->sources[i].src)
+			rc = stream_kafka_metrics(p->sources[i].src, p->metrics, p->pipeline_id, NULL);
+		else if (p->sources[i].cfg->type == STREAM_SRC_KINESIS && p->sources[i].src)
+			rc = stream_kinesis_metrics(p->sources[i].src, p->metrics, p->pipeline_id,
+						    NULL);
 	for (size_t i = 0; i < p->n_tables && !rc; i++) {
 		rt_table *t = &p->tables[i];
 		const char *l[] = {"pipeline", p->pipeline_id, "table", t->ident};
@@ -221,9 +229,35 @@ static bool find_path(const floe_type *t, int32_t id, int *path, int *depth)
 	return false;
 }
 
+/* A split-fenced table (Kafka): every split's newest committed position,
+ * merged over the pipeline's snapshots (stream_split_fence.c). */
+static int restore_splits(floe_pipeline *p, rt_table *t, floe_error *err)
+{
+	const floe_metadata *m = floe_table_metadata(t->commit_t);
+	int rc = stream_split_refresh(t->splits, m, p->pipeline_id, &t->last_ckpt, err);
+	if (rc)
+		return floe_error_prefix(err, rc, "table %s: ", t->ident);
+	stream_offsets_reset(&t->skip);
+	stream_offsets_init(&t->skip);
+	floe_mutex_lock(&t->splits->mu);
+	rc = stream_offsets_copy(&t->skip, &t->splits->merged);
+	floe_mutex_unlock(&t->splits->mu);
+	if (rc)
+		return floe_error_oom(err);
+	t->skipping = t->skip.n > 0;
+	t->fence_snap = FLOE_NO_SNAPSHOT;
+	if (t->skip.n)
+		FLOE_INFO("table %s: pipeline '%s' holds %zu partitions' offsets (newest checkpoint "
+			  "%lld)",
+			  t->ident, p->pipeline_id, t->skip.n, (long long)t->last_ckpt);
+	return FLOE_OK;
+}
+
 /* The committed state of this pipeline in table t (newest first). */
 static int restore_table(floe_pipeline *p, rt_table *t, floe_error *err)
 {
+	if (t->split_fence)
+		return restore_splits(p, t, err);
 	const floe_metadata *m = floe_table_metadata(t->commit_t);
 	const floe_snapshot *s = floe_metadata_branch_head(m, NULL);
 	int guard = 0;
@@ -252,6 +286,94 @@ static int restore_table(floe_pipeline *p, rt_table *t, floe_error *err)
 		}
 		s = floe_metadata_parent(m, s);
 	}
+	return FLOE_OK;
+}
+
+/* The consumer group of a Kafka source: properties.group.id, else the pipeline id. */
+static const char *kafka_group(const floe_pipeline *p, const stream_source_cfg *sc)
+{
+	const char *g = floe_strmap_get(&sc->kafka_props, "properties.group.id");
+	return g ? g : p->pipeline_id;
+}
+
+/*
+ * A table fed by Kafka or Kinesis: its metadata columns (filled from the
+ * record, so the decoder sees them as optional); Kafka's also its
+ * per-partition positions.
+ */
+static int open_kafka_table(floe_pipeline *p, rt_table *t, const stream_source_cfg *sc,
+			    floe_error *err)
+{
+	int rc;
+	if (sc->type == STREAM_SRC_KAFKA) {
+		t->split_fence = true;
+		if ((rc = stream_split_state_new(&t->splits, kafka_group(p, sc), err)))
+			return rc;
+	}
+	if (!sc->metadata.len)
+		return FLOE_OK;
+	const floe_type *dt = t->decode_type;
+	floe_type *nt = floe_arena_calloc(&t->warena, 1, sizeof(*nt));
+	floe_field *fs = floe_arena_calloc(&t->warena, dt->n_fields + 1, sizeof(*fs));
+	t->meta_kind = floe_arena_calloc(&t->warena, dt->n_fields + 1, 1);
+	t->meta_cols = floe_arena_calloc(&t->warena, dt->n_fields + 1, sizeof(bool));
+	if (!nt || !fs || !t->meta_kind || !t->meta_cols)
+		return floe_error_oom(err);
+	*nt = *dt;
+	memcpy(fs, dt->fields, dt->n_fields * sizeof(*fs));
+	nt->fields = fs;
+	for (size_t i = 0; i < sc->metadata.len; i++) {
+		const char *what = sc->metadata.items[i].key + strlen("metadata.");
+		const char *col = sc->metadata.items[i].value;
+		size_t k = 0;
+		while (k < t->schema->root->n_fields && strcmp(fs[k].name, col))
+			k++;
+		if (k == t->schema->root->n_fields)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "table %s: metadata.%s names column '%s', which the "
+					      "table does not have (a top-level column)",
+					      t->ident, what, col);
+		int kind = stream_meta_kind(what);
+		const floe_type *ct = fs[k].type;
+		bool ok;
+		switch (kind) {
+		case STREAM_META_TOPIC:
+		case STREAM_META_TS_TYPE:
+		case STREAM_META_STREAM:
+		case STREAM_META_SHARD:
+		case STREAM_META_SEQ:
+			ok = ct->id == FLOE_T_STRING;
+			break;
+		case STREAM_META_PARTITION:
+		case STREAM_META_OFFSET:
+			ok = ct->id == FLOE_T_INT || ct->id == FLOE_T_LONG || ct->id == FLOE_T_STRING;
+			break;
+		case STREAM_META_TIMESTAMP:
+			ok = ct->id == FLOE_T_LONG || ct->id == FLOE_T_TIMESTAMP ||
+			     ct->id == FLOE_T_TIMESTAMPTZ || ct->id == FLOE_T_TIMESTAMP_NS ||
+			     ct->id == FLOE_T_TIMESTAMPTZ_NS;
+			break;
+		case STREAM_META_KEY:
+			ok = ct->id == FLOE_T_STRING || ct->id == FLOE_T_BINARY;
+			break;
+		case STREAM_META_HEADERS:
+			ok = ct->id == FLOE_T_STRING || ct->id == FLOE_T_MAP;
+			break;
+		default:
+			ok = false;
+		}
+		if (!ok)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "table %s: column '%s' cannot take metadata.%s (topic, "
+					      "timestamp-type, stream, shard-id, sequence-number: string; partition, offset: int, long or "
+					      "string; timestamp: long or timestamp; key: string or "
+					      "binary; headers: string or map)",
+					      t->ident, col, what);
+		fs[k].required = false; /* the decoder leaves it; the runtime fills it */
+		t->meta_kind[k] = (uint8_t)kind;
+		t->meta_cols[k] = true;
+	}
+	t->decode_type = nt;
 	return FLOE_OK;
 }
 
@@ -379,6 +501,10 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 		if ((rc = stream_filter_compile(&t->pre_filter, tc->filter, pt, err)))
 			return floe_error_prefix(err, rc, "table %s: ", t->ident);
 	}
+	const stream_source_cfg *sc = stream_config_source(p->cfg, tc->source);
+	if (sc && (sc->type == STREAM_SRC_KAFKA || sc->type == STREAM_SRC_KINESIS) &&
+	    (rc = open_kafka_table(p, t, sc, err)))
+		return rc;
 	t->dist = tc->distribution;
 	if (t->dist == STREAM_DIST_UNSET) {
 		const char *dm = floe_metadata_property(t->meta, "write.distribution-mode");
@@ -422,6 +548,166 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 		t->n_pcheck++;
 	}
 	return restore_table(p, t, err);
+}
+
+/* ---- Kafka: partitions assigned and revoked ----------------------------------------- */
+
+typedef struct kafka_hook {
+	floe_pipeline *p;
+	size_t src;
+} kafka_hook;
+
+static int checkpoint(floe_pipeline *p, floe_error *err);
+
+/* Wait until every admitted block is in a task writer (the tasks are idle). */
+static void wait_drained(floe_pipeline *p)
+{
+	floe_mutex_lock(&p->lock);
+	while ((p->units > 0 || p->raw_len > 0) && !atomic_load(&p->cancel))
+		floe_cond_wait(&p->hub_cv, &p->lock);
+	floe_mutex_unlock(&p->lock);
+}
+
+/* Bring table t's per-partition state up to the catalog's head (a fresh
+ * load: the committer's handle is the committer's). */
+static int refresh_splits(floe_pipeline *p, rt_table *t, floe_error *err)
+{
+	floe_table *fresh = NULL;
+	floe_mutex_lock(&t->splits->commit_mu); /* not while a commit is in flight */
+	int rc = floe_table_load(&fresh, p->cat, t->ns, t->name, err);
+	if (!rc)
+		rc = stream_split_refresh(t->splits, floe_table_metadata(fresh), p->pipeline_id, NULL,
+					  err);
+	floe_mutex_unlock(&t->splits->commit_mu);
+	floe_table_free(fresh);
+	return rc ? floe_error_prefix(err, rc, "table %s: ", t->ident) : FLOE_OK;
+}
+
+/*
+ * Partitions were assigned: each resumes at the smallest offset its tables
+ * committed (-1 when one of them never did: the startup mode); each table
+ * skips what it holds and fences its commits on that offset.
+ */
+static int kafka_assigned(void *payload, const char *const *splits, size_t n, int64_t *pos,
+			  floe_error *err)
+{
+	kafka_hook *h = payload;
+	floe_pipeline *p = h->p;
+	rt_source *s = &p->sources[h->src];
+	int rc = FLOE_OK;
+	if (p->threads_started)
+		wait_drained(p); /* the tasks read the skips: change them while they are idle */
+	for (size_t i = 0; i < n; i++)
+		pos[i] = INT64_MAX;
+	for (size_t k = 0; k < s->n_tables && !rc; k++) {
+		rt_table *t = &p->tables[s->tables[k]];
+		if ((rc = refresh_splits(p, t, err)))
+			break;
+		for (size_t i = 0; i < n && !rc; i++) {
+			int64_t c = stream_split_committed(t->splits, splits[i]);
+			rc = stream_split_expect(t->splits, splits[i], c);
+			rc = rc ? rc : stream_offsets_set(&t->skip, splits[i], c < 0 ? 0 : c);
+			if (rc)
+				rc = floe_error_oom(err);
+			if (c > 0)
+				t->skipping = true;
+			if (c < pos[i])
+				pos[i] = c;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (pos[i] == INT64_MAX)
+			pos[i] = -1;
+	return rc;
+}
+
+/* Partitions are about to be revoked: commit everything read so far, so the
+ * next owner starts where this process stopped. */
+static int kafka_revoking(void *payload, const char *const *splits, size_t n, floe_error *err)
+{
+	kafka_hook *h = payload;
+	floe_pipeline *p = h->p;
+	int rc;
+	(void)splits;
+	if (!p->threads_started || atomic_load(&p->cancel))
+		return FLOE_OK;
+	FLOE_INFO("source '%s': %zu partitions are being revoked: checkpoint now",
+		  p->sources[h->src].cfg->name, n);
+	if ((rc = checkpoint(p, err)))
+		return rc == FLOE_ECANCELED ? FLOE_OK : rc;
+	floe_mutex_lock(&p->lock);
+	while (p->pending && !atomic_load(&p->cancel))
+		floe_cond_wait(&p->commit_cv, &p->lock);
+	floe_mutex_unlock(&p->lock);
+	return FLOE_OK; /* a failed commit fails the pipeline on its own */
+}
+
+/*
+ * A rewind: a commit was refused because another process of the pipeline
+ * committed a partition of ours. Drop everything held (the open files
+ * become orphans), bring every table's positions up to the catalog, and
+ * seek every source there.
+ */
+static int rewind_pipeline(floe_pipeline *p, floe_error *err)
+{
+	int rc = FLOE_OK;
+	floe_mutex_lock(&p->lock);
+	while (p->pending && !atomic_load(&p->cancel))
+		floe_cond_wait(&p->commit_cv, &p->lock);
+	floe_mutex_unlock(&p->lock);
+	wait_drained(p);
+	floe_mutex_lock(&p->lock);
+	for (int i = 0; i < p->n_tasks; i++) {
+		p->tasks[i].abort_req = true;
+		p->tasks[i].abort_done = false;
+		floe_cond_signal(&p->tasks[i].cv);
+	}
+	for (;;) {
+		bool all = true;
+		for (int i = 0; i < p->n_tasks; i++)
+			all = all && p->tasks[i].abort_done;
+		if (all || atomic_load(&p->cancel))
+			break;
+		floe_cond_wait(&p->hub_cv, &p->lock);
+	}
+	p->rewind = false;
+	p->rewinds++;
+	/* the tasks' next files must not take the names of the dropped ones */
+	floe_uuid_v4_str(p->op_id);
+	floe_mutex_unlock(&p->lock);
+	if (atomic_load(&p->cancel))
+		return FLOE_ECANCELED;
+	for (size_t i = 0; i < p->n_sources && !rc; i++) {
+		rt_source *s = &p->sources[i];
+		stream_offsets start;
+		stream_offsets_init(&start);
+		bool first = true;
+		for (size_t k = 0; k < s->n_tables && !rc; k++) {
+			rt_table *t = &p->tables[s->tables[k]];
+			if (!t->split_fence)
+				continue;
+			if ((rc = refresh_splits(p, t, err)) || (rc = stream_split_expect_all(t->splits)))
+				break;
+			floe_mutex_lock(&t->splits->mu);
+			stream_offsets_reset(&t->skip);
+			stream_offsets_init(&t->skip);
+			rc = stream_offsets_copy(&t->skip, &t->splits->merged);
+			if (!rc)
+				rc = first ? stream_offsets_copy(&start, &t->splits->merged)
+					   : stream_offsets_min(&start, &t->splits->merged);
+			floe_mutex_unlock(&t->splits->mu);
+			t->skipping = true;
+			first = false;
+			if (rc)
+				rc = floe_error_oom(err);
+		}
+		if (!rc && !first)
+			rc = s->src->ops->seek(s->src, &start, err);
+		stream_offsets_reset(&start);
+	}
+	FLOE_WARN("pipeline '%s': rewound to the tables' offsets (rewind %lld)", p->pipeline_id,
+		  (long long)p->rewinds);
+	return rc;
 }
 
 static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *sc,
@@ -482,9 +768,53 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 		rc = stream_source_gen_new(&s->src, sc->name, &go, err);
 		break;
 	}
+	case STREAM_SRC_KAFKA: {
+		stream_kafka_opts ko = {0};
+		kafka_hook *h = floe_arena_calloc(a, 1, sizeof(*h));
+		if (!h)
+			return floe_error_oom(err);
+		h->p = p;
+		h->src = (size_t)(s - p->sources);
+		ko.topics = sc->topics;
+		ko.n_topics = sc->n_topics;
+		ko.topic_pattern = sc->topic_pattern;
+		ko.props = &sc->kafka_props;
+		ko.group_id = kafka_group(p, sc);
+		ko.startup_mode = sc->startup_mode;
+		ko.startup_ts_ms = sc->startup_ts_ms;
+		ko.specific_offsets = sc->specific_offsets;
+		ko.bounded_mode = sc->bounded_mode;
+		ko.commit_offsets = sc->commit_offsets;
+		ko.block_bytes = (size_t)sc->block_bytes;
+		ko.max_record_bytes = (size_t)sc->max_record_bytes;
+		ko.hooks.assigned = kafka_assigned;
+		ko.hooks.revoking = kafka_revoking;
+		ko.hooks.payload = h;
+		rc = stream_source_kafka_new(&s->src, sc->name, &ko, err);
+		break;
+	}
+	case STREAM_SRC_KINESIS: {
+		stream_kinesis_opts kn = {0};
+		kn.stream = sc->kinesis_stream;
+		kn.initpos = sc->kinesis_initpos;
+		kn.initpos_ts_ms = sc->startup_ts_ms;
+		kn.max_records = sc->kinesis_max_records;
+		kn.interval_ms = sc->kinesis_interval_ms;
+		kn.discovery_ms = sc->kinesis_discovery_ms;
+		kn.block_bytes = (size_t)sc->block_bytes;
+		kn.max_record_bytes = (size_t)sc->max_record_bytes;
+		kn.aws.region = floe_strmap_get(&sc->aws_props, "aws.region");
+		kn.aws.endpoint = floe_strmap_get(&sc->aws_props, "aws.endpoint");
+		kn.aws.provider = floe_strmap_get(&sc->aws_props, "aws.credentials.provider");
+		kn.aws.access_key = floe_strmap_get(&sc->aws_props, "aws.credentials.basic.accesskeyid");
+		kn.aws.secret_key = floe_strmap_get(&sc->aws_props, "aws.credentials.basic.secretkey");
+		kn.aws.profile = floe_strmap_get(&sc->aws_props, "aws.credentials.profile.name");
+		kn.aws.profile_path = floe_strmap_get(&sc->aws_props, "aws.credentials.profile.path");
+		rc = stream_source_kinesis_new(&s->src, sc->name, &kn, err);
+		break;
+	}
 	default:
-		return floe_error_set(err, FLOE_EUNSUPPORTED,
-				      "source '%s': the kafka source is not built into this floe yet",
+		return floe_error_set(err, FLOE_EUNSUPPORTED, "source '%s': unknown source type",
 				      sc->name);
 	}
 	return rc;
@@ -561,7 +891,24 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 		cc.uri = cfg->catalog_uri;
 		cc.name = cfg->catalog_name;
 		cc.warehouse = cfg->catalog_warehouse;
-		if ((rc = floe_catalog_open(&p->cat, &cc, err)))
+		floe_prop *props = NULL;
+		if (cfg->catalog_props.len) {
+			props = floe_calloc(cfg->catalog_props.len, sizeof(*props));
+			if (!props) {
+				rc = floe_error_oom(err);
+				goto fail;
+			}
+			for (size_t i = 0; i < cfg->catalog_props.len; i++) {
+				/* stored as catalog.properties.<key> */
+				props[i].key = cfg->catalog_props.items[i].key + 19;
+				props[i].value = cfg->catalog_props.items[i].value;
+			}
+			cc.props = props;
+			cc.n_props = cfg->catalog_props.len;
+		}
+		rc = floe_catalog_open(&p->cat, &cc, err);
+		floe_free(props);
+		if (rc)
 			goto fail;
 		p->own_cat = true;
 	}
@@ -665,9 +1012,16 @@ static void ckpt_free(ckpt_item *c, size_t n_tables, size_t n_sources)
  * concurrent compaction keeps its data sequence number, so the equality
  * deletes committed here still apply to the rows it rewrote.
  */
-static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, floe_error *err)
+static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, bool *conflict,
+			floe_error *err)
 {
 	floe_snapshot_op *ap = NULL;
+	stream_split_check_ctx ck;
+	memset(&ck, 0, sizeof(ck));
+	ck.st = t->splits;
+	ck.pipeline_id = p->pipeline_id;
+	ck.commit = &c->positions[t->src];
+	stream_offsets_init(&ck.seen);
 	char num[32];
 	int64_t snap = -1, t0 = now_ms(), records = 0, bytes = 0;
 	int64_t n_data = 0, n_pos = 0, n_eq = 0, del_records = 0, del_bytes = 0;
@@ -692,6 +1046,13 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 							  : f->file_size_in_bytes;
 	}
 	FLOE_DEBUG("checkpoint %lld: committing %zu files to %s", (long long)c->id, n, t->ident);
+	if (t->split_fence) {
+		/* the per-partition state may be newer than the committer's handle
+		 * (a rebalance read the catalog): the base must be at least as new */
+		floe_mutex_lock(&t->splits->commit_mu);
+		if ((rc = floe_table_refresh(t->commit_t, err)))
+			goto done;
+	}
 	if ((rc = floe_op_new(&ap, t->commit_t, n_pos + n_eq ? FLOE_OP_ROW_DELTA : FLOE_OP_APPEND,
 			      NULL, err)))
 		goto done;
@@ -704,12 +1065,27 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 	rc = rc ? rc : floe_append_set_summary(ap, "floe.source-offsets", c->offsets[ti], err);
 	rc = rc ? rc : floe_append_set_summary(ap, "flink.job-id", p->pipeline_id, err);
 	rc = rc ? rc : floe_append_set_summary(ap, "flink.max-committed-checkpoint-id", num, err);
-	rc = rc ? rc : floe_op_fence_pipeline(ap, p->pipeline_id, t->fence_snap, err);
+	if (t->split_fence) {
+		/* each process of the pipeline commits its own partitions: fenced per
+		 * partition, not on the pipeline's newest snapshot */
+		rc = rc ? rc
+			: floe_append_set_summary(ap, "floe.kafka.group-id", t->splits->group, err);
+		floe_op_set_check(ap, stream_split_check, &ck);
+	} else {
+		rc = rc ? rc : floe_op_fence_pipeline(ap, p->pipeline_id, t->fence_snap, err);
+	}
 	rc = rc ? rc : floe_op_commit(ap, &snap, err);
-	if (rc)
+	if (rc) {
+		if (t->split_fence && ck.conflict)
+			*conflict = true;
 		goto done;
+	}
 	if (snap >= 0)
 		t->fence_snap = snap;
+	if (t->split_fence && (rc = stream_split_check_done(&ck, snap))) {
+		rc = floe_error_oom(err);
+		goto done;
+	}
 	int64_t dt = now_ms() - t0;
 	atomic_store(&t->last_commit_ms, floe_now_ms());
 	floe_metric_set(t->m_commit_ms, dt);
@@ -742,7 +1118,10 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 			  t->ident, (long long)c->id, (long long)snap, n, (long long)records,
 			  (long long)dt);
 done:
+	if (t->split_fence)
+		floe_mutex_unlock(&t->splits->commit_mu);
 	floe_op_free(ap);
+	stream_split_check_reset(&ck);
 	if (rc)
 		floe_error_prefix(err, rc, "checkpoint %lld: table %s: ", (long long)c->id, t->ident);
 	return rc;
@@ -762,9 +1141,20 @@ static void *committer_main(void *arg)
 		ckpt_item *c = p->pending;
 		floe_mutex_unlock(&p->lock);
 		int rc = FLOE_OK;
+		bool conflict = false;
 		for (size_t i = 0; i < p->n_tables && !rc; i++)
-			rc = commit_table(p, &p->tables[i], c, i, &err);
-		if (!rc) {
+			rc = commit_table(p, &p->tables[i], c, i, &conflict, &err);
+		if (rc && conflict) {
+			/* another process committed a partition of ours: nothing of this
+			 * checkpoint (or read after it) may commit; the coordinator
+			 * rewinds to the tables' offsets */
+			FLOE_WARN("%s", err.msg);
+			floe_mutex_lock(&p->lock);
+			p->rewind = true;
+			floe_mutex_unlock(&p->lock);
+			rc = FLOE_OK;
+			floe_error_clear(&err);
+		} else if (!rc) {
 			for (size_t i = 0; i < p->n_sources; i++)
 				if (p->sources[i].src->ops->ack)
 					p->sources[i].src->ops->ack(p->sources[i].src, &c->positions[i]);
@@ -896,7 +1286,7 @@ static int checkpoint(floe_pipeline *p, floe_error *err)
 		ckpt_free(c, p->n_tables, p->n_sources);
 		return FLOE_ECANCELED;
 	}
-	if (total == 0) {
+	if (total == 0 || p->rewind) {
 		/* empty checkpoint: nothing to commit */
 		floe_mutex_unlock(&p->lock);
 		ckpt_free(c, p->n_tables, p->n_sources);
@@ -1067,6 +1457,17 @@ int floe_pipeline_run(floe_pipeline *p, floe_error *err)
 		bool stop = atomic_load(&p->stop_req) || all_eof;
 		if (atomic_load(&p->cancel))
 			break;
+		floe_mutex_lock(&p->lock);
+		bool rw = p->rewind;
+		floe_mutex_unlock(&p->lock);
+		if (rw) {
+			if ((rc = rewind_pipeline(p, &local))) {
+				if (rc != FLOE_ECANCELED)
+					stream_fail(p, &local);
+				break;
+			}
+			continue;
+		}
 		/* a delta writer's key map past its share of memory.budget asks for
 		 * the checkpoint now (min-pause still holds) */
 		bool asap = atomic_load(&p->ckpt_asap) && now - last_end >= pause;
@@ -1225,6 +1626,7 @@ void floe_pipeline_free(floe_pipeline *p)
 		stream_filter_free(t->filter);
 		stream_filter_free(t->pre_filter);
 		stream_offsets_reset(&t->skip);
+		stream_split_state_free(t->splits);
 		floe_free(t->pplan);
 		floe_free(t->pcheck);
 		floe_imap_reset(&t->owners);

@@ -18,8 +18,10 @@ void stream_offsets_init(stream_offsets *o)
 
 void stream_offsets_reset(stream_offsets *o)
 {
-	for (size_t i = 0; i < o->n; i++)
+	for (size_t i = 0; i < o->n; i++) {
 		floe_free(o->items[i].split);
+		floe_free(o->items[i].tok);
+	}
 	floe_free(o->items);
 	floe_hmap_reset(&o->index);
 	memset(o, 0, sizeof(*o));
@@ -28,24 +30,44 @@ void stream_offsets_reset(stream_offsets *o)
 
 int stream_offsets_set(stream_offsets *o, const char *split, int64_t pos)
 {
+	return stream_offsets_set_tok(o, split, pos, NULL);
+}
+
+int stream_offsets_set_tok(stream_offsets *o, const char *split, int64_t pos, const char *tok)
+{
 	uint64_t idx;
+	char *t = NULL;
+	if (tok && !(t = floe_strdup(tok)))
+		return FLOE_ENOMEM;
 	if (floe_hmap_get_str(&o->index, split, &idx)) {
 		o->items[idx].pos = pos;
+		floe_free(o->items[idx].tok);
+		o->items[idx].tok = t;
 		return FLOE_OK;
 	}
-	if (FLOE_ARRAY_RESERVE(o->items, o->cap, o->n + 1))
+	if (FLOE_ARRAY_RESERVE(o->items, o->cap, o->n + 1)) {
+		floe_free(t);
 		return FLOE_ENOMEM;
+	}
 	char *s = floe_strdup(split);
-	if (!s)
-		return FLOE_ENOMEM;
-	if (floe_hmap_put_str(&o->index, split, o->n)) {
+	if (!s || floe_hmap_put_str(&o->index, split, o->n)) {
 		floe_free(s);
+		floe_free(t);
 		return FLOE_ENOMEM;
 	}
 	o->items[o->n].split = s;
 	o->items[o->n].pos = pos;
+	o->items[o->n].tok = t;
 	o->n++;
 	return FLOE_OK;
+}
+
+const char *stream_offsets_tok(const stream_offsets *o, const char *split)
+{
+	uint64_t idx;
+	if (!floe_hmap_get_str(&o->index, split, &idx))
+		return NULL;
+	return o->items[idx].tok;
 }
 
 int64_t stream_offsets_get(const stream_offsets *o, const char *split, int64_t dflt)
@@ -64,7 +86,8 @@ bool stream_offsets_has(const stream_offsets *o, const char *split)
 int stream_offsets_copy(stream_offsets *dst, const stream_offsets *src)
 {
 	for (size_t i = 0; i < src->n; i++)
-		if (stream_offsets_set(dst, src->items[i].split, src->items[i].pos))
+		if (stream_offsets_set_tok(dst, src->items[i].split, src->items[i].pos,
+					   src->items[i].tok))
 			return FLOE_ENOMEM;
 	return FLOE_OK;
 }
@@ -73,13 +96,18 @@ int stream_offsets_min(stream_offsets *acc, const stream_offsets *o)
 {
 	/* splits o lacks start at 0 for o's table */
 	for (size_t i = 0; i < acc->n; i++)
-		if (!stream_offsets_has(o, acc->items[i].split))
+		if (!stream_offsets_has(o, acc->items[i].split)) {
 			acc->items[i].pos = 0;
+			floe_free(acc->items[i].tok);
+			acc->items[i].tok = NULL;
+		}
 	for (size_t i = 0; i < o->n; i++) {
 		uint64_t idx;
 		if (floe_hmap_get_str(&acc->index, o->items[i].split, &idx)) {
-			if (o->items[i].pos < acc->items[idx].pos)
-				acc->items[idx].pos = o->items[i].pos;
+			if (o->items[i].pos < acc->items[idx].pos &&
+			    stream_offsets_set_tok(acc, o->items[i].split, o->items[i].pos,
+						   o->items[i].tok))
+				return FLOE_ENOMEM;
 		}
 	}
 	return FLOE_OK;
@@ -90,8 +118,17 @@ int stream_offsets_write_json(const stream_offsets *o, floe_buf *out)
 	floe_jw w;
 	floe_jw_init(&w, out, 0);
 	floe_jw_obj_begin(&w);
-	for (size_t i = 0; i < o->n; i++)
-		floe_jw_kv_i64(&w, o->items[i].split, o->items[i].pos);
+	for (size_t i = 0; i < o->n; i++) {
+		if (!o->items[i].tok) {
+			floe_jw_kv_i64(&w, o->items[i].split, o->items[i].pos);
+			continue;
+		}
+		floe_jw_key(&w, o->items[i].split);
+		floe_jw_obj_begin(&w);
+		floe_jw_kv_i64(&w, "n", o->items[i].pos);
+		floe_jw_kv_str(&w, "seq", o->items[i].tok);
+		floe_jw_obj_end(&w);
+	}
 	floe_jw_obj_end(&w);
 	return floe_jw_finish(&w);
 }
@@ -110,13 +147,27 @@ int stream_offsets_parse_json(stream_offsets *o, const char *p, size_t n, floe_e
 	}
 	for (floe_json *m = j->child; m; m = m->next) {
 		int64_t v;
-		if (floe_json_as_i64(m, &v) || v < 0) {
+		const char *tok = NULL;
+		const floe_json *nv = m;
+		if (m->type == FLOE_JSON_OBJECT) {
+			const floe_json *sq = floe_json_get(m, "seq");
+			nv = floe_json_get(m, "n");
+			if (sq && sq->type == FLOE_JSON_STRING)
+				tok = sq->s;
+			if (!nv || !tok) {
+				rc = floe_error_corrupt(err, "source offset of '%.*s' is an object without "
+							     "\"n\" and \"seq\"",
+							(int)(m->key_len > 200 ? 200 : m->key_len), m->key);
+				goto done;
+			}
+		}
+		if (floe_json_as_i64(nv, &v) || v < 0) {
 			rc = floe_error_corrupt(err, "source offset of '%.*s' is not a non-negative integer",
 					    (int)(m->key_len > 200 ? 200 : m->key_len), m->key);
 			goto done;
 		}
 		char *k = floe_strndup(m->key, m->key_len);
-		if (!k || stream_offsets_set(o, k, v)) {
+		if (!k || stream_offsets_set_tok(o, k, v, tok)) {
 			floe_free(k);
 			rc = floe_error_oom(err);
 			goto done;
@@ -226,5 +277,6 @@ void stream_block_reset(stream_block *b)
 		stream_map_unref(b->map);
 	} else
 		floe_free(b->data);
+	floe_free(b->msgs);
 	memset(b, 0, sizeof(*b));
 }

@@ -36,6 +36,7 @@
 #include "stream/stream_decode_cdc.h"
 #include "stream/stream_filter.h"
 #include "stream/stream_source.h"
+#include "stream/stream_split_fence.h"
 #include "table/table_impl.h"
 #include "util/thread.h"
 #include "write/write.h"
@@ -53,6 +54,28 @@ typedef struct stream_sink_ops {
 } stream_sink_ops;
 
 extern const stream_sink_ops stream_sink_task_writers;
+
+/* A batch is cut when its columns hold this many bytes. */
+#define STREAM_BATCH_BYTES ((size_t)8 << 20)
+
+/* Record metadata a message source's table can take as columns
+ * (metadata.<name>: <column>). */
+enum {
+	STREAM_META_NONE = 0,
+	STREAM_META_TOPIC,
+	STREAM_META_PARTITION,
+	STREAM_META_OFFSET,
+	STREAM_META_TIMESTAMP,
+	STREAM_META_TS_TYPE,
+	STREAM_META_KEY,
+	STREAM_META_HEADERS,
+	STREAM_META_SHARD, /* Kinesis: shard-id */
+	STREAM_META_SEQ,   /* Kinesis: sequence-number */
+	STREAM_META_STREAM, /* Kinesis: the stream's name */
+	STREAM_META_COUNT,
+};
+/* STREAM_META_* of a metadata name, STREAM_META_NONE when unknown. */
+int stream_meta_kind(const char *name);
 
 /* Split names starting with '@' are source parameters (the generator's base
  * time), not positions: merged by taking any table's value, never skipped. */
@@ -90,6 +113,14 @@ typedef struct rt_table {
 	stream_offsets skip; /* committed positions: records before them are in the table */
 	bool skipping;
 	int64_t last_ckpt; /* last committed checkpoint id (0: none) */
+	/* message sources: per top-level field of decode_type, STREAM_META_* */
+	uint8_t *meta_kind;
+	bool *meta_cols;
+	/* Kafka (consumer groups): every process of the pipeline commits only
+	 * its partitions' offsets, so the table's position of a split is the
+	 * newest snapshot of the pipeline that names it (stream_split_fence.c) */
+	bool split_fence;
+	stream_split_state *splits;
 	/* the pipeline's newest snapshot in this table as this process knows it
 	 * (resumed from or committed; FLOE_NO_SNAPSHOT): every commit is fenced
 	 * on it (floe_op_fence_pipeline) */
@@ -170,6 +201,7 @@ typedef struct rt_task {
 	part_item *inbox; /* ring */
 	size_t in_head, in_len, in_cap;
 	bool ckpt_req, ckpt_done;
+	bool abort_req, abort_done; /* a rewind: drop the open files */
 	bool waiting; /* asleep on cv (hub lock) */
 	floe_arena *ckpt_arena;     /* the finished files' strings, handed to the checkpoint */
 	floe_data_file **ckpt_files; /* per table (growable arrays) */
@@ -189,6 +221,8 @@ typedef struct rt_task {
 	stream_csv_dec *csv;     /* per table */
 	const char **csv_header; /* per table: header the decoder is set for */
 	stream_json_dec json;
+	void **vdec;       /* per table: the value format's decoder (message sources) */
+	floe_buf meta_buf; /* headers as JSON */
 	uint32_t *dest;
 	size_t dest_cap;
 	floe_buf dlq;
@@ -256,6 +290,10 @@ struct floe_pipeline {
 	atomic_bool ckpt_asap; /* a delta writer's key map is over its share: checkpoint now */
 	bool failed;
 	floe_error first_err;
+	/* a commit was refused because another process of the pipeline committed
+	 * a split of ours (stream_split_fence.c): drop what is held and re-seek */
+	bool rewind;
+	int64_t rewinds;
 	int64_t next_ckpt;
 	int64_t run_id; /* first checkpoint id of this run (file names) */
 
@@ -300,6 +338,20 @@ void stream_fail_locked(floe_pipeline *p, const floe_error *err);
 void stream_fail(floe_pipeline *p, const floe_error *err);
 /* Drop a reference to a shared batch (frees it with the last one). */
 void stream_shared_unref(shared_batch *sb);
+/* Shared with stream_decode_msgs.c (message blocks). */
+int stream_task__note_bad(rt_task *t, size_t ti, const char *rec, size_t n, int64_t off,
+			  const char *reason, floe_error *err) FLOE_WUR;
+/* final: the block's last rows for the table (an ordered delta table's parts say so) */
+int stream_task__emit(rt_task *t, size_t ti, bool final, floe_error *err) FLOE_WUR;
+int stream_task__wanted_by_filter(rt_task *t, size_t ti, const stream_block *b, bool csv,
+				  const char *rec, size_t n, bool *wanted, floe_error *err) FLOE_WUR;
+/* Can row r's partition values be written (why says why not)? */
+bool stream_task__row_partition_ok(const rt_table *tb, const stream_col *root, int64_t r,
+				   char *why, size_t cap);
+int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool count,
+			     int64_t *records, floe_error *err) FLOE_WUR;
+int stream_task__open_value_decoders(rt_task *t, floe_error *err) FLOE_WUR;
+void stream_task__close_value_decoders(rt_task *t);
 /* Flush a task's dead-letter lines to the file (fsync when sync). */
 int stream_dlq_flush(floe_pipeline *p, floe_buf *lines, bool sync, floe_error *err) FLOE_WUR;
 

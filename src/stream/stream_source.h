@@ -13,7 +13,8 @@
  * picks up new files and appended data), stdin (not replayable:
  * at-least-once when the producer re-sends from the committed byte
  * count), and the generator (deterministic rows: replayable). Kafka
- * plugs in here (splits = topic partitions, ack = offset commit).
+ * plugs in here (splits = topic partitions, ack = offset commit), and
+ * Kinesis (splits = shards; a position token holds the sequence number).
  *
  * Thread-safety: a source is driven by the coordinator thread; ack() is
  * called from the committer thread and must be safe against next().
@@ -32,6 +33,10 @@
 typedef struct stream_offset {
 	char *split;
 	int64_t pos;
+	/* optional, source-defined: what seeking needs besides pos (a Kinesis
+	 * sequence number: pos counts the shard's records, tok says where the
+	 * next one is); written as {"n": pos, "seq": tok} */
+	char *tok;
 } stream_offset;
 
 typedef struct stream_offsets {
@@ -42,14 +47,19 @@ typedef struct stream_offsets {
 
 void stream_offsets_init(stream_offsets *o);
 void stream_offsets_reset(stream_offsets *o);
+/* set() clears the split's token; set_tok() sets both (tok may be NULL). */
 int stream_offsets_set(stream_offsets *o, const char *split, int64_t pos) FLOE_WUR;
+int stream_offsets_set_tok(stream_offsets *o, const char *split, int64_t pos, const char *tok) FLOE_WUR;
+/* The split's token, NULL when it has none or is absent. */
+const char *stream_offsets_tok(const stream_offsets *o, const char *split);
 /* Position of split, or dflt when absent. */
 int64_t stream_offsets_get(const stream_offsets *o, const char *split, int64_t dflt);
 bool stream_offsets_has(const stream_offsets *o, const char *split);
 int stream_offsets_copy(stream_offsets *dst, const stream_offsets *src) FLOE_WUR;
-/* Keep the smaller position of each split (absent counts as 0). */
+/* Keep the smaller position of each split with its token (absent counts as 0,
+ * no token). */
 int stream_offsets_min(stream_offsets *acc, const stream_offsets *o) FLOE_WUR;
-/* {"split": pos, ...} */
+/* {"split": pos, "split2": {"n": pos, "seq": "tok"}, ...} */
 int stream_offsets_write_json(const stream_offsets *o, floe_buf *out) FLOE_WUR;
 int stream_offsets_parse_json(stream_offsets *o, const char *p, size_t n, floe_error *err) FLOE_WUR;
 
@@ -58,7 +68,34 @@ int stream_offsets_parse_json(stream_offsets *o, const char *p, size_t n, floe_e
 typedef enum stream_format {
 	STREAM_FMT_JSONL = 0,
 	STREAM_FMT_CSV = 1,
+	STREAM_FMT_RAW = 2,            /* message sources: the value is one column */
+	STREAM_FMT_AVRO_CONFLUENT = 3, /* Confluent wire format, schema from a registry */
+	STREAM_FMT_OTHER = 4,          /* a value format named in stream_value_formats */
 } stream_format;
+
+/*
+ * One record of a message source (Kafka): where its parts are in the
+ * block's data. Offsets are the record's position in its split (a Kafka
+ * offset), so "records before the committed position" is exact per record.
+ */
+enum {
+	STREAM_MSG_NULL_VALUE = 1, /* a tombstone */
+	STREAM_MSG_NULL_KEY = 2,
+	STREAM_MSG_OVERSIZE = 4,   /* longer than max-record-size: the value holds its start */
+};
+
+typedef struct stream_msg {
+	int64_t offset;
+	int64_t timestamp_ms;      /* -1: none */
+	uint32_t val_off, val_len; /* into the block's data */
+	uint32_t key_off, key_len;
+	uint32_t hdr_off, hdr_len; /* headers: (u32 name length, name, i32 value length or -1, value)... */
+	uint32_t n_hdrs;
+	uint32_t seq_off, seq_len; /* Kinesis: the sequence number's digits */
+	uint32_t size;             /* the value's real length (oversize records) */
+	uint8_t flags;
+	uint8_t ts_type;           /* 0 none, 1 create time, 2 log-append time */
+} stream_msg;
 
 /*
  * A read-only file mapping shared by the blocks that point into it. Blocks
@@ -99,6 +136,12 @@ typedef struct stream_block {
 	const char *header;     /* CSV header line of the split (source-owned) or NULL */
 	size_t header_len;
 	bool oversize;          /* one record longer than the maximum: data is its start */
+	/* message sources: the records (data holds their bytes); NULL for line sources */
+	stream_msg *msgs;
+	size_t n_msgs;
+	const char *topic;      /* source-owned (Kinesis: the stream) */
+	int32_t partition;
+	const char *shard_id;   /* Kinesis: the shard (source-owned) */
 } stream_block;
 
 void stream_block_reset(stream_block *b); /* frees data or drops its mapping */

@@ -20,8 +20,6 @@
 #include "util/log.h"
 #include "util/timeutil.h"
 
-/* A batch is cut when its columns hold this many bytes. */
-#define BATCH_BYTES ((size_t)8 << 20)
 /* Dead-letter lines are written out beyond this. */
 #define DLQ_FLUSH_BYTES ((size_t)64 << 10)
 
@@ -73,15 +71,17 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 	t->kinds_cap = floe_calloc(nt, sizeof(size_t));
 	t->cdc = floe_calloc(nt, sizeof(stream_cdc_dec));
 	t->next_seq = floe_calloc(nt, sizeof(int64_t));
+	t->vdec = floe_calloc(nt, sizeof(void *));
 	t->last_table = (size_t)-1;
 	if (t->owner_cache)
 		for (size_t i = 0; i < nt; i++)
 			floe_imap_init(&t->owner_cache[i]);
 	if (!t->sinks || !t->roots || !t->csv || !t->csv_header || !t->ckpt_files || !t->ckpt_n ||
 	    !t->inbox || !t->owner_cache || !t->pre_roots || !t->pre_csv || !t->pre_csv_header ||
-	    !t->deltas || !t->kinds || !t->kinds_cap || !t->cdc || !t->next_seq)
+	    !t->deltas || !t->kinds || !t->kinds_cap || !t->cdc || !t->next_seq || !t->vdec)
 		return floe_error_oom(err);
 	floe_buf_init(&t->dlq, (size_t)256 << 20);
+	floe_buf_init(&t->meta_buf, (size_t)64 << 20);
 	floe_buf_init(&t->bad_text, (size_t)64 << 20);
 	stream_json_dec_init(&t->json, NULL);
 	for (size_t i = 0; i < p->n_tables; i++) {
@@ -100,7 +100,7 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 		    (rc = stream_col_init(&t->pre_roots[i], tb->pre_type, NULL, 0, false, err)))
 			return rc;
 	}
-	return FLOE_OK;
+	return stream_task__open_value_decoders(t, err);
 }
 
 void stream_task_reset(rt_task *t, bool abort)
@@ -142,6 +142,7 @@ void stream_task_reset(rt_task *t, bool abort)
 	floe_free(t->kinds_cap);
 	floe_free(t->cdc);
 	floe_free(t->next_seq);
+	stream_task__close_value_decoders(t);
 	floe_free(t->inbox);
 	floe_free(t->sinks);
 	floe_free(t->roots);
@@ -207,8 +208,8 @@ struct bad_rec {
 	size_t reason_at;  /* into t->bad_text */
 };
 
-static int note_bad(rt_task *t, size_t ti, const char *rec, size_t n, int64_t off,
-		    const char *reason, floe_error *err)
+int stream_task__note_bad(rt_task *t, size_t ti, const char *rec, size_t n, int64_t off,
+			  const char *reason, floe_error *err)
 {
 	if (FLOE_ARRAY_RESERVE(t->bad, t->cap_bad, t->n_bad + 1))
 		return floe_error_oom(err);
@@ -259,8 +260,16 @@ static int flush_bad(rt_task *t, const stream_block *b, floe_error *err)
 			n--;
 		floe_metric_add(s->m_dead, 1);
 		atomic_fetch_add(&p->dead, 1);
-		for (size_t x = i; x < j; x++)
+		for (size_t x = i; x < j; x++) {
 			floe_metric_add(p->tables[t->bad[x].table].m_dead, 1);
+			/* the web console shows each table's latest reason */
+			char key[300], note[768];
+			snprintf(key, sizeof(key), "dead-letter:%s", p->tables[t->bad[x].table].ident);
+			snprintf(note, sizeof(note), "%s %s offset %lld: %s", when,
+				 b->split_name ? b->split_name : "", (long long)r->off,
+				 t->bad_text.data ? (const char *)t->bad_text.data + t->bad[x].reason_at : "");
+			floe_metrics_note(p->metrics, key, note);
+		}
 		floe_jw w;
 		floe_jw_init(&w, &t->dlq, 0);
 		floe_jw_obj_begin(&w);
@@ -269,6 +278,20 @@ static int flush_bad(rt_task *t, const stream_block *b, floe_error *err)
 		floe_jw_kv_str(&w, "source", s->cfg->name);
 		floe_jw_kv_str(&w, "split", b->split_name ? b->split_name : "");
 		floe_jw_kv_i64(&w, "offset", r->off);
+		if (b->shard_id) {
+			/* Kinesis: offsets count a shard's records, one message each */
+			floe_jw_kv_str(&w, "stream", b->topic);
+			floe_jw_kv_str(&w, "shard", b->shard_id);
+			int64_t at = r->off - b->start;
+			if (b->msgs && at >= 0 && (size_t)at < b->n_msgs && b->msgs[at].seq_len) {
+				floe_jw_key(&w, "sequence-number");
+				floe_jw_strn(&w, (const char *)b->data + b->msgs[at].seq_off,
+					     b->msgs[at].seq_len);
+			}
+		} else if (b->topic) {
+			floe_jw_kv_str(&w, "topic", b->topic);
+			floe_jw_kv_i64(&w, "partition", b->partition);
+		}
 		floe_jw_kv_str(&w, "table", tb0->ident);
 		floe_jw_kv_str(&w, "reason", t->bad_text.data ? (const char *)t->bad_text.data + r->reason_at : "");
 		floe_jw_key(&w, "tables");
@@ -484,8 +507,8 @@ static uint64_t row_partition_hash(const rt_table *tb, const stream_col *root, i
  * its precision (truncate[100] of -99999999.99 in decimal(10, 2)): Java
  * refuses such a record, and so do we, with the reason in why.
  */
-static bool row_partition_ok(const rt_table *tb, const stream_col *root, int64_t r, char *why,
-			     size_t cap)
+bool stream_task__row_partition_ok(const rt_table *tb, const stream_col *root, int64_t r,
+				   char *why, size_t cap)
 {
 	for (size_t i = 0; i < tb->n_pcheck; i++) {
 		const rt_pfield *f = &tb->pcheck[i];
@@ -590,7 +613,7 @@ static int send_markers(rt_task *t, size_t ti, const int64_t *counts, floe_error
  * Hand the rows decoded for table ti to the writers. final: the block's
  * last rows for this table (an ordered table's parts then say so).
  */
-static int emit(rt_task *t, size_t ti, bool final, floe_error *err)
+int stream_task__emit(rt_task *t, size_t ti, bool final, floe_error *err)
 {
 	floe_pipeline *p = t->p;
 	rt_table *tb = &p->tables[ti];
@@ -703,8 +726,8 @@ static bool blank(const char *p, size_t n)
  * the record; true when it matches or its own fields do not decode (then
  * the table cannot tell, and the record is its dead letter).
  */
-static int wanted_by_filter(rt_task *t, size_t ti, const stream_block *b, bool csv,
-			    const char *rec, size_t n, bool *wanted, floe_error *err)
+int stream_task__wanted_by_filter(rt_task *t, size_t ti, const stream_block *b, bool csv,
+				  const char *rec, size_t n, bool *wanted, floe_error *err)
 {
 	rt_table *tb = &t->p->tables[ti];
 	stream_col *pre = &t->pre_roots[ti];
@@ -825,12 +848,12 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 				t->kinds[ti][len0 + k] = kinds[k];
 		}
 		if (rc == FLOE_EINVAL) {
-			if ((rc = note_bad(t, ti, cur, n, off, why, err)))
+			if ((rc = stream_task__note_bad(t, ti, cur, n, off, why, err)))
 				return rc;
 			if (tb->pre_filter) {
 				/* was the record meant for this table at all? */
 				bool wanted;
-				if ((rc = wanted_by_filter(t, ti, b, csv, cur, n, &wanted, err)))
+				if ((rc = stream_task__wanted_by_filter(t, ti, b, csv, cur, n, &wanted, err)))
 					return rc;
 				if (!wanted)
 					t->n_bad--; /* another table's business */
@@ -846,19 +869,19 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 		char pwhy[FLOE_ERROR_MSG_MAX + 256];
 		bool pok = true;
 		for (int64_t r = len0; tb->n_pcheck && pok && r < root->len; r++)
-			pok = row_partition_ok(tb, root, r, pwhy, sizeof(pwhy));
+			pok = stream_task__row_partition_ok(tb, root, r, pwhy, sizeof(pwhy));
 		if (!pok) {
 			/* every row of the record goes (a change's delete half too) */
 			stream_col_truncate(root, len0);
-			if ((rc = note_bad(t, ti, cur, n, off, pwhy, err)))
+			if ((rc = stream_task__note_bad(t, ti, cur, n, off, pwhy, err)))
 				return rc;
 			continue;
 		}
-		if ((root->len & 255) < (int64_t)n_rows && stream_col_bytes(root) >= BATCH_BYTES &&
-		    (rc = emit(t, ti, false, err)))
+		if ((root->len & 255) < (int64_t)n_rows && stream_col_bytes(root) >= STREAM_BATCH_BYTES &&
+		    (rc = stream_task__emit(t, ti, false, err)))
 			return rc;
 	}
-	return emit(t, ti, true, err);
+	return stream_task__emit(t, ti, true, err);
 }
 
 static int process_block(rt_task *t, raw_item *it, floe_error *err)
@@ -868,7 +891,15 @@ static int process_block(rt_task *t, raw_item *it, floe_error *err)
 	int64_t records = 0;
 	int rc;
 	t->cur_seq = it->seq;
-	if (it->b.oversize) {
+	if (it->b.msgs) {
+		for (size_t k = 0; k < s->n_tables; k++)
+			if ((rc = stream_task__decode_msgs(t, s->tables[k], &it->b, k == 0, &records,
+							   err))) {
+				t->n_bad = 0;
+				floe_buf_clear(&t->bad_text);
+				return rc;
+			}
+	} else if (it->b.oversize) {
 		char why[128];
 		snprintf(why, sizeof(why), "record longer than max-record-size (%lld)",
 			 (long long)s->cfg->max_record_bytes);
@@ -876,7 +907,7 @@ static int process_block(rt_task *t, raw_item *it, floe_error *err)
 			rt_table *tb = &p->tables[s->tables[k]];
 			if (tb->skipping && it->b.start < stream_offsets_get(&tb->skip, it->b.split_name, 0))
 				continue;
-			if ((rc = note_bad(t, s->tables[k], (const char *)it->b.data, it->b.len,
+			if ((rc = stream_task__note_bad(t, s->tables[k], (const char *)it->b.data, it->b.len,
 					   it->b.start, why, err)))
 				return rc;
 		}
@@ -1010,6 +1041,22 @@ void *stream_task_main(void *arg)
 			p->units--;
 			if (rc)
 				stream_fail_locked(p, &err);
+			floe_cond_broadcast(&p->hub_cv);
+			continue;
+		}
+		if (t->abort_req) {
+			/* a rewind: what the open files hold is read again */
+			t->abort_req = false;
+			floe_mutex_unlock(&p->lock);
+			for (size_t i = 0; i < p->n_tables; i++) {
+				if (t->sinks[i])
+					p->sink->abort(t->sinks[i]);
+				t->sinks[i] = NULL;
+				stream_col_truncate(&t->roots[i], 0);
+				t->ckpt_n[i] = 0;
+			}
+			floe_mutex_lock(&p->lock);
+			t->abort_done = true;
 			floe_cond_broadcast(&p->hub_cv);
 			continue;
 		}

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "catalog/glue.h"
+#include "catalog/rest.h"
 #include "iceberg/metrics.h"
 #include "iceberg/props.h"
 #include "json/json.h"
@@ -41,7 +43,37 @@ int floe_catalog_open(floe_catalog **out, const floe_catalog_config *cfg, floe_e
 		o.warehouse = cfg->warehouse;
 		return floe_fs_catalog_open(out, &o, err);
 	}
-	return floe_error_set(err, FLOE_EINVAL, "unknown catalog type '%s' (sql or filesystem)", type);
+	if (floe_str_ieq(type, "rest") || floe_str_ieq(type, "glue")) {
+		floe_strmap props;
+		floe_strmap_init(&props);
+		for (size_t i = 0; i < cfg->n_props; i++)
+			if (cfg->props[i].key &&
+			    floe_strmap_set(&props, cfg->props[i].key,
+					    cfg->props[i].value ? cfg->props[i].value : "")) {
+				floe_strmap_reset(&props);
+				return floe_error_oom(err);
+			}
+		int rc;
+		if (floe_str_ieq(type, "rest")) {
+			floe_rest_catalog_opts o = FLOE_REST_CATALOG_OPTS_INIT;
+			o.name = cfg->name;
+			o.uri = cfg->uri;
+			o.warehouse = cfg->warehouse;
+			o.props = &props;
+			rc = floe_rest_catalog_open(out, &o, err);
+		} else {
+			floe_glue_catalog_opts o = FLOE_GLUE_CATALOG_OPTS_INIT;
+			o.name = cfg->name;
+			o.uri = cfg->uri;
+			o.warehouse = cfg->warehouse;
+			o.props = &props;
+			rc = floe_glue_catalog_open(out, &o, err);
+		}
+		floe_strmap_reset(&props);
+		return rc;
+	}
+	return floe_error_set(err, FLOE_EINVAL,
+			      "unknown catalog type '%s' (sql, filesystem, rest or glue)", type);
 }
 
 static int mkdirs(const char *path)

@@ -77,6 +77,15 @@ int floe_op_replace_manifests(floe_snapshot_op *op, const floe_manifest_file *ol
  */
 int floe_op_fence_pipeline(floe_snapshot_op *op, const char *pipeline_id, int64_t expected,
 			   floe_error *err) FLOE_WUR;
+/*
+ * A caller's own check of every attempt's base (after the pipeline fence):
+ * fn returns 0 to go on, or an error that ends the commit (a final
+ * FLOE_ECONFLICT unless it sets retryable). The Kafka source's per-
+ * partition fence (src/stream/stream_split_fence.c) is one.
+ */
+typedef int (*floe_op_check_fn)(void *payload, const floe_metadata *base,
+				const floe_snapshot *parent, floe_error *err);
+void floe_op_set_check(floe_snapshot_op *op, floe_op_check_fn fn, void *payload);
 /* The newest snapshot of pipeline_id from head back (FLOE_NO_SNAPSHOT). */
 int64_t floe_pipeline_last_snapshot(const floe_metadata *m, const floe_snapshot *head,
 				    const char *pipeline_id);

@@ -66,6 +66,8 @@ struct floe_snapshot_op {
 	char *attempt_list; /* the manifest list of the current attempt */
 	char *fence_pipeline; /* floe_op_fence_pipeline */
 	int64_t fence_expect;
+	floe_op_check_fn check; /* floe_op_set_check */
+	void *check_payload;
 	char commit_uuid[37];
 	int64_t snapshot_id;
 	int64_t data_seq;      /* -1: inherit */
@@ -984,6 +986,12 @@ int floe_op_fence_pipeline(floe_snapshot_op *op, const char *pipeline_id, int64_
 	return FLOE_OK;
 }
 
+void floe_op_set_check(floe_snapshot_op *op, floe_op_check_fn fn, void *payload)
+{
+	op->check = fn;
+	op->check_payload = payload;
+}
+
 int64_t floe_pipeline_last_snapshot(const floe_metadata *m, const floe_snapshot *head,
 				    const char *pipeline_id)
 {
@@ -1070,6 +1078,8 @@ static int build_attempt(void *payload, const floe_metadata *base, int n_attempt
 	if (parent && (rc = floe_table_manifests(&old, &n_old, &a, t, parent, err)))
 		goto done;
 	if (op->fence_pipeline && (rc = check_fence(op, base, parent, err)))
+		goto done;
+	if (op->check && (rc = op->check(op->check_payload, base, parent, err)))
 		goto done;
 	if ((rc = validate(op, base, parent, err)) ||
 	    (rc = validate_row_delta(op, base, parent, err)))

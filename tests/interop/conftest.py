@@ -169,3 +169,38 @@ def java_peer():
         return p.stdout
 
     return run
+
+
+@pytest.fixture(scope="session")
+def kafka_broker(tmp_path_factory):
+    """One Apache Kafka broker (KRaft, tests/kafka/broker.py) for the session:
+    started here, stopped at the end. A test that needs it and cannot get it
+    fails (the setup fetches the jars with mvn)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "kafka"))
+    from broker import Broker
+
+    b = Broker(tmp_path_factory.mktemp("kafka"))
+    b.start()
+    try:
+        yield b
+    finally:
+        b.stop()
+
+
+@pytest.fixture(scope="session")
+def kinesis_endpoint(tmp_path_factory):
+    """moto's Kinesis server (tests/kinesis/server.py) for the session:
+    started here, stopped at the end. A test that needs it and cannot get it
+    fails (moto is in scripts/requirements-test.txt)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "kinesis"))
+    from endpoint import Kinesis
+
+    k = Kinesis(tmp_path_factory.mktemp("kinesis")).start()
+    try:
+        yield k
+    finally:
+        k.stop()

@@ -91,6 +91,9 @@ def test_format_version_upgrades_and_refuses_downgrades(floe):
     (["--catalog-type", "bogus"], "bogus"),
     (["--catalog-type", "filesystem"], "--warehouse"),
     (["--catalog-type", "filesystem", "--warehouse", "file:///tmp/x", "--catalog-uri", "sqlite:///x.db"], "--catalog-uri"),
+    (["--catalog-type", "rest"], "--catalog-uri"),
+    (["--catalog-type", "glue"], "--warehouse"),
+    (["--catalog-property", "novalue"], "key=value"),
 ])
 def test_catalog_options_are_honoured_or_refused(floe, tmp_path, args, word):
     cmd = [floe.bin, "--dir", str(floe.root), *args, "namespace", "create", "db"]

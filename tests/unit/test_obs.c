@@ -1,7 +1,8 @@
 /*
  * test_obs.c — the metrics registry's Prometheus text (HELP/TYPE once per
  * name, label escaping, cumulative histogram buckets, scrape-time gauges)
- * and the HTTP endpoint (a real GET on an ephemeral port).
+ * and the HTTP endpoint (a real GET on an ephemeral port); the console's JSON
+ * of the same registry.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -68,6 +69,25 @@ static void test_render(void)
 		 "# HELP floe_answer a gauge\n"
 		 "# TYPE floe_answer gauge\n"
 		 "floe_answer 42\n");
+	/* the console's JSON is the same rendering, label escapes undone */
+	floe_buf_clear(&out);
+	floe_metrics_note(r, "dead-letter:db.a", "first");
+	floe_metrics_note(r, "dead-letter:db.a", "bad \"x\""); /* the latest wins */
+	floe_metrics_note(NULL, "k", "v");                      /* ignored */
+	T_EQ_INT(floe_obs_metrics_json(r, &out), 0);
+	T_EQ_STR(floe_buf_cstr(&out),
+		 "{\"metrics\":[{\"name\":\"floe_files\",\"type\":\"counter\",\"help\":\"files "
+		 "committed\",\"samples\":[{\"name\":\"floe_files\",\"labels\":{\"table\":\"db.a\"},"
+		 "\"value\":3},{\"name\":\"floe_files\",\"labels\":{\"table\":\"we\\\"ird\\\\name\\n\"},"
+		 "\"value\":1}]},{\"name\":\"floe_sizes\",\"type\":\"histogram\",\"help\":\"sizes\","
+		 "\"samples\":[{\"name\":\"floe_sizes_bucket\",\"labels\":{\"le\":\"10\"},\"value\":1},"
+		 "{\"name\":\"floe_sizes_bucket\",\"labels\":{\"le\":\"100\"},\"value\":2},"
+		 "{\"name\":\"floe_sizes_bucket\",\"labels\":{\"le\":\"+Inf\"},\"value\":3},"
+		 "{\"name\":\"floe_sizes_sum\",\"labels\":{},\"value\":5055},"
+		 "{\"name\":\"floe_sizes_count\",\"labels\":{},\"value\":3}]},"
+		 "{\"name\":\"floe_answer\",\"type\":\"gauge\",\"help\":\"a gauge\",\"samples\":"
+		 "[{\"name\":\"floe_answer\",\"labels\":{},\"value\":42}]}],"
+		 "\"notes\":{\"dead-letter:db.a\":\"bad \\\"x\\\"\"}}\n");
 	floe_buf_reset(&out);
 	floe_metrics_free(r);
 }

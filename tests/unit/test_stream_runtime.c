@@ -603,6 +603,34 @@ static void test_config_password_file(void)
 	stream_config_free(c);
 }
 
+/* catalog.properties.* reach the catalog (REST, Glue, S3 settings); a
+ * credential among them must come from the environment, never the file. */
+static void test_config_catalog_properties(void)
+{
+	floe_error err = {0};
+	stream_config *c = NULL;
+	const char *ok = "pipeline.name: x\ncatalog:\n  type: rest\n  uri: http://127.0.0.1:1\n"
+			 "  properties:\n    credential: ${FLOE_TEST_CRED}\n    s3.endpoint: "
+			 "http://127.0.0.1:2\nsources: [{name: a, type: stdin}]\ntables: [{name: d.t}]\n";
+	setenv("FLOE_TEST_CRED", "id:secret", 1);
+	T_OK(stream_config_parse_yaml(&c, ok, strlen(ok), NULL, &err), &err);
+	if (c) {
+		T_CHECK(c->has_catalog);
+		T_EQ_STR(floe_strmap_get(&c->catalog_props, "catalog.properties.credential"),
+			 "id:secret");
+		T_EQ_STR(floe_strmap_get(&c->catalog_props, "catalog.properties.s3.endpoint"),
+			 "http://127.0.0.1:2");
+	}
+	stream_config_free(c);
+	c = NULL;
+	const char *bad = "pipeline.name: x\ncatalog.type: rest\ncatalog.uri: http://h\n"
+			  "catalog.properties.token: abc\nsources: [{name: a, type: stdin}]\n"
+			  "tables: [{name: d.t}]\n";
+	T_CHECK(stream_config_parse_yaml(&c, bad, strlen(bad), NULL, &err) != 0);
+	T_CHECK(strstr(err.msg, "catalog.properties.token") != NULL);
+	stream_config_free(c);
+}
+
 /* The real task writers (Parquet files, the shared budget) on three threads,
  * HASH and NONE tables fed by one generator, metrics scraped meanwhile: the
  * test the TSan preset runs for data races. */
@@ -651,6 +679,7 @@ int main(void)
 {
 	T_RUN(test_config_errors);
 	T_RUN(test_config_password_file);
+	T_RUN(test_config_catalog_properties);
 	T_RUN(test_files_checkpoints_and_dead_letters);
 	T_RUN(test_resume_after_failure);
 	T_RUN(test_two_tables_one_source);

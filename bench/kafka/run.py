@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Kafka -> Iceberg with floe (one process), on one local Apache Kafka broker
+(tests/kafka/broker.py, KRaft, loopback).
+
+  throughput  N ~300-byte JSON records already in a 6-partition topic;
+              `floe run` with scan.bounded.mode latest-offset reads them all:
+              records per CPU second of the floe process and its peak RSS
+              (GNU time).
+  latency     records produced at a steady rate while `floe run` commits
+              every second: per record, the commit time of the snapshot that
+              made it visible minus its produce time (p50, p99).
+  kills       K SIGKILLs at random while the producer writes N records, then
+              a bounded run: every record exactly once (bench-size version of
+              tests/interop/test_kafka.py::test_kafka_sigkill_exactly_once).
+
+usage: bench/kafka/run.py [--records 10000000] [--latency-seconds 30]
+                          [--kill-records 1000000 --kills 20] [--floe build/release/floe]
+"""
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "kafka"))
+from broker import Broker  # noqa: E402
+
+PAD = "x" * 200
+
+
+TEMPLATE = ('{"id":%d,"ts_ms":%d,"user":"user-%d","kind":"click","amount":%d.%d,"pad":"' + PAD + '"}').encode()
+
+
+def record(i, ts_ms):
+    return TEMPLATE % (i, ts_ms, i % 100000, (i % 1000) // 10, i % 10)
+
+
+def produce(b, topic, start, n, rate=0):
+    pr = b.producer(**{"linger.ms": 20, "batch.num.messages": 10000, "queue.buffering.max.messages": 500000})
+    t0 = time.time()
+    now = int(t0 * 1000)
+    for i in range(start, start + n):
+        if (i - start) % 100 == 0:
+            now = int(time.time() * 1000)
+        if rate and (i - start) % 1000 == 0:
+            ahead = (i - start) / rate - (time.time() - t0)
+            if ahead > 0:
+                time.sleep(ahead)
+        while True:
+            try:
+                pr.produce(topic, record(i, now), key=b"%d" % i)
+                break
+            except BufferError:
+                pr.poll(0.01)
+        if i % 10000 == 0:
+            pr.poll(0)
+    pr.flush(300)
+
+
+def pipeline(path, name, b, topic, bounded, interval, table, parallelism=2):
+    src = {"name": "k", "type": "kafka", "topic": topic, "properties.bootstrap.servers": b.bootstrap,
+           "scan.startup.mode": "earliest-offset", "properties.session.timeout.ms": "3000",
+           "properties.heartbeat.interval.ms": "1000"}
+    if bounded:
+        src["scan.bounded.mode"] = "latest-offset"
+    doc = {"pipeline.name": name, "execution.checkpointing.interval": interval,
+           "parallelism.default": parallelism, "sources": [src],
+           "tables": [{"name": table, "schema": "id long not null, ts_ms long, user string, kind string, "
+                                                "amount double, pad string"}]}
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def timed_run(floe, d, cfg):
+    out = d / "time.txt"
+    p = subprocess.run(["/usr/bin/time", "-v", "-o", str(out), floe, "--dir", str(d), "run", str(cfg)],
+                       capture_output=True, text=True)
+    if p.returncode:
+        raise SystemExit(p.stderr)
+    t = out.read_text()
+
+    def field(name):
+        for line in t.splitlines():
+            if line.strip().startswith(name):
+                return line.split(":", 1)[1].strip()
+        return "0"
+    cpu = float(field("User time")) + float(field("System time"))
+    wall = field("Elapsed (wall clock)")
+    rss_kb = int(field("Maximum resident set size"))
+    return cpu, wall, rss_kb, p.stderr.strip().splitlines()[-1]
+
+
+def catalog(d):
+    from pyiceberg.catalog.sql import SqlCatalog
+    return SqlCatalog("default", uri=f"sqlite:///{d}/warehouse/catalog.db", warehouse=f"file://{d}/warehouse")
+
+
+def bench_throughput(b, floe, n, work):
+    topic = f"bench-{n}"
+    b.create_topic(topic, 6)
+    t0 = time.time()
+    produce(b, topic, 0, n)
+    print(f"produced {n} records in {time.time() - t0:.1f} s", flush=True)
+    d = work / "tp"
+    d.mkdir()
+    cfg = pipeline(d / "p.yaml", "bench", b, topic, True, "10s", "bench.events")
+    cpu, wall, rss, summary = timed_run(floe, d, cfg)
+    rows = catalog(d).load_table("bench.events").scan(selected_fields=("id",)).to_arrow().num_rows
+    assert rows == n, (rows, n)
+    print(f"throughput: {n} records, CPU {cpu:.1f} s ({n / cpu / 1e3:.0f} K records per CPU second), "
+          f"wall {wall}, peak RSS {rss / 1024:.0f} MB; {summary}", flush=True)
+
+
+def bench_latency(b, floe, seconds, rate, work):
+    import pyarrow.parquet as pq
+    topic = "bench-latency"
+    b.create_topic(topic, 6)
+    d = work / "lat"
+    d.mkdir()
+    cfg = pipeline(d / "p.yaml", "lat", b, topic, False, "1s", "bench.lat")
+    p = subprocess.Popen([floe, "--dir", str(d), "run", str(cfg)], stderr=subprocess.DEVNULL)
+    time.sleep(4)  # joined the group
+    produce(b, topic, 0, seconds * rate, rate=rate)
+    time.sleep(4)
+    p.send_signal(signal.SIGTERM)
+    p.wait(60)
+    t = catalog(d).load_table("bench.lat")
+    snaps = {s.snapshot_id: s.timestamp_ms for s in t.metadata.snapshots}
+    lat = []
+    for e in t.inspect.entries().to_pylist():
+        ts = pq.read_table(e["data_file"]["file_path"].replace("file://", ""), columns=["ts_ms"])["ts_ms"].to_pylist()
+        lat.extend(snaps[e["snapshot_id"]] - x for x in ts)
+    lat.sort()
+    assert len(lat) == seconds * rate, (len(lat), seconds * rate)
+    q = lambda f: lat[min(len(lat) - 1, int(f * len(lat)))]  # noqa: E731
+    print(f"latency at {rate} records/s, 1 s checkpoints: p50 {q(0.5)} ms, p99 {q(0.99)} ms, "
+          f"max {lat[-1]} ms ({len(lat)} records)", flush=True)
+
+
+def bench_kills(b, floe, n, kills, work):
+    import threading
+    topic = "bench-kills"
+    b.create_topic(topic, 6)
+    d = work / "kills"
+    d.mkdir()
+    cfg = pipeline(d / "p.yaml", "kills", b, topic, False, "1s", "bench.kills")
+    th = threading.Thread(target=produce, args=(b, topic, 0, n, max(1, n // (kills * 4))))
+    th.start()
+    rnd = random.Random(7)
+    for _ in range(kills):
+        p = subprocess.Popen([floe, "--dir", str(d), "run", str(cfg)], stderr=subprocess.DEVNULL)
+        time.sleep(rnd.uniform(2, 6))
+        p.kill()
+        p.wait()
+    th.join()
+    end = pipeline(d / "end.yaml", "kills", b, topic, True, "1s", "bench.kills")
+    subprocess.run([floe, "--dir", str(d), "run", str(end)], check=True, capture_output=True)
+    ids = catalog(d).load_table("bench.kills").scan(selected_fields=("id",)).to_arrow()["id"].to_pylist()
+    ok = len(ids) == n and len(set(ids)) == n
+    print(f"kills: {kills} SIGKILLs while producing {n} records: {len(ids)} rows, "
+          f"{len(set(ids))} distinct: {'exactly once' if ok else 'WRONG'}", flush=True)
+    assert ok
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--records", type=int, default=10_000_000)
+    ap.add_argument("--latency-seconds", type=int, default=30)
+    ap.add_argument("--latency-rate", type=int, default=20000)
+    ap.add_argument("--kill-records", type=int, default=1_000_000)
+    ap.add_argument("--kills", type=int, default=20)
+    ap.add_argument("--floe", default=str(ROOT / "build" / "release" / "floe"))
+    ap.add_argument("--only", choices=["throughput", "latency", "kills"])
+    a = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="floe-bench-kafka-"))
+    b = Broker(work / "broker", extra={"log.retention.bytes": str(8 << 30)})
+    b.start()
+    try:
+        if a.only in (None, "throughput"):
+            bench_throughput(b, a.floe, a.records, work)
+        if a.only in (None, "latency"):
+            bench_latency(b, a.floe, a.latency_seconds, a.latency_rate, work)
+        if a.only in (None, "kills"):
+            bench_kills(b, a.floe, a.kill_records, a.kills, work)
+    finally:
+        b.stop()
+        subprocess.run(["rm", "-rf", str(work)])
+
+
+if __name__ == "__main__":
+    main()

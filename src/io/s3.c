@@ -1,0 +1,1065 @@
+/*
+ * s3.c — the S3 FileIO (s3.h) over libcurl (http.h) and SigV4 (sigv4.h).
+ *
+ * DESIGN:
+ *  - Every request goes through s3_do: it signs (the payload's SHA-256 in
+ *    x-amz-content-sha256), sends, and retries with full-jitter backoff
+ *    inside a deadline on 429/500/502/503/504, on SlowDown/InternalError/
+ *    RequestTimeout error documents and on transport failures (resets,
+ *    timeouts, truncated bodies). Every S3 request floe makes is idempotent
+ *    except CompleteMultipartUpload, whose lost answer is resolved by a HEAD.
+ *  - Outputs hold at most one part (s3.multipart.part-size-bytes): a file
+ *    smaller than a part is one PUT; a larger one becomes a multipart upload
+ *    whose parts are sent as they fill, completed on close and aborted on
+ *    abort or on any failure, so no incomplete upload is left behind by a
+ *    failure floe sees.
+ *  - overwrite=false sends If-None-Match: * (S3 conditional writes): a 412
+ *    is FLOE_EEXISTS and nothing is replaced. A server that ignores the
+ *    header replaces; floe's catalogs never rely on it for commits.
+ *  - Inputs learn their size from a HEAD; a read smaller than the read-ahead
+ *    is served from one ranged GET of read-ahead bytes (Parquet footers,
+ *    page headers, small column chunks), a larger one is one ranged GET
+ *    straight into the caller's buffer.
+ *  - S3 cannot rename: rename_noreplace is FLOE_EUNSUPPORTED (the SQL and
+ *    REST catalogs commit without it).
+ */
+#include "io/s3.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/aws.h"
+#include "io/http.h"
+#include "io/s3_xml.h"
+#include "io/sigv4.h"
+#include "util/alloc.h"
+#include "util/log.h"
+#include "util/thread.h"
+#include "util/timeutil.h"
+
+#define MIN_PART (5u << 20)
+#define DEFAULT_PART (8u << 20)
+#define MAX_PARTS 10000
+#define ERRDOC_MAX (64u << 10)
+#define LIST_MAX (16u << 20)
+
+typedef struct s3io {
+	floe_fileio base;
+	floe_http *http;
+	floe_aws_provider *aws;
+	char *endpoint; /* scheme://host[:port], no path, or NULL: AWS's */
+	char *region;
+	bool path_style;
+	size_t part_size;
+	size_t read_ahead;
+	int64_t max_keys;  /* ListObjectsV2 page size */
+	floe_retry retry; /* template */
+} s3io;
+
+/* ---- paths ---------------------------------------------------------------------- */
+
+int floe_s3_split(floe_arena *a, const char *uri, char **bucket, char **key, floe_error *err)
+{
+	const char *p = NULL;
+	if (!strncmp(uri, "s3://", 5))
+		p = uri + 5;
+	else if (!strncmp(uri, "s3a://", 6) || !strncmp(uri, "s3n://", 6))
+		p = uri + 6;
+	if (!p)
+		return floe_error_set(err, FLOE_EINVAL, "'%s' is not an s3:// path", uri);
+	const char *slash = strchr(p, '/');
+	size_t bl = slash ? (size_t)(slash - p) : strlen(p);
+	if (bl == 0 || bl > 63)
+		return floe_error_set(err, FLOE_EINVAL, "'%s': bad bucket name", uri);
+	*bucket = floe_arena_strndup(a, p, bl);
+	*key = floe_arena_strdup(a, slash ? slash + 1 : "");
+	if (!*bucket || !*key)
+		return floe_error_oom(err);
+	return FLOE_OK;
+}
+
+/* scheme of the path as given ("s3", "s3a", "s3n"), for names handed back */
+static size_t scheme_len(const char *uri)
+{
+	const char *c = strstr(uri, "://");
+	return c ? (size_t)(c - uri) : 2;
+}
+
+/* ---- requests ------------------------------------------------------------------- */
+
+typedef struct s3req {
+	const char *method;
+	const char *bucket;
+	const char *key;   /* NULL: the bucket itself */
+	const char *query; /* encoded, without '?', or NULL */
+	/* extra headers: names and values; x-amz-* ones are signed */
+	const char *hname[4];
+	const char *hvalue[4];
+	size_t n_h;
+	const void *body;
+	size_t body_len;
+	floe_buf *out;
+	void *dst;
+	size_t dst_cap;
+} s3req;
+
+static bool retryable_status(long st)
+{
+	return st == 429 || st == 500 || st == 502 || st == 503 || st == 504;
+}
+
+/* the <Code> of an error document, or "" */
+static void err_code(const floe_buf *doc, char *code, size_t cap)
+{
+	floe_arena a;
+	floe_xml *x;
+	code[0] = 0;
+	if (!doc->len)
+		return;
+	floe_arena_init(&a, 4096);
+	if (!floe_xml_parse(&x, &a, (const char *)doc->data, doc->len, NULL) &&
+	    !strcmp(x->name, "Error")) {
+		const char *c = floe_xml_child_text(x, "Code");
+		if (c)
+			snprintf(code, cap, "%s", c);
+	}
+	floe_arena_reset(&a);
+}
+
+static void err_message(const floe_buf *doc, char *msg, size_t cap)
+{
+	floe_arena a;
+	floe_xml *x;
+	msg[0] = 0;
+	if (!doc->len)
+		return;
+	floe_arena_init(&a, 4096);
+	if (!floe_xml_parse(&x, &a, (const char *)doc->data, doc->len, NULL) &&
+	    !strcmp(x->name, "Error")) {
+		const char *c = floe_xml_child_text(x, "Code");
+		const char *m = floe_xml_child_text(x, "Message");
+		snprintf(msg, cap, "%s%s%s", c ? c : "", m && *m ? ": " : "", m ? m : "");
+	}
+	floe_arena_reset(&a);
+}
+
+static int build_url(s3io *s, const s3req *q, floe_buf *url, floe_buf *path, floe_buf *host)
+{
+	int rc = 0;
+	const char *ep = s->endpoint;
+	char dflt[256];
+	if (!ep) {
+		snprintf(dflt, sizeof(dflt), "https://s3.%s.amazonaws.com", s->region);
+		ep = dflt;
+	}
+	const char *sep = strstr(ep, "://");
+	size_t sl = (size_t)(sep - ep);
+	const char *h = sep + 3;
+	if (s->path_style) {
+		rc |= floe_buf_append(host, h, strlen(h));
+		rc |= floe_buf_putc(path, '/');
+		rc |= floe_buf_puts(path, q->bucket);
+		if (q->key) {
+			rc |= floe_buf_putc(path, '/');
+			rc |= floe_aws_uri_encode(path, q->key, strlen(q->key), true);
+		}
+	} else {
+		rc |= floe_buf_printf(host, "%s.%s", q->bucket, h);
+		rc |= floe_buf_putc(path, '/');
+		if (q->key)
+			rc |= floe_aws_uri_encode(path, q->key, strlen(q->key), true);
+	}
+	rc |= floe_buf_append(url, ep, sl + 3);
+	rc |= floe_buf_puts(url, floe_buf_cstr(host));
+	rc |= floe_buf_puts(url, floe_buf_cstr(path));
+	if (q->query && *q->query) {
+		rc |= floe_buf_putc(url, '?');
+		rc |= floe_buf_puts(url, q->query);
+	}
+	return rc ? FLOE_ENOMEM : FLOE_OK;
+}
+
+/* One signed attempt. */
+static int attempt(s3io *s, const s3req *q, const char *payload_hash, floe_http_resp *resp,
+		   floe_buf *errdoc, floe_error *err)
+{
+	floe_buf url, path, host, auth;
+	floe_aws_creds cr = {0};
+	char amz_date[17], hdate[64], hsha[100], hhost[300];
+	char *tok_hdr = NULL, *auth_hdr = NULL;
+	const char *wire[12];
+	floe_sigv4_header sh[10];
+	char extra[4][1100];
+	size_t nw = 0, ns = 0;
+	int rc;
+	floe_buf_init(&url, 1 << 16);
+	floe_buf_init(&path, 1 << 16);
+	floe_buf_init(&host, 1024);
+	floe_buf_init(&auth, 4096);
+	if ((rc = floe_aws_provider_get(s->aws, &cr, err)))
+		goto done;
+	if (build_url(s, q, &url, &path, &host)) {
+		rc = floe_error_oom(err);
+		goto done;
+	}
+	floe_amz_date(amz_date, floe_now_ms() / 1000);
+	snprintf(hhost, sizeof(hhost), "%s", floe_buf_cstr(&host));
+	sh[ns++] = (floe_sigv4_header){"host", hhost};
+	sh[ns++] = (floe_sigv4_header){"x-amz-content-sha256", payload_hash};
+	sh[ns++] = (floe_sigv4_header){"x-amz-date", amz_date};
+	if (cr.token)
+		sh[ns++] = (floe_sigv4_header){"x-amz-security-token", cr.token};
+	for (size_t i = 0; i < q->n_h; i++) {
+		if (!strncmp(q->hname[i], "x-amz-", 6))
+			sh[ns++] = (floe_sigv4_header){q->hname[i], q->hvalue[i]};
+		snprintf(extra[i], sizeof(extra[i]), "%s: %s", q->hname[i], q->hvalue[i]);
+		wire[nw++] = extra[i];
+	}
+	floe_sigv4_req sr = {0};
+	sr.method = q->method;
+	sr.path = floe_buf_cstr(&path);
+	sr.query = q->query;
+	sr.headers = sh;
+	sr.n_headers = ns;
+	sr.payload_hash = payload_hash;
+	sr.region = s->region;
+	sr.service = "s3";
+	sr.amz_date = amz_date;
+	sr.s3 = true;
+	if ((rc = floe_sigv4_sign(&auth, &sr, cr.access_key, cr.secret_key, err)))
+		goto done;
+	size_t al = auth.len + 32;
+	if (!(auth_hdr = floe_malloc(al))) {
+		rc = floe_error_oom(err);
+		goto done;
+	}
+	snprintf(auth_hdr, al, "Authorization: %s", floe_buf_cstr(&auth));
+	snprintf(hdate, sizeof(hdate), "x-amz-date: %s", amz_date);
+	snprintf(hsha, sizeof(hsha), "x-amz-content-sha256: %s", payload_hash);
+	wire[nw++] = auth_hdr;
+	wire[nw++] = hdate;
+	wire[nw++] = hsha;
+	if (cr.token) {
+		size_t tl = strlen(cr.token) + 32;
+		if (!(tok_hdr = floe_malloc(tl))) {
+			rc = floe_error_oom(err);
+			goto done;
+		}
+		snprintf(tok_hdr, tl, "x-amz-security-token: %s", cr.token);
+		wire[nw++] = tok_hdr;
+	}
+	floe_http_req hr = {0};
+	hr.method = q->method;
+	hr.url = floe_buf_cstr(&url);
+	hr.headers = wire;
+	hr.n_headers = nw;
+	hr.body = q->body;
+	hr.body_len = q->body_len;
+	hr.out = q->out;
+	hr.dst = q->dst;
+	hr.dst_cap = q->dst_cap;
+	hr.err_out = errdoc;
+	rc = floe_http_perform(s->http, &hr, resp, err);
+done:
+	if (auth_hdr) {
+		memset(auth_hdr, 0, strlen(auth_hdr));
+		floe_free(auth_hdr);
+	}
+	if (tok_hdr) {
+		memset(tok_hdr, 0, strlen(tok_hdr));
+		floe_free(tok_hdr);
+	}
+	floe_aws_creds_reset(&cr);
+	floe_buf_reset(&url);
+	floe_buf_reset(&path);
+	floe_buf_reset(&host);
+	floe_buf_reset(&auth);
+	return rc;
+}
+
+/*
+ * Send q, retrying what S3 says may be retried. FLOE_OK when an answer
+ * arrived (resp->status says which; a >= 300 answer's document is in
+ * errdoc); transport failures after the last attempt are returned.
+ */
+static int s3_do(s3io *s, const s3req *q, floe_http_resp *resp, floe_buf *errdoc,
+		 floe_error *err)
+{
+	char hash[65];
+	floe_retry r = s->retry;
+	size_t out_len0 = q->out ? q->out->len : 0;
+	floe_sha256_hex(hash, q->body ? q->body : "", q->body_len);
+	floe_retry_start(&r);
+	for (;;) {
+		floe_error e;
+		floe_error_clear(&e);
+		if (q->out)
+			q->out->len = out_len0;
+		floe_buf_clear(errdoc);
+		int rc = attempt(s, q, hash, resp, errdoc, &e);
+		bool again = false;
+		int64_t hint = -1;
+		if (rc == FLOE_ENOMEM || rc == FLOE_EINVAL || rc == FLOE_ENOTFOUND) {
+			/* out of memory, unsignable, no credentials: not the server's doing */
+		} else if (rc) {
+			again = true;
+		} else if (retryable_status(resp->status)) {
+			again = true;
+			hint = resp->retry_after_ms;
+		} else if (resp->status >= 400) {
+			char code[64];
+			err_code(errdoc, code, sizeof(code));
+			again = !strcmp(code, "SlowDown") || !strcmp(code, "InternalError") ||
+				!strcmp(code, "RequestTimeout") || !strcmp(code, "ServiceUnavailable");
+		}
+		if (!again || !floe_retry_next(&r, hint)) {
+			if (rc) {
+				if (err)
+					*err = e;
+				return rc;
+			}
+			return FLOE_OK;
+		}
+		FLOE_DEBUG("S3 %s s3://%s/%s: %s, retrying (attempt %d)", q->method, q->bucket,
+			   q->key ? q->key : "", rc ? e.msg : "server busy", r.attempt + 1);
+	}
+}
+
+/* FLOE_E* for an S3 answer that is not a success */
+static int status_err(floe_error *err, const floe_http_resp *resp, const floe_buf *errdoc,
+		      const char *what, const char *uri)
+{
+	char msg[512];
+	err_message(errdoc, msg, sizeof(msg));
+	int code = resp->status == 404   ? FLOE_ENOTFOUND
+		   : resp->status == 412 ? FLOE_EEXISTS
+		   : resp->status == 403 || resp->status == 400 || resp->status == 401
+			   ? FLOE_EINVAL
+			   : FLOE_EIO;
+	if (retryable_status(resp->status))
+		return floe_error_set_retryable(err, code, "%s '%s': HTTP %ld%s%s", what, uri,
+						resp->status, msg[0] ? " " : "", msg);
+	return floe_error_set(err, code, "%s '%s': HTTP %ld%s%s", what, uri, resp->status,
+			      msg[0] ? " " : "", msg);
+}
+
+static int head(s3io *s, const char *uri, const char *bucket, const char *key,
+		floe_file_info *fi, floe_error *err)
+{
+	s3req q = {0};
+	floe_http_resp resp;
+	floe_buf doc;
+	q.method = "HEAD";
+	q.bucket = bucket;
+	q.key = key;
+	floe_buf_init(&doc, ERRDOC_MAX);
+	int rc = s3_do(s, &q, &resp, &doc, err);
+	if (!rc && resp.status != 200)
+		rc = status_err(err, &resp, &doc, "stat", uri);
+	if (!rc) {
+		fi->path = uri;
+		fi->size = resp.content_length >= 0 ? (uint64_t)resp.content_length : 0;
+		int64_t ms = floe_aws_parse_http_date_ms(resp.last_modified);
+		fi->mtime_ms = ms > 0 ? ms : 0;
+	}
+	floe_buf_reset(&doc);
+	return rc;
+}
+
+/* ---- input ---------------------------------------------------------------------- */
+
+typedef struct s3_input {
+	floe_input base;
+	s3io *s;
+	floe_arena a;
+	char *uri, *bucket, *key;
+	floe_mutex lock;
+	uint8_t *cache;
+	uint64_t cache_off;
+	size_t cache_len;
+} s3_input;
+
+static int get_range(s3_input *in, uint64_t off, void *dst, size_t n, floe_error *err)
+{
+	char range[64];
+	s3req q = {0};
+	floe_http_resp resp;
+	floe_buf doc;
+	snprintf(range, sizeof(range), "bytes=%llu-%llu", (unsigned long long)off,
+		 (unsigned long long)(off + n - 1));
+	q.method = "GET";
+	q.bucket = in->bucket;
+	q.key = in->key;
+	q.hname[0] = "Range";
+	q.hvalue[0] = range;
+	q.n_h = 1;
+	q.dst = dst;
+	q.dst_cap = n;
+	floe_buf_init(&doc, ERRDOC_MAX);
+	int rc = s3_do(in->s, &q, &resp, &doc, err);
+	if (!rc && resp.status != 206 && !(resp.status == 200 && off == 0))
+		rc = status_err(err, &resp, &doc, "read", in->uri);
+	if (!rc && resp.got != n)
+		rc = floe_error_set(err, FLOE_EIO,
+				    "read '%s': %zu bytes at %llu asked, %zu received (the object "
+				    "changed?)",
+				    in->uri, n, (unsigned long long)off, resp.got);
+	floe_buf_reset(&doc);
+	return rc;
+}
+
+static int si_read_at(floe_input *base, uint64_t off, void *buf, size_t n, size_t *got,
+		      floe_error *err)
+{
+	s3_input *in = (s3_input *)base;
+	int rc = FLOE_OK;
+	*got = 0;
+	if (off >= base->size || n == 0)
+		return FLOE_OK;
+	if (n > base->size - off)
+		n = (size_t)(base->size - off);
+	if (n >= in->s->read_ahead) {
+		rc = get_range(in, off, buf, n, err);
+		if (!rc)
+			*got = n;
+		return rc;
+	}
+	floe_mutex_lock(&in->lock);
+	if (!(in->cache && off >= in->cache_off && off + n <= in->cache_off + in->cache_len)) {
+		size_t want = in->s->read_ahead;
+		if (want > base->size - off)
+			want = (size_t)(base->size - off);
+		if (!in->cache)
+			in->cache = floe_malloc(in->s->read_ahead);
+		if (!in->cache) {
+			rc = floe_error_oom(err);
+			goto done;
+		}
+		in->cache_len = 0;
+		if ((rc = get_range(in, off, in->cache, want, err)))
+			goto done;
+		in->cache_off = off;
+		in->cache_len = want;
+	}
+	memcpy(buf, in->cache + (off - in->cache_off), n);
+	*got = n;
+done:
+	floe_mutex_unlock(&in->lock);
+	return rc;
+}
+
+static void si_close(floe_input *base)
+{
+	s3_input *in = (s3_input *)base;
+	floe_free(in->cache);
+	floe_mutex_destroy(&in->lock);
+	floe_arena_reset(&in->a);
+	floe_free(in);
+}
+
+static const floe_input_ops s3_input_ops = {si_read_at, si_close};
+
+static int s_open_read(floe_fileio *io, const char *uri, floe_input **out, floe_error *err)
+{
+	s3io *s = (s3io *)io;
+	floe_file_info fi;
+	int rc;
+	*out = NULL;
+	s3_input *in = floe_calloc(1, sizeof(*in));
+	if (!in)
+		return floe_error_oom(err);
+	floe_arena_init(&in->a, 1024);
+	if (floe_mutex_init(&in->lock)) {
+		floe_arena_reset(&in->a);
+		floe_free(in);
+		return floe_error_oom(err);
+	}
+	in->s = s;
+	in->base.ops = &s3_input_ops;
+	if ((rc = floe_s3_split(&in->a, uri, &in->bucket, &in->key, err)))
+		goto fail;
+	if (!(in->uri = floe_arena_strdup(&in->a, uri))) {
+		rc = floe_error_oom(err);
+		goto fail;
+	}
+	if ((rc = head(s, uri, in->bucket, in->key, &fi, err)))
+		goto fail;
+	in->base.size = fi.size;
+	in->base.name = in->uri;
+	*out = &in->base;
+	return FLOE_OK;
+fail:
+	si_close(&in->base);
+	return rc == FLOE_ENOTFOUND ? floe_error_set(err, rc, "'%s' does not exist", uri) : rc;
+}
+
+/* ---- output --------------------------------------------------------------------- */
+
+typedef struct s3_output {
+	floe_output base;
+	s3io *s;
+	floe_arena a;
+	char *uri, *bucket, *key;
+	bool overwrite;
+	uint8_t *buf;
+	size_t len;
+	char *upload_id; /* multipart upload in progress */
+	floe_buf parts;  /* <Part> elements of the completed parts */
+	int n_parts;
+	uint64_t total;
+} s3_output;
+
+static int put_single(s3_output *o, floe_error *err)
+{
+	s3req q = {0};
+	floe_http_resp resp;
+	floe_buf doc;
+	q.method = "PUT";
+	q.bucket = o->bucket;
+	q.key = o->key;
+	q.body = o->buf;
+	q.body_len = o->len;
+	if (!o->overwrite) {
+		q.hname[q.n_h] = "If-None-Match";
+		q.hvalue[q.n_h++] = "*";
+	}
+	floe_buf_init(&doc, ERRDOC_MAX);
+	int rc = s3_do(o->s, &q, &resp, &doc, err);
+	if (!rc && resp.status == 412)
+		rc = floe_error_set(err, FLOE_EEXISTS, "'%s' already exists", o->uri);
+	else if (!rc && resp.status != 200)
+		rc = status_err(err, &resp, &doc, "write", o->uri);
+	floe_buf_reset(&doc);
+	return rc;
+}
+
+static int start_upload(s3_output *o, floe_error *err)
+{
+	s3req q = {0};
+	floe_http_resp resp;
+	floe_buf doc, body;
+	floe_arena a;
+	floe_xml *x;
+	q.method = "POST";
+	q.bucket = o->bucket;
+	q.key = o->key;
+	q.query = "uploads=";
+	floe_buf_init(&doc, ERRDOC_MAX);
+	floe_buf_init(&body, ERRDOC_MAX);
+	floe_arena_init(&a, 4096);
+	q.out = &body;
+	int rc = s3_do(o->s, &q, &resp, &doc, err);
+	if (!rc && resp.status != 200)
+		rc = status_err(err, &resp, &doc, "start a multipart upload of", o->uri);
+	if (!rc && (rc = floe_xml_parse(&x, &a, floe_buf_cstr(&body), body.len, err)))
+		rc = floe_error_prefix(err, rc, "CreateMultipartUpload of '%s': ", o->uri);
+	if (!rc) {
+		const char *id = floe_xml_child_text(x, "UploadId");
+		if (!id || !*id)
+			rc = floe_error_corrupt(err, "CreateMultipartUpload of '%s': no UploadId",
+						o->uri);
+		else if (!(o->upload_id = floe_arena_strdup(&o->a, id)))
+			rc = floe_error_oom(err);
+	}
+	floe_arena_reset(&a);
+	floe_buf_reset(&doc);
+	floe_buf_reset(&body);
+	return rc;
+}
+
+static int upload_id_query(floe_buf *qs, const char *upload_id, int part)
+{
+	floe_buf_clear(qs);
+	int rc = part > 0 ? floe_buf_printf(qs, "partNumber=%d&uploadId=", part) : floe_buf_puts(qs, "uploadId=");
+	return rc ? rc : floe_aws_uri_encode(qs, upload_id, strlen(upload_id), false);
+}
+
+static int upload_part(s3_output *o, floe_error *err)
+{
+	s3req q = {0};
+	floe_http_resp resp;
+	floe_buf doc, qs;
+	int rc;
+	if (o->n_parts >= MAX_PARTS)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "'%s': more than %d parts (raise s3.multipart.part-size-bytes)",
+				      o->uri, MAX_PARTS);
+	floe_buf_init(&doc, ERRDOC_MAX);
+	floe_buf_init(&qs, 4096);
+	if (upload_id_query(&qs, o->upload_id, o->n_parts + 1)) {
+		rc = floe_error_oom(err);
+		goto done;
+	}
+	q.method = "PUT";
+	q.bucket = o->bucket;
+	q.key = o->key;
+	q.query = floe_buf_cstr(&qs);
+	q.body = o->buf;
+	q.body_len = o->len;
+	rc = s3_do(o->s, &q, &resp, &doc, err);
+	if (!rc && resp.status != 200)
+		rc = status_err(err, &resp, &doc, "upload a part of", o->uri);
+	if (!rc && !resp.etag[0])
+		rc = floe_error_corrupt(err, "UploadPart of '%s': no ETag", o->uri);
+	if (!rc) {
+		o->n_parts++;
+		if (floe_buf_printf(&o->parts, "<Part><PartNumber>%d</PartNumber><ETag>", o->n_parts) ||
+		    floe_buf_puts(&o->parts, resp.etag) || floe_buf_puts(&o->parts, "</ETag></Part>"))
+			rc = floe_error_oom(err);
+		o->total += o->len;
+		o->len = 0;
+	}
+done:
+	floe_buf_reset(&doc);
+	floe_buf_reset(&qs);
+	return rc;
+}
+
+static void abort_upload(s3_output *o)
+{
+	s3req q = {0};
+	floe_http_resp resp;
+	floe_buf doc, qs;
+	floe_error e;
+	if (!o->upload_id)
+		return;
+	floe_buf_init(&doc, ERRDOC_MAX);
+	floe_buf_init(&qs, 4096);
+	if (!upload_id_query(&qs, o->upload_id, 0)) {
+		q.method = "DELETE";
+		q.bucket = o->bucket;
+		q.key = o->key;
+		q.query = floe_buf_cstr(&qs);
+		floe_error_clear(&e);
+		int rc = s3_do(o->s, &q, &resp, &doc, &e);
+		if (rc || (resp.status != 204 && resp.status != 200 && resp.status != 404))
+			FLOE_WARN("aborting the multipart upload of '%s' failed (%s); a bucket "
+				  "lifecycle rule for incomplete uploads removes it",
+				  o->uri, rc ? e.msg : "HTTP error");
+	}
+	o->upload_id = NULL;
+	floe_buf_reset(&doc);
+	floe_buf_reset(&qs);
+}
+
+static int complete_upload(s3_output *o, floe_error *err)
+{
+	s3req q = {0};
+	floe_http_resp resp;
+	floe_buf doc, qs, body, out;
+	floe_arena a;
+	floe_xml *x;
+	int rc;
+	floe_buf_init(&doc, ERRDOC_MAX);
+	floe_buf_init(&qs, 4096);
+	floe_buf_init(&body, (size_t)MAX_PARTS * 200 + 256);
+	floe_buf_init(&out, ERRDOC_MAX);
+	floe_arena_init(&a, 4096);
+	if (upload_id_query(&qs, o->upload_id, 0) ||
+	    floe_buf_puts(&body, "<CompleteMultipartUpload>") ||
+	    floe_buf_append(&body, o->parts.data, o->parts.len) ||
+	    floe_buf_puts(&body, "</CompleteMultipartUpload>")) {
+		rc = floe_error_oom(err);
+		goto done;
+	}
+	q.method = "POST";
+	q.bucket = o->bucket;
+	q.key = o->key;
+	q.query = floe_buf_cstr(&qs);
+	q.body = body.data;
+	q.body_len = body.len;
+	q.out = &out;
+	q.hname[q.n_h] = "Content-Type";
+	q.hvalue[q.n_h++] = "application/xml";
+	if (!o->overwrite) {
+		q.hname[q.n_h] = "If-None-Match";
+		q.hvalue[q.n_h++] = "*";
+	}
+	for (int tries = 0;; tries++) {
+		rc = s3_do(o->s, &q, &resp, &doc, err);
+		if (rc)
+			goto done;
+		if (resp.status == 200) {
+			/* S3 may answer 200 and put an error in the body */
+			floe_arena_reset(&a);
+			floe_arena_init(&a, 4096);
+			if (floe_xml_parse(&x, &a, floe_buf_cstr(&out), out.len, NULL) ||
+			    strcmp(x->name, "Error") != 0)
+				break;
+			if (tries < 3) {
+				floe_sleep_ms(100 << tries);
+				continue;
+			}
+			rc = floe_error_set(err, FLOE_EIO, "complete the upload of '%s': %s", o->uri,
+					    floe_xml_child_text(x, "Code") ? floe_xml_child_text(x, "Code")
+									   : "error");
+			goto done;
+		}
+		if (resp.status == 404 && tries == 0) {
+			/* NoSuchUpload: an earlier attempt whose answer was lost may have
+			 * completed it; the object of the expected size says so */
+			floe_file_info fi;
+			if (!head(o->s, o->uri, o->bucket, o->key, &fi, NULL) && fi.size == o->total)
+				break;
+		}
+		if (resp.status == 412) {
+			rc = floe_error_set(err, FLOE_EEXISTS, "'%s' already exists", o->uri);
+			goto done;
+		}
+		rc = status_err(err, &resp, &doc, "complete the upload of", o->uri);
+		goto done;
+	}
+	o->upload_id = NULL; /* completed: nothing to abort */
+done:
+	floe_arena_reset(&a);
+	floe_buf_reset(&doc);
+	floe_buf_reset(&qs);
+	floe_buf_reset(&body);
+	floe_buf_reset(&out);
+	return rc;
+}
+
+static void so_free(s3_output *o)
+{
+	floe_free(o->buf);
+	floe_buf_reset(&o->parts);
+	floe_arena_reset(&o->a);
+	floe_free(o);
+}
+
+static int so_write(floe_output *base, const void *p, size_t n, floe_error *err)
+{
+	s3_output *o = (s3_output *)base;
+	const uint8_t *src = p;
+	size_t cap = o->s->part_size;
+	while (n) {
+		if (!o->buf && !(o->buf = floe_malloc(cap)))
+			return floe_error_oom(err);
+		size_t k = cap - o->len < n ? cap - o->len : n;
+		memcpy(o->buf + o->len, src, k);
+		o->len += k;
+		src += k;
+		n -= k;
+		if (o->len == cap && n) {
+			/* a full part with more to come: send it */
+			int rc = o->upload_id ? 0 : start_upload(o, err);
+			if (!rc)
+				rc = upload_part(o, err);
+			if (rc)
+				return rc;
+		}
+	}
+	return FLOE_OK;
+}
+
+static int so_close(floe_output *base, floe_error *err)
+{
+	s3_output *o = (s3_output *)base;
+	int rc;
+	if (!o->upload_id) {
+		rc = put_single(o, err);
+	} else {
+		rc = upload_part(o, err);
+		if (!rc)
+			rc = complete_upload(o, err);
+	}
+	abort_upload(o); /* only when it was not completed */
+	so_free(o);
+	return rc;
+}
+
+static void so_abort(floe_output *base)
+{
+	s3_output *o = (s3_output *)base;
+	abort_upload(o);
+	so_free(o);
+}
+
+static const floe_output_ops s3_output_ops = {so_write, so_close, so_abort};
+
+static int s_create(floe_fileio *io, const char *uri, bool overwrite, floe_output **out,
+		    floe_error *err)
+{
+	s3io *s = (s3io *)io;
+	int rc;
+	*out = NULL;
+	s3_output *o = floe_calloc(1, sizeof(*o));
+	if (!o)
+		return floe_error_oom(err);
+	floe_arena_init(&o->a, 1024);
+	floe_buf_init(&o->parts, (size_t)MAX_PARTS * 200);
+	o->s = s;
+	o->overwrite = overwrite;
+	o->base.ops = &s3_output_ops;
+	if ((rc = floe_s3_split(&o->a, uri, &o->bucket, &o->key, err))) {
+		so_free(o);
+		return rc;
+	}
+	if (!*o->key) {
+		so_free(o);
+		return floe_error_set(err, FLOE_EINVAL, "'%s': no object key", uri);
+	}
+	if (!(o->uri = floe_arena_strdup(&o->a, uri))) {
+		so_free(o);
+		return floe_error_oom(err);
+	}
+	o->base.name = o->uri;
+	*out = &o->base;
+	return FLOE_OK;
+}
+
+/* ---- the rest ------------------------------------------------------------------- */
+
+static int s_stat(floe_fileio *io, const char *uri, floe_file_info *fi, floe_error *err)
+{
+	floe_arena a;
+	char *b, *k;
+	floe_arena_init(&a, 512);
+	int rc = floe_s3_split(&a, uri, &b, &k, err);
+	if (!rc)
+		rc = head((s3io *)io, uri, b, k, fi, err);
+	/* fi->path must outlive the arena: it is the caller's uri */
+	fi->path = uri;
+	floe_arena_reset(&a);
+	return rc == FLOE_ENOTFOUND ? floe_error_set(err, rc, "'%s' does not exist", uri) : rc;
+}
+
+static int s_remove(floe_fileio *io, const char *uri, floe_error *err)
+{
+	floe_arena a;
+	char *b, *k;
+	s3req q = {0};
+	floe_http_resp resp;
+	floe_buf doc;
+	floe_arena_init(&a, 512);
+	floe_buf_init(&doc, ERRDOC_MAX);
+	int rc = floe_s3_split(&a, uri, &b, &k, err);
+	if (!rc) {
+		q.method = "DELETE";
+		q.bucket = b;
+		q.key = k;
+		rc = s3_do((s3io *)io, &q, &resp, &doc, err);
+		/* S3 answers 204 whether or not the object was there */
+		if (!rc && resp.status != 204 && resp.status != 200)
+			rc = status_err(err, &resp, &doc, "delete", uri);
+	}
+	floe_buf_reset(&doc);
+	floe_arena_reset(&a);
+	return rc;
+}
+
+static int s_list(floe_fileio *io, const char *prefix, floe_file_list_fn fn, void *payload,
+		  floe_error *err)
+{
+	s3io *s = (s3io *)io;
+	floe_arena a, pa;
+	char *b, *k;
+	floe_buf qs, body, doc, name, token, pfx;
+	int rc;
+	size_t sl = scheme_len(prefix);
+	floe_arena_init(&a, 512);
+	floe_arena_init(&pa, 1 << 16);
+	floe_buf_init(&qs, 1 << 16);
+	floe_buf_init(&body, LIST_MAX);
+	floe_buf_init(&doc, ERRDOC_MAX);
+	floe_buf_init(&name, 1 << 16);
+	floe_buf_init(&token, 1 << 16);
+	floe_buf_init(&pfx, 1 << 16);
+	if ((rc = floe_s3_split(&a, prefix, &b, &k, err)))
+		goto done;
+	/* a prefix names a folder: "wh/t" lists "wh/t/...", never "wh/t2/..." */
+	if (floe_buf_puts(&pfx, k) || (pfx.len && k[pfx.len - 1] != '/' && floe_buf_putc(&pfx, '/'))) {
+		rc = floe_error_oom(err);
+		goto done;
+	}
+	for (;;) {
+		s3req q = {0};
+		floe_http_resp resp;
+		floe_xml *x;
+		floe_buf_clear(&qs);
+		floe_buf_clear(&body);
+		/* the query in canonical (sorted) order */
+		if ((token.len && (floe_buf_puts(&qs, "continuation-token=") ||
+				   floe_aws_uri_encode(&qs, floe_buf_cstr(&token), token.len, false) ||
+				   floe_buf_putc(&qs, '&'))) ||
+		    floe_buf_puts(&qs, "list-type=2&") ||
+		    (s->max_keys != 1000 && floe_buf_printf(&qs, "max-keys=%lld&", (long long)s->max_keys)) ||
+		    floe_buf_puts(&qs, "prefix=") ||
+		    floe_aws_uri_encode(&qs, floe_buf_cstr(&pfx), pfx.len, false)) {
+			rc = floe_error_oom(err);
+			goto done;
+		}
+		q.method = "GET";
+		q.bucket = b;
+		q.query = floe_buf_cstr(&qs);
+		q.out = &body;
+		if ((rc = s3_do(s, &q, &resp, &doc, err)))
+			goto done;
+		if (resp.status != 200) {
+			rc = status_err(err, &resp, &doc, "list", prefix);
+			goto done;
+		}
+		floe_arena_reset(&pa);
+		floe_arena_init(&pa, 1 << 16);
+		if ((rc = floe_xml_parse(&x, &pa, floe_buf_cstr(&body), body.len, err))) {
+			rc = floe_error_prefix(err, rc, "ListObjectsV2 of '%s': ", prefix);
+			goto done;
+		}
+		for (const floe_xml *c = floe_xml_child(x, "Contents"); c; c = floe_xml_next_same(c)) {
+			const char *key = floe_xml_child_text(c, "Key");
+			const char *size = floe_xml_child_text(c, "Size");
+			uint64_t sz = 0;
+			if (!key || !size || !floe_parse_u64(size, strlen(size), &sz)) {
+				rc = floe_error_corrupt(err, "ListObjectsV2 of '%s': an entry without "
+							     "Key or Size",
+							prefix);
+				goto done;
+			}
+			floe_buf_clear(&name);
+			if (floe_buf_printf(&name, "%.*s://%s/%s", (int)sl, prefix, b, key)) {
+				rc = floe_error_oom(err);
+				goto done;
+			}
+			floe_file_info fi = {floe_buf_cstr(&name), sz, 0};
+			int64_t ms = floe_aws_parse_iso8601_ms(floe_xml_child_text(c, "LastModified"));
+			fi.mtime_ms = ms > 0 ? ms : 0;
+			if ((rc = fn(&fi, payload)))
+				goto done;
+		}
+		const char *trunc = floe_xml_child_text(x, "IsTruncated");
+		const char *next = floe_xml_child_text(x, "NextContinuationToken");
+		if (!trunc || strcmp(trunc, "true") != 0)
+			break;
+		if (!next || !*next) {
+			rc = floe_error_corrupt(err, "ListObjectsV2 of '%s': truncated without a "
+						     "continuation token",
+						prefix);
+			goto done;
+		}
+		floe_buf_clear(&token);
+		if (floe_buf_puts(&token, next)) {
+			rc = floe_error_oom(err);
+			goto done;
+		}
+	}
+done:
+	floe_arena_reset(&a);
+	floe_arena_reset(&pa);
+	floe_buf_reset(&qs);
+	floe_buf_reset(&body);
+	floe_buf_reset(&doc);
+	floe_buf_reset(&name);
+	floe_buf_reset(&token);
+	floe_buf_reset(&pfx);
+	return rc;
+}
+
+static void s_free(floe_fileio *io)
+{
+	s3io *s = (s3io *)io;
+	floe_aws_provider_free(s->aws);
+	floe_http_free(s->http);
+	floe_free(s->endpoint);
+	floe_free(s->region);
+	floe_free(s);
+}
+
+static const floe_fileio_ops s3_ops = {s_open_read, s_create, s_remove, s_stat,
+				       s_list,	    NULL,     s_free};
+
+static const char *prop(const floe_strmap *m, const char *k)
+{
+	const char *v = m ? floe_strmap_get(m, k) : NULL;
+	return v && *v ? v : NULL;
+}
+
+static int prop_i64(const floe_strmap *m, const char *k, int64_t dflt, int64_t lo, int64_t hi,
+		    int64_t *out, floe_error *err)
+{
+	const char *v = prop(m, k);
+	*out = dflt;
+	if (!v)
+		return FLOE_OK;
+	if (!floe_parse_i64(v, strlen(v), out) || *out < lo || *out > hi)
+		return floe_error_set(err, FLOE_EINVAL, "%s = '%s': expected an integer in [%lld, %lld]",
+				      k, v, (long long)lo, (long long)hi);
+	return FLOE_OK;
+}
+
+int floe_io_s3_new(floe_fileio **out, const floe_strmap *props, floe_error *err)
+{
+	int rc;
+	int64_t part, retries, minw, maxw, deadline, ra, keys;
+	*out = NULL;
+	if ((rc = prop_i64(props, "s3.multipart.part-size-bytes", DEFAULT_PART, MIN_PART,
+			   (int64_t)1 << 32, &part, err)) ||
+	    (rc = prop_i64(props, "s3.retry.num-retries", 5, 0, 100, &retries, err)) ||
+	    (rc = prop_i64(props, "s3.retry.min-wait-ms", 100, 0, 600000, &minw, err)) ||
+	    (rc = prop_i64(props, "s3.retry.max-wait-ms", 10000, 0, 600000, &maxw, err)) ||
+	    (rc = prop_i64(props, "s3.retry.deadline-ms", 120000, 0, 3600000, &deadline, err)) ||
+	    (rc = prop_i64(props, "s3.read-ahead-bytes", 256 << 10, 4096, 64 << 20, &ra, err)) ||
+	    (rc = prop_i64(props, "s3.list.max-keys", 1000, 1, 1000, &keys, err)))
+		return rc;
+	const char *ps = prop(props, "s3.path-style-access");
+	if (ps && !floe_str_ieq(ps, "true") && !floe_str_ieq(ps, "false"))
+		return floe_error_set(err, FLOE_EINVAL, "s3.path-style-access = '%s': true or false",
+				      ps);
+	s3io *s = floe_calloc(1, sizeof(*s));
+	if (!s)
+		return floe_error_oom(err);
+	s->base.ops = &s3_ops;
+	s->base.name = "s3";
+	s->part_size = (size_t)part;
+	s->read_ahead = (size_t)ra;
+	s->max_keys = keys;
+	s->retry.max_attempts = (int)retries + 1;
+	s->retry.min_wait_ms = minw;
+	s->retry.max_wait_ms = maxw;
+	s->retry.deadline_ms = deadline;
+	if (!(s->http = floe_http_new())) {
+		s_free(&s->base);
+		return floe_error_set(err, FLOE_EIO, "cannot start libcurl");
+	}
+	floe_aws_opts ao = {0};
+	ao.access_key = prop(props, "s3.access-key-id");
+	ao.secret_key = prop(props, "s3.secret-access-key");
+	ao.token = prop(props, "s3.session-token");
+	ao.region = prop(props, "client.region");
+	if (!ao.region)
+		ao.region = prop(props, "s3.region");
+	ao.profile = prop(props, "client.profile");
+	if ((ao.access_key != NULL) != (ao.secret_key != NULL)) {
+		s_free(&s->base);
+		return floe_error_set(err, FLOE_EINVAL,
+				      "s3.access-key-id and s3.secret-access-key go together");
+	}
+	if ((rc = floe_aws_provider_new(&s->aws, &ao, s->http, err))) {
+		s_free(&s->base);
+		return rc;
+	}
+	const char *ep = prop(props, "s3.endpoint");
+	if (!ep)
+		ep = floe_aws_provider_endpoint(s->aws, "S3", "s3");
+	if (ep) {
+		const char *sep = strstr(ep, "://");
+		if (!sep || !sep[3] || (strncmp(ep, "http://", 7) && strncmp(ep, "https://", 8))) {
+			s_free(&s->base);
+			return floe_error_set(err, FLOE_EINVAL,
+					      "S3 endpoint '%s': expected http(s)://host[:port]", ep);
+		}
+		size_t n = strcspn(sep + 3, "/?#");
+		s->endpoint = floe_strndup(ep, (size_t)(sep + 3 - ep) + n);
+	}
+	const char *style = floe_aws_provider_setting(s->aws, "s3.addressing_style");
+	s->path_style = ps ? floe_str_ieq(ps, "true")
+		       : style ? floe_str_ieq(style, "path")
+			       : ep != NULL;
+	s->region = floe_strdup(floe_aws_provider_region(s->aws));
+	if ((ep && !s->endpoint) || !s->region) {
+		s_free(&s->base);
+		return floe_error_oom(err);
+	}
+	*out = &s->base;
+	return FLOE_OK;
+}

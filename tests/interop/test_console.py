@@ -1,0 +1,189 @@
+"""The live web console of a running pipeline (GET /console on the metrics
+port), loaded by headless Chromium from Debian over the DevTools protocol: after
+a few seconds of polling every panel is populated (checkpoints, sources, dead
+letters, and per table commit durations, the latest dead-letter reason, records/s and bytes/s, files per
+commit, the file size histogram, delete files, maintenance and its lock); a
+screenshot is kept as an artifact. /api/metrics equals /metrics."""
+import base64
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import websocket
+
+from conftest import ROOT
+
+PIPELINE = """
+pipeline: {{name: live}}
+execution.checkpointing.interval: 1s
+parallelism.default: 2
+metrics.port: {port}
+sources:
+  - name: gen
+    type: generator
+    rows-per-second: 2000
+    schema: "id long not null, v string"
+    fields.v.values: "1,2,3,4,5,6,7,8,9,oops"
+tables:
+  - name: db.live
+    source: gen
+    schema: "id long not null, v int"
+    partition-by: "bucket(4, id)"
+    maintenance:
+      mode: auto
+      schedule: {{commit-count: 3}}
+      rate-limit: 1s
+"""
+
+PANELS = ["panel-checkpoints", "panel-sources", "panel-deadletters", "panel-commits",
+          "panel-throughput", "panel-files", "panel-sizes", "panel-deletes",
+          "panel-deadletters-table", "panel-maintenance", "panel-lock"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(url, timeout=5):
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        return r.read().decode()
+
+
+def parse_text(text):
+    """Prometheus text exposition: {(sample name, labels): value}."""
+    out = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        m = re.match(r'^([A-Za-z_:][A-Za-z0-9_:]*)(\{(.*)\})? (\S+)$', line)
+        assert m, line
+        labels = tuple(sorted(re.findall(r'([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"', m.group(3) or "")))
+        v = m.group(4)
+        out[(m.group(1), labels)] = v if v in ("+Inf", "-Inf", "NaN") else float(v)
+    return out
+
+
+def parse_api(doc):
+    out = {}
+    for fam in doc["metrics"]:
+        for s in fam["samples"]:
+            out[(s["name"], tuple(sorted(s["labels"].items())))] = (
+                s["value"] if isinstance(s["value"], str) else float(s["value"]))
+    return out
+
+
+class Cdp:
+    """Just enough of the DevTools protocol: navigate, evaluate, screenshot."""
+
+    def __init__(self, ws_url):
+        self.ws = websocket.create_connection(ws_url, timeout=30)
+        self.n = 0
+
+    def call(self, method, **params):
+        self.n += 1
+        self.ws.send(json.dumps({"id": self.n, "method": method, "params": params}))
+        while True:
+            msg = json.loads(self.ws.recv())
+            if msg.get("id") == self.n:
+                assert "error" not in msg, msg
+                return msg["result"]
+
+
+def test_console_renders_every_panel_and_api_equals_metrics(floe, tmp_path):
+    chromium = shutil.which("chromium")
+    assert chromium, "chromium is not installed (scripts/setup installs it)"
+    port = free_port()
+    (tmp_path / "p.yaml").write_text(PIPELINE.format(port=port))
+    run = subprocess.Popen([floe.bin, "--dir", str(floe.root), "run", str(tmp_path / "p.yaml")],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    browser = None
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.time() + 90
+        while True:
+            assert run.poll() is None, run.stderr.read()
+            try:
+                m = parse_text(get(base + "/metrics"))
+                runs = [v for (n, _), v in m.items() if n == "floe_maintenance_runs"]
+                if m.get(("floe_checkpoints", (("pipeline", "live"),)), 0) >= 3 and runs and runs[0] >= 1:
+                    break
+            except OSError:
+                pass
+            assert time.time() < deadline, "the pipeline made no checkpoints and maintenance runs"
+            time.sleep(0.5)
+
+        # /api/metrics is /metrics as JSON: same series; values equal, or between two
+        # scrapes around it for the series that moved meanwhile
+        before = parse_text(get(base + "/metrics"))
+        api = parse_api(json.loads(get(base + "/api/metrics")))
+        after = parse_text(get(base + "/metrics"))
+        assert set(api) == set(before) == set(after)
+        for k, v in api.items():
+            if before[k] == after[k]:
+                assert v == before[k], k
+            else:
+                lo, hi = sorted((before[k], after[k]))
+                assert lo <= v <= hi, (k, before[k], v, after[k])
+
+        dbg = free_port()
+        browser = subprocess.Popen([chromium, "--headless=new", "--no-sandbox", "--disable-gpu",
+                                    "--disable-dev-shm-usage", f"--remote-debugging-port={dbg}",
+                                    f"--user-data-dir={tmp_path / 'chrome'}", "--window-size=1300,1400",
+                                    "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 60
+        while True:
+            try:
+                pages = [p for p in json.loads(get(f"http://127.0.0.1:{dbg}/json")) if p["type"] == "page"]
+                if pages:
+                    break
+            except OSError:
+                pass
+            assert browser.poll() is None and time.time() < deadline, "chromium did not start"
+            time.sleep(0.3)
+        cdp = Cdp(pages[0]["webSocketDebuggerUrl"])
+        cdp.call("Page.enable")
+        cdp.call("Page.navigate", url=base + "/console")
+        # a few real polls (one a second): rates need two
+        deadline = time.time() + 30
+        while True:
+            time.sleep(1)
+            dom = cdp.call("Runtime.evaluate", expression="document.documentElement.outerHTML")["result"]["value"]
+            populated = re.findall(r'id="(panel-[a-z-]+)" data-populated="true"', dom)
+            rates = re.findall(r"records/s: <b>([0-9.]+k?)</b>", dom)
+            if set(PANELS) <= set(populated) and any(r not in ("0", "-") for r in rates):
+                break
+            assert time.time() < deadline, (populated, rates)
+        shot = base64.b64decode(cdp.call("Page.captureScreenshot", format="png")["data"])
+        artifacts = Path(os.environ.get("FLOE_ARTIFACTS", ROOT / "build" / "artifacts"))
+        artifacts.mkdir(parents=True, exist_ok=True)
+        (artifacts / "console.png").write_bytes(shot)
+        assert shot[:8] == b"\x89PNG\r\n\x1a\n" and len(shot) > 10000
+
+        assert 'data-ok="true"' in dom  # the status line: the last poll answered
+        assert "<h2>db.live</h2>" in dom
+        assert re.search(r"completed: <b>[1-9]", dom)
+        assert dom.count('class="bar"') >= 10  # the size histogram's buckets
+        assert re.search(r"runs: <b>[1-9]", dom)  # maintenance ran
+        assert re.search(r"dead-lettered: <b>[1-9]", dom)  # "oops" is no int
+        assert 'class="v reason">latest: ' in dom  # and why
+        assert dom.count('<polyline') >= 4  # series over time
+    finally:
+        if browser:
+            browser.terminate()
+            browser.wait(timeout=30)
+        run.send_signal(signal.SIGTERM)
+        try:
+            run.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            raise
+    assert run.returncode == 0, run.stderr.read()

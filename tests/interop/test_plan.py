@@ -1,0 +1,150 @@
+"""`floe plan`: the operations guides' worked example (60 s checkpoints, 4
+writers, 10 partitions, distribution none: 57,600 files a day, 403,200 after 7
+days), a prediction checked against a real short run of the same pipeline,
+and one configuration per anti-pattern, each producing its lint."""
+import json
+import statistics
+
+import pytest
+
+WORKED = """
+pipeline: {name: worked}
+execution.checkpointing.interval: 60s
+parallelism.default: 4
+sources:
+  - {name: s, type: generator}
+tables:
+  - name: db.events
+    source: s
+    schema: "id long not null, region string"
+    partition-by: "region"
+    distribution-mode: none
+"""
+
+
+def plan(floe, tmp_path, yaml, *args, name="p.yaml"):
+    path = tmp_path / name
+    path.write_text(yaml)
+    p = floe.run("plan", path, "--format", "json", *args, check=False)
+    assert p.returncode in (0, 1, 2), p.stderr
+    return p.returncode, json.loads(p.stdout)
+
+
+def test_worked_example(floe, tmp_path):
+    (tmp_path / "w.yaml").write_text(WORKED)
+    p = floe.run("plan", tmp_path / "w.yaml", "--partitions", "10", "--rate", "20000/s",
+                 "--record-size", "300B", "--days", "7", check=False)
+    assert p.returncode == 1, p.stderr  # warnings: none distribution, no maintenance
+    assert "57,600" in p.stdout and "403,200" in p.stdout, p.stdout
+    code, out = plan(floe, tmp_path, WORKED, "--partitions", "10")
+    (t,) = out["tables"]
+    w = t["without_maintenance"]
+    assert (t["writers"], t["partitions"], t["distribution"]) == (4, 10, "none")
+    assert w["files_per_commit"] == pytest.approx(40)
+    assert w["files_per_day"] == pytest.approx(57600)
+    assert w["data_files_after"] == pytest.approx(403200)
+    assert w["snapshots_per_day"] == pytest.approx(1440)
+    # hash: one file per partition; maintenance keeps a few files per partition
+    code, out = plan(floe, tmp_path, WORKED.replace("distribution-mode: none", "distribution-mode: hash"),
+                     "--partitions", "10")
+    (t,) = out["tables"]
+    assert t["without_maintenance"]["files_per_day"] == pytest.approx(14400)
+    assert t["with_maintenance"]["data_files_after"] < t["without_maintenance"]["data_files_after"] / 50
+    assert t["with_maintenance"]["snapshots_kept"] < t["without_maintenance"]["snapshots_kept"]
+
+
+REGIONS = ",".join(f"r{i}" for i in range(50))
+RUN = f"""
+pipeline: {{name: short}}
+execution.checkpointing.interval: 1s
+parallelism.default: 2
+sources:
+  - name: gen
+    type: generator
+    rows-per-second: 40
+    number-of-rows: 600
+    fields.region.values: "{REGIONS}"
+tables:
+  - name: db.short
+    source: gen
+    schema: "id long not null, region string"
+    partition-by: "region"
+    distribution-mode: hash
+"""
+
+
+def test_prediction_within_ten_percent_of_a_real_run(floe, tmp_path):
+    """40 records a checkpoint over 50 partitions: not every partition gets a
+    record, so the files per checkpoint (27.7 expected) test the partition
+    model, not just a product."""
+    code, out = plan(floe, tmp_path, RUN, "--partitions", "50")
+    predicted = out["tables"][0]["without_maintenance"]["files_per_commit"]
+    assert 27 < predicted < 28.5
+    (tmp_path / "run.yaml").write_text(RUN)
+    floe.run("run", tmp_path / "run.yaml")
+    snaps = floe.json_rows("snapshots", "db.short")
+    added = [int(dict(kv.split("=", 1) for kv in s["summary"].split(", "))["added-data-files"])
+             for s in snaps]
+    # the last checkpoint of a bounded source is a partial one
+    full = added[:-1]
+    assert len(full) >= 8, added
+    measured = statistics.mean(full)
+    assert abs(measured - predicted) <= 0.1 * predicted, (predicted, added)
+
+
+BASE = """
+pipeline: {{name: lint}}
+execution.checkpointing.interval: {interval}
+parallelism.default: {writers}
+sources:
+  - {{name: s, type: generator}}
+tables:
+  - name: db.t
+    source: s
+    schema: "id long not null, region string, user_id long, ts timestamptz"
+    partition-by: "{partition}"
+    distribution-mode: {dist}
+{extra}
+"""
+
+MAINT = """    maintenance:
+      mode: auto
+      steps: {steps}
+      expire.max-snapshot-age: {age}
+"""
+
+
+def cfg(interval="5m", writers=4, partition="bucket(8, id)", dist="hash", extra=None):
+    if extra is None:
+        extra = MAINT.format(steps="compact,expire,orphans,manifests", age="2h")
+    return BASE.format(interval=interval, writers=writers, partition=partition, dist=dist, extra=extra)
+
+
+ANTI_PATTERNS = {
+    "checkpoint-interval": (cfg(interval="5s"), ()),
+    "distribution-none": (cfg(dist="none"), ()),
+    "upsert-distribution-none": (cfg(dist="none"), ("--update-ratio", "0.3", "--equality-fields", "id")),
+    "upsert-partition-not-in-key": (cfg(partition="region"), ("--update-ratio", "0.3", "--equality-fields", "id")),
+    "upsert-without-key": (cfg(), ("--update-ratio", "0.3")),
+    "no-maintenance": (cfg(extra=""), ()),
+    "time-based-retention": (cfg(interval="30s", extra=MAINT.format(steps="compact,expire", age="7d")), ()),
+    "maintenance-order": (cfg(extra=MAINT.format(steps="expire,compact", age="2h")), ()),
+    "compaction-without-expiry": (cfg(extra=MAINT.format(steps="compact,manifests", age="2h")), ()),
+    "high-cardinality-partition": (cfg(partition="user_id"), ()),
+    "small-files": (cfg(extra=""), ("--rate", "10/s")),
+}
+
+
+def test_healthy_config_has_no_lint(floe, tmp_path):
+    code, out = plan(floe, tmp_path, cfg())
+    assert code == 0 and out["lints"] == [], out["lints"]
+
+
+@pytest.mark.parametrize("lint_id", sorted(ANTI_PATTERNS))
+def test_each_anti_pattern_lints(floe, tmp_path, lint_id):
+    yaml, args = ANTI_PATTERNS[lint_id]
+    code, out = plan(floe, tmp_path, yaml, *args)
+    ids = {l["id"]: l for l in out["lints"]}
+    assert lint_id in ids, out["lints"]
+    assert code == max({"warn": 1, "critical": 2}[l["severity"]] for l in out["lints"])
+    assert ids[lint_id]["message"]
