@@ -21,7 +21,7 @@ from conftest import duckdb_connection
 from test_upsert_interop import Model, norm
 
 WAVE = 20_000  # changes per wave (2 files)
-MAX_WAVES = 8
+MAX_WAVES = 16
 KEYS = 3_000
 MIN_KILLS = 20
 MIN_COMMIT_KILLS = 4
@@ -57,8 +57,8 @@ def num(summary, key):
 def kill_point(proc, log, rng, at_commit):
     """Wait for a random moment of the run (or of one of its commits), then
     SIGKILL it. Returns False when the run ended by itself first."""
-    after = rng.choice([0, 1, 1, 2, 3])
-    pause = rng.uniform(0, 0.012) if at_commit else rng.uniform(0, 0.08)
+    after = rng.choice([0, 0, 1, 1, 2])
+    pause = rng.uniform(0, 0.012) if at_commit else rng.uniform(0, 0.05)
     mark = "committing" if at_commit else "committed as"
     deadline = time.time() + 60
     while proc.poll() is None and time.time() < deadline:
