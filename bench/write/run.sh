@@ -10,7 +10,7 @@ ROWS=${1:-5000000}
 OUT=${BENCH_OUT:-bench/out/write}
 mkdir -p "$OUT"
 srcs=""
-for c in util codec json arrow avro parquet iceberg io write; do srcs="$srcs $(ls src/$c/*.c)"; done
+for c in util codec json arrow avro parquet puffin iceberg io write; do srcs="$srcs $(ls src/$c/*.c)"; done
 cc -O3 -DNDEBUG -g -std=c17 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DFLOE_VERSION=\"bench\" \
   -Iinclude -Isrc bench/write/bench_write.c $srcs \
   $(pkg-config --libs libzstd snappy libdeflate liblz4 libbrotlienc libbrotlidec zlib) -lm -lpthread \

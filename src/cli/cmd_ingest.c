@@ -87,7 +87,8 @@ static const char *const FLAGS[] = {
 	"--memory-budget", "--pipeline-id", "--errors", "--dead-letter", "--metrics-port",
 	"--csv-delimiter", "--null-literal", "--epoch-unit", "--rows-per-second", "--number-of-rows",
 	"--seed", "--block-size", "--property", "--field", "--maintenance", "--maintenance-option",
-	"--metrics-bind", "--summary", "--max-dead-letter-ratio", NULL,
+	"--metrics-bind", "--summary", "--max-dead-letter-ratio", "--upsert", "--equality-fields",
+	"--rowkind-field", NULL,
 };
 
 /* Edit distance (for the nearest flag). */
@@ -202,7 +203,9 @@ int cmd_ingest(int argc, char **argv)
 	const char *dist = NULL, *budget = NULL, *pid = NULL, *errors = NULL, *dlq = NULL;
 	const char *mport = NULL, *mbind = NULL, *summary = NULL, *dead_ratio = NULL, *delim = NULL, *nulls = NULL, *unit = NULL;
 	const char *rps = NULL, *nrows = NULL, *seed = NULL, *block = NULL, *maint = NULL;
+	const char *eqf = NULL, *rowkind = NULL;
 	bool follow = false, gen = false, no_header = false, print = false, quiet = false;
+	bool upsert = false;
 	bool use_stdin = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -235,6 +238,10 @@ int cmd_ingest(int argc, char **argv)
 			quiet = true;
 			continue;
 		}
+		if (!strcmp(a, "--upsert")) {
+			upsert = true;
+			continue;
+		}
 		OPT("--format", format)
 		OPT("--pattern", pattern)
 		OPT("--create-schema", schema)
@@ -262,6 +269,8 @@ int cmd_ingest(int argc, char **argv)
 		OPT("--seed", seed)
 		OPT("--block-size", block)
 		OPT("--maintenance", maint)
+		OPT("--equality-fields", eqf)
+		OPT("--rowkind-field", rowkind)
 #undef OPT
 		if (!strcmp(a, "--property") || !strcmp(a, "--field") ||
 		    !strcmp(a, "--maintenance-option")) {
@@ -392,6 +401,11 @@ int cmd_ingest(int argc, char **argv)
 	}
 	if (follow)
 		fprintf_sb(f, "    follow: true\n");
+	if (rowkind) {
+		fprintf_sb(f, "    rowkind.field: ");
+		q(f, rowkind);
+		fputc_sb('\n', f);
+	}
 	if (pattern) {
 		fprintf_sb(f, "    pattern: ");
 		q(f, pattern);
@@ -470,6 +484,13 @@ int cmd_ingest(int argc, char **argv)
 	if (filter) {
 		fprintf_sb(f, "    filter: ");
 		q(f, filter);
+		fputc_sb('\n', f);
+	}
+	if (upsert)
+		fprintf_sb(f, "    upsert-enabled: true\n");
+	if (eqf) {
+		fprintf_sb(f, "    equality-field-columns: ");
+		q(f, eqf);
 		fputc_sb('\n', f);
 	}
 	if (dist) {

@@ -65,8 +65,9 @@ static const floe_prop_def DEFS[] = {
 	 "floe: delete files' page version (unset: write.parquet.page-version)"},
 	{"write.distribution-mode", FLOE_PROP_CHOICE, NULL, 0, 0, "none|hash|range", NULL, NULL, H,
 	 "how rows reach writer tasks (a pipeline's default when it sets none)"},
-	{"write.upsert.enabled", FLOE_PROP_BOOL, "false", 0, 0, NULL, NULL, NULL, 0,
-	 "Flink: writes are upserts on the identifier fields"},
+	{"write.upsert.enabled", FLOE_PROP_BOOL, "false", 0, 0, NULL, NULL, NULL, H,
+	 "pipelines write upserts on the equality fields (Flink's upsert mode; a pipeline's "
+	 "upsert-enabled overrides it)"},
 	{"write.delete.mode", FLOE_PROP_CHOICE, "copy-on-write", 0, 0, "copy-on-write|merge-on-read",
 	 NULL, NULL, 0, "row-level deletes rewrite files or add delete files"},
 	{"write.update.mode", FLOE_PROP_CHOICE, "copy-on-write", 0, 0, "copy-on-write|merge-on-read",

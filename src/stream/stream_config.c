@@ -67,6 +67,8 @@ static const int startup_values[] = {STREAM_KAFKA_GROUP_OFFSETS, STREAM_KAFKA_EA
 				     STREAM_KAFKA_SPECIFIC};
 static const char *const bounded_names[] = {"unbounded", "latest-offset", NULL};
 static const int bounded_values[] = {STREAM_KAFKA_UNBOUNDED, STREAM_KAFKA_BOUNDED_LATEST};
+static const char *const tristate_names[] = {"true", "false", "yes", "no", "on", "off", NULL};
+static const int tristate_values[] = {1, 0, 1, 0, 1, 0};
 static const char *const unit_names[] = {"ms", "s", "us", "ns", NULL};
 static const int unit_values[] = {STREAM_EPOCH_MS, STREAM_EPOCH_S, STREAM_EPOCH_US, STREAM_EPOCH_NS};
 static const char *const maint_names[] = {"off", "auto", NULL};
@@ -126,11 +128,20 @@ static const keydef source_keys[] = {
 	{"type", K_ENUM, S(type), 0, type_names, type_values, "(required)",
 	 "files, stdin, generator (alias datagen), kafka or kinesis"},
 	{"format", K_STR, S(format_name), 0, NULL, NULL, "json",
-	 "json (JSON lines) or csv; kafka also raw (the value as the one string or binary "
+	 "json (JSON lines), csv, or debezium-json (Debezium change events, one per line, with "
+	 "or without the Kafka Connect schema envelope; files and stdin); kafka also raw (the value as the one string or binary "
 	 "column), avro-confluent (Confluent wire format, schema from avro-confluent.url) and "
 	 "the formats registered by name (stream_value_format.h)"},
 	{"value.format", K_STR, S(format_name), 0, NULL, NULL, "json",
 	 "kafka, kinesis: alias of format"},
+	{"rowkind.field", K_STR, S(rowkind_field), 0, NULL, NULL, "",
+	 "json/csv change records: the field holding each record's change kind (+I, -U, +U, -D, "
+	 "or insert, update, delete); it is written only if the table has such a column"},
+	{"debezium-json.schema-include", K_BOOL, S(debezium_schema_include), 0, NULL, NULL,
+	 "false", "every record must have the {\"schema\", \"payload\"} envelope (without it "
+	 "both forms are read)"},
+	{"debezium-json.source-timestamp-column", K_STR, S(debezium_ts_column), 0, NULL, NULL, "",
+	 "a timestamp or long column of the table that receives each event's source.ts_ms"},
 	{"path", K_STRLIST, S(paths), S(n_paths), NULL, NULL, "(files: required)",
 	 "files or folders (a list or one path); folders are read recursively"},
 	{"pattern", K_STR, S(pattern), 0, NULL, NULL, "every file",
@@ -233,6 +244,14 @@ static const keydef table_keys[] = {
 	 "write.distribution-mode, else none",
 	 "none: tasks share the rows; hash: one task per partition (one file per partition per "
 	 "checkpoint); range: as hash for now"},
+	{"upsert-enabled", K_ENUM, T(upsert), 0, tristate_names, tristate_values,
+	 "write.upsert.enabled",
+	 "every row replaces the row of its key (equality deletes + position deletes/DVs, as "
+	 "Flink's upsert sink)"},
+	{"equality-field-columns", K_STR, T(equality_fields), 0, NULL, NULL,
+	 "the schema's identifier fields",
+	 "the key of upserts and change records (\"id, region\"); must include every partition "
+	 "source column"},
 	{"maintenance.mode", K_ENUM, T(maint.mode), 0, maint_names, maint_values, "off",
 	 "auto: maintain the table from the pipeline after its commits (compact, expire "
 	 "snapshots, delete orphans, rewrite manifests, in that order, under the table's lock)"},
@@ -721,6 +740,7 @@ static int parse_tables(pctx *x, yaml_node_t *v)
 		if (!m)
 			return fail_at(x, v, "too many nodes");
 		t->distribution = STREAM_DIST_UNSET;
+		t->upsert = -1;
 		t->maint.commit_count = 10;
 		t->maint.data_file_count = 1000;
 		t->maint.data_file_size = INT64_C(100) << 30;
@@ -859,6 +879,15 @@ static int check_format(stream_source_cfg *s, floe_error *err)
 	bool msgs = s->type == STREAM_SRC_KAFKA || s->type == STREAM_SRC_KINESIS;
 	if (!strcmp(f, "json") || !strcmp(f, "jsonl")) {
 		s->format = STREAM_FMT_JSONL;
+	} else if (!strcmp(f, "debezium-json")) {
+		/* JSON lines with a change-record decoder on top */
+		if (msgs)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': debezium-json is read from files "
+					      "and stdin only for now",
+					      s->line, s->name);
+		s->format = STREAM_FMT_JSONL;
+		s->cdc = STREAM_CDC_DEBEZIUM;
 	} else if (!strcmp(f, "csv")) {
 		s->format = STREAM_FMT_CSV;
 	} else {
@@ -868,8 +897,8 @@ static int check_format(stream_source_cfg *s, floe_error *err)
 			stream_value_format_names(list, sizeof(list));
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s': 'format': '%s' is not one of json, "
-					      "jsonl, csv%s%s",
-					      s->line, s->name, f, msgs ? ", " : "", msgs ? list : "");
+					      "jsonl, csv, %s",
+					      s->line, s->name, f, msgs ? list : "debezium-json");
 		}
 		if (!msgs)
 			return floe_error_set(err, FLOE_EINVAL,
@@ -1159,6 +1188,27 @@ static int validate(stream_config *c, floe_error *err)
 		int rc = check_format(s, err);
 		if (rc)
 			return rc;
+		if (s->cdc && s->rowkind_field)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': rowkind.field is for json and csv "
+					      "records (a debezium-json event has its op)",
+					      s->line, s->name);
+		if (!s->cdc && (s->debezium_schema_include || s->debezium_ts_column))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': debezium-json.* keys need format: "
+					      "debezium-json",
+					      s->line, s->name);
+		if (s->type == STREAM_SRC_GENERATOR && s->rowkind_field)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': a generator makes inserts only (no "
+					      "change records)",
+					      s->line, s->name);
+		if ((s->type == STREAM_SRC_KAFKA || s->type == STREAM_SRC_KINESIS) &&
+		    s->rowkind_field)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': change records (rowkind.field) are "
+					      "read from files and stdin only for now",
+					      s->line, s->name);
 		if (s->type == STREAM_SRC_KAFKA && (rc = check_kafka(s, err)))
 			return rc;
 		if (s->type == STREAM_SRC_KINESIS && (rc = check_kinesis(s, err)))

@@ -37,6 +37,12 @@ typedef enum stream_dist {
 	STREAM_DIST_UNSET,
 } stream_dist;
 
+/* Change records (stream_decode_cdc.h). */
+typedef enum stream_cdc_kind {
+	STREAM_CDC_NONE = 0,
+	STREAM_CDC_DEBEZIUM, /* format: debezium-json */
+} stream_cdc_kind;
+
 typedef enum stream_errors {
 	STREAM_ERRORS_DEAD_LETTER = 0,
 	STREAM_ERRORS_FAIL,
@@ -61,6 +67,11 @@ typedef struct stream_source_cfg {
 	int64_t rows_per_second, number_of_rows, seed;
 	const char *schema; /* generator schema (default: the first table's) */
 	floe_strmap gen_fields;
+	/* change records */
+	int cdc;                        /* stream_cdc_kind */
+	const char *rowkind_field;      /* a column holding each record's change kind */
+	bool debezium_schema_include;   /* the {"schema","payload"} envelope is required */
+	const char *debezium_ts_column; /* column that receives source.ts_ms */
 	/* the value format by name (json, csv, raw, avro-confluent, ...: stream_value_format.h) */
 	const char *format_name;
 	const struct stream_value_format *value_format; /* message sources */
@@ -124,6 +135,8 @@ typedef struct stream_table_cfg {
 	floe_strmap properties; /* Iceberg table properties (create) */
 	const char *filter;     /* route: rows that match go to this table */
 	int distribution;       /* stream_dist; UNSET: write.distribution-mode, else none */
+	int upsert;             /* upsert-enabled: 1, 0, -1 = write.upsert.enabled */
+	const char *equality_fields; /* equality-field-columns (NULL: identifier fields) */
 	stream_maint_cfg maint;
 	int line;
 } stream_table_cfg;

@@ -169,6 +169,20 @@ static int setup_metrics(floe_pipeline *p, floe_error *err)
 					   "floe_committed_data_files_bytes_total",
 					   "bytes of committed data files", l, 2, NULL, 0);
 		rc = rc ? rc
+			: floe_metrics_add(&t->m_del_files, p->metrics, FLOE_METRIC_COUNTER,
+					   "floe_committed_delete_files_total",
+					   "delete files committed (equality, position, DVs)", l, 2,
+					   NULL, 0);
+		rc = rc ? rc
+			: floe_metrics_add(&t->m_del_records, p->metrics, FLOE_METRIC_COUNTER,
+					   "floe_committed_delete_files_records_total",
+					   "deletes in committed delete files", l, 2, NULL, 0);
+		rc = rc ? rc
+			: floe_metrics_add(&t->m_del_bytes, p->metrics, FLOE_METRIC_COUNTER,
+					   "floe_committed_delete_files_bytes_total",
+					   "bytes of committed delete files (a DV: its blob)", l, 2, NULL,
+					   0);
+		rc = rc ? rc
 			: floe_metrics_add(&t->m_hist, p->metrics, FLOE_METRIC_HISTOGRAM,
 					   "floe_data_file_size_bytes",
 					   "sizes of committed data files (bytes)", l, 2, size_buckets,
@@ -565,6 +579,8 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 			  t->ident);
 		t->dist = STREAM_DIST_HASH;
 	}
+	if ((rc = stream_delta_setup(p, t, err)))
+		return rc;
 	if (t->dist == STREAM_DIST_HASH && t->spec->n_fields) {
 		t->pplan = floe_calloc(t->spec->n_fields, sizeof(rt_pfield));
 		if (!t->pplan)
@@ -987,6 +1003,9 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 		goto fail;
 	}
 	p->n_sources = cfg->n_sources;
+	/* upserts and change records: their rules, before any table is created */
+	if ((rc = stream_delta_precheck(cfg, p->cat, err)))
+		goto fail;
 	for (size_t i = 0; i < cfg->n_tables; i++) {
 		rt_table *t = &p->tables[i];
 		p->n_tables = i + 1;
@@ -1057,10 +1076,21 @@ static void ckpt_free(ckpt_item *c, size_t n_tables, size_t n_sources)
 	floe_free(c);
 }
 
+/*
+ * One snapshot for the table's files of a checkpoint: a fast append when
+ * they are all data files, else a row delta (Flink's committer: RowDelta,
+ * "overwrite", or "delete" when it adds only deletes) — fenced on the
+ * pipeline's last snapshot either way. A row delta validates as Java's
+ * (producer.c): its position deletes and DVs name only data files of the
+ * same commit (the delta writer deletes positions of rows it wrote in this
+ * checkpoint), so no concurrent commit can have removed them, and a
+ * concurrent compaction keeps its data sequence number, so the equality
+ * deletes committed here still apply to the rows it rewrote.
+ */
 static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, bool *conflict,
 			floe_error *err)
 {
-	floe_append *ap = NULL;
+	floe_snapshot_op *ap = NULL;
 	stream_split_check_ctx ck;
 	memset(&ck, 0, sizeof(ck));
 	ck.st = t->splits;
@@ -1069,10 +1099,27 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 	stream_offsets_init(&ck.seen);
 	char num[32];
 	int64_t snap = -1, t0 = now_ms(), records = 0, bytes = 0;
+	int64_t n_data = 0, n_pos = 0, n_eq = 0, del_records = 0, del_bytes = 0;
 	int rc;
 	size_t n = c->n_files[ti];
 	if (n == 0)
 		return FLOE_OK; /* empty checkpoint: nothing to commit */
+	for (size_t i = 0; i < n; i++) {
+		const floe_data_file *f = &c->files[ti][i];
+		if (f->content == FLOE_CONTENT_DATA) {
+			n_data++;
+			records += f->record_count;
+			bytes += f->file_size_in_bytes;
+			continue;
+		}
+		if (f->content == FLOE_CONTENT_EQUALITY_DELETES)
+			n_eq++;
+		else
+			n_pos++;
+		del_records += f->record_count;
+		del_bytes += f->content_size_in_bytes > 0 ? f->content_size_in_bytes
+							  : f->file_size_in_bytes;
+	}
 	FLOE_DEBUG("checkpoint %lld: committing %zu files to %s", (long long)c->id, n, t->ident);
 	if (t->split_fence) {
 		/* the per-partition state may be newer than the committer's handle
@@ -1081,13 +1128,11 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 		if ((rc = floe_table_refresh(t->commit_t, err)))
 			goto done;
 	}
-	if ((rc = floe_append_new(&ap, t->commit_t, NULL, err)))
+	if ((rc = floe_op_new(&ap, t->commit_t, n_pos + n_eq ? FLOE_OP_ROW_DELTA : FLOE_OP_APPEND,
+			      NULL, err)))
 		goto done;
-	for (size_t i = 0; i < n && !rc; i++) {
-		rc = floe_append_add_file(ap, &c->files[ti][i], err);
-		records += c->files[ti][i].record_count;
-		bytes += c->files[ti][i].file_size_in_bytes;
-	}
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = floe_op_add_file(ap, &c->files[ti][i], err);
 	snprintf(num, sizeof(num), "%lld", (long long)c->id);
 	rc = rc ? rc : floe_append_set_summary(ap, "floe.pipeline-id", p->pipeline_id, err);
 	rc = rc ? rc : floe_append_set_summary(ap, "floe.checkpoint-id", num, err);
@@ -1110,7 +1155,7 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 	}
 	if (p->sink == &stream_sink_task_writers)
 		floe_op_verify_added(ap); /* its files: they must still be there */
-	rc = rc ? rc : floe_append_commit(ap, &snap, err);
+	rc = rc ? rc : floe_op_commit(ap, &snap, err);
 	if (rc) {
 		if (t->split_fence && ck.conflict)
 			*conflict = true;
@@ -1126,25 +1171,37 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 	atomic_store(&t->last_commit_ms, floe_now_ms());
 	floe_metric_set(t->m_commit_ms, dt);
 	floe_metric_set(t->m_flush_ms, c->flush_ms);
-	floe_metric_add(t->m_files, (int64_t)n);
+	floe_metric_add(t->m_files, n_data);
 	floe_metric_add(t->m_records, records);
 	floe_metric_add(t->m_bytes, bytes);
+	floe_metric_add(t->m_del_files, n_pos + n_eq);
+	floe_metric_add(t->m_del_records, del_records);
+	floe_metric_add(t->m_del_bytes, del_bytes);
 	floe_metric_add(t->m_out, records);
 	for (size_t i = 0; i < n; i++)
-		floe_metric_observe(t->m_hist, c->files[ti][i].file_size_in_bytes);
+		if (c->files[ti][i].content == FLOE_CONTENT_DATA)
+			floe_metric_observe(t->m_hist, c->files[ti][i].file_size_in_bytes);
 	atomic_fetch_add(&p->records_out, records);
 	atomic_fetch_add(&p->files_committed, (int64_t)n);
 	if (t->maint) {
-		floe_maint_commit mc = {(int64_t)n, bytes, 0, 0};
+		floe_maint_commit mc = {n_data, bytes, n_pos, n_eq};
 		floe_maint_runner_note_commit(t->maint, &mc);
 	}
-	FLOE_INFO("table %s: checkpoint %lld committed as snapshot %lld (%zu files, %lld records, "
-		  "%lld ms)",
-		  t->ident, (long long)c->id, (long long)snap, n, (long long)records, (long long)dt);
+	if (n_pos + n_eq)
+		FLOE_INFO("table %s: checkpoint %lld committed as snapshot %lld (%lld data files, "
+			  "%lld records; %lld equality delete files, %lld position delete files/DVs; "
+			  "%lld ms)",
+			  t->ident, (long long)c->id, (long long)snap, (long long)n_data,
+			  (long long)records, (long long)n_eq, (long long)n_pos, (long long)dt);
+	else
+		FLOE_INFO("table %s: checkpoint %lld committed as snapshot %lld (%zu files, %lld "
+			  "records, %lld ms)",
+			  t->ident, (long long)c->id, (long long)snap, n, (long long)records,
+			  (long long)dt);
 done:
 	if (t->split_fence)
 		floe_mutex_unlock(&t->splits->commit_mu);
-	floe_append_free(ap);
+	floe_op_free(ap);
 	stream_split_check_reset(&ck);
 	if (rc)
 		floe_error_prefix(err, rc, "checkpoint %lld: table %s: ", (long long)c->id, t->ident);
@@ -1382,6 +1439,7 @@ static int admit(floe_pipeline *p, stream_block *b, size_t src)
 	raw_item *it = &p->raw[(p->raw_head + p->raw_len) % p->raw_cap];
 	it->b = *b;
 	it->src = src;
+	it->seq = p->sources[src].next_seq++;
 	memset(b, 0, sizeof(*b));
 	p->raw_len++;
 	p->units++;
@@ -1506,8 +1564,12 @@ int floe_pipeline_run(floe_pipeline *p, floe_error *err)
 			}
 			continue;
 		}
-		if (stop || (now - last_start >= interval && now - last_end >= pause)) {
+		/* a delta writer's key map past its share of memory.budget asks for
+		 * the checkpoint now (min-pause still holds) */
+		bool asap = atomic_load(&p->ckpt_asap) && now - last_end >= pause;
+		if (stop || asap || (now - last_start >= interval && now - last_end >= pause)) {
 			last_start = now;
+			atomic_store(&p->ckpt_asap, false);
 			rc = checkpoint(p, &local);
 			last_end = now_ms();
 			if (rc) {
@@ -1578,6 +1640,15 @@ done:
 	floe_mutex_unlock(&p->lock);
 	stop_maintenance(p, !failed && !atomic_load(&p->cancel) && !atomic_load(&p->stop_req));
 	progress(p);
+	for (size_t i = 0; i < p->n_tables; i++) {
+		const rt_table *t = &p->tables[i];
+		if (t->delta && t->m_files)
+			FLOE_INFO("table %s: this run committed %lld data files and %lld delete files "
+				  "(%lld deletes)",
+				  t->ident, (long long)floe_metric_value(t->m_files),
+				  (long long)floe_metric_value(t->m_del_files),
+				  (long long)floe_metric_value(t->m_del_records));
+	}
 	if (failed) {
 		if (err)
 			*err = first;

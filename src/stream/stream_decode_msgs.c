@@ -260,10 +260,10 @@ int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool 
 			continue;
 		}
 		if ((root->len & 255) == 0 && stream_col_bytes(root) >= STREAM_BATCH_BYTES &&
-		    (rc = stream_task__emit(t, ti, err)))
+		    (rc = stream_task__emit(t, ti, false, err)))
 			return rc;
 	}
-	return stream_task__emit(t, ti, err);
+	return stream_task__emit(t, ti, true, err);
 }
 
 int stream_task__open_value_decoders(rt_task *t, floe_error *err)

@@ -33,6 +33,7 @@
 #include "parquet/writer.h"
 #include "stream/stream_config.h"
 #include "stream/stream_decode.h"
+#include "stream/stream_decode_cdc.h"
 #include "stream/stream_filter.h"
 #include "stream/stream_source.h"
 #include "stream/stream_split_fence.h"
@@ -140,6 +141,16 @@ typedef struct rt_table {
 	floe_maint_runner_stats maint_last; /* its totals once stopped */
 	floe_mutex *maint_lock;         /* the pipeline's lock: guards maint against scrapes */
 	floe_metric *m_maint[5];
+	/* upserts and change records: written by delta writers (src/write) */
+	bool delta;
+	bool upsert;
+	bool ordered;  /* several tasks: each applies its parts in the source's block order */
+	int cdc;       /* the source's stream_cdc_kind */
+	int32_t eq_ids[64];
+	size_t n_eq;
+	stream_cdc_plan cdc_plan;
+	int32_t *plan_keys, *plan_required;
+	floe_metric *m_del_files, *m_del_records, *m_del_bytes;
 } rt_table;
 
 typedef struct rt_source {
@@ -148,25 +159,38 @@ typedef struct rt_source {
 	size_t *tables;
 	size_t n_tables;
 	bool eof;
+	int64_t next_seq; /* blocks admitted (hub lock): the next block's sequence number */
 	floe_metric *m_in, *m_dead, *m_bytes;
 } rt_source;
 
 typedef struct raw_item {
 	stream_block b;
 	size_t src;
+	int64_t seq; /* the block's number in its source */
 } raw_item;
 
 /* A batch shared by the tasks that write slices of it (HASH). */
 typedef struct shared_batch {
 	struct ArrowArray arr;
+	uint8_t *kinds; /* delta tables: each row's floe_row_kind */
 	atomic_int refs;
 } shared_batch;
 
-/* Rows [start, start + len) of a shared batch for one table. */
+/*
+ * Rows [start, start + len) of a shared batch for one table. For an
+ * ordered table (a delta table written by several tasks) every part also
+ * names the block it came from (seq), and the block's last part for each
+ * task says so (last; an empty part with sb NULL when the block had no
+ * rows for that task): a task applies an ordered table's parts block by
+ * block, so the changes of one key are applied in the order they were read
+ * whichever task decoded them.
+ */
 typedef struct part_item {
 	size_t table;
 	shared_batch *sb;
 	int64_t start, len;
+	int64_t seq;
+	bool last;
 } part_item;
 
 typedef struct rt_task {
@@ -207,6 +231,15 @@ typedef struct rt_task {
 	uint64_t last_key;      /* the last partition hash and its owner (runs of rows) */
 	uint32_t last_owner;
 	size_t last_table;
+	/* delta tables */
+	floe_delta_writer **deltas; /* per table */
+	uint8_t **kinds;            /* per table: the kind of each decoded row */
+	size_t *kinds_cap;
+	stream_cdc_dec *cdc;        /* per table */
+	int64_t *next_seq;          /* per ordered table: the block whose parts come next */
+	part_item *held;            /* parts of later blocks, in arrival order */
+	size_t n_held, cap_held;
+	int64_t cur_seq;            /* the block being decoded */
 } rt_task;
 
 typedef struct ckpt_item {
@@ -257,6 +290,7 @@ struct floe_pipeline {
 	/* state */
 	atomic_bool stop_req;
 	atomic_bool cancel;
+	atomic_bool ckpt_asap; /* a delta writer's key map is over its share: checkpoint now */
 	bool failed;
 	floe_error first_err;
 	/* a commit was refused because another process of the pipeline committed
@@ -294,6 +328,12 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 			 const stream_sink_ops *sink, const floe_pipeline_opts *opts,
 			 floe_error *err) FLOE_WUR;
 
+/* stream_delta.c: the rules of upsert / change-record tables, checked for
+ * every table before any is created; the plan of a delta table (t->meta
+ * loaded, t->dist computed). */
+int stream_delta_precheck(const stream_config *cfg, floe_catalog *cat, floe_error *err) FLOE_WUR;
+int stream_delta_setup(floe_pipeline *p, rt_table *t, floe_error *err) FLOE_WUR;
+
 /* stream_task.c */
 void *stream_task_main(void *arg);
 int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err) FLOE_WUR;
@@ -306,7 +346,8 @@ void stream_shared_unref(shared_batch *sb);
 /* Shared with stream_decode_msgs.c (message blocks). */
 int stream_task__note_bad(rt_task *t, size_t ti, const char *rec, size_t n, int64_t off,
 			  const char *reason, floe_error *err) FLOE_WUR;
-int stream_task__emit(rt_task *t, size_t ti, floe_error *err) FLOE_WUR;
+/* final: the block's last rows for the table (an ordered delta table's parts say so) */
+int stream_task__emit(rt_task *t, size_t ti, bool final, floe_error *err) FLOE_WUR;
 int stream_task__wanted_by_filter(rt_task *t, size_t ti, const stream_block *b, bool csv,
 				  const char *rec, size_t n, bool *wanted, floe_error *err) FLOE_WUR;
 /* Can row r's partition values be written (why says why not)? */

@@ -485,7 +485,7 @@ static void part_metrics(kafka_source *s)
 		snprintf(part, sizeof(part), "%d", (int)k->partition);
 		const char *l[] = {"pipeline", s->pipeline, "source", s->base.name,
 				   "topic", k->topic, "partition", part};
-		if (floe_metrics_add_fn(&k->m_lag, s->metrics, "floe_kafka_partitionRecordsLag",
+		if (floe_metrics_add_fn(&k->m_lag, s->metrics, "floe_kafka_partition_records_lag",
 					"records between the position and the end of the partition",
 					l, 4, m_lag, k))
 			k->m_lag = NULL;
@@ -1178,16 +1178,16 @@ int stream_kafka_metrics(stream_source *base, floe_metrics *m, const char *pipel
 	const char *l[] = {"pipeline", pipeline, "source", s->base.name};
 	s->metrics = m;
 	s->pipeline = pipeline;
-	int rc = floe_metrics_add_fn(&x, m, "floe_kafka_assignedPartitions",
+	int rc = floe_metrics_add_fn(&x, m, "floe_kafka_assigned_partitions",
 				     "partitions the consumer group assigned to this process", l, 2,
 				     m_assigned, s);
 	rc = rc ? rc
-		: floe_metrics_add_fn(&x, m, "floe_kafka_rebalances",
+		: floe_metrics_add_counter_fn(&x, m, "floe_kafka_rebalances_total",
 				      "rebalances this process took part in (assignments and "
 				      "revocations)",
 				      l, 2, m_rebalances, s);
 	rc = rc ? rc
-		: floe_metrics_add_fn(&x, m, "floe_kafka_recordsLag",
+		: floe_metrics_add_fn(&x, m, "floe_kafka_records_lag",
 				      "records between the position and the end of the assigned "
 				      "partitions",
 				      l, 2, m_lag_total, s);

@@ -921,20 +921,20 @@ int stream_kinesis_metrics(stream_source *base, floe_metrics *m, const char *pip
 	kinesis_source *s = (kinesis_source *)base;
 	floe_metric *x;
 	const char *l[] = {"pipeline", pipeline, "source", s->base.name};
-	int rc = floe_metrics_add_fn(&x, m, "floe_kinesis_shardsReading",
+	int rc = floe_metrics_add_fn(&x, m, "floe_kinesis_shards_reading",
 				     "shards being read (open, or closed and not read to their end, "
 				     "parents done)",
 				     l, 2, m_open, s);
 	rc = rc ? rc
-		: floe_metrics_add_fn(&x, m, "floe_kinesis_millisBehindLatest",
+		: floe_metrics_add_fn(&x, m, "floe_kinesis_millis_behind_latest",
 				      "the largest MillisBehindLatest of the shards being read", l, 2,
 				      m_behind, s);
 	rc = rc ? rc
-		: floe_metrics_add_fn(&x, m, "floe_kinesis_retriedCalls",
+		: floe_metrics_add_counter_fn(&x, m, "floe_kinesis_retried_calls_total",
 				      "calls retried after throttling or a transient failure", l, 2,
 				      m_throttled, s);
 	rc = rc ? rc
-		: floe_metrics_add_fn(&x, m, "floe_kinesis_shardListings",
+		: floe_metrics_add_counter_fn(&x, m, "floe_kinesis_shard_listings_total",
 				      "complete listings of the stream's shards", l, 2, m_listings, s);
 	return rc ? floe_error_set(err, rc, "metrics: cannot register") : FLOE_OK;
 }

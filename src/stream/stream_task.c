@@ -66,6 +66,11 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 	t->in_cap = (size_t)p->max_units + (size_t)p->n_tasks * (size_t)p->n_tasks + 4;
 	t->inbox = floe_calloc(t->in_cap, sizeof(part_item));
 	t->owner_cache = floe_calloc(nt, sizeof(floe_imap));
+	t->deltas = floe_calloc(nt, sizeof(floe_delta_writer *));
+	t->kinds = floe_calloc(nt, sizeof(uint8_t *));
+	t->kinds_cap = floe_calloc(nt, sizeof(size_t));
+	t->cdc = floe_calloc(nt, sizeof(stream_cdc_dec));
+	t->next_seq = floe_calloc(nt, sizeof(int64_t));
 	t->vdec = floe_calloc(nt, sizeof(void *));
 	t->last_table = (size_t)-1;
 	if (t->owner_cache)
@@ -73,7 +78,7 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 			floe_imap_init(&t->owner_cache[i]);
 	if (!t->sinks || !t->roots || !t->csv || !t->csv_header || !t->ckpt_files || !t->ckpt_n ||
 	    !t->inbox || !t->owner_cache || !t->pre_roots || !t->pre_csv || !t->pre_csv_header ||
-	    !t->vdec)
+	    !t->deltas || !t->kinds || !t->kinds_cap || !t->cdc || !t->next_seq || !t->vdec)
 		return floe_error_oom(err);
 	floe_buf_init(&t->dlq, (size_t)256 << 20);
 	floe_buf_init(&t->meta_buf, (size_t)64 << 20);
@@ -89,6 +94,8 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 			return rc;
 		stream_csv_dec_init(&t->csv[i], &co, &xo);
 		stream_csv_dec_init(&t->pre_csv[i], &co, &xo);
+		t->cdc[i].plan = &tb->cdc_plan;
+		t->cdc[i].json = &t->json;
 		if (tb->pre_type &&
 		    (rc = stream_col_init(&t->pre_roots[i], tb->pre_type, NULL, 0, false, err)))
 			return rc;
@@ -108,6 +115,10 @@ void stream_task_reset(rt_task *t, bool abort)
 			else
 				p->sink->free(t->sinks[i]);
 		}
+		if (t->deltas)
+			floe_delta_writer_free(t->deltas[i]); /* both delete what was not handed out */
+		if (t->kinds)
+			floe_free(t->kinds[i]);
 		if (t->roots)
 			stream_col_reset(&t->roots[i]);
 		if (t->csv)
@@ -123,6 +134,14 @@ void stream_task_reset(rt_task *t, bool abort)
 	}
 	for (size_t i = 0; t->inbox && i < t->in_len; i++)
 		stream_shared_unref(t->inbox[(t->in_head + i) % t->in_cap].sb);
+	for (size_t i = 0; i < t->n_held; i++)
+		stream_shared_unref(t->held[i].sb);
+	floe_free(t->held);
+	floe_free(t->deltas);
+	floe_free(t->kinds);
+	floe_free(t->kinds_cap);
+	floe_free(t->cdc);
+	floe_free(t->next_seq);
 	stream_task__close_value_decoders(t);
 	floe_free(t->inbox);
 	floe_free(t->sinks);
@@ -331,11 +350,37 @@ static int flush_bad(rt_task *t, const stream_block *b, floe_error *err)
 
 /* ---- writing ------------------------------------------------------------------------- */
 
-static int write_batch(rt_task *t, size_t ti, struct ArrowArray *batch, floe_error *err)
+static int write_batch(rt_task *t, size_t ti, struct ArrowArray *batch, const uint8_t *kinds,
+		       floe_error *err)
 {
 	floe_pipeline *p = t->p;
 	rt_table *tb = &p->tables[ti];
 	int rc;
+	if (tb->delta) {
+		if (!t->deltas[ti]) {
+			floe_delta_writer_opts o = FLOE_DELTA_WRITER_OPTS_INIT;
+			o.partition_id = t->idx;
+			o.task_id = p->run_id;
+			o.operation_id = p->op_id;
+			o.budget = p->budget;
+			o.equality_ids = tb->eq_ids;
+			o.n_equality_ids = tb->n_eq;
+			o.upsert = tb->upsert;
+			if ((rc = floe_delta_writer_new(&t->deltas[ti], floe_table_io(tb->write_t),
+							tb->meta, &tb->wcfg, &o, err)))
+				return floe_error_prefix(err, rc, "table %s: ", tb->ident);
+		}
+		if ((rc = floe_delta_writer_write(t->deltas[ti], batch, &tb->aschema, kinds, err)))
+			return floe_error_prefix(err, rc, "table %s: ", tb->ident);
+		/* the key maps may hold up to memory.budget in all: past a task's
+		 * share, the checkpoint comes now (that empties them) */
+		if (floe_delta_writer_key_bytes(t->deltas[ti]) >
+		    (size_t)p->cfg->memory_budget / (size_t)p->n_tasks)
+			atomic_store(&p->ckpt_asap, true);
+		t->rows_written += batch->length;
+		atomic_fetch_add(&p->rows_written, batch->length);
+		return FLOE_OK;
+	}
 	if (!t->sinks[ti]) {
 		floe_task_writer_opts o = FLOE_TASK_WRITER_OPTS_INIT;
 		o.partition_id = t->idx;
@@ -357,27 +402,50 @@ void stream_shared_unref(shared_batch *sb)
 {
 	if (sb && atomic_fetch_sub(&sb->refs, 1) == 1) {
 		floe_arrow_array_release(&sb->arr);
+		floe_free(sb->kinds);
 		floe_free(sb);
 	}
 }
 
-/* Push a part to another task's inbox (never blocks: see the unit bound). */
+/* Make room for one more part in a task's inbox (hub lock held): the ring
+ * doubles, keeping its order. */
+static int inbox_reserve(rt_task *d)
+{
+	if (d->in_len < d->in_cap)
+		return FLOE_OK;
+	size_t cap = d->in_cap * 2 + 8;
+	part_item *n = floe_calloc(cap, sizeof(*n));
+	if (!n)
+		return FLOE_ENOMEM;
+	for (size_t i = 0; i < d->in_len; i++)
+		n[i] = d->inbox[(d->in_head + i) % d->in_cap];
+	floe_free(d->inbox);
+	d->inbox = n;
+	d->in_cap = cap;
+	d->in_head = 0;
+	return FLOE_OK;
+}
+
+/* Push a part to a task's inbox (never blocks: see the unit bound; an
+ * ordered table's block markers may need the ring to grow). */
 static int push_part(rt_task *t, int dest, size_t ti, shared_batch *sb, int64_t start, int64_t len,
-		     floe_error *err)
+		     bool last, floe_error *err)
 {
 	floe_pipeline *p = t->p;
 	rt_task *d = &p->tasks[dest];
 	floe_mutex_lock(&p->lock);
-	if (d->in_len >= d->in_cap) {
+	if (inbox_reserve(d)) {
 		floe_mutex_unlock(&p->lock);
 		stream_shared_unref(sb);
-		return floe_error_set(err, FLOE_EINVAL, "internal: task inbox overflow");
+		return floe_error_oom(err);
 	}
 	part_item *it = &d->inbox[(d->in_head + d->in_len) % d->in_cap];
 	it->table = ti;
 	it->sb = sb;
 	it->start = start;
 	it->len = len;
+	it->seq = t->cur_seq;
+	it->last = last;
 	d->in_len++;
 	p->units++;
 	floe_cond_signal(&d->cv);
@@ -390,8 +458,10 @@ static int write_part(rt_task *t, size_t ti, shared_batch *sb, int64_t start, in
 		      floe_error *err)
 {
 	struct ArrowArray view;
+	if (!sb)
+		return FLOE_OK; /* a block marker of an ordered table */
 	floe_arrow_slice_view(&view, &sb->arr, start, len);
-	int rc = write_batch(t, ti, &view, err);
+	int rc = write_batch(t, ti, &view, sb->kinds ? sb->kinds + start : NULL, err);
 	floe_arrow_array_release(&view);
 	stream_shared_unref(sb);
 	return rc;
@@ -512,26 +582,58 @@ static int view_batch(const rt_table *tb, stream_col *c, struct ArrowArray *batc
 	return FLOE_OK;
 }
 
-/* Hand the rows decoded for table ti to the writers. */
-int stream_task__emit(rt_task *t, size_t ti, floe_error *err)
+/* The hash of row r's key (a delta table's equality columns). */
+static uint64_t row_key_hash(const rt_table *tb, const stream_col *root, int64_t r)
+{
+	uint64_t h = 0x6b6579;
+	for (size_t i = 0; i < tb->cdc_plan.n_keys; i++) {
+		const stream_col *c = &root->kids[tb->cdc_plan.keys[i]];
+		floe_value v;
+		if (stream_col_is_null(c, r))
+			v = floe_value_null(c->type->id);
+		else
+			stream_col_value(c, r, &v);
+		h = floe_hash_u64(h ^ floe_value_hash(&v)) + i;
+	}
+	return floe_hash_u64(h);
+}
+
+/* An ordered table's block ends: every task that got no rows of it from
+ * this block is told so. */
+static int send_markers(rt_task *t, size_t ti, const int64_t *counts, floe_error *err)
+{
+	int rc = FLOE_OK;
+	for (int d = 0; d < t->p->n_tasks && !rc; d++)
+		if (!counts || counts[d] == 0)
+			rc = push_part(t, d, ti, NULL, 0, 0, true, err);
+	return rc;
+}
+
+/*
+ * Hand the rows decoded for table ti to the writers. final: the block's
+ * last rows for this table (an ordered table's parts then say so).
+ */
+int stream_task__emit(rt_task *t, size_t ti, bool final, floe_error *err)
 {
 	floe_pipeline *p = t->p;
 	rt_table *tb = &p->tables[ti];
 	stream_col *root = &t->roots[ti];
+	const uint8_t *kinds = tb->delta ? t->kinds[ti] : NULL;
 	struct ArrowArray batch;
 	int rc;
 	if (root->len == 0)
-		return FLOE_OK;
+		return tb->ordered && final ? send_markers(t, ti, NULL, err) : FLOE_OK;
 	if (tb->dist != STREAM_DIST_HASH || p->n_tasks < 2) {
 		if ((rc = view_batch(tb, root, &batch, err)))
 			return rc;
-		rc = write_batch(t, ti, &batch, err);
+		rc = write_batch(t, ti, &batch, kinds, err);
 		floe_arrow_array_release(&batch);
 		stream_col_truncate(root, 0);
 		return rc;
 	}
-	/* HASH: the rows grouped by the task that owns their partition, in one
-	 * gather; each task writes its slice of the shared result */
+	/* HASH: the rows grouped by the task that owns their partition (a
+	 * delta table without partitions: their key), in one gather; each task
+	 * writes its slice of the shared result */
 	int n = p->n_tasks;
 	int64_t rows = root->len, counts[256] = {0}, starts[257];
 	if (n > 256)
@@ -547,9 +649,12 @@ int stream_task__emit(rt_task *t, size_t ti, floe_error *err)
 		t->rowidx = ni;
 		t->dest_cap = cap;
 	}
+	bool by_key = tb->delta && tb->n_pplan == 0;
 	for (int64_t r = 0; r < rows; r++) {
 		uint32_t d;
-		if (partition_owner(t, ti, row_partition_hash(tb, root, r), &d))
+		if (by_key)
+			d = (uint32_t)(row_key_hash(tb, root, r) % (uint64_t)n);
+		else if (partition_owner(t, ti, row_partition_hash(tb, root, r), &d))
 			return floe_error_oom(err);
 		t->dest[r] = d;
 		counts[d]++;
@@ -564,15 +669,23 @@ int stream_task__emit(rt_task *t, size_t ti, floe_error *err)
 	if ((rc = view_batch(tb, root, &batch, err)))
 		return rc;
 	shared_batch *sb = floe_calloc(1, sizeof(*sb));
+	if (sb && kinds && !(sb->kinds = floe_malloc((size_t)rows))) {
+		floe_free(sb);
+		sb = NULL;
+	}
 	if (!sb) {
 		floe_arrow_array_release(&batch);
 		stream_col_truncate(root, 0);
 		return floe_error_oom(err);
 	}
+	if (kinds)
+		for (int64_t k = 0; k < rows; k++)
+			sb->kinds[k] = kinds[t->rowidx[k]];
 	rc = floe_arrow_take(&sb->arr, &tb->aschema, &batch, t->rowidx, rows, err);
 	floe_arrow_array_release(&batch);
 	stream_col_truncate(root, 0);
 	if (rc) {
+		floe_free(sb->kinds);
 		floe_free(sb);
 		return floe_error_prefix(err, rc, "table %s: ", tb->ident);
 	}
@@ -581,18 +694,21 @@ int stream_task__emit(rt_task *t, size_t ti, floe_error *err)
 		users += counts[d] > 0;
 	atomic_store(&sb->refs, users + 1); /* + this function's own */
 	for (int d = 0; d < n && !rc; d++) {
-		if (counts[d] == 0 || d == t->idx)
+		/* an ordered table's own rows queue up too: they wait their turn */
+		if (counts[d] == 0 || (d == t->idx && !tb->ordered))
 			continue;
-		rc = push_part(t, d, ti, sb, starts[d], counts[d], err);
+		rc = push_part(t, d, ti, sb, starts[d], counts[d], final, err);
 		users--;
 	}
-	if (!rc && counts[t->idx] > 0) {
+	if (!rc && !tb->ordered && counts[t->idx] > 0) {
 		rc = write_part(t, ti, sb, starts[t->idx], counts[t->idx], err);
 		users--;
 	}
 	/* references of parts never handed out, and our own */
 	for (int k = 0; k <= users; k++)
 		stream_shared_unref(sb);
+	if (!rc && tb->ordered && final)
+		rc = send_markers(t, ti, counts, err);
 	return rc;
 }
 
@@ -654,8 +770,8 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 	int rc;
 	if (tb->skipping && b->split_name) {
 		skip = stream_offsets_get(&tb->skip, b->split_name, 0);
-		if (skip >= b->end)
-			return FLOE_OK; /* committed already */
+		if (skip >= b->end) /* committed already */
+			return tb->ordered ? send_markers(t, ti, NULL, err) : FLOE_OK;
 	}
 	if (csv) {
 		stream_csv_dec *cd = &t->csv[ti];
@@ -696,12 +812,45 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 				atomic_fetch_add(&t->p->skipped, 1);
 			continue;
 		}
-		if (csv)
-			rc = stream_csv_decode(&t->csv[ti], root, cur, n);
-		else
-			rc = stream_json_decode(&t->json, root, cur, n);
+		int64_t len0 = root->len;
+		int n_rows = 1;
+		uint8_t kinds[2] = {FLOE_ROW_INSERT, FLOE_ROW_INSERT};
+		const char *why = NULL;
+		if (tb->cdc == STREAM_CDC_DEBEZIUM) {
+			rc = stream_cdc_decode_debezium(&t->cdc[ti], root, cur, n, kinds, &n_rows);
+			why = t->cdc[ti].why.msg;
+		} else {
+			if (csv)
+				rc = stream_csv_decode(&t->csv[ti], root, cur, n);
+			else
+				rc = stream_json_decode(&t->json, root, cur, n);
+			why = csv ? t->csv[ti].why.msg : t->json.why.msg;
+			if (rc == FLOE_OK && tb->delta) {
+				/* the row's kind, its key, its required columns */
+				if (tb->cdc_plan.kind_field >= 0)
+					rc = stream_cdc_row_kind(&t->cdc[ti], root, len0, &kinds[0]);
+				else
+					rc = stream_cdc_check_row(&t->cdc[ti], root, len0, kinds[0]);
+				if (rc == FLOE_EINVAL) {
+					stream_col_truncate(root, len0);
+					why = t->cdc[ti].why.msg;
+				}
+			}
+		}
+		if (rc == FLOE_OK && tb->delta) {
+			size_t need = (size_t)root->len;
+			if (need > t->kinds_cap[ti]) {
+				size_t cap = need * 2 + 1024;
+				uint8_t *nk = floe_realloc(t->kinds[ti], cap);
+				if (!nk)
+					return floe_error_oom(err);
+				t->kinds[ti] = nk;
+				t->kinds_cap[ti] = cap;
+			}
+			for (int k = 0; k < n_rows; k++)
+				t->kinds[ti][len0 + k] = kinds[k];
+		}
 		if (rc == FLOE_EINVAL) {
-			const char *why = csv ? t->csv[ti].why.msg : t->json.why.msg;
 			if ((rc = stream_task__note_bad(t, ti, cur, n, off, why, err)))
 				return rc;
 			if (tb->pre_filter) {
@@ -722,17 +871,21 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 			continue;
 		}
 		char pwhy[FLOE_ERROR_MSG_MAX + 256];
-		if (tb->n_pcheck && !stream_task__row_partition_ok(tb, root, root->len - 1, pwhy, sizeof(pwhy))) {
-			stream_col_truncate(root, root->len - 1);
+		bool pok = true;
+		for (int64_t r = len0; tb->n_pcheck && pok && r < root->len; r++)
+			pok = stream_task__row_partition_ok(tb, root, r, pwhy, sizeof(pwhy));
+		if (!pok) {
+			/* every row of the record goes (a change's delete half too) */
+			stream_col_truncate(root, len0);
 			if ((rc = stream_task__note_bad(t, ti, cur, n, off, pwhy, err)))
 				return rc;
 			continue;
 		}
-		if ((root->len & 255) == 0 && stream_col_bytes(root) >= STREAM_BATCH_BYTES &&
-		    (rc = stream_task__emit(t, ti, err)))
+		if ((root->len & 255) < (int64_t)n_rows && stream_col_bytes(root) >= STREAM_BATCH_BYTES &&
+		    (rc = stream_task__emit(t, ti, false, err)))
 			return rc;
 	}
-	return stream_task__emit(t, ti, err);
+	return stream_task__emit(t, ti, true, err);
 }
 
 static int process_block(rt_task *t, raw_item *it, floe_error *err)
@@ -741,6 +894,7 @@ static int process_block(rt_task *t, raw_item *it, floe_error *err)
 	rt_source *s = &p->sources[it->src];
 	int64_t records = 0;
 	int rc;
+	t->cur_seq = it->seq;
 	if (it->b.msgs) {
 		for (size_t k = 0; k < s->n_tables; k++)
 			if ((rc = stream_task__decode_msgs(t, s->tables[k], &it->b, k == 0, &records,
@@ -761,6 +915,10 @@ static int process_block(rt_task *t, raw_item *it, floe_error *err)
 					   it->b.start, why, err)))
 				return rc;
 		}
+		for (size_t k = 0; k < s->n_tables; k++)
+			if (p->tables[s->tables[k]].ordered &&
+			    (rc = send_markers(t, s->tables[k], NULL, err)))
+				return rc;
 		records = 1;
 	} else {
 		for (size_t k = 0; k < s->n_tables; k++)
@@ -789,6 +947,22 @@ static int complete_all(rt_task *t, floe_error *err)
 		return floe_error_oom(err);
 	for (size_t i = 0; i < p->n_tables; i++) {
 		t->ckpt_n[i] = 0;
+		if (t->deltas[i]) {
+			floe_data_file *files = t->ckpt_files[i], *rep = NULL;
+			size_t n = 0, n_rep = 0;
+			rc = floe_delta_writer_complete(t->deltas[i], &files, &n, &rep, &n_rep,
+							t->ckpt_arena, err);
+			floe_free(rep);
+			t->ckpt_files[i] = files;
+			t->ckpt_n[i] = n;
+			if (!rc && n_rep)
+				rc = floe_error_set(err, FLOE_EINVAL, "internal: a delta writer replaced "
+						    "%zu deletion vectors",
+						    n_rep);
+			if (rc)
+				return floe_error_prefix(err, rc, "table %s: ", p->tables[i].ident);
+			continue;
+		}
 		if (!t->sinks[i])
 			continue;
 		floe_data_file *files = t->ckpt_files[i];
@@ -802,6 +976,20 @@ static int complete_all(rt_task *t, floe_error *err)
 	return stream_dlq_flush(p, &t->dlq, false, err);
 }
 
+/* The first held part whose block's turn has come (arrival order kept). */
+static bool take_held(rt_task *t, part_item *out)
+{
+	for (size_t i = 0; i < t->n_held; i++) {
+		if (t->held[i].seq != t->next_seq[t->held[i].table])
+			continue;
+		*out = t->held[i];
+		memmove(&t->held[i], &t->held[i + 1], (t->n_held - i - 1) * sizeof(part_item));
+		t->n_held--;
+		return true;
+	}
+	return false;
+}
+
 void *stream_task_main(void *arg)
 {
 	rt_task *t = arg;
@@ -813,12 +1001,31 @@ void *stream_task_main(void *arg)
 	for (;;) {
 		if (atomic_load(&p->cancel))
 			break;
-		if (t->in_len) {
-			part_item it = t->inbox[t->in_head];
+		part_item it;
+		bool have = take_held(t, &it);
+		if (!have && t->in_len) {
+			it = t->inbox[t->in_head];
 			t->in_head = (t->in_head + 1) % t->in_cap;
 			t->in_len--;
+			if (p->tables[it.table].ordered && it.seq != t->next_seq[it.table]) {
+				/* a later block's part: it waits (still a unit) */
+				if (FLOE_ARRAY_RESERVE(t->held, t->cap_held, t->n_held + 1)) {
+					floe_error_oom(&err);
+					stream_shared_unref(it.sb);
+					p->units--;
+					stream_fail_locked(p, &err);
+					continue;
+				}
+				t->held[t->n_held++] = it;
+				continue;
+			}
+			have = true;
+		}
+		if (have) {
 			floe_mutex_unlock(&p->lock);
 			rc = write_part(t, it.table, it.sb, it.start, it.len, &err);
+			if (p->tables[it.table].ordered && it.last)
+				t->next_seq[it.table]++;
 			floe_mutex_lock(&p->lock);
 			p->units--;
 			if (rc)
@@ -828,12 +1035,12 @@ void *stream_task_main(void *arg)
 			continue;
 		}
 		if (p->raw_len) {
-			raw_item it = p->raw[p->raw_head];
+			raw_item ri = p->raw[p->raw_head];
 			p->raw_head = (p->raw_head + 1) % p->raw_cap;
 			p->raw_len--;
 			floe_mutex_unlock(&p->lock);
-			rc = process_block(t, &it, &err);
-			stream_block_reset(&it.b);
+			rc = process_block(t, &ri, &err);
+			stream_block_reset(&ri.b);
 			floe_mutex_lock(&p->lock);
 			p->units--;
 			if (rc)

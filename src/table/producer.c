@@ -74,6 +74,7 @@ struct floe_snapshot_op {
 	int64_t validate_from; /* -2 unset, -1 the first base */
 	bool validated_start;
 	int64_t validated_head; /* snapshots up to this head were validated (-1 none) */
+	int64_t rd_validated_head; /* the same for the row-delta checks */
 	/* new manifests, written once (again only if one is found deleted) */
 	floe_manifest_file *manifests;
 	size_t *manifest_group; /* the group each was written from */
@@ -112,8 +113,11 @@ int floe_op_new(floe_snapshot_op **out, floe_table *t, floe_op_kind kind, const 
 	op->t = t;
 	op->kind = kind;
 	op->data_seq = -1;
-	op->validate_from = -2;
+	/* a row delta validates from its first base by default (Java's row
+	 * delta validates the data files its deletes reference) */
+	op->validate_from = kind == FLOE_OP_ROW_DELTA ? -1 : -2;
 	op->validated_head = -1;
+	op->rd_validated_head = -1;
 	floe_arena_init(&op->arena, 65536);
 	floe_hmap_init(&op->remove_keys);
 	floe_hmap_init(&op->no_match);
@@ -928,6 +932,121 @@ static int validate(floe_snapshot_op *op, const floe_metadata *m, const floe_sna
 	return rc;
 }
 
+/*
+ * Row deltas (Java's BaseRowDelta.validate): a position delete or DV added
+ * here names a data file (referenced_data_file) that must still be live —
+ * a snapshot committed since validate_from that removed it (a compaction,
+ * an overwrite) would leave the delete pointing at nothing while the rows
+ * live on in the rewritten file; and (v3) no snapshot since may have added
+ * a DV for the same data file (one DV per data file per snapshot: ours
+ * would not hold its positions). Files added by this same operation are
+ * not checked (nobody else can have removed them). Both failures are final
+ * (FLOE_ECONFLICT, not retryable): the caller starts over from the new
+ * snapshot.
+ */
+typedef struct rd_ctx {
+	int64_t snapshot_id;
+	const floe_hmap *refs; /* referenced data files of our position deletes / DVs */
+	const floe_hmap *dv_refs;
+	const char *conflict;
+	bool dv_conflict;
+	floe_arena *a;
+} rd_ctx;
+
+static int rd_cb(const floe_manifest_entry *e, const floe_manifest_file *mf, void *payload)
+{
+	rd_ctx *v = payload;
+	const floe_data_file *f = &e->file;
+	(void)mf;
+	if (e->snapshot_id != v->snapshot_id)
+		return 0;
+	if (f->content == FLOE_CONTENT_DATA && e->status == FLOE_ENTRY_DELETED &&
+	    floe_hmap_has(v->refs, f->file_path, strlen(f->file_path))) {
+		v->conflict = floe_arena_strdup(v->a, f->file_path);
+		return 1;
+	}
+	if (is_dv(f) && e->status == FLOE_ENTRY_ADDED && f->referenced_data_file &&
+	    floe_hmap_has(v->dv_refs, f->referenced_data_file, strlen(f->referenced_data_file))) {
+		v->conflict = floe_arena_strdup(v->a, f->referenced_data_file);
+		v->dv_conflict = true;
+		return 1;
+	}
+	return 0;
+}
+
+static int validate_row_delta(floe_snapshot_op *op, const floe_metadata *m,
+			      const floe_snapshot *head, floe_error *err)
+{
+	floe_hmap refs, dv_refs, added;
+	floe_arena a;
+	int rc = FLOE_OK;
+	if (op->kind != FLOE_OP_ROW_DELTA || op->added_pos_files + op->added_dvs == 0 ||
+	    op->validate_from < 0)
+		return FLOE_OK;
+	floe_hmap_init(&refs);
+	floe_hmap_init(&dv_refs);
+	floe_hmap_init(&added);
+	floe_arena_init(&a, 4096);
+	for (size_t g = 0; g < op->n_groups && !rc; g++)
+		for (size_t i = 0; i < op->groups[g].n && !rc; i++) {
+			const floe_data_file *f = &op->groups[g].files[i];
+			if (f->content == FLOE_CONTENT_DATA &&
+			    floe_hmap_put_str(&added, f->file_path, 1))
+				rc = floe_error_oom(err);
+		}
+	size_t n_refs = 0;
+	for (size_t g = 0; g < op->n_groups && !rc; g++)
+		for (size_t i = 0; i < op->groups[g].n && !rc; i++) {
+			const floe_data_file *f = &op->groups[g].files[i];
+			const char *r = f->referenced_data_file;
+			if (f->content != FLOE_CONTENT_POSITION_DELETES || !r ||
+			    floe_hmap_has(&added, r, strlen(r)))
+				continue;
+			if (floe_hmap_put_str(&refs, r, 1) ||
+			    (is_dv(f) && floe_hmap_put_str(&dv_refs, r, 1)))
+				rc = floe_error_oom(err);
+			n_refs++;
+		}
+	for (const floe_snapshot *s = head; n_refs && !rc && s && s->snapshot_id != op->validate_from &&
+					    s->snapshot_id != op->rd_validated_head;
+	     s = floe_metadata_parent(m, s)) {
+		const char *operation = floe_snapshot_summary(s, "operation");
+		if (operation && strcmp(operation, "append") == 0)
+			continue; /* removes nothing, adds no DV */
+		floe_manifest_file *mfs = NULL;
+		size_t n = 0;
+		rd_ctx v = {s->snapshot_id, &refs, &dv_refs, NULL, false, &a};
+		rc = floe_table_manifests(&mfs, &n, &a, op->t, s, err);
+		for (size_t i = 0; i < n && !rc; i++) {
+			if (mfs[i].added_snapshot_id >= 0 && mfs[i].added_snapshot_id != s->snapshot_id)
+				continue;
+			rc = floe_table_walk_manifest(op->t, &mfs[i],
+						      FLOE_WALK_DATA | FLOE_WALK_DELETES |
+							      FLOE_WALK_ALL_ENTRIES,
+						      rd_cb, &v, err);
+		}
+		if (rc == 1 && v.conflict)
+			rc = v.dv_conflict
+				     ? floe_error_set(err, FLOE_ECONFLICT,
+						      "snapshot %lld added a deletion vector for '%s', "
+						      "which this row delta also deletes from (one DV "
+						      "per data file): start over from the new snapshot",
+						      (long long)s->snapshot_id, v.conflict)
+				     : floe_error_set(err, FLOE_ECONFLICT,
+						      "snapshot %lld removed data file '%s', which a "
+						      "position delete of this row delta targets: start "
+						      "over from the new snapshot",
+						      (long long)s->snapshot_id, v.conflict);
+	}
+	if (!rc)
+		op->rd_validated_head = head ? head->snapshot_id : -1;
+	floe_hmap_reset(&refs);
+	floe_hmap_reset(&dv_refs);
+	floe_hmap_reset(&added);
+	floe_arena_reset(&a);
+	return rc;
+}
+
 /* ---- summary ---------------------------------------------------------------------- */
 
 static int put_i64(floe_strmap *s, const char *key, int64_t v)
@@ -1157,7 +1276,8 @@ static int build_attempt(void *payload, const floe_metadata *base, int n_attempt
 		goto done;
 	if (op->check && (rc = op->check(op->check_payload, base, parent, err)))
 		goto done;
-	if ((rc = validate(op, base, parent, err)))
+	if ((rc = validate(op, base, parent, err)) ||
+	    (rc = validate_row_delta(op, base, parent, err)))
 		goto done;
 	kept = floe_arena_calloc(&a, n_old + 1, sizeof(*kept));
 	all = floe_arena_calloc(&a, op->n_manifests + n_old + 1, sizeof(*all));

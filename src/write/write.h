@@ -195,6 +195,26 @@ int floe_task_writer_new(floe_task_writer **out, floe_fileio *io, const floe_met
 int floe_task_writer_write(floe_task_writer *tw, const struct ArrowArray *batch,
 			   const struct ArrowSchema *schema, floe_error *err) FLOE_WUR;
 /*
+ * The same, and for row i of the batch the data file it went to
+ * (file_idx[i], see floe_task_writer_file) and its position in that file
+ * (pos[i], counted from 0), as Java's RollingFileWriter currentPath() /
+ * currentRows() give an upsert writer. Both arrays hold batch->length
+ * values. Indexes are valid until the next complete().
+ */
+int floe_task_writer_write_pos(floe_task_writer *tw, const struct ArrowArray *batch,
+			       const struct ArrowSchema *schema, int32_t *file_idx, int64_t *pos,
+			       floe_error *err) FLOE_WUR;
+/* A data file named by write_pos: its path, spec and partition (owned by the
+ * writer, valid until the next complete()). */
+typedef struct floe_written_file {
+	const char *path;
+	int32_t spec_id;
+	const floe_partition *partition;
+} floe_written_file;
+/* FLOE_EINVAL for an index never handed out since the last complete(). */
+int floe_task_writer_file(const floe_task_writer *tw, int32_t idx,
+			  floe_written_file *out) FLOE_WUR;
+/*
  * Close every open file (a checkpoint): appends the entries of the files
  * finished since the last complete() — rolled ones and the ones closed now —
  * (strings in arena a) to *files and *n (a growable array the caller frees with
@@ -424,5 +444,99 @@ size_t floe_dv_writer_buffered(const floe_dv_writer *w);
 void floe_dv_writer_get_stats(const floe_dv_writer *w, floe_delete_writer_stats *out);
 void floe_dv_writer_abort(floe_dv_writer *w);
 void floe_dv_writer_free(floe_dv_writer *w);
+
+/* ---- upserts and CDC: the delta writer ------------------------------------------ */
+
+/* The change kind of a row: Flink's RowKind (+I, -U, +U, -D). */
+typedef enum floe_row_kind {
+	FLOE_ROW_INSERT = 0,
+	FLOE_ROW_UPDATE_BEFORE = 1,
+	FLOE_ROW_UPDATE_AFTER = 2,
+	FLOE_ROW_DELETE = 3,
+} floe_row_kind;
+
+/*
+ * The equality field ids of a table: the columns named in `names`
+ * ("id, region"; exact names first, then ASCII case-insensitive), or the
+ * schema's identifier fields when names is NULL or empty. FLOE_EINVAL for
+ * an unknown or repeated name, or more than cap.
+ */
+int floe_delta_equality_ids(const floe_schema *s, const char *names, int32_t *ids, size_t cap,
+			    size_t *n, floe_error *err) FLOE_WUR;
+/*
+ * The rules an upsert or CDC write must keep, checked before anything is
+ * written (FLOE_EINVAL, the message naming the rule and the fix): format
+ * version 2 or later; at least one equality field, each a top-level
+ * primitive column; in upsert mode every partition source column among the
+ * equality fields (Flink's rule: an upsert's delete holds only the key).
+ */
+int floe_delta_check(const floe_schema *s, const floe_partition_spec *spec, int format_version,
+		     const int32_t *ids, size_t n, bool upsert, floe_error *err) FLOE_WUR;
+
+typedef struct floe_delta_writer floe_delta_writer;
+
+typedef struct floe_delta_writer_opts {
+	int version;                 /* 1 */
+	int partition_id;            /* file names, as for the task writer */
+	int64_t task_id;
+	const char *operation_id;    /* NULL = random */
+	floe_parquet_budget *budget; /* shared; NULL = a private one */
+	uint64_t budget_bytes;       /* limit of the private budget (0 = 256 MiB) */
+	size_t max_open_files;       /* per kind of file (1000) */
+	int64_t target_file_size;    /* data files; 0 = write.target-file-size-bytes */
+	int64_t delete_target_file_size; /* 0 = write.delete.target-file-size-bytes */
+	const int32_t *equality_ids; /* the key (copied) */
+	size_t n_equality_ids;
+	bool upsert;                 /* every insert replaces its key (Flink's upsert
+					mode); false: CDC, deletes carry whole rows */
+} floe_delta_writer_opts;
+#define FLOE_DELTA_WRITER_OPTS_INIT {1, 0, 0, NULL, NULL, 0, 1000, 0, 0, NULL, 0, true}
+
+typedef struct floe_delta_writer_stats {
+	int64_t rows;             /* rows written to data files */
+	int64_t equality_deletes; /* equality delete rows */
+	int64_t position_deletes; /* positions deleted (position delete rows or DV bits) */
+	int64_t keys;             /* keys mapped (since creation) */
+	size_t key_bytes;         /* memory of the current key map */
+} floe_delta_writer_stats;
+
+/*
+ * Iceberg Flink's upsert / CDC task writer (BaseEqualityDeltaWriter): rows
+ * of the table with a change kind each (kinds[i], NULL = all inserts)
+ * become data files, equality delete files (the key columns in upsert mode,
+ * whole rows otherwise) and position deletes of rows this writer inserted
+ * in the same checkpoint — position delete files (v2, one per data file as
+ * Flink's DeleteGranularity.FILE) or deletion vectors (v3). Per checkpoint a
+ * key map remembers where each key's row went (src/write/README.md: the
+ * rules, the memory per key). floe_delta_check's rules are checked at
+ * creation. Data and delete files share one file namer (one counter) and
+ * the budget. Thread-safety and lifetimes as the task writer's.
+ */
+int floe_delta_writer_new(floe_delta_writer **out, floe_fileio *io, const floe_metadata *m,
+			  const floe_write_config *cfg, const floe_delta_writer_opts *opts,
+			  floe_error *err) FLOE_WUR;
+/* Changes, in order: the batch is a struct of the table's top-level fields.
+ * Only the key columns of a delete matter in upsert mode (others may be
+ * null). FLOE_EINVAL for an unknown kind. */
+int floe_delta_writer_write(floe_delta_writer *w, const struct ArrowArray *batch,
+			    const struct ArrowSchema *schema, const uint8_t *kinds,
+			    floe_error *err) FLOE_WUR;
+/*
+ * A checkpoint: finish every file and append the entries of data files,
+ * equality delete files, position delete files / DVs to *files, *n, and the
+ * DVs they replace (none: this writer only deletes rows of its own files) to
+ * *replaced, *n_replaced (growable arrays the caller frees; strings in a).
+ * The key map starts empty again.
+ */
+int floe_delta_writer_complete(floe_delta_writer *w, floe_data_file **files, size_t *n,
+			       floe_data_file **replaced, size_t *n_replaced, floe_arena *a,
+			       floe_error *err) FLOE_WUR;
+/* Memory of the key map (slots and key bytes). */
+size_t floe_delta_writer_key_bytes(const floe_delta_writer *w);
+/* Open files' buffers, positions held and the key map. */
+size_t floe_delta_writer_buffered(const floe_delta_writer *w);
+void floe_delta_writer_get_stats(const floe_delta_writer *w, floe_delta_writer_stats *out);
+void floe_delta_writer_abort(floe_delta_writer *w); /* deletes what was not handed out; NULL ok */
+void floe_delta_writer_free(floe_delta_writer *w);
 
 #endif

@@ -190,6 +190,12 @@ extern const floe_write__file_ops floe_write__data_file_ops;
 
 typedef struct floe_write__fanout floe_write__fanout;
 
+/* A file of the fan-out, named by the row positions it hands out. */
+typedef struct floe_write__opened {
+	const char *path;
+	const floe_partition *partition;
+} floe_write__opened;
+
 typedef struct floe_write__fanout_opts {
 	floe_fileio *io;
 	const floe_write_config *cfg; /* copied */
@@ -215,6 +221,17 @@ int floe_write__fanout_new(floe_write__fanout **out, const floe_write__fanout_op
 int floe_write__fanout_route(floe_write__fanout *fo, const floe_partition *p,
 			     const struct ArrowArray *batch, const struct ArrowSchema *schema,
 			     floe_error *err) FLOE_WUR;
+/*
+ * The same, and for row i of the batch the file it went to (file_out[i],
+ * an index for floe_write__fanout_opened) and its position in that file
+ * (pos_out[i]). Both arrays hold batch->length values.
+ */
+int floe_write__fanout_route_pos(floe_write__fanout *fo, const floe_partition *p,
+				 const struct ArrowArray *batch, const struct ArrowSchema *schema,
+				 int32_t *file_out, int64_t *pos_out, floe_error *err) FLOE_WUR;
+/* A file opened since the last complete(): its path and partition (valid
+ * until then). NULL for an index never handed out. */
+const floe_write__opened *floe_write__fanout_opened(const floe_write__fanout *fo, int32_t idx);
 int floe_write__fanout_complete(floe_write__fanout *fo, floe_data_file **files, size_t *n,
 				floe_arena *a, floe_error *err) FLOE_WUR;
 size_t floe_write__fanout_buffered(const floe_write__fanout *fo);

@@ -37,6 +37,7 @@ typedef struct slot {
 	floe_partition part; /* owned (arena) */
 	char *part_path;     /* NULL when unpartitioned */
 	void *file;          /* open file or NULL */
+	int32_t file_idx;    /* the open file's index in fo->opened */
 	floe_arena arena;
 } slot;
 
@@ -67,6 +68,10 @@ struct floe_write__fanout {
 	floe_data_file *done;
 	size_t n_done, cap_done;
 	floe_arena done_arena;
+	/* every file opened since the last complete() (row positions name them) */
+	floe_write__opened *opened;
+	size_t n_opened, cap_opened;
+	floe_arena opened_arena;
 	floe_buf key, path;
 	floe_task_writer_stats stats;
 };
@@ -89,6 +94,7 @@ int floe_write__fanout_new(floe_write__fanout **out, const floe_write__fanout_op
 		return floe_error_oom(err);
 	floe_arena_init(&fo->cfg_arena, 1024);
 	floe_arena_init(&fo->done_arena, 16384);
+	floe_arena_init(&fo->opened_arena, 4096);
 	floe_hmap_init(&fo->index);
 	floe_buf_init(&fo->key, 0);
 	floe_buf_init(&fo->path, 0);
@@ -328,8 +334,17 @@ static int slot_open(floe_write__fanout *fo, slot *s, floe_error *err)
 	floe_buf_clear(&fo->path);
 	if (floe_write_location(&fo->path, &fo->cfg, s->part_path, name))
 		return floe_error_oom(err);
+	if (FLOE_ARRAY_RESERVE(fo->opened, fo->cap_opened, fo->n_opened + 1) ||
+	    fo->n_opened >= (size_t)INT32_MAX)
+		return floe_error_oom(err);
+	floe_write__opened *op = &fo->opened[fo->n_opened];
+	op->path = floe_arena_strndup(&fo->opened_arena, floe_buf_cstr(&fo->path), fo->path.len);
+	op->partition = &s->part;
+	if (!op->path)
+		return floe_error_oom(err);
 	if ((rc = fo->ops->open(&s->file, fo->factory, floe_buf_cstr(&fo->path), &s->part, err)))
 		return rc;
+	s->file_idx = (int32_t)fo->n_opened++;
 	fo->open_files++;
 	return FLOE_OK;
 }
@@ -381,7 +396,8 @@ static int roll_check(floe_write__fanout *fo, slot *s, floe_error *err)
 }
 
 static int slot_write(floe_write__fanout *fo, slot *s, const struct ArrowArray *b,
-		      const struct ArrowSchema *bs, floe_error *err)
+		      const struct ArrowSchema *bs, int32_t *file_out, int64_t *pos_out,
+		      floe_error *err)
 {
 	int64_t off = 0, len = b->length;
 	int rc;
@@ -399,6 +415,13 @@ static int slot_write(floe_write__fanout *fo, slot *s, const struct ArrowArray *
 		}
 		if (n > cap)
 			n = cap;
+		if (pos_out) {
+			/* the rows' places: this file, after the rows it holds */
+			for (int64_t k = 0; k < n; k++) {
+				file_out[off + k] = s->file_idx;
+				pos_out[off + k] = rows + k;
+			}
+		}
 		if (off == 0 && n == len) {
 			rc = fo->ops->write(s->file, b, bs, err);
 		} else {
@@ -422,6 +445,13 @@ int floe_write__fanout_route(floe_write__fanout *fo, const floe_partition *p,
 			     const struct ArrowArray *batch, const struct ArrowSchema *schema,
 			     floe_error *err)
 {
+	return floe_write__fanout_route_pos(fo, p, batch, schema, NULL, NULL, err);
+}
+
+int floe_write__fanout_route_pos(floe_write__fanout *fo, const floe_partition *p,
+				 const struct ArrowArray *batch, const struct ArrowSchema *schema,
+				 int32_t *file_out, int64_t *pos_out, floe_error *err)
+{
 	slot *s = NULL;
 	int rc;
 	if (p->n != fo->spec->n_fields)
@@ -431,7 +461,14 @@ int floe_write__fanout_route(floe_write__fanout *fo, const floe_partition *p,
 		return FLOE_OK;
 	if ((rc = slot_get(fo, p, &s, err)))
 		return rc;
-	return slot_write(fo, s, batch, schema, err);
+	return slot_write(fo, s, batch, schema, file_out, pos_out, err);
+}
+
+const floe_write__opened *floe_write__fanout_opened(const floe_write__fanout *fo, int32_t idx)
+{
+	if (idx < 0 || (size_t)idx >= fo->n_opened)
+		return NULL;
+	return &fo->opened[idx];
 }
 
 static void forget_slots(floe_write__fanout *fo)
@@ -467,6 +504,8 @@ int floe_write__fanout_complete(floe_write__fanout *fo, floe_data_file **files, 
 	}
 	fo->n_done = 0;
 	floe_arena_reset(&fo->done_arena);
+	fo->n_opened = 0;
+	floe_arena_reset(&fo->opened_arena);
 	/* the partitions of this checkpoint are done with */
 	forget_slots(fo);
 	return FLOE_OK;
@@ -497,6 +536,8 @@ void floe_write__fanout_abort(floe_write__fanout *fo)
 		floe_io_remove_quiet(fo->io, fo->done[i].file_path);
 	floe_free(fo->slots);
 	floe_free(fo->done);
+	floe_free(fo->opened);
+	floe_arena_reset(&fo->opened_arena);
 	floe_hmap_reset(&fo->index);
 	floe_arena_reset(&fo->done_arena);
 	floe_arena_reset(&fo->cfg_arena);

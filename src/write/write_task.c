@@ -22,6 +22,10 @@ struct floe_task_writer {
 	floe_write__data_factory factory;
 	floe_write__fanout *fo;
 	floe_partition nulls; /* the tuple of an unpartitioned spec */
+	/* write_pos of a batch of several partitions: places in group order */
+	int32_t *gfile;
+	int64_t *gpos;
+	size_t cap_g;
 	bool failed;
 };
 
@@ -96,7 +100,8 @@ fail:
 }
 
 static int write_batch(floe_task_writer *tw, const struct ArrowArray *batch,
-		       const struct ArrowSchema *bs, floe_error *err)
+		       const struct ArrowSchema *bs, int32_t *file_out, int64_t *pos_out,
+		       floe_error *err)
 {
 	floe_write__groups g;
 	int rc;
@@ -111,13 +116,32 @@ static int write_batch(floe_task_writer *tw, const struct ArrowArray *batch,
 	if (batch->length == 0)
 		return FLOE_OK;
 	if (tw->unpartitioned)
-		return floe_write__fanout_route(tw->fo, &tw->nulls, batch, bs, err);
+		return floe_write__fanout_route_pos(tw->fo, &tw->nulls, batch, bs, file_out, pos_out,
+						    err);
 	if ((rc = floe_write__partition(tw->part, &g, batch, bs, err)))
 		return rc;
 	if (g.n == 1) {
 		/* one partition: the batch as it is, nothing copied */
 		floe_partition p = {(floe_value *)g.values, g.n_fields};
-		return floe_write__fanout_route(tw->fo, &p, batch, bs, err);
+		return floe_write__fanout_route_pos(tw->fo, &p, batch, bs, file_out, pos_out, err);
+	}
+	int32_t *gf = NULL;
+	int64_t *gp = NULL;
+	if (pos_out) {
+		/* places come out in group order; scattered back to row order below */
+		size_t n = (size_t)batch->length;
+		if (n > tw->cap_g) {
+			int32_t *nf = floe_realloc(tw->gfile, n * sizeof(*nf));
+			if (nf)
+				tw->gfile = nf;
+			int64_t *np = nf ? floe_realloc(tw->gpos, n * sizeof(*np)) : NULL;
+			if (!np)
+				return floe_error_oom(err);
+			tw->gpos = np;
+			tw->cap_g = n;
+		}
+		gf = tw->gfile;
+		gp = tw->gpos;
 	}
 	/* DESIGN: one take of the whole batch in group order (the partitioner's
 	 * layout), then a zero-copy slice per group: the same bytes copied as a
@@ -130,9 +154,16 @@ static int write_batch(floe_task_writer *tw, const struct ArrowArray *batch,
 		floe_partition p = {(floe_value *)&g.values[i * g.n_fields], g.n_fields};
 		struct ArrowArray slice;
 		floe_arrow_slice_view(&slice, &sorted, g.start[i], g.start[i + 1] - g.start[i]);
-		rc = floe_write__fanout_route(tw->fo, &p, &slice, bs, err);
+		rc = floe_write__fanout_route_pos(tw->fo, &p, &slice, bs, gf ? gf + g.start[i] : NULL,
+						  gp ? gp + g.start[i] : NULL, err);
 	}
 	floe_arrow_array_release(&sorted);
+	if (!rc && pos_out) {
+		for (int64_t k = 0; k < batch->length; k++) {
+			file_out[g.rows[k]] = gf[k];
+			pos_out[g.rows[k]] = gp[k];
+		}
+	}
 	return rc;
 }
 
@@ -142,10 +173,37 @@ int floe_task_writer_write(floe_task_writer *tw, const struct ArrowArray *batch,
 	int rc;
 	if (tw->failed)
 		return floe_error_set(err, FLOE_EINVAL, "task writer: failed earlier (abort it)");
-	if ((rc = write_batch(tw, batch, schema, err))) {
+	if ((rc = write_batch(tw, batch, schema, NULL, NULL, err))) {
 		tw->failed = true;
 		return floe_error_prefix(err, rc, "task writer: ");
 	}
+	return FLOE_OK;
+}
+
+int floe_task_writer_write_pos(floe_task_writer *tw, const struct ArrowArray *batch,
+			       const struct ArrowSchema *schema, int32_t *file_idx, int64_t *pos,
+			       floe_error *err)
+{
+	int rc;
+	if (tw->failed)
+		return floe_error_set(err, FLOE_EINVAL, "task writer: failed earlier (abort it)");
+	if (!file_idx || !pos)
+		return floe_error_set(err, FLOE_EINVAL, "task writer: write_pos needs both arrays");
+	if ((rc = write_batch(tw, batch, schema, file_idx, pos, err))) {
+		tw->failed = true;
+		return floe_error_prefix(err, rc, "task writer: ");
+	}
+	return FLOE_OK;
+}
+
+int floe_task_writer_file(const floe_task_writer *tw, int32_t idx, floe_written_file *out)
+{
+	const floe_write__opened *o = floe_write__fanout_opened(tw->fo, idx);
+	if (!o)
+		return FLOE_EINVAL;
+	out->path = o->path;
+	out->spec_id = tw->spec->spec_id;
+	out->partition = o->partition;
 	return FLOE_OK;
 }
 
@@ -180,6 +238,8 @@ void floe_task_writer_abort(floe_task_writer *tw)
 	floe_write__partitioner_free(tw->part);
 	floe_write__format_free(tw->fmt);
 	floe_free(tw->nulls.values);
+	floe_free(tw->gfile);
+	floe_free(tw->gpos);
 	floe_free(tw);
 }
 

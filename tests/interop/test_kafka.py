@@ -445,10 +445,10 @@ def test_kafka_same_pipeline_id_twice(floe, kafka_broker, tmp_path):
         if line.startswith("floe_kafka_") and not line.startswith("floe_kafka_partition"):
             name, v = line.rsplit(" ", 1)
             vals[name.split("{")[0]] = float(v)
-    assert 1 <= vals["floe_kafka_assignedPartitions"] <= 5, text
-    assert vals["floe_kafka_rebalances"] >= 1, text
-    assert vals["floe_kafka_recordsLag"] == 0, text
-    assert "floe_kafka_partitionRecordsLag{" in text
+    assert 1 <= vals["floe_kafka_assigned_partitions"] <= 5, text
+    assert vals["floe_kafka_rebalances_total"] >= 1, text
+    assert vals["floe_kafka_records_lag"] == 0, text
+    assert "floe_kafka_partition_records_lag{" in text
     assert a.kill(signal.SIGTERM) == 0, a.text()[-3000:]
     assert b.kill(signal.SIGTERM) == 0, b.text()[-3000:]
     assert_exactly_once(table_ids(floe, "db.twice"), total)

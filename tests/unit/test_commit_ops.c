@@ -200,6 +200,77 @@ static void test_row_delta_and_validation(void)
 	floe_arena_reset(&a);
 }
 
+/* Java's row-delta validation: a position delete / DV whose data file a
+ * concurrent commit removed fails cleanly; so does a DV for a data file
+ * that a concurrent commit gave a DV; deletes of files the same row delta
+ * adds, and of files still live, commit. */
+static void test_row_delta_validates_targets(void)
+{
+	const char *dir = t_tmpdir();
+	floe_catalog *cat = open_cat(dir);
+	floe_error err = {0};
+	floe_arena a;
+	floe_arena_init(&a, 0);
+	T_OK(floe_catalog__create_namespace(cat, "db", NULL, &err), &err);
+	floe_schema *sch;
+	T_OK(floe_schema_parse_compact(&sch, &a, "id long, v string", &err), &err);
+	floe_table_spec ts = FLOE_TABLE_SPEC_INIT;
+	ts.schema = sch;
+	ts.format_version = 3;
+	floe_table *t = NULL;
+	T_OK(floe_table__create(&t, cat, "db", "v", &ts, &err), &err);
+	floe_data_file fa = mkfile(&a, t, FLOE_CONTENT_DATA, "a", 10);
+	floe_data_file fb = mkfile(&a, t, FLOE_CONTENT_DATA, "b", 10);
+	floe_data_file both[] = {fa, fb};
+	int64_t s1 = commit_one(t, FLOE_OP_APPEND, both, 2, NULL, 0, -1, -2, 0);
+	/* t2 knows snapshot s1 only */
+	floe_table *t2 = NULL;
+	T_OK(floe_table_load(&t2, cat, "db", "v", &err), &err);
+	floe_data_file fc = mkfile(&a, t, FLOE_CONTENT_DATA, "c", 10);
+	commit_one(t, FLOE_OP_REPLACE, &fc, 1, &fa, 1, 1, s1, 0);
+	/* a DV for a (now compacted away) from the stale handle: refused */
+	floe_data_file dv = mkfile(&a, t, FLOE_CONTENT_POSITION_DELETES, "dv1", 1);
+	dv.file_path = floe_arena_sprintf(&a, "%s/data/dv1.puffin", floe_table_metadata(t)->location);
+	dv.file_format = "PUFFIN";
+	dv.content_offset = 4;
+	dv.content_size_in_bytes = 40;
+	dv.referenced_data_file = fa.file_path;
+	floe_snapshot_op *op = NULL;
+	T_OK(floe_op_new(&op, t2, FLOE_OP_ROW_DELTA, NULL, &err), &err);
+	T_OK(floe_op_add_file(op, &dv, &err), &err);
+	T_EQ_INT(floe_op_commit(op, NULL, &err), FLOE_ECONFLICT);
+	T_CHECK(strstr(err.msg, "removed data file") && strstr(err.msg, "/data/a.parquet"));
+	T_CHECK(!err.retryable);
+	floe_op_free(op);
+	/* a DV for b (still live) from a handle that has not seen the replace: fine */
+	floe_table_free(t2);
+	T_OK(floe_table_load(&t2, cat, "db", "v", &err), &err);
+	floe_table *t3 = NULL;
+	T_OK(floe_table_load(&t3, cat, "db", "v", &err), &err);
+	dv.referenced_data_file = fb.file_path;
+	commit_one(t2, FLOE_OP_ROW_DELTA, &dv, 1, NULL, 0, -1, -2, 0);
+	/* t3 (stale) adds another DV for b: a second DV for one data file */
+	floe_data_file dv2 = dv;
+	dv2.file_path = floe_arena_sprintf(&a, "%s/data/dv2.puffin", floe_table_metadata(t)->location);
+	T_OK(floe_op_new(&op, t3, FLOE_OP_ROW_DELTA, NULL, &err), &err);
+	T_OK(floe_op_add_file(op, &dv2, &err), &err);
+	T_EQ_INT(floe_op_commit(op, NULL, &err), FLOE_ECONFLICT);
+	T_CHECK(strstr(err.msg, "added a deletion vector for"));
+	floe_op_free(op);
+	/* new data and a DV for it in the same row delta: nothing to check */
+	floe_data_file fd = mkfile(&a, t, FLOE_CONTENT_DATA, "d", 10);
+	floe_data_file dv3 = dv;
+	dv3.file_path = floe_arena_sprintf(&a, "%s/data/dv3.puffin", floe_table_metadata(t)->location);
+	dv3.referenced_data_file = fd.file_path;
+	floe_data_file delta[] = {fd, dv3};
+	commit_one(t3, FLOE_OP_ROW_DELTA, delta, 2, NULL, 0, -1, -2, 0);
+	floe_table_free(t3);
+	floe_table_free(t2);
+	floe_table_free(t);
+	floe_catalog_free(cat);
+	floe_arena_reset(&a);
+}
+
 static void test_replace_retries_onto_new_base(void)
 {
 	const char *dir = t_tmpdir();
@@ -231,6 +302,7 @@ int main(void)
 {
 	T_RUN(test_replace_keeps_sequence_numbers);
 	T_RUN(test_row_delta_and_validation);
+	T_RUN(test_row_delta_validates_targets);
 	T_RUN(test_replace_retries_onto_new_base);
 	return t_finish();
 }

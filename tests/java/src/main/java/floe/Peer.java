@@ -40,6 +40,10 @@ import org.apache.iceberg.util.JsonUtil;
  *         deletion vectors (one Puffin file) for live data files, committed as a row delta
  *   scan  <catalog.db> <warehouse> <ns.table>
  *         the table's rows through IcebergGenerics (deletes applied), one JSON object a line
+ *   count <catalog.db> <warehouse> <ns.table> [repeats]
+ *         (bench/upsert) reads the table through IcebergGenerics `repeats` times (default 3)
+ *         in one JVM and prints {"rows":N,"ms":[...],"cpu_ms":[...]} — wall and CPU time (of the
+ *         whole JVM, GC and JIT included) of each read, warm-up included
  */
 public class Peer {
   static JdbcCatalog open(String db, String warehouse) {
@@ -61,6 +65,8 @@ public class Peer {
       dv(cat, args);
     } else if (args[0].equals("scan")) {
       scan(cat, args);
+    } else if (args[0].equals("count")) {
+      count(cat, args);
     } else {
       write(cat, args);
     }
@@ -138,6 +144,28 @@ public class Peer {
   }
 
   /** Java's generic reader: position deletes, equality deletes and DVs applied. */
+  static void count(JdbcCatalog cat, String[] args) throws IOException {
+    int repeats = args.length > 4 ? Integer.parseInt(args[4]) : 3;
+    long rows = 0;
+    StringBuilder ms = new StringBuilder(), cpu = new StringBuilder();
+    // the whole process's CPU: Iceberg reads delete files on a worker pool
+    com.sun.management.OperatingSystemMXBean mx = (com.sun.management.OperatingSystemMXBean)
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    for (int i = 0; i < repeats; i++) {
+      long t0 = System.nanoTime(), c0 = mx.getProcessCpuTime();
+      Table t = cat.loadTable(TableIdentifier.parse(args[3]));
+      rows = 0;
+      try (CloseableIterable<Record> it = IcebergGenerics.read(t).build()) {
+        for (Record r : it) {
+          rows++;
+        }
+      }
+      ms.append(i > 0 ? "," : "").append((System.nanoTime() - t0) / 1000000);
+      cpu.append(i > 0 ? "," : "").append((mx.getProcessCpuTime() - c0) / 1000000);
+    }
+    System.out.println("{\"rows\":" + rows + ",\"ms\":[" + ms + "],\"cpu_ms\":[" + cpu + "]}");
+  }
+
   static void scan(JdbcCatalog cat, String[] args) throws IOException {
     Table t = cat.loadTable(TableIdentifier.parse(args[3]));
     StringBuilder out = new StringBuilder();

@@ -1,0 +1,295 @@
+/*
+ * stream_delta.c — tables a pipeline writes upserts or change records to
+ * (delta tables): the rules refused before anything is created or written,
+ * and the per-table plan the writer tasks use (equality fields, the decode
+ * type with optional columns, the change-kind column, ordering).
+ *
+ * A table is a delta table when upsert is on (the table key upsert-enabled,
+ * else the table property write.upsert.enabled) or its source gives change
+ * records (format debezium-json, or rowkind.field). Refused, each message
+ * naming the rule and the fix (Iceberg Flink's FlinkSink checks these too):
+ *   - format version 1 (no delete files);
+ *   - no equality fields (equality-field-columns, else identifier fields);
+ *   - an equality field that is not a top-level primitive column;
+ *   - a partition source column missing from the equality fields (an
+ *     upsert's delete carries the key only and would land in the wrong
+ *     partition; with HASH distribution Flink requires it for CDC too);
+ *   - distribution NONE: the rows of one key must reach one writer task,
+ *     in order — HASH on the partition (partitioned) or on the key
+ *     (unpartitioned). Unset, floe chooses HASH and says so;
+ *   - a routing filter (an update moving a row out of the filter would
+ *     never delete it);
+ *   - a kafka or kinesis source (their message decoder keeps no change
+ *     kinds yet).
+ * There is no overwrite mode in pipelines, so "upsert together with
+ * overwrite" cannot be configured (docs/operations.md).
+ */
+#include <string.h>
+
+#include "json/json.h"
+#include "stream/stream_runtime.h"
+#include "util/log.h"
+
+static bool truthy(const char *v)
+{
+	return v && (!strcmp(v, "true") || !strcmp(v, "TRUE") || !strcmp(v, "True"));
+}
+
+typedef struct delta_in {
+	const stream_table_cfg *tc;
+	const stream_source_cfg *sc;
+	const floe_schema *schema;
+	const floe_partition_spec *spec;
+	int fv;
+	const char *prop_upsert, *prop_dist;
+} delta_in;
+
+typedef struct delta_out {
+	bool delta, upsert, choose_hash;
+	int32_t ids[64];
+	size_t n_ids;
+} delta_out;
+
+static int rules(const delta_in *in, delta_out *out, floe_error *err)
+{
+	const stream_table_cfg *tc = in->tc;
+	const stream_source_cfg *sc = in->sc;
+	int rc;
+	memset(out, 0, sizeof(*out));
+	out->upsert = tc->upsert >= 0 ? tc->upsert == 1 : truthy(in->prop_upsert);
+	bool cdc = sc && (sc->cdc || sc->rowkind_field);
+	out->delta = out->upsert || cdc;
+	if (!out->delta)
+		return FLOE_OK;
+	const char *what = out->upsert ? "upsert" : "change records";
+	if (sc && (sc->type == STREAM_SRC_KAFKA || sc->type == STREAM_SRC_KINESIS))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "%s from a %s source is not supported yet: write the "
+				      "changes from files or stdin",
+				      what, sc->type == STREAM_SRC_KAFKA ? "kafka" : "kinesis");
+	if ((rc = floe_delta_equality_ids(in->schema, tc->equality_fields, out->ids, 64, &out->n_ids,
+					  err)))
+		return floe_error_prefix(err, rc, "equality-field-columns: ");
+	if ((rc = floe_delta_check(in->schema, in->spec, in->fv, out->ids, out->n_ids, true, err)))
+		return rc;
+	if (tc->filter)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "%s and a routing filter cannot be combined: an update that "
+				      "moves a row out of the filter would never delete it; route "
+				      "the changes before floe (or drop the filter)",
+				      what);
+	int dist = tc->distribution;
+	if (dist == STREAM_DIST_UNSET && in->prop_dist) {
+		if (!strcmp(in->prop_dist, "none"))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "%s with distribution NONE: the changes of one key must "
+					      "reach one writer, in order — HASH on the equality fields "
+					      "is required (the table's write.distribution-mode is "
+					      "none); set distribution-mode: hash (--distribution hash) "
+					      "or the table property to hash",
+					      what);
+		dist = STREAM_DIST_HASH;
+	}
+	if (dist == STREAM_DIST_NONE)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "%s with distribution-mode none: the changes of one key must "
+				      "reach one writer, in order — HASH on the equality fields is "
+				      "required; set distribution-mode: hash (--distribution hash) or "
+				      "leave it unset",
+				      what);
+	out->choose_hash = dist == STREAM_DIST_UNSET;
+	return FLOE_OK;
+}
+
+static const char *prop(const floe_strmap *m, const char *k)
+{
+	for (size_t i = 0; m && i < m->len; i++)
+		if (!strcmp(m->items[i].key, k))
+			return m->items[i].value;
+	return NULL;
+}
+
+int stream_delta_precheck(const stream_config *cfg, floe_catalog *cat, floe_error *err)
+{
+	int rc = FLOE_OK;
+	for (size_t i = 0; i < cfg->n_tables && !rc; i++) {
+		const stream_table_cfg *tc = &cfg->tables[i];
+		const stream_source_cfg *sc = stream_config_source(cfg, tc->source);
+		bool maybe = tc->upsert == 1 || (sc && (sc->cdc || sc->rowkind_field)) ||
+			     tc->upsert == -1;
+		if (!maybe)
+			continue;
+		char *ns = NULL, *name = NULL;
+		floe_table *t = NULL;
+		floe_arena a;
+		floe_arena_init(&a, 4096);
+		delta_in in = {tc, sc, NULL, NULL, 0, NULL, NULL};
+		delta_out out;
+		if ((rc = floe_catalog_split_ident(tc->name, NULL, &ns, &name, err)))
+			goto next;
+		rc = floe_table_load(&t, cat, ns, name, err);
+		if (rc == FLOE_OK) {
+			const floe_metadata *m = floe_table_metadata(t);
+			in.schema = floe_metadata_current_schema(m);
+			in.spec = floe_metadata_default_spec(m);
+			in.fv = m->format_version;
+			in.prop_upsert = floe_metadata_property(m, "write.upsert.enabled");
+			in.prop_dist = floe_metadata_property(m, "write.distribution-mode");
+		} else if (rc == FLOE_ENOTFOUND) {
+			floe_error_clear(err);
+			rc = FLOE_OK;
+			in.prop_upsert = prop(&tc->properties, "write.upsert.enabled");
+			in.prop_dist = prop(&tc->properties, "write.distribution-mode");
+			bool upsert = tc->upsert >= 0 ? tc->upsert == 1 : truthy(in.prop_upsert);
+			if ((!upsert && !(sc && (sc->cdc || sc->rowkind_field))) || !tc->schema)
+				goto next; /* not a delta table, or "does not exist" later */
+			/* the table floe would create */
+			floe_schema *s = NULL;
+			const char *st = tc->schema;
+			while (*st == ' ' || *st == '\n' || *st == '\t')
+				st++;
+			if (*st == '{') {
+				floe_json *j;
+				rc = floe_json_parse(&j, &a, st, strlen(st), NULL, err);
+				if (!rc)
+					rc = floe_schema_from_json(&s, &a, j, err);
+			} else {
+				rc = floe_schema_parse_compact(&s, &a, st, err);
+			}
+			floe_partition_spec *spec = NULL;
+			int32_t lp = FLOE_PARTITION_FIELD_ID_START - 1;
+			if (!rc && tc->partition_by && *tc->partition_by)
+				rc = floe_spec_parse_expr(&spec, &a, tc->partition_by, s, 0, &lp, err);
+			if (rc)
+				goto next; /* creating it reports this */
+			in.schema = s;
+			in.spec = spec;
+			const char *pfv = prop(&tc->properties, "format-version");
+			int64_t fv = 2;
+			if (tc->format_version)
+				fv = tc->format_version;
+			else if (pfv && !floe_parse_i64(pfv, strlen(pfv), &fv))
+				fv = 2;
+			in.fv = (int)fv;
+		} else {
+			/* opening the table reports it */
+			floe_error_clear(err);
+			rc = FLOE_OK;
+			goto next;
+		}
+		rc = rules(&in, &out, err);
+next:
+		if (rc)
+			floe_error_prefix(err, rc, "table %s: ", tc->name);
+		floe_table_free(t);
+		floe_free(ns);
+		floe_free(name);
+		floe_arena_reset(&a);
+	}
+	return rc;
+}
+
+int stream_delta_setup(floe_pipeline *p, rt_table *t, floe_error *err)
+{
+	const stream_table_cfg *tc = t->cfg;
+	const stream_source_cfg *sc = stream_config_source(p->cfg, tc->source);
+	delta_in in = {tc, sc, t->schema, t->spec, t->meta->format_version,
+		       floe_metadata_property(t->meta, "write.upsert.enabled"),
+		       floe_metadata_property(t->meta, "write.distribution-mode")};
+	delta_out out;
+	int rc;
+	if ((rc = rules(&in, &out, err)))
+		return floe_error_prefix(err, rc, "table %s: ", t->ident);
+	if (!out.delta)
+		return FLOE_OK;
+	t->delta = true;
+	t->upsert = out.upsert;
+	t->cdc = sc ? sc->cdc : STREAM_CDC_NONE;
+	memcpy(t->eq_ids, out.ids, out.n_ids * sizeof(int32_t));
+	t->n_eq = out.n_ids;
+	if (out.choose_hash && p->cfg->parallelism > 1)
+		FLOE_WARN("table %s: %s needs HASH distribution on the equality fields; using "
+			  "distribution-mode hash (none was set)",
+			  t->ident, out.upsert ? "upsert" : "a change stream");
+	t->dist = STREAM_DIST_HASH;
+	t->ordered = p->cfg->parallelism > 1;
+
+	/* the decode type: the table's columns, all optional at the top (a
+	 * delete may carry the key alone; stream_cdc_check_row asks whole rows
+	 * for their required columns), plus the change-kind column when the
+	 * table has none of that name */
+	const floe_type *root = t->schema->root;
+	const char *kf = sc ? sc->rowkind_field : NULL;
+	int32_t kind_field = -1, ts_field = -1;
+	size_t extra = 0;
+	for (size_t i = 0; kf && i < root->n_fields; i++)
+		if (!strcmp(root->fields[i].name, kf)) {
+			if (root->fields[i].type->id != FLOE_T_STRING)
+				return floe_error_set(err, FLOE_EINVAL,
+						      "table %s: rowkind.field '%s' must be a string "
+						      "column (it is %s)",
+						      t->ident, kf,
+						      floe_type_is_primitive(root->fields[i].type)
+							      ? "not a string"
+							      : "nested");
+			kind_field = (int32_t)i;
+		}
+	if (kf && kind_field < 0) {
+		kind_field = (int32_t)root->n_fields;
+		extra = 1;
+	}
+	if (sc && sc->debezium_ts_column) {
+		for (size_t i = 0; i < root->n_fields; i++)
+			if (!strcmp(root->fields[i].name, sc->debezium_ts_column))
+				ts_field = (int32_t)i;
+		floe_type_id tid = ts_field >= 0 ? root->fields[ts_field].type->id : FLOE_T_UNKNOWN;
+		if (tid != FLOE_T_TIMESTAMP && tid != FLOE_T_TIMESTAMPTZ && tid != FLOE_T_LONG &&
+		    tid != FLOE_T_TIMESTAMP_NS && tid != FLOE_T_TIMESTAMPTZ_NS)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "table %s: debezium-json.source-timestamp-column '%s' "
+					      "must be a timestamp or long column of the table",
+					      t->ident, sc->debezium_ts_column);
+	}
+	floe_type *dt = floe_arena_calloc(&t->warena, 1, sizeof(*dt));
+	floe_field *fs = floe_arena_calloc(&t->warena, root->n_fields + 1, sizeof(*fs));
+	t->plan_keys = floe_arena_calloc(&t->warena, t->n_eq + 1, sizeof(int32_t));
+	t->plan_required = floe_arena_calloc(&t->warena, root->n_fields + 1, sizeof(int32_t));
+	if (!dt || !fs || !t->plan_keys || !t->plan_required)
+		return floe_error_oom(err);
+	*dt = *root;
+	memcpy(fs, root->fields, root->n_fields * sizeof(*fs));
+	size_t n_req = 0;
+	for (size_t i = 0; i < root->n_fields; i++) {
+		if (fs[i].required)
+			t->plan_required[n_req++] = (int32_t)i;
+		fs[i].required = false;
+	}
+	if (extra) {
+		floe_field *f = &fs[root->n_fields];
+		f->id = INT32_MAX;
+		f->type = floe_type_primitive(FLOE_T_STRING);
+		if (!(f->name = floe_arena_strdup(&t->warena, kf)))
+			return floe_error_oom(err);
+	}
+	dt->fields = fs;
+	dt->n_fields = root->n_fields + extra;
+	t->decode_type = dt;
+	t->n_extra = extra;
+	for (size_t k = 0; k < t->n_eq; k++)
+		for (size_t i = 0; i < root->n_fields; i++)
+			if (root->fields[i].id == t->eq_ids[k])
+				t->plan_keys[k] = (int32_t)i;
+	stream_cdc_plan *pl = &t->cdc_plan;
+	pl->upsert = t->upsert;
+	pl->schema_include = sc && sc->debezium_schema_include;
+	pl->keys = t->plan_keys;
+	pl->n_keys = t->n_eq;
+	pl->required = t->plan_required;
+	pl->n_required = n_req;
+	pl->ts_field = ts_field;
+	pl->kind_field = kind_field;
+	FLOE_INFO("table %s: %s on %zu equality field(s)%s", t->ident,
+		  t->upsert ? "upserts" : "change records", t->n_eq,
+		  t->cdc == STREAM_CDC_DEBEZIUM ? " from Debezium JSON" : "");
+	return FLOE_OK;
+}

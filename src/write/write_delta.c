@@ -1,0 +1,637 @@
+/*
+ * write_delta.c — the upsert / CDC task writer: rows with a change kind
+ * (Flink's RowKind: +I, -U, +U, -D) become data files, equality deletes and
+ * position deletes (v2) or deletion vectors (v3), as Iceberg Flink's
+ * BaseEqualityDeltaWriter writes them.
+ *
+ * Per writer and checkpoint (between two complete() calls) a map holds, for
+ * every key (the equality fields) changed in this checkpoint, the data file
+ * and position of the row this writer inserted for it (if it still stands)
+ * and whether an equality delete of the key was written:
+ *
+ *   insert / update-after, upsert mode:  the key is deleted first (below),
+ *                                         then the row is written and mapped
+ *   insert / update-after, otherwise:     a mapped row is position-deleted,
+ *                                         the row written and mapped
+ *   update-before:                        upsert mode: ignored (Flink: "to
+ *                                         prevent deleting one row twice");
+ *                                         otherwise a delete of the row
+ *   delete (of the key, or of the row):   a mapped row is position-deleted
+ *                                         (and unmapped); else an equality
+ *                                         delete is written (once per key and
+ *                                         checkpoint: Flink repeats it, which
+ *                                         deletes nothing more)
+ *
+ * spec: equality deletes apply to data of a lower data sequence number, so
+ * the rows of the same commit survive their own key's delete; position
+ * deletes and DVs apply to data of the same or a lower one. The result is
+ * "the last change of each key wins" whatever the mix within a checkpoint.
+ *
+ * DESIGN: a batch is handled in three passes. (1) The keys of every row
+ * are encoded (type-exact bytes of the equality columns) into one buffer.
+ * (2) Every row to insert is written at once through the data task writer
+ * (a take of the insert rows when the batch mixes kinds), which reports
+ * each row's file and position (floe_task_writer_write_pos). (3) The rows
+ * are walked in order against the key map; the equality deletes a batch
+ * needs are gathered with one take and handed to the equality delete
+ * writer, the positions collected, sorted and handed to the position
+ * delete / DV writer per data file. Positions name only files of this
+ * writer in this checkpoint, so one DV per data file per snapshot holds
+ * without merging anything.
+ *
+ * Memory: the key map is a floe_hmap (32-byte slots, load <= 0.7, so 46-91
+ * bytes a key) plus each key's encoding (1 byte per column, then 4 bytes
+ * for int/date/float, 8 for long/double/time/timestamps, 16 for decimals
+ * and uuids, 4 + n for strings and binaries) in its arena (rounded up to 8):
+ * about 64-110 bytes for a one-long key. It is freed at complete().
+ * floe_delta_writer_key_bytes() reports it, so the caller can end a
+ * checkpoint early when the keys of one grow too many.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrow/arrow_build.h"
+#include "arrow/arrow_check.h"
+#include "arrow/arrow_take.h"
+#include "util/alloc.h"
+#include "util/hmap.h"
+#include "write/write_int.h"
+
+/* Map values: bit 63 = an equality delete of the key was written in this
+ * checkpoint; bit 62 = a row of this checkpoint stands for the key, at
+ * file << POS_BITS | pos. */
+#define V_EQ (UINT64_C(1) << 63)
+#define V_ROW (UINT64_C(1) << 62)
+#define POS_BITS 38
+#define POS_MASK ((UINT64_C(1) << POS_BITS) - 1)
+#define FILE_MAX ((UINT64_C(1) << 24) - 1)
+
+typedef struct keycol {
+	size_t field; /* top-level position */
+	const floe_type *type;
+	const char *name;
+	floe_write__source src; /* bound per batch */
+} keycol;
+
+struct floe_delta_writer {
+	const floe_metadata *m;
+	const floe_schema *schema;
+	int fv;
+	bool upsert;
+	floe_file_namer *namer;
+	floe_task_writer *data;
+	floe_eq_delete_writer *eq;
+	floe_pos_delete_writer *pos; /* v2 */
+	floe_dv_writer *dv;          /* v3 */
+	keycol *keys;
+	size_t n_keys;
+	floe_hmap map;
+	size_t key_bytes; /* encodings held by the map */
+	/* per-batch scratch */
+	floe_buf kbuf;
+	size_t *koff;
+	size_t cap_koff;
+	int64_t *ins_rows, *del_rows, *ins_pos;
+	int32_t *ins_file;
+	size_t cap_rows;
+	uint64_t *pdel; /* file << POS_BITS | pos */
+	size_t n_pdel, cap_pdel;
+	int64_t *pbuf;
+	size_t cap_pbuf;
+	floe_delta_writer_stats stats;
+	bool failed;
+};
+
+static int encode_key(floe_buf *b, const floe_value *v)
+{
+	int rc;
+	if (v->is_null)
+		return floe_buf_putc(b, 0);
+	if ((rc = floe_buf_putc(b, 1)))
+		return rc;
+	switch (v->type) {
+	case FLOE_T_BOOLEAN: return floe_buf_putc(b, v->v.b ? 1 : 0);
+	case FLOE_T_INT:
+	case FLOE_T_DATE: return floe_buf_put_u32le(b, (uint32_t)v->v.i32);
+	case FLOE_T_FLOAT: {
+		float f = v->v.f32;
+		uint32_t bits;
+		if (f != f)
+			bits = UINT32_C(0x7fc00000);
+		else
+			memcpy(&bits, &f, 4);
+		return floe_buf_put_u32le(b, bits);
+	}
+	case FLOE_T_DOUBLE: {
+		double d = v->v.f64;
+		uint64_t bits;
+		if (d != d)
+			bits = UINT64_C(0x7ff8000000000000);
+		else
+			memcpy(&bits, &d, 8);
+		return floe_buf_put_u64le(b, bits);
+	}
+	case FLOE_T_DECIMAL: return floe_buf_append(b, &v->v.dec, sizeof(v->v.dec));
+	case FLOE_T_STRING:
+	case FLOE_T_BINARY:
+	case FLOE_T_FIXED:
+	case FLOE_T_UUID:
+		if (v->v.bin.n > UINT32_MAX)
+			return FLOE_EINVAL;
+		rc = floe_buf_put_u32le(b, (uint32_t)v->v.bin.n);
+		return rc ? rc : floe_buf_append(b, v->v.bin.p, v->v.bin.n);
+	default: return floe_buf_put_u64le(b, (uint64_t)v->v.i64);
+	}
+}
+
+/* ---- the rules --------------------------------------------------------------- */
+
+int floe_delta_equality_ids(const floe_schema *s, const char *names, int32_t *ids, size_t cap,
+			    size_t *n, floe_error *err)
+{
+	*n = 0;
+	if (!names || !*names) {
+		if (s->n_identifier_field_ids > cap)
+			return floe_error_set(err, FLOE_EINVAL, "more than %zu equality fields", cap);
+		for (size_t i = 0; i < s->n_identifier_field_ids; i++)
+			ids[(*n)++] = s->identifier_field_ids[i];
+		return FLOE_OK;
+	}
+	for (const char *p = names; *p;) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		const char *e = p;
+		while (*e && *e != ',')
+			e++;
+		size_t len = (size_t)(e - p);
+		while (len && p[len - 1] == ' ')
+			len--;
+		if (len) {
+			char name[256];
+			if (len >= sizeof(name))
+				return floe_error_set(err, FLOE_EINVAL, "equality field name too long");
+			memcpy(name, p, len);
+			name[len] = 0;
+			const floe_schema_entry *ent = floe_schema_find_name(s, name, false);
+			if (!ent)
+				ent = floe_schema_find_name(s, name, true);
+			if (!ent)
+				return floe_error_set(err, FLOE_EINVAL,
+						      "equality field '%s' is not a column of the table",
+						      name);
+			for (size_t k = 0; k < *n; k++)
+				if (ids[k] == ent->id)
+					return floe_error_set(err, FLOE_EINVAL,
+							      "equality field '%s' is given twice", name);
+			if (*n == cap)
+				return floe_error_set(err, FLOE_EINVAL, "more than %zu equality fields",
+						      cap);
+			ids[(*n)++] = ent->id;
+		}
+		p = e;
+	}
+	return FLOE_OK;
+}
+
+int floe_delta_check(const floe_schema *s, const floe_partition_spec *spec, int format_version,
+		     const int32_t *ids, size_t n, bool upsert, floe_error *err)
+{
+	if (format_version < 2)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "upsert/CDC writes need format version 2 or later: v1 tables "
+				      "cannot hold delete files (create the table with format-version "
+				      "2 or 3, or upgrade it: floe table set <table> "
+				      "format-version=2)");
+	if (!n)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "upsert/CDC writes need equality fields: the schema has no "
+				      "identifier fields, so name the key with equality-field-columns "
+				      "(floe ingest --equality-fields a,b)");
+	for (size_t i = 0; i < n; i++) {
+		const floe_schema_entry *e = floe_schema_find(s, ids[i]);
+		if (!e)
+			return floe_error_set(err, FLOE_EINVAL, "equality field id %d is not in the schema",
+					      ids[i]);
+		if (e->parent_id != 0 || e->in_repeated || !floe_type_is_primitive(e->type) ||
+		    e->type->id == FLOE_T_VARIANT || e->type->id == FLOE_T_UNKNOWN ||
+		    e->type->id == FLOE_T_GEOMETRY || e->type->id == FLOE_T_GEOGRAPHY)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "equality field '%s' must be a top-level primitive column",
+					      e->full_name);
+	}
+	/* Flink: "In UPSERT mode, source column '%s' of partition field '%s',
+	 * should be included in equality fields" — an upsert's delete carries
+	 * only the key, so the key must decide the partition, else the delete
+	 * lands in another partition than the row it should delete */
+	for (size_t i = 0; upsert && spec && i < spec->n_fields; i++) {
+		const floe_partition_field *pf = &spec->fields[i];
+		if (pf->transform.kind == FLOE_TR_VOID)
+			continue;
+		bool in = false;
+		for (size_t k = 0; k < n && !in; k++)
+			in = ids[k] == pf->source_id;
+		if (!in) {
+			const floe_schema_entry *e = floe_schema_find(s, pf->source_id);
+			const char *col = e ? e->full_name : "?";
+			return floe_error_set(err, FLOE_EINVAL,
+					      "equality fields must include every partition source "
+					      "column: '%s' (source of partition field '%s') is not one "
+					      "of them, so an upsert's delete would miss the row it "
+					      "replaces; add '%s' to the equality fields "
+					      "(equality-field-columns / --equality-fields)",
+					      col, pf->name, col);
+		}
+	}
+	return FLOE_OK;
+}
+
+/* ---- the writer --------------------------------------------------------------- */
+
+int floe_delta_writer_new(floe_delta_writer **out, floe_fileio *io, const floe_metadata *m,
+			  const floe_write_config *cfg, const floe_delta_writer_opts *opts,
+			  floe_error *err)
+{
+	static const floe_delta_writer_opts dflt = FLOE_DELTA_WRITER_OPTS_INIT;
+	floe_delta_writer *w;
+	int rc;
+	*out = NULL;
+	if (!opts)
+		opts = &dflt;
+	if (opts->version != 1)
+		return floe_error_set(err, FLOE_EINVAL, "delta writer: options version %d",
+				      opts->version);
+	if ((rc = floe_delta_check(floe_metadata_current_schema(m), floe_metadata_default_spec(m),
+				   m->format_version, opts->equality_ids,
+				   opts->equality_ids ? opts->n_equality_ids : 0, opts->upsert, err)))
+		return rc;
+	w = floe_calloc(1, sizeof(*w));
+	if (!w)
+		return floe_error_oom(err);
+	floe_hmap_init(&w->map);
+	floe_buf_init(&w->kbuf, 0);
+	w->m = m;
+	w->schema = floe_metadata_current_schema(m);
+	w->fv = m->format_version;
+	w->upsert = opts->upsert;
+	if (!w->schema) {
+		rc = floe_error_set(err, FLOE_EINVAL, "delta writer: the table has no current schema");
+		goto fail;
+	}
+	if ((rc = floe_file_namer_new(&w->namer, opts->partition_id, opts->task_id,
+				      opts->operation_id, err)))
+		goto fail;
+	floe_task_writer_opts to = FLOE_TASK_WRITER_OPTS_INIT;
+	to.budget = opts->budget;
+	to.budget_bytes = opts->budget_bytes;
+	to.max_open_files = opts->max_open_files;
+	to.target_file_size = opts->target_file_size;
+	to.namer = w->namer;
+	if ((rc = floe_task_writer_new(&w->data, io, m, cfg, &to, err)))
+		goto fail;
+	floe_delete_writer_opts dopt = FLOE_DELETE_WRITER_OPTS_INIT;
+	dopt.namer = w->namer;
+	dopt.budget = opts->budget;
+	dopt.budget_bytes = opts->budget_bytes;
+	dopt.max_open_files = opts->max_open_files;
+	dopt.target_file_size = opts->delete_target_file_size;
+	dopt.equality_ids = opts->equality_ids;
+	dopt.n_equality_ids = opts->n_equality_ids;
+	dopt.full_rows = !opts->upsert; /* Flink: the key only in upsert mode */
+	dopt.file_scoped = true;        /* Flink's BaseDeltaTaskWriter: DeleteGranularity.FILE */
+	if ((rc = floe_eq_delete_writer_new(&w->eq, io, m, cfg, &dopt, err)))
+		goto fail;
+	if (w->fv >= 3)
+		rc = floe_dv_writer_new(&w->dv, io, m, cfg, &dopt, err);
+	else
+		rc = floe_pos_delete_writer_new(&w->pos, io, m, cfg, &dopt, err);
+	if (rc)
+		goto fail;
+	/* the key columns, in the order given */
+	const floe_type *root = w->schema->root;
+	w->keys = floe_calloc(opts->n_equality_ids, sizeof(*w->keys));
+	if (!w->keys) {
+		rc = floe_error_oom(err);
+		goto fail;
+	}
+	for (size_t k = 0; k < opts->n_equality_ids; k++) {
+		size_t i;
+		for (i = 0; i < root->n_fields && root->fields[i].id != opts->equality_ids[k]; i++)
+			;
+		if (i == root->n_fields) { /* the equality delete writer checked the rest */
+			rc = floe_error_set(err, FLOE_EINVAL, "equality field id %d is not a top-level "
+					    "column",
+					    opts->equality_ids[k]);
+			goto fail;
+		}
+		w->keys[k].field = i;
+		w->keys[k].type = root->fields[i].type;
+		w->keys[k].name = root->fields[i].name;
+	}
+	w->n_keys = opts->n_equality_ids;
+	*out = w;
+	return FLOE_OK;
+fail:
+	floe_error_prefix(err, rc, "delta writer: ");
+	floe_delta_writer_abort(w);
+	return rc;
+}
+
+static int grow_rows(floe_delta_writer *w, size_t n, floe_error *err)
+{
+	if (n <= w->cap_rows)
+		return FLOE_OK;
+	size_t cap = n + n / 2 + 64;
+	int64_t *a = floe_realloc(w->ins_rows, cap * sizeof(int64_t));
+	if (a)
+		w->ins_rows = a;
+	int64_t *b = a ? floe_realloc(w->del_rows, cap * sizeof(int64_t)) : NULL;
+	if (b)
+		w->del_rows = b;
+	int64_t *c = b ? floe_realloc(w->ins_pos, cap * sizeof(int64_t)) : NULL;
+	if (c)
+		w->ins_pos = c;
+	int32_t *d = c ? floe_realloc(w->ins_file, cap * sizeof(int32_t)) : NULL;
+	if (d)
+		w->ins_file = d;
+	size_t *e = d ? floe_realloc(w->koff, (cap + 1) * sizeof(size_t)) : NULL;
+	if (e)
+		w->koff = e;
+	if (!e)
+		return floe_error_oom(err);
+	w->cap_rows = cap;
+	return FLOE_OK;
+}
+
+/* (1) the key of every row into kbuf; koff[i]..koff[i + 1] */
+static int encode_keys(floe_delta_writer *w, const struct ArrowArray *batch,
+		       const struct ArrowSchema *bs, floe_error *err)
+{
+	floe_arrow_view root;
+	int rc;
+	if ((rc = floe_arrow_view_init(&root, bs, batch, err)))
+		return rc;
+	root.validity = NULL;
+	for (size_t k = 0; k < w->n_keys; k++) {
+		keycol *kc = &w->keys[k];
+		if ((rc = floe_arrow_view_child(&kc->src.view, &root, bs->children[kc->field],
+						batch->children[kc->field], err)) ||
+		    (rc = floe_write__source_bind(&kc->src, kc->type, kc->name, err)))
+			return rc;
+	}
+	floe_buf_clear(&w->kbuf);
+	for (int64_t i = 0; i < batch->length; i++) {
+		w->koff[i] = w->kbuf.len;
+		for (size_t k = 0; k < w->n_keys; k++) {
+			floe_value v;
+			floe_write__source_value(&v, &w->keys[k].src, i);
+			if ((rc = encode_key(&w->kbuf, &v)))
+				return rc == FLOE_EINVAL
+					       ? floe_error_set(err, rc, "key column '%s': value too long",
+								w->keys[k].name)
+					       : floe_error_oom(err);
+		}
+	}
+	w->koff[batch->length] = w->kbuf.len;
+	return FLOE_OK;
+}
+
+static int note_pos(floe_delta_writer *w, uint64_t v, floe_error *err)
+{
+	if (FLOE_ARRAY_RESERVE(w->pdel, w->cap_pdel, w->n_pdel + 1))
+		return floe_error_oom(err);
+	w->pdel[w->n_pdel++] = v & ~(V_EQ | V_ROW);
+	return FLOE_OK;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Hand the collected positions to the position delete / DV writer, one
+ * call per data file. */
+static int flush_positions(floe_delta_writer *w, floe_error *err)
+{
+	int rc = FLOE_OK;
+	if (!w->n_pdel)
+		return FLOE_OK;
+	qsort(w->pdel, w->n_pdel, sizeof(uint64_t), cmp_u64);
+	if (w->n_pdel > w->cap_pbuf) {
+		int64_t *nb = floe_realloc(w->pbuf, w->n_pdel * sizeof(int64_t));
+		if (!nb)
+			return floe_error_oom(err);
+		w->pbuf = nb;
+		w->cap_pbuf = w->n_pdel;
+	}
+	for (size_t i = 0; i < w->n_pdel && !rc;) {
+		uint64_t file = w->pdel[i] >> POS_BITS;
+		size_t n = 0;
+		while (i < w->n_pdel && (w->pdel[i] >> POS_BITS) == file)
+			w->pbuf[n++] = (int64_t)(w->pdel[i++] & POS_MASK);
+		floe_written_file wf;
+		if (floe_task_writer_file(w->data, (int32_t)file, &wf))
+			return floe_error_set(err, FLOE_EINVAL, "internal: no data file %llu",
+					      (unsigned long long)file);
+		if (w->dv)
+			rc = floe_dv_writer_delete(w->dv, wf.path, wf.spec_id, wf.partition, w->pbuf, n,
+						   err);
+		else
+			rc = floe_pos_delete_writer_delete(w->pos, wf.path, wf.spec_id, wf.partition,
+							   w->pbuf, n, err);
+		w->stats.position_deletes += (int64_t)n;
+	}
+	w->n_pdel = 0;
+	return rc;
+}
+
+/* A delete of the key of row r (upsert) or of row r (otherwise). */
+static int delete_key(floe_delta_writer *w, uint64_t *val, int64_t r, size_t *n_del,
+		      floe_error *err)
+{
+	int rc;
+	if (*val & V_ROW) {
+		if ((rc = note_pos(w, *val, err)))
+			return rc;
+		*val &= V_EQ;
+		return FLOE_OK;
+	}
+	if (!(*val & V_EQ)) {
+		w->del_rows[(*n_del)++] = r;
+		*val |= V_EQ;
+	}
+	return FLOE_OK;
+}
+
+static int write_batch(floe_delta_writer *w, const struct ArrowArray *batch,
+		       const struct ArrowSchema *bs, const uint8_t *kinds, floe_error *err)
+{
+	int64_t n = batch->length;
+	size_t n_ins = 0, n_del = 0;
+	int rc;
+	if ((rc = floe_arrow_check(bs, batch, err)))
+		return rc;
+	if (strcmp(bs->format, "+s") != 0 ||
+	    bs->n_children != (int64_t)w->schema->root->n_fields)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "a batch must be a struct of the table's %zu top-level fields",
+				      w->schema->root->n_fields);
+	if (n == 0)
+		return FLOE_OK;
+	if ((rc = grow_rows(w, (size_t)n, err)) || (rc = encode_keys(w, batch, bs, err)))
+		return rc;
+	for (int64_t i = 0; i < n; i++) {
+		uint8_t k = kinds ? kinds[i] : FLOE_ROW_INSERT;
+		if (k == FLOE_ROW_INSERT || k == FLOE_ROW_UPDATE_AFTER)
+			w->ins_rows[n_ins++] = i;
+		else if (k != FLOE_ROW_UPDATE_BEFORE && k != FLOE_ROW_DELETE)
+			return floe_error_set(err, FLOE_EINVAL, "row %lld: unknown change kind %u",
+					      (long long)i, k);
+	}
+	/* (2) the rows to insert, all at once */
+	if (n_ins == (size_t)n) {
+		rc = floe_task_writer_write_pos(w->data, batch, bs, w->ins_file, w->ins_pos, err);
+	} else if (n_ins) {
+		struct ArrowArray ins;
+		if ((rc = floe_arrow_take(&ins, bs, batch, w->ins_rows, (int64_t)n_ins, err)))
+			return rc;
+		rc = floe_task_writer_write_pos(w->data, &ins, bs, w->ins_file, w->ins_pos, err);
+		floe_arrow_array_release(&ins);
+	}
+	if (rc)
+		return rc;
+	/* (3) the changes in order against the key map */
+	size_t next_ins = 0;
+	for (int64_t i = 0; i < n; i++) {
+		uint8_t k = kinds ? kinds[i] : FLOE_ROW_INSERT;
+		if (k == FLOE_ROW_UPDATE_BEFORE && w->upsert)
+			continue; /* Flink: -U is not needed in upsert mode */
+		const uint8_t *key = w->kbuf.data + w->koff[i];
+		size_t klen = w->koff[i + 1] - w->koff[i];
+		uint64_t *val;
+		bool existed = false;
+		if (floe_hmap_upsert(&w->map, key, klen, &val, &existed))
+			return floe_error_oom(err);
+		if (!existed) {
+			*val = 0;
+			w->key_bytes += (klen + 7) & ~(size_t)7;
+			w->stats.keys++;
+		}
+		if (k == FLOE_ROW_INSERT || k == FLOE_ROW_UPDATE_AFTER) {
+			if (w->upsert) {
+				if ((rc = delete_key(w, val, i, &n_del, err)))
+					return rc;
+			} else if (*val & V_ROW) {
+				if ((rc = note_pos(w, *val, err)))
+					return rc;
+			}
+			uint64_t file = (uint64_t)w->ins_file[next_ins], pos = (uint64_t)w->ins_pos[next_ins];
+			next_ins++;
+			if (file > FILE_MAX || pos > POS_MASK)
+				return floe_error_set(err, FLOE_EINVAL,
+						      "too many files or rows in one checkpoint");
+			*val = (*val & V_EQ) | V_ROW | file << POS_BITS | pos;
+			w->stats.rows++;
+		} else {
+			if ((rc = delete_key(w, val, i, &n_del, err)))
+				return rc;
+		}
+	}
+	/* the equality deletes: the rows' keys (upsert) or the rows */
+	if (n_del) {
+		struct ArrowArray dels;
+		if ((rc = floe_arrow_take(&dels, bs, batch, w->del_rows, (int64_t)n_del, err)))
+			return rc;
+		rc = floe_eq_delete_writer_write(w->eq, &dels, bs, err);
+		floe_arrow_array_release(&dels);
+		if (rc)
+			return rc;
+		w->stats.equality_deletes += (int64_t)n_del;
+	}
+	return flush_positions(w, err);
+}
+
+int floe_delta_writer_write(floe_delta_writer *w, const struct ArrowArray *batch,
+			    const struct ArrowSchema *schema, const uint8_t *kinds, floe_error *err)
+{
+	int rc;
+	if (w->failed)
+		return floe_error_set(err, FLOE_EINVAL, "delta writer: failed earlier (abort it)");
+	if ((rc = write_batch(w, batch, schema, kinds, err))) {
+		w->failed = true;
+		return floe_error_prefix(err, rc, "delta writer: ");
+	}
+	return FLOE_OK;
+}
+
+int floe_delta_writer_complete(floe_delta_writer *w, floe_data_file **files, size_t *n,
+			       floe_data_file **replaced, size_t *n_replaced, floe_arena *a,
+			       floe_error *err)
+{
+	int rc;
+	if (w->failed)
+		return floe_error_set(err, FLOE_EINVAL, "delta writer: failed earlier (abort it)");
+	/* the position deletes name the data files: both before the data
+	 * writer forgets its files */
+	if (w->dv)
+		rc = floe_dv_writer_complete(w->dv, files, n, replaced, n_replaced, a, err);
+	else
+		rc = floe_pos_delete_writer_complete(w->pos, files, n, a, err);
+	if (!rc)
+		rc = floe_eq_delete_writer_complete(w->eq, files, n, a, err);
+	if (!rc)
+		rc = floe_task_writer_complete(w->data, files, n, a, err);
+	if (rc) {
+		w->failed = true;
+		return floe_error_prefix(err, rc, "delta writer: ");
+	}
+	floe_hmap_reset(&w->map);
+	floe_hmap_init(&w->map);
+	w->key_bytes = 0;
+	return FLOE_OK;
+}
+
+size_t floe_delta_writer_key_bytes(const floe_delta_writer *w)
+{
+	return w->map.cap * sizeof(floe_hmap_slot) + w->key_bytes;
+}
+
+size_t floe_delta_writer_buffered(const floe_delta_writer *w)
+{
+	return floe_task_writer_buffered(w->data) + floe_eq_delete_writer_buffered(w->eq) +
+	       (w->dv ? floe_dv_writer_buffered(w->dv) : floe_pos_delete_writer_buffered(w->pos)) +
+	       floe_delta_writer_key_bytes(w);
+}
+
+void floe_delta_writer_get_stats(const floe_delta_writer *w, floe_delta_writer_stats *out)
+{
+	*out = w->stats;
+	out->key_bytes = floe_delta_writer_key_bytes(w);
+}
+
+void floe_delta_writer_abort(floe_delta_writer *w)
+{
+	if (!w)
+		return;
+	floe_task_writer_abort(w->data);
+	floe_eq_delete_writer_abort(w->eq);
+	floe_pos_delete_writer_abort(w->pos);
+	floe_dv_writer_abort(w->dv);
+	floe_file_namer_free(w->namer);
+	floe_hmap_reset(&w->map);
+	floe_buf_reset(&w->kbuf);
+	floe_free(w->keys);
+	floe_free(w->koff);
+	floe_free(w->ins_rows);
+	floe_free(w->del_rows);
+	floe_free(w->ins_pos);
+	floe_free(w->ins_file);
+	floe_free(w->pdel);
+	floe_free(w->pbuf);
+	floe_free(w);
+}
+
+void floe_delta_writer_free(floe_delta_writer *w)
+{
+	floe_delta_writer_abort(w);
+}
