@@ -8,6 +8,7 @@
 #include "floe/arrow.h"
 #include "floe/catalog.h"
 #include "floe/common.h"
+#include "floe/dml.h"
 #include "floe/files.h"
 #include "floe/maintain.h"
 #include "floe/parquet.h"

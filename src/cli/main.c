@@ -35,6 +35,11 @@ static const char USAGE[] =
 	"  files <table>                           list the live files of a snapshot\n"
 	"  maintain <table>                        compact, expire, delete orphans, rewrite manifests\n"
 	"\n"
+	"Row-level changes (write.<op>.mode: copy-on-write or merge-on-read):\n"
+	"  delete <table> --where EXPR             delete rows, one snapshot\n"
+	"  update <table> --set c=expr --where EXPR  update rows, one snapshot\n"
+	"  merge <table> <file> --on key           upsert rows of a JSON lines/CSV file\n"
+	"\n"
 	"Streaming ingest:\n"
 	"  ingest <table> <files or folders...>    load JSON lines or CSV (--follow: keep going)\n"
 	"  run <pipeline.yaml>                     run a streaming pipeline\n"
@@ -258,6 +263,12 @@ int main(int argc, char **argv)
 		return cmd_files(sub_argc, sub_argv);
 	if (!strcmp(cmd, "maintain"))
 		return cmd_maintain(sub_argc, sub_argv);
+	if (!strcmp(cmd, "delete"))
+		return cmd_delete(sub_argc, sub_argv);
+	if (!strcmp(cmd, "update"))
+		return cmd_update(sub_argc, sub_argv);
+	if (!strcmp(cmd, "merge"))
+		return cmd_merge(sub_argc, sub_argv);
 	if (!strcmp(cmd, "ingest"))
 		return cmd_ingest(sub_argc, sub_argv);
 	if (!strcmp(cmd, "run"))
