@@ -36,7 +36,7 @@
 
 #include "arrow/arrow_build.h"
 #include "arrow/arrow_take.h"
-#include "floe/dml.h"
+#include "dml/dml_int.h"
 #include "iceberg/arrow_schema.h"
 #include "iceberg/props.h"
 #include "scan/scan_arrow.h"
@@ -51,6 +51,9 @@
 #include "write/write.h"
 
 #define MERGE_SOURCE_MAX ((size_t)1 << 31) /* bytes of a merge source file */
+
+void (*floe_dml__before_commit)(void *payload);
+void *floe_dml__before_commit_payload;
 
 enum { OP_DELETE = 0, OP_UPDATE, OP_MERGE };
 static const char *const OP_NAME[] = {"delete", "update", "merge"};
@@ -1296,6 +1299,8 @@ static int commit(dml *d, floe_error *err)
 		goto fail;
 	floe_op_validate_from(op, d->base_id);
 	floe_op_set_check(op, check_cb, d);
+	if (floe_dml__before_commit)
+		floe_dml__before_commit(floe_dml__before_commit_payload);
 	d->checked_head = -2;
 	rc = floe_op_commit(op, &sid, err);
 	if (rc == FLOE_ECOMMITUNKNOWN)
