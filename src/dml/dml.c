@@ -1023,13 +1023,17 @@ static int write_cow(dml *d, floe_data_file **files, size_t *n, floe_data_file *
 	sel = floe_calloc(d->n_tv + 1, sizeof(*sel));
 	if (!sel)
 		rc = floe_error_oom(err);
-	size_t n_sel = 0;
+	size_t n_sel = 0, n_found = 0;
 	/* delete files: references by all planned files, and by the removed ones */
 	for (size_t i = 0; i < npf && !rc; i++) {
 		uint64_t at;
 		bool mine = floe_hmap_get_str(&want, pf[i]->raw_path, &at);
-		if (mine)
-			sel[n_sel++] = pf[i];
+		if (mine) {
+			n_found++;
+			/* every row goes: removed without reading it */
+			if (pf[i]->n_deletes || (int64_t)d->tv[at].n != pf[i]->record_count)
+				sel[n_sel++] = pf[i];
+		}
 		for (size_t k = 0; k < pf[i]->n_deletes && !rc; k++) {
 			int64_t key = (int64_t)(uintptr_t)pf[i]->deletes[k];
 			uint64_t c = 0, mc = 0;
@@ -1043,7 +1047,7 @@ static int write_cow(dml *d, floe_data_file **files, size_t *n, floe_data_file *
 			}
 		}
 	}
-	if (!rc && n_sel != d->n_tv)
+	if (!rc && n_found != d->n_tv)
 		rc = floe_error_set(err, FLOE_ECONFLICT, "the table changed while reading it");
 	if (!rc)
 		rc = floe_scan__select(s2, sel, n_sel, err);
