@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!in)
 		return 0;
 	o.batch_rows = 50;
-	o.verify_crc = true;
+	o.verify_checksums = true;
 	o.max_page_bytes = 64 << 20;
 	o.max_page_values = 1 << 22;
 	floe_buf_init(&json, 1 << 26);

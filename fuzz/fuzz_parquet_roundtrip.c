@@ -311,7 +311,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct ArrowSchema rs = {0};
 			struct ArrowArray ra = {0};
 			ro.batch_rows = 1 + (opt & 0x3f);
-			ro.verify_crc = true;
+			ro.verify_checksums = true;
 			rc = in ? floe_parquet_reader_open(&r, in, &ro, &err) : FLOE_ENOMEM;
 			if (!rc)
 				rc = floe_parquet_reader_arrow_schema(r, &rs, &err);

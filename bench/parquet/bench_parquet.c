@@ -216,6 +216,9 @@ int main(int argc, char **argv)
 	int64_t n = argc > 1 ? atoll(argv[1]) : 1000000;
 	const char *codec = argc > 2 ? argv[2] : "zstd";
 	const char *path = argc > 3 ? argv[3] : "/tmp/floe_bench.parquet";
+	/* page checksums: "crc" (the writer's default: written, not verified on
+	 * read), "verify" (written and verified), "nocrc" (neither) */
+	const char *crc = argc > 4 ? argv[4] : "crc";
 	bool source = strcmp(codec, "source") == 0;
 	floe_error err = {0};
 	struct ArrowSchema s = {0};
@@ -233,8 +236,11 @@ int main(int argc, char **argv)
 		make_table(&s, &a, n);
 		if (floe_parquet_schema_from_arrow(&ps, &s, &err))
 			die("schema", &err);
-		o.codec = strcmp(codec, "snappy") == 0 ? FLOE_PARQUET_SNAPPY : FLOE_PARQUET_ZSTD;
+		o.codec = strcmp(codec, "snappy") == 0 ? FLOE_PARQUET_SNAPPY
+			  : strcmp(codec, "uncompressed") == 0 ? FLOE_PARQUET_UNCOMPRESSED
+							       : FLOE_PARQUET_ZSTD;
 		o.level = o.codec == FLOE_PARQUET_ZSTD ? 1 : 0;
+		o.page_crc = strcmp(crc, "nocrc") != 0;
 		if (source) {
 			o.codec = FLOE_PARQUET_UNCOMPRESSED;
 			o.dictionary = false;
@@ -261,13 +267,15 @@ int main(int argc, char **argv)
 		FILE *f = fopen(path, "rb");
 		file_in fi = {{&fi_ops, 0, path}, f};
 		floe_parquet_reader *r = NULL;
+		floe_parquet_reader_opts ro = FLOE_PARQUET_READER_OPTS_INIT;
 		struct ArrowArray b = {0};
+		ro.verify_checksums = strcmp(crc, "verify") == 0;
 		fseek(f, 0, SEEK_END);
 		fsize = ftell(f);
 		fi.base.size = (uint64_t)fsize;
 		t0 = now();
 		cpu(&u0, &s0);
-		if (floe_parquet_reader_open(&r, &fi.base, NULL, &err))
+		if (floe_parquet_reader_open(&r, &fi.base, &ro, &err))
 			die("open", &err);
 		for (;;) {
 			bool eof;
@@ -285,10 +293,10 @@ int main(int argc, char **argv)
 		floe_parquet_reader_free(r);
 		fclose(f);
 	}
-	printf("{\"impl\":\"floe\",\"codec\":\"%s\",\"rows\":%lld,\"data_bytes\":%zu,\"file_bytes\":%ld,"
+	printf("{\"impl\":\"floe\",\"codec\":\"%s\",\"crc\":\"%s\",\"rows\":%lld,\"data_bytes\":%zu,\"file_bytes\":%ld,"
 	       "\"write_s\":%.3f,\"read_s\":%.3f,\"write_cpu_s\":%.3f,\"read_cpu_s\":%.3f,"
 	       "\"write_sys_s\":%.3f,\"read_sys_s\":%.3f,\"rows_read\":%lld}\n",
-	       codec, (long long)n, data_bytes, fsize, t_write, t_read, wu + ws, ru + rs, ws, rs,
+	       codec, crc, (long long)n, data_bytes, fsize, t_write, t_read, wu + ws, ru + rs, ws, rs,
 	       (long long)rows_read);
 	return 0;
 }

@@ -23,7 +23,8 @@
  * Errors a caller can act on: FLOE_EINVAL (bad filter, unknown column,
  * conflicting options: the message says which), FLOE_ENOTFOUND (no such
  * snapshot, branch, tag, metadata table, or a file the table references),
- * FLOE_ECORRUPT (a damaged file; the message names it), FLOE_EUNSUPPORTED
+ * FLOE_ECORRUPT (a damaged file; the message names it — with
+ * verify_checksums, a Parquet page whose CRC-32 does not match), FLOE_EUNSUPPORTED
  * (ORC or Avro data files, an incremental read meeting an overwrite or
  * delete snapshot, a column type floe cannot convert).
  *
@@ -76,11 +77,17 @@ typedef struct floe_scan_opts {
 	int64_t end_snapshot_id;    /* inclusive end; -1 = current (or the branch head) */
 	bool skip_overwrites;       /* skip overwrite/delete snapshots instead of failing */
 	bool no_row_group_pruning;  /* read every row group (else: skipped by statistics) */
+	/* check the CRC-32 of every Parquet page that carries one (data and delete
+	 * files); a mismatch is FLOE_ECORRUPT naming the file, row group, column
+	 * and page. Off by default (as Spark/parquet-java read); compaction
+	 * turns it on. Avro sync markers and deletion-vector CRCs are always
+	 * checked. */
+	bool verify_checksums;
 } floe_scan_opts;
 
 #define FLOE_SCAN_OPTS_INIT                                                                   \
 	{1, NULL, NULL, 0, false, -1, -1, NULL, NULL, -1, 0, 0, FLOE_START_NONE, -1, -1, -1, false, \
-	 false}
+	 false, false}
 
 /* Plan a scan of t. The caller frees *out with floe_scan_free. */
 FLOE_EXPORT int floe_scan_open(floe_scan **out, floe_table *t, const floe_scan_opts *opts,

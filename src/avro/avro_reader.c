@@ -398,8 +398,14 @@ int floe_avro_reader_next_block(floe_avro_block *out, bool *eof, floe_avro_reade
 		return AVRO_PREFIX(rc, err, "%s: block %llu at offset %llu: ", r->name,
 					 (unsigned long long)r->block_index,
 					 (unsigned long long)off);
+	/* spec: every block ends with the file's sync marker; checking it after
+	 * each block catches a damaged length or a block from elsewhere */
 	if (memcmp(p + len, r->sync, 16) != 0)
-		return block_fail(r, err, off, "sync marker does not match the header's");
+		return floe_error_corrupt(err, "%s: block %llu at offset %llu: sync marker at offset %llu "
+					  "does not match the header's",
+					  r->name, (unsigned long long)r->block_index,
+					  (unsigned long long)off,
+					  (unsigned long long)(data_off + (uint64_t)len));
 	out->count = count;
 	out->index = r->block_index;
 	out->offset = off;

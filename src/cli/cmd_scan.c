@@ -35,6 +35,8 @@ static const char SCAN_USAGE[] =
 	"  --stats                  after the rows, print what was read to stderr (files,\n"
 	"                           row groups read and skipped by statistics, rows)\n"
 	"  --no-row-group-pruning   read every row group of each planned file\n"
+	"  --verify-checksums       check the CRC-32 of every Parquet page that has one;\n"
+	"                           a damaged page fails the scan (default: not checked)\n"
 	"  --threads N              planning threads (default: one per CPU)\n"
 	"  --incremental --from latest|earliest|snapshot:ID|timestamp:TIME|table\n"
 	"                           appended rows only (Flink's starting strategies)\n"
@@ -269,6 +271,8 @@ int cmd_scan(int argc, char **argv)
 			stats = true;
 		} else if (!strcmp(a, "--no-row-group-pruning")) {
 			o.no_row_group_pruning = true;
+		} else if (!strcmp(a, "--verify-checksums")) {
+			o.verify_checksums = true;
 		} else if (!strcmp(a, "--ignore-case")) {
 			o.ignore_case = true;
 		} else if (!strcmp(a, "--incremental")) {

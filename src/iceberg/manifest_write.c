@@ -391,14 +391,42 @@ int floe_manifest_writer_close(floe_manifest_writer *w, floe_manifest_file *out,
 		summary_acc *s = &w->acc[i];
 		floe_field_summary *fs = &out->partitions[i];
 		fs->contains_null = s->contains_null;
-		bool floaty = w->part_types[i]->id == FLOE_T_FLOAT ||
-			      w->part_types[i]->id == FLOE_T_DOUBLE;
-		fs->contains_nan = floaty ? (int8_t)s->contains_nan : -1;
+		/* Java and PyIceberg write contains_nan for every type (false where no
+		 * NaN can be); Java's all_manifests table requires it */
+		fs->contains_nan = (int8_t)s->contains_nan;
 		if (s->has_bounds) {
+			floe_value lo = s->lower, hi = s->upper;
+			uint8_t ubuf[2][16];
+			if (lo.type == FLOE_T_UUID && lo.v.bin.n == 16 && hi.v.bin.n == 16) {
+				/* apache/iceberg#14216: Java prunes manifests with UUID
+				 * summaries in signed-long order. Bounds valid in both
+				 * orders, or none: as a missing bound says "all null" to
+				 * Java, the manifest then has no summaries at all, which
+				 * every reader takes as "might match". */
+				bool has_l, has_h;
+				floe_uuid_bounds_both_orders(lo.v.bin.p, hi.v.bin.p, ubuf[0], ubuf[1],
+							     &has_l, &has_h);
+				if (!has_l || !has_h) {
+					out->partitions_present = false;
+					out->n_partitions = 0;
+					break;
+				}
+				lo.v.bin.p = ubuf[0];
+				hi.v.bin.p = ubuf[1];
+			}
+			/* spec: a zero bound covers both zeros (-0.0 below, +0.0 above) */
+			if (lo.type == FLOE_T_FLOAT && lo.v.f32 == 0.0f)
+				lo.v.f32 = -0.0f;
+			if (lo.type == FLOE_T_DOUBLE && lo.v.f64 == 0.0)
+				lo.v.f64 = -0.0;
+			if (hi.type == FLOE_T_FLOAT && hi.v.f32 == 0.0f)
+				hi.v.f32 = 0.0f;
+			if (hi.type == FLOE_T_DOUBLE && hi.v.f64 == 0.0)
+				hi.v.f64 = 0.0;
 			floe_buf lb, ub;
 			floe_buf_init(&lb, 0);
 			floe_buf_init(&ub, 0);
-			if (floe_value_to_bytes(&lb, &s->lower) || floe_value_to_bytes(&ub, &s->upper)) {
+			if (floe_value_to_bytes(&lb, &lo) || floe_value_to_bytes(&ub, &hi)) {
 				floe_buf_reset(&lb);
 				floe_buf_reset(&ub);
 				rc = floe_error_oom(err);

@@ -218,6 +218,55 @@ int floe_metrics_bound(floe_id_bytes *dst, floe_arena *a, int32_t id, const floe
 	return FLOE_OK;
 }
 
+int floe_metrics_bounds(floe_id_bytes *lower, size_t *n_lower, floe_id_bytes *upper,
+			size_t *n_upper, floe_arena *a, int32_t id, const floe_value *lo,
+			const floe_value *hi, floe_metrics_mode mode)
+{
+	floe_value l, h;
+	uint8_t ub[2][16];
+	bool w;
+	int rc;
+	if (lo)
+		l = *lo;
+	if (hi)
+		h = *hi;
+	if ((lo && lo->type == FLOE_T_UUID) || (hi && hi->type == FLOE_T_UUID)) {
+		/* notes 5.1 / apache/iceberg#14216: Java orders UUIDs as signed longs */
+		bool has_l, has_h;
+		if (!lo || !hi || lo->is_null || hi->is_null || lo->v.bin.n != 16 || hi->v.bin.n != 16)
+			return FLOE_OK;
+		floe_uuid_bounds_both_orders(lo->v.bin.p, hi->v.bin.p, ub[0], ub[1], &has_l, &has_h);
+		l.v.bin.p = ub[0];
+		h.v.bin.p = ub[1];
+		lo = has_l ? &l : NULL;
+		hi = has_h ? &h : NULL;
+	}
+	/* a zero bound covers both zeros */
+	if (lo && !lo->is_null) {
+		if (l.type == FLOE_T_FLOAT && l.v.f32 == 0.0f)
+			l.v.f32 = -0.0f;
+		else if (l.type == FLOE_T_DOUBLE && l.v.f64 == 0.0)
+			l.v.f64 = -0.0;
+	}
+	if (hi && !hi->is_null) {
+		if (h.type == FLOE_T_FLOAT && h.v.f32 == 0.0f)
+			h.v.f32 = 0.0f;
+		else if (h.type == FLOE_T_DOUBLE && h.v.f64 == 0.0)
+			h.v.f64 = 0.0;
+	}
+	if (lo) {
+		if ((rc = floe_metrics_bound(&lower[*n_lower], a, id, &l, mode, false, &w)))
+			return rc;
+		*n_lower += w;
+	}
+	if (hi) {
+		if ((rc = floe_metrics_bound(&upper[*n_upper], a, id, &h, mode, true, &w)))
+			return rc;
+		*n_upper += w;
+	}
+	return FLOE_OK;
+}
+
 /* bytes of the first n code points */
 static size_t cp_prefix(const uint8_t *s, size_t len, int32_t n, int32_t *count)
 {

@@ -54,6 +54,19 @@ bool floe_parquet_stat_value(floe_value *out, const floe_parquet_node *leaf, con
 int floe_metrics_bound(floe_id_bytes *dst, floe_arena *a, int32_t id, const floe_value *v,
 		       floe_metrics_mode mode, bool upper, bool *written) FLOE_WUR;
 
+/*
+ * Both bounds of column id (floe_metrics_bound for each), made safe for every
+ * reader: a float or double zero lower bound is written -0.0 and a zero upper
+ * bound +0.0 (SQL has -0.0 = 0.0, and a bound's sign must not prune it), and
+ * UUID bounds are ones that hold in Java's order too
+ * (floe_uuid_bounds_both_orders: none when the values straddle the top bit).
+ * lo / hi may be NULL (no value for that side). Appends to lower[*n_lower]
+ * and upper[*n_upper]. FLOE_ENOMEM.
+ */
+int floe_metrics_bounds(floe_id_bytes *lower, size_t *n_lower, floe_id_bytes *upper,
+			size_t *n_upper, floe_arena *a, int32_t id, const floe_value *lo,
+			const floe_value *hi, floe_metrics_mode mode) FLOE_WUR;
+
 /* Truncated lower bound: the first n code points (strings) or bytes. */
 size_t floe_truncate_lower(const floe_value *v, int32_t n);
 /* Truncated upper bound: first n code points/bytes with the last one

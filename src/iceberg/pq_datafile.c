@@ -388,22 +388,12 @@ int floe_parquet_data_file(floe_data_file *out, floe_arena *a, floe_input *in, c
 				(floe_id_long){c->field_id, c->nulls};
 		if (mode.kind == FLOE_METRICS_COUNTS || !c->bounds_ok || !c->has_bounds)
 			continue;
-		bool w;
-		floe_value lo = c->lower, hi = c->upper;
-		if ((rc = floe_metrics_bound(&out->lower_bounds[out->n_lower_bounds], a,
-					     c->field_id, &lo, mode, false, &w))) {
+		if ((rc = floe_metrics_bounds(out->lower_bounds, &out->n_lower_bounds,
+					      out->upper_bounds, &out->n_upper_bounds, a, c->field_id,
+					      &c->lower, &c->upper, mode))) {
 			rc = floe_error_oom(err);
 			goto done;
 		}
-		if (w)
-			out->n_lower_bounds++;
-		if ((rc = floe_metrics_bound(&out->upper_bounds[out->n_upper_bounds], a,
-					     c->field_id, &hi, mode, true, &w))) {
-			rc = floe_error_oom(err);
-			goto done;
-		}
-		if (w)
-			out->n_upper_bounds++;
 	}
 
 	/* the partition tuple */

@@ -30,8 +30,9 @@ static const floe_prop_def DEFS[] = {
 	{"write.delete.target-file-size-bytes", FLOE_PROP_INT, "67108864", 1, I64_MAX, NULL, NULL,
 	 NULL, H, "rolling size of delete files"},
 	{"write.parquet.compression-codec", FLOE_PROP_CHOICE, "zstd", 0, 0,
-	 "zstd|snappy|gzip|brotli|lz4|lz4_raw|uncompressed|none", NULL, NULL, H,
-	 "Parquet page codec (lz4 writes LZ4_RAW, as pyarrow does)"},
+	 "zstd|snappy|gzip|brotli|lz4|lz4_raw|uncompressed|none", NULL, NULL, H | FLOE_PROP_CREATE,
+	 "Parquet page codec (lz4 writes LZ4_RAW, as pyarrow does); written at creation, as Java "
+	 "1.10 does (its writers fall back to gzip without it)"},
 	{"write.parquet.compression-level", FLOE_PROP_INT, NULL, -131072, 22, NULL, NULL, NULL, H,
 	 "codec level (zstd 1..22 and negative fast levels, gzip 1..9); unset: the codec's default"},
 	{"write.parquet.row-group-size-bytes", FLOE_PROP_INT, "134217728", 1, I64_MAX, NULL, NULL,

@@ -239,6 +239,26 @@ int floe_transform_apply(floe_value *out, const floe_transform *t, const floe_ty
 			if (m < 0)
 				m += w;
 			out->v.dec = v - m;
+			/* a negative value can round down past the precision
+			 * (truncate[100] of -99999999.99 is -100000000.00, 11 digits in
+			 * decimal(10, 2)): Java cannot write that partition value and
+			 * refuses the record; so does floe */
+			if (src && src->id == FLOE_T_DECIMAL && src->precision > 0 &&
+			    src->precision < 39) {
+				floe_i128 lim = 1;
+				for (int32_t k = 0; k < src->precision; k++)
+					lim *= 10;
+				if (out->v.dec <= -lim || out->v.dec >= lim) {
+					char a[64], b[64];
+					floe_decimal_format(a, sizeof(a), v, src->scale);
+					floe_decimal_format(b, sizeof(b), out->v.dec, src->scale);
+					return floe_error_set(err, FLOE_EINVAL,
+							      "truncate[%d] of %s is %s, which does not "
+							      "fit decimal(%d, %d)",
+							      (int)t->param, a, b, (int)src->precision,
+							      (int)src->scale);
+				}
+			}
 			return FLOE_OK;
 		}
 		case FLOE_T_STRING:

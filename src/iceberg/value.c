@@ -685,6 +685,58 @@ int floe_value_compare(const floe_value *a, const floe_value *b)
 	}
 }
 
+static uint64_t be64(const uint8_t *p)
+{
+	uint64_t x = 0;
+	for (int i = 0; i < 8; i++)
+		x = x << 8 | p[i];
+	return x;
+}
+
+static void put_be64(uint8_t *p, uint64_t x)
+{
+	for (int i = 7; i >= 0; i--, x >>= 8)
+		p[i] = (uint8_t)x;
+}
+
+void floe_uuid_bounds_both_orders(const uint8_t lo[16], const uint8_t hi[16], uint8_t out_lo[16],
+				  uint8_t out_hi[16], bool *has_lo, bool *has_hi)
+{
+	memcpy(out_lo, lo, 16);
+	memcpy(out_hi, hi, 16);
+	*has_lo = *has_hi = false;
+	/* values on both sides of the top bit: below 0x80.. in one order, above it
+	 * in the other; no pair of bounds covers them in both (Java's issue #14216) */
+	if ((lo[0] ^ hi[0]) & 0x80)
+		return;
+	/* all share the top bit, so the high halves order alike; values with the
+	 * same high half order by their low halves, alike only when those share
+	 * their top bit too */
+	bool same_msb = memcmp(lo, hi, 8) == 0;
+	uint64_t lm = be64(lo), hm = be64(hi);
+	*has_lo = true;
+	if (!(lo[8] & 0x80) && !(same_msb && !(hi[8] & 0x80))) {
+		/* a value (lm, 8x..) may lie below lo in Java's order: step the high half
+		 * down, unless that crosses the top bit */
+		if (lm == 0 || lm == 0x8000000000000000ull) {
+			*has_lo = false;
+		} else {
+			put_be64(out_lo, lm - 1);
+			memset(out_lo + 8, 0xff, 8);
+		}
+	}
+	*has_hi = true;
+	if ((hi[8] & 0x80) && !(same_msb && (lo[8] & 0x80))) {
+		/* a value (hm, 0x..) may lie above hi in Java's order */
+		if (hm == 0x7fffffffffffffffull || hm == 0xffffffffffffffffull) {
+			*has_hi = false;
+		} else {
+			put_be64(out_hi, hm + 1);
+			memset(out_hi + 8, 0, 8);
+		}
+	}
+}
+
 bool floe_value_equal(const floe_value *a, const floe_value *b)
 {
 	if (a->is_null || b->is_null)

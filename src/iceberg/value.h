@@ -84,6 +84,20 @@ int floe_value_human(floe_buf *out, const floe_value *v, const floe_type *t) FLO
  * unsigned bytes. */
 int floe_value_compare(const floe_value *a, const floe_value *b);
 
+/*
+ * UUID bounds that hold under both orders readers use: the spec's (unsigned
+ * bytes; Parquet, PyIceberg, floe) and Java's (two signed longs; Java 1.10
+ * and later up to apache/iceberg#14216 / #14500 write and prune with it). lo
+ * and hi are the unsigned min and max of some UUIDs; the bounds written are
+ * out_lo / out_hi, possibly widened ((msb - 1, ff..) below, (msb + 1, 00..)
+ * above) where the low halves' sign bits would order some value outside
+ * them in Java's order. *has_lo / *has_hi are false when no such bound
+ * exists — always both when the values straddle the top bit, where no pair
+ * of bounds is valid in both orders.
+ */
+void floe_uuid_bounds_both_orders(const uint8_t lo[16], const uint8_t hi[16], uint8_t out_lo[16],
+				  uint8_t out_hi[16], bool *has_lo, bool *has_hi);
+
 /* Equality for partition tuples: nulls equal, floats by canonical bits. */
 bool floe_value_equal(const floe_value *a, const floe_value *b);
 uint64_t floe_value_hash(const floe_value *v);

@@ -705,6 +705,9 @@ int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
 	c.max_size = o->max_file_size > 0 ? o->max_file_size : c.target / 10 * 18;
 	if (c.max_size < c.target)
 		c.max_size = c.target;
+	/* a damaged page must stop the rewrite: its new file would carry the
+	 * damage under fresh checksums, and the original would be deleted */
+	so.verify_checksums = true;
 	if ((rc = floe_scan_open(&c.scan, c.rt, &so, err)))
 		goto done;
 	if (floe_scan_snapshot_id(c.scan) != c.base_id) {

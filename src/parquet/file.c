@@ -417,7 +417,7 @@ int floe_parquet_file_cat(floe_parquet_file *f, const floe_parquet_cat_opts *opt
 	if (!opts)
 		opts = &dflt;
 	floe_buf_init(&o, 0);
-	ro.verify_crc = opts->verify_crc;
+	ro.verify_checksums = opts->verify_crc;
 	ro.int96_as_micros = opts->int96_as_micros;
 	if (opts->batch_rows > 0)
 		ro.batch_rows = opts->batch_rows;
@@ -512,6 +512,8 @@ int floe_parquet_file_rewrite(floe_parquet_file *f, const char *out_path,
 		wo.dict_bytes = opts->dict_bytes;
 	if (opts->batch_rows > 0)
 		ro.batch_rows = opts->batch_rows;
+	/* a rewrite gives damaged values fresh checksums: check the old ones */
+	ro.verify_checksums = true;
 	if ((rc = floe_parquet_reader_open(&r, f->in, &ro, err)) ||
 	    (rc = floe_parquet_reader_arrow_schema(r, &s, err)) ||
 	    (rc = floe_parquet_schema_from_arrow(&ps, &s, err)) ||

@@ -741,10 +741,19 @@ static int load_page(floe_parquet__rcol *c)
 			return corrupt(c, "page of %zu bytes runs past the column chunk", csize);
 		if ((rc = window(c, c->pos + hlen, csize, &body)))
 			return rc;
+		/* spec: the crc covers the page as stored after its header (the
+		 * compressed bytes; for v2 the levels too), for every page type */
+		if (h.has_crc && c->opts->verify_checksums) {
+			uint32_t got = floe_crc32(0, body, csize);
+			if (got != (uint32_t)h.crc)
+				return floe_error_corrupt(c->err,
+							  "%s page %d at offset %llu: checksum 0x%08x != "
+							  "0x%08x in its header (the page is damaged; CRC-32 "
+							  "of %zu bytes)",
+							  c->ctx, c->page_no, (unsigned long long)c->pos,
+							  got, (uint32_t)h.crc, csize);
+		}
 		c->pos += hlen + csize;
-		if (h.has_crc && c->opts->verify_crc &&
-		    floe_crc32(0, body, csize) != (uint32_t)h.crc)
-			return corrupt(c, "CRC mismatch");
 
 		if (h.type == FLOE_PARQUET_DICTIONARY_PAGE) {
 			if (!h.has_dictionary_page_header)

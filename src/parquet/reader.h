@@ -23,6 +23,16 @@
  * row group and page; encrypted files and external column chunks give
  * FLOE_EUNSUPPORTED.
  *
+ * Checksums (verify_checksums): a page whose header has a crc is checked
+ * against the CRC-32 of its bytes as stored, before anything is decoded;
+ * a mismatch is FLOE_ECORRUPT "'f' column 'a.b' row group 0 page 3 at
+ * offset 12345: checksum 0x… != 0x… in its header (the page is damaged)"
+ * (pages count from 1, a dictionary page included). Pages without a crc
+ * are read as they are. Off by default, as in parquet-java and pyarrow:
+ * a byte flipped inside PLAIN values decodes to a different, valid value,
+ * which only the checksum can reveal — so code that rewrites data turns it
+ * on.
+ *
  * Ownership: the reader borrows the input (the caller closes it after
  * floe_parquet_reader_free). Returned batches are owned by the caller
  * (release them). Metadata pointers stay valid until the reader is freed.
@@ -43,7 +53,7 @@ typedef struct floe_parquet_reader_opts {
 	int version;             /* of this struct: 1 */
 	int64_t batch_rows;      /* rows per batch at most (65536) */
 	bool int96_as_micros;    /* INT96 as timestamp[us] instead of [ns] */
-	bool verify_crc;         /* check page CRCs when present (false) */
+	bool verify_checksums;   /* check page CRCs when present (false) */
 	size_t max_page_bytes;   /* cap on one page, compressed or not (1 GiB) */
 	size_t max_footer_bytes; /* cap on the footer (256 MiB) */
 	size_t max_page_values;  /* cap on one page's level count (2^28) */

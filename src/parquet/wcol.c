@@ -525,6 +525,23 @@ int floe_parquet__wcol_write(floe_parquet__wcol *c, const uint16_t *def, const u
 	return FLOE_OK;
 }
 
+/*
+ * Do UUID min/max (unsigned bytes, Parquet's order) order the chunk's values
+ * the same way in Java's order (two signed longs: Iceberg 1.10's row-group
+ * filter compares with it, apache/iceberg#14216)? Only when the values share
+ * the top bit and, where min and max share the high half, the low halves
+ * cannot straddle theirs. Otherwise the chunk gets no min/max, only counts.
+ */
+static bool uuid_stats_both_orders(const uint8_t *lo, const uint8_t *hi)
+{
+	bool same_high = memcmp(lo, hi, 8) == 0;
+	if ((lo[0] ^ hi[0]) & 0x80)
+		return false;
+	if (!(lo[8] & 0x80) && !(same_high && !(hi[8] & 0x80)))
+		return false;
+	return !(hi[8] & 0x80) || (same_high && (lo[8] & 0x80));
+}
+
 /* Footer statistics from the chunk's accumulator. */
 static int footer_stats(floe_parquet__wcol *c, floe_arena *a, floe_parquet_stats *st)
 {
@@ -546,6 +563,10 @@ static int footer_stats(floe_parquet__wcol *c, floe_arena *a, floe_parquet_stats
 		st->nan_count = s->nan_count;
 	}
 	if (!s->has)
+		return FLOE_OK;
+	if (c->leaf->logical.kind == FLOE_PARQUET_LT_UUID &&
+	    (s->min.len != 16 || s->max.len != 16 ||
+	     !uuid_stats_both_orders(s->min.data, s->max.data)))
 		return FLOE_OK;
 	mnn = s->min.len;
 	mxn = s->max.len;

@@ -16,7 +16,9 @@
  * one, by the largest writer itself at its next write.
  *
  * spec: parquet-format (File format, Encodings, LogicalTypes). Never writes
- * INT96. Statistics: min_value/max_value (NaN excluded; -0.0/+0.0 per the
+ * INT96. Every page (dictionary, v1 and v2 data) carries the CRC-32 of the
+ * bytes that follow its header, as written (after compression; for v2 the
+ * levels and the values), unless page_crc is turned off. Statistics: min_value/max_value (NaN excluded; -0.0/+0.0 per the
  * spec's rule in the footer), null_count, column_orders = TypeDefinedOrder.
  *
  * Thread-safety: a writer is used by one thread at a time. A budget may be
@@ -45,7 +47,7 @@ typedef struct floe_parquet_writer_opts {
 	int level;                  /* write.parquet.compression-level (0 = codec default) */
 	int page_version;           /* 1 (DATA_PAGE) or 2 (DATA_PAGE_V2) */
 	bool dictionary;            /* try RLE_DICTIONARY first (true) */
-	bool page_crc;              /* write page CRCs (false) */
+	bool page_crc;              /* write page CRCs (true, as parquet-java does) */
 	size_t stats_max_bytes;     /* footer min/max longer than this are truncated (4096) */
 	size_t bounds_max_bytes;    /* result min/max longer than this are truncated (1024) */
 	const char *created_by;     /* NULL = "floe version x" */
@@ -63,7 +65,7 @@ typedef struct floe_parquet_writer_opts {
 	 0,                                                                                   \
 	 1,                                                                                   \
 	 true,                                                                                \
-	 false,                                                                               \
+	 true,                                                                                \
 	 4096,                                                                                \
 	 1024,                                                                                \
 	 NULL,                                                                                \

@@ -261,6 +261,8 @@ void floe_sa_value(floe_value *out, const struct ArrowArray *a, const floe_type 
 		out->is_null = true;
 		return;
 	}
+	if (l == L_STRUCT || l == L_LIST)
+		return; /* a present struct, list or map: not null (no scalar value) */
 	int64_t j = i + a->offset;
 	const uint8_t *b = a->buffers[1];
 	switch (l) {

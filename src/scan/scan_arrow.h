@@ -73,7 +73,8 @@ int32_t floe_sa_field_id(const struct ArrowSchema *s);
 int floe_sa_take(struct ArrowArray *out, const struct ArrowArray *src, const floe_type *t,
 		 const int64_t *idx, int64_t n, floe_error *err) FLOE_WUR;
 
-/* Row i of a primitive array as a value (strings point into the array). */
+/* Row i of an array as a value (strings point into the array). A struct, list
+ * or map row gives only whether it is null (IS NULL on such a column). */
 void floe_sa_value(floe_value *out, const struct ArrowArray *a, const floe_type *t, int64_t i);
 
 /* Is row i of a valid (not null)? */

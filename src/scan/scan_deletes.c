@@ -334,6 +334,64 @@ int floe_scan__positions(floe_scan *s, const scan_file *f, uint64_t **pos, size_
 	return FLOE_OK;
 }
 
+/* ---- every row of one delete file (the position_deletes table) ------------------------------- */
+
+typedef struct rows_ctx {
+	floe_scan *s;
+	const int32_t *ids;
+	floe_delete_row_fn fn;
+	void *payload;
+} rows_ctx;
+
+static int on_rows_batch(const struct ArrowArray *b, int64_t first, void *payload)
+{
+	rows_ctx *c = payload;
+	const floe_schema *schema = c->s->dc->pos_schema;
+	int rc;
+	(void)first;
+	for (int64_t r = 0; r < b->length; r++) {
+		floe_value path, pos;
+		floe_scan__batch_value(&path, b, c->ids, 2, schema, FLOE_ID_DELETE_FILE_PATH, r);
+		floe_scan__batch_value(&pos, b, c->ids, 2, schema, FLOE_ID_DELETE_POS, r);
+		if (path.is_null || pos.is_null)
+			continue;
+		if ((rc = c->fn((const char *)path.v.bin.p, path.v.bin.n, pos.v.i64, c->payload)))
+			return rc;
+	}
+	return FLOE_OK;
+}
+
+int floe_scan__delete_rows(floe_scan *s, const scan_file *d, floe_delete_row_fn fn, void *payload,
+			   floe_error *err)
+{
+	static const int32_t ids[2] = {FLOE_ID_DELETE_FILE_PATH, FLOE_ID_DELETE_POS};
+	int rc;
+	if ((rc = floe_scan__deletes_init(s, err)))
+		return rc;
+	if (d->is_dv) {
+		if (!d->referenced)
+			return floe_error_corrupt(err, "deletion vector in '%s' has no "
+						       "referenced_data_file",
+						  d->path);
+		scan_file data = *d;
+		data.raw_path = d->referenced;
+		data.record_count = -1;
+		uint64_t *pos = NULL;
+		size_t n = 0;
+		if ((rc = load_dv(s, d, &data, &pos, &n, err)))
+			return rc;
+		for (size_t i = 0; i < n && !rc; i++)
+			rc = fn(d->referenced, strlen(d->referenced), (int64_t)pos[i], payload);
+		floe_free(pos);
+		return rc;
+	}
+	rows_ctx c = {s, ids, fn, payload};
+	rc = floe_scan__read_file_columns(s, d, s->dc->pos_schema, ids, 2, on_rows_batch, &c, err);
+	if (rc == FLOE_ENOMEM && (!err || !err->code))
+		rc = floe_error_oom(err);
+	return rc ? floe_error_prefix(err, rc, "position delete file: ") : FLOE_OK;
+}
+
 /* ---- equality deletes ------------------------------------------------------------------------ */
 
 /* canonical bytes of a key: per column a null flag, then the value's binary form */

@@ -390,11 +390,66 @@ bool floe_eval_partition(const floe_expr *projected, const floe_partition *p)
 
 /* ---- manifest partition summaries ----------------------------------------------------- */
 
-static bool decode_bound(floe_value *out, const floe_type *t, const uint8_t *p, size_t n)
+/* A bound as a value; upper says which. A zero bound is taken to cover both
+ * zeros (a lower +0.0 as -0.0, an upper -0.0 as +0.0): Java's writers keep
+ * the sign, and SQL's -0.0 = 0.0 must not be pruned by it. */
+static bool decode_bound(floe_value *out, const floe_type *t, const uint8_t *p, size_t n,
+			 bool upper)
 {
 	if (!t || floe_value_from_bytes(out, t, p, n, NULL) != FLOE_OK)
 		return false;
+	if (out->type == FLOE_T_FLOAT && out->v.f32 == 0.0f)
+		out->v.f32 = upper ? 0.0f : -0.0f;
+	else if (out->type == FLOE_T_DOUBLE && out->v.f64 == 0.0)
+		out->v.f64 = upper ? 0.0 : -0.0;
 	return !value_is_nan(out);
+}
+
+/* comparison pruning with one ordering (signed: Java's UUID order) */
+static bool bounds_might(const floe_expr *e, const floe_value *lo, bool has_lo,
+			 const floe_value *hi, bool has_hi, bool signed_uuid)
+{
+	const floe_value *v = &e->values[0];
+	switch (e->op) {
+	case FLOE_OP_LT: return !has_lo || floe_expr_cmp(lo, v, signed_uuid) < 0;
+	case FLOE_OP_LT_EQ: return !has_lo || floe_expr_cmp(lo, v, signed_uuid) <= 0;
+	case FLOE_OP_GT: return !has_hi || floe_expr_cmp(hi, v, signed_uuid) > 0;
+	case FLOE_OP_GT_EQ: return !has_hi || floe_expr_cmp(hi, v, signed_uuid) >= 0;
+	case FLOE_OP_EQ:
+		if (has_lo && floe_expr_cmp(lo, v, signed_uuid) > 0)
+			return false;
+		return !has_hi || floe_expr_cmp(hi, v, signed_uuid) >= 0;
+	case FLOE_OP_IN: {
+		if (e->n_values > FLOE_EXPR_IN_PRUNE_LIMIT)
+			return true;
+		for (size_t i = 0; i < e->n_values; i++) {
+			const floe_value *x = &e->values[i];
+			if (has_lo && floe_expr_cmp(x, lo, signed_uuid) < 0)
+				continue;
+			if (has_hi && floe_expr_cmp(x, hi, signed_uuid) > 0)
+				continue;
+			return true;
+		}
+		return false;
+	}
+	default: return true;
+	}
+}
+
+/*
+ * UUID bounds (notes 5.1, apache/iceberg#14216): Java 1.10 writes and prunes
+ * them in signed-long order, the spec, Parquet and PyIceberg in unsigned
+ * byte order. Bounds out of order in the spec's order (Java's over values on
+ * both sides of the top bit) never prune; others prune only when both
+ * orders rule the value out.
+ */
+static bool uuid_bounds_might(const floe_expr *e, const floe_value *lo, bool has_lo,
+			      const floe_value *hi, bool has_hi)
+{
+	if (has_lo && has_hi && floe_expr_cmp(lo, hi, false) > 0)
+		return true;
+	return bounds_might(e, lo, has_lo, hi, has_hi, false) ||
+	       bounds_might(e, lo, has_lo, hi, has_hi, true);
 }
 
 static bool is_float_type(const floe_type *t)
@@ -417,8 +472,8 @@ static int cmp_prefix(const floe_value *bound, const floe_value *prefix)
 static bool summary_might(const floe_expr *e, const floe_field_summary *fs, const floe_type *t)
 {
 	floe_value lo, hi;
-	bool has_lo = fs->has_lower && decode_bound(&lo, t, fs->lower, fs->lower_len);
-	bool has_hi = fs->has_upper && decode_bound(&hi, t, fs->upper, fs->upper_len);
+	bool has_lo = fs->has_lower && decode_bound(&lo, t, fs->lower, fs->lower_len, false);
+	bool has_hi = fs->has_upper && decode_bound(&hi, t, fs->upper, fs->upper_len, true);
 	/* lower is absent only when every value is null (or NaN) */
 	bool all_null = fs->contains_null && !fs->has_lower &&
 			!(is_float_type(t) && fs->contains_nan != 0);
@@ -438,6 +493,8 @@ static bool summary_might(const floe_expr *e, const floe_field_summary *fs, cons
 	const floe_value *v = e->n_values ? &e->values[0] : NULL;
 	if (!v)
 		return true;
+	if (t && t->id == FLOE_T_UUID)
+		return uuid_bounds_might(e, &lo, has_lo, &hi, has_hi);
 	switch (e->op) {
 	case FLOE_OP_LT: return !has_lo || floe_expr_cmp(&lo, v, false) < 0;
 	case FLOE_OP_LT_EQ: return !has_lo || floe_expr_cmp(&lo, v, false) <= 0;
@@ -513,37 +570,6 @@ static const floe_id_bytes *find_bytes(const floe_id_bytes *m, size_t n, int32_t
 	return NULL;
 }
 
-/* comparison pruning with one ordering (signed: Java's UUID order) */
-static bool bounds_might(const floe_expr *e, const floe_value *lo, bool has_lo,
-			 const floe_value *hi, bool has_hi, bool signed_uuid)
-{
-	const floe_value *v = &e->values[0];
-	switch (e->op) {
-	case FLOE_OP_LT: return !has_lo || floe_expr_cmp(lo, v, signed_uuid) < 0;
-	case FLOE_OP_LT_EQ: return !has_lo || floe_expr_cmp(lo, v, signed_uuid) <= 0;
-	case FLOE_OP_GT: return !has_hi || floe_expr_cmp(hi, v, signed_uuid) > 0;
-	case FLOE_OP_GT_EQ: return !has_hi || floe_expr_cmp(hi, v, signed_uuid) >= 0;
-	case FLOE_OP_EQ:
-		if (has_lo && floe_expr_cmp(lo, v, signed_uuid) > 0)
-			return false;
-		return !has_hi || floe_expr_cmp(hi, v, signed_uuid) >= 0;
-	case FLOE_OP_IN: {
-		if (e->n_values > FLOE_EXPR_IN_PRUNE_LIMIT)
-			return true;
-		for (size_t i = 0; i < e->n_values; i++) {
-			const floe_value *x = &e->values[i];
-			if (has_lo && floe_expr_cmp(x, lo, signed_uuid) < 0)
-				continue;
-			if (has_hi && floe_expr_cmp(x, hi, signed_uuid) > 0)
-				continue;
-			return true;
-		}
-		return false;
-	}
-	default: return true;
-	}
-}
-
 static bool metrics_might(const floe_expr *e, const floe_file_metrics *m)
 {
 	if (e->in_repeated)
@@ -552,6 +578,17 @@ static bool metrics_might(const floe_expr *e, const floe_file_metrics *m)
 	int64_t vc = find_long(m->value_counts, m->n_value_counts, id);
 	int64_t nc = find_long(m->null_counts, m->n_null_counts, id);
 	int64_t nanc = find_long(m->nan_counts, m->n_nan_counts, id);
+	if (e->optional_parent) {
+		/* Java does not count a field inside a null struct as null: Spark 3.5
+		 * with Iceberg 1.10 writes n values / 0 nulls for a file of null
+		 * structs, Java's generic writer 0 / 0. Under an optional parent a zero
+		 * null count proves nothing, and the value count only when it covers
+		 * every row (as floe's and Parquet's do) */
+		if (nc == 0)
+			nc = -1;
+		if (vc != m->record_count)
+			vc = nc = -1;
+	}
 	bool nulls_only = vc >= 0 && nc >= 0 && vc == nc;
 	bool nans_only = vc >= 0 && nanc >= 0 && vc == nanc;
 	switch (e->op) {
@@ -570,8 +607,8 @@ static bool metrics_might(const floe_expr *e, const floe_file_metrics *m)
 	const floe_id_bytes *lb = find_bytes(m->lower, m->n_lower, id);
 	const floe_id_bytes *ub = find_bytes(m->upper, m->n_upper, id);
 	floe_value lo, hi;
-	bool has_lo = lb && decode_bound(&lo, e->type, lb->p, lb->n);
-	bool has_hi = ub && decode_bound(&hi, e->type, ub->p, ub->n);
+	bool has_lo = lb && decode_bound(&lo, e->type, lb->p, lb->n, false);
+	bool has_hi = ub && decode_bound(&hi, e->type, ub->p, ub->n, true);
 	if (!has_lo && !has_hi)
 		return true;
 	const floe_value *v = &e->values[0];
@@ -589,9 +626,7 @@ static bool metrics_might(const floe_expr *e, const floe_file_metrics *m)
 	default: break;
 	}
 	if (e->type->id == FLOE_T_UUID)
-		/* notes 5.1: writers disagree on UUID order; prune only if both orders agree */
-		return bounds_might(e, &lo, has_lo, &hi, has_hi, false) ||
-		       bounds_might(e, &lo, has_lo, &hi, has_hi, true);
+		return uuid_bounds_might(e, &lo, has_lo, &hi, has_hi);
 	return bounds_might(e, &lo, has_lo, &hi, has_hi, false);
 }
 

@@ -1413,6 +1413,17 @@ static bool never_null(const floe_schema *s, const floe_schema_entry *e)
 	return false;
 }
 
+/* below an optional struct? (the field itself may be required) */
+static bool under_optional(const floe_schema *s, const floe_schema_entry *e)
+{
+	for (int depth = 0; e && e->parent_id != 0 && depth < 1000; depth++) {
+		e = floe_schema_find(s, e->parent_id);
+		if (e && !e->required)
+			return true;
+	}
+	return false;
+}
+
 static bool is_float(const floe_type *t)
 {
 	return t->id == FLOE_T_FLOAT || t->id == FLOE_T_DOUBLE;
@@ -1456,6 +1467,7 @@ static int bind_pred(binder *b, const floe_expr *u, floe_expr **out)
 	p->field_id = se->id;
 	p->type = se->type;
 	p->in_repeated = se->in_repeated;
+	p->optional_parent = under_optional(b->schema, se);
 	p->lits = NULL;
 	p->n_lits = 0;
 	p->pos = -1;
@@ -1524,6 +1536,7 @@ static int bind_pred(binder *b, const floe_expr *u, floe_expr **out)
 							    NULL, 0);
 			if (*out) {
 				(*out)->in_repeated = se->in_repeated;
+				(*out)->optional_parent = p->optional_parent;
 				(*out)->name = u->name;
 			}
 			return *out ? FLOE_OK : floe_error_oom(b->err);
@@ -1542,6 +1555,10 @@ static int bind_pred(binder *b, const floe_expr *u, floe_expr **out)
 			*out = u->op == FLOE_OP_IN ? floe_expr_const(b->a, false)
 						   : floe_expr_bound_pred(b->a, FLOE_OP_NOT_NULL,
 									  se->id, se->type, NULL, 0);
+			if (*out && u->op != FLOE_OP_IN) {
+				(*out)->in_repeated = se->in_repeated;
+				(*out)->optional_parent = p->optional_parent;
+			}
 			return *out ? FLOE_OK : floe_error_oom(b->err);
 		}
 		if (n == 1)

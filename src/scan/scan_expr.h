@@ -103,6 +103,8 @@ struct floe_expr {
 	int32_t field_id;      /* table field id; for projected predicates the partition field id */
 	const floe_type *type; /* column type (or partition result type) */
 	bool in_repeated;      /* inside a list or map: no metrics */
+	bool optional_parent;  /* inside an optional struct: counts may omit the
+				* rows where the struct is null (Java writes 0/0) */
 	floe_value *values;    /* one literal, or an IN set sorted ascending, no duplicates */
 	size_t n_values;
 	int32_t pos;           /* projected predicates: index of the field in the spec */

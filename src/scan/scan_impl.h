@@ -164,6 +164,11 @@ int floe_scan__plan(floe_scan *s, floe_error *err) FLOE_WUR;
 int floe_scan__partition_key(floe_buf *b, int32_t spec_id, const floe_partition *p) FLOE_WUR;
 
 /* scan_deletes.c */
+/* Every (data file path, position) of position delete file or DV d, in the
+ * file's order (paths as the file records them; valid during the call). */
+typedef int (*floe_delete_row_fn)(const char *path, size_t n, int64_t pos, void *payload);
+int floe_scan__delete_rows(floe_scan *s, const scan_file *d, floe_delete_row_fn fn, void *payload,
+			   floe_error *err) FLOE_WUR;
 typedef struct eq_delete_set eq_delete_set;
 int floe_scan__deletes_init(floe_scan *s, floe_error *err) FLOE_WUR;
 void floe_scan__deletes_free(floe_scan *s);

@@ -1,8 +1,12 @@
 /*
  * scan_inspect.c — metadata tables: snapshots, history, refs,
  * metadata_log_entries, manifests, files / data_files / delete_files,
- * entries, partitions — with the columns and values of PyIceberg's
- * tbl.inspect (which follow Java's metadata tables).
+ * entries, partitions, their all_* forms over every snapshot (all_manifests,
+ * all_files, all_data_files, all_delete_files, all_entries) and
+ * position_deletes — with the columns and values of PyIceberg's tbl.inspect
+ * (which follow Java's metadata tables), and Java's v3 data_file columns
+ * (first_row_id, referenced_data_file, content_offset, content_size_in_bytes)
+ * as Spark shows them; position_deletes as Java defines it.
  *
  * DESIGN: each table has an Iceberg schema (built here) and its rows are
  * appended to column builders shaped by that schema, then handed out as one
@@ -617,14 +621,72 @@ static const floe_snapshot *pick_snapshot(floe_scan *s, int64_t id, floe_error *
 	return sn;
 }
 
-static int t_manifests(floe_scan *s, int64_t snapshot_id, floe_error *err)
+/* one row of the manifests table (all_manifests: ref is the snapshot listing it) */
+static void put_manifest(floe_scan *s, colb *rows, floe_buf *h, const floe_manifest_file *mf,
+			 const floe_snapshot *ref, bool all)
+{
+	bool data = mf->content == FLOE_MANIFEST_DATA;
+	cb_i32(&rows->ch[0], mf->content);
+	cb_str(&rows->ch[1], mf->path);
+	cb_i64(&rows->ch[2], mf->length);
+	cb_i32(&rows->ch[3], mf->spec_id);
+	cb_i64(&rows->ch[4], mf->added_snapshot_id);
+	int32_t counts[3] = {mf->added_files_count, mf->existing_files_count,
+			     mf->deleted_files_count};
+	for (int k = 0; k < 3; k++) {
+		cb_i32(&rows->ch[5 + k], data ? counts[k] : 0);
+		cb_i32(&rows->ch[8 + k], data ? 0 : counts[k]);
+	}
+	colb *ps = &rows->ch[11];
+	const floe_partition_spec *sp = floe_metadata_spec(s->m, mf->spec_id);
+	for (size_t k = 0; sp && k < mf->n_partitions && k < sp->n_fields; k++) {
+		const floe_field_summary *fs = &mf->partitions[k];
+		colb *e = &ps->ch[0];
+		const floe_type *rt = floe_spec_field_type(sp, k, s->schema);
+		const floe_schema_entry *src = floe_schema_find(s->schema, sp->fields[k].source_id);
+		cb_bool(&e->ch[0], fs->contains_null);
+		if (fs->contains_nan < 0)
+			cb_null(&e->ch[1]);
+		else
+			cb_bool(&e->ch[1], fs->contains_nan == 1);
+		for (int side = 0; side < 2; side++) {
+			const uint8_t *p = side ? fs->upper : fs->lower;
+			size_t pn = side ? fs->upper_len : fs->lower_len;
+			bool has = side ? fs->has_upper : fs->has_lower;
+			floe_value v;
+			floe_buf_clear(h);
+			/* PyIceberg: no human string for an empty (falsy) bound */
+			if (!has || !pn || !rt || floe_value_from_bytes(&v, rt, p, pn, NULL) ||
+			    floe_transform_human(h, &sp->fields[k].transform,
+						 src ? src->type : NULL, &v)) {
+				cb_null(&e->ch[2 + side]);
+				continue;
+			}
+			cb_bytes(&e->ch[2 + side], h->data, h->len);
+		}
+		cb_struct_valid(e);
+	}
+	cb_list_end(ps);
+	if (all) {
+		cb_i64(&rows->ch[12], ref->snapshot_id);
+		if (mf->key_metadata)
+			cb_bytes(&rows->ch[13], mf->key_metadata, mf->key_metadata_len);
+		else
+			cb_null(&rows->ch[13]);
+	}
+	cb_struct_valid(rows);
+}
+
+/* manifests (all: every snapshot's, with reference_snapshot_id and key_metadata
+ * as PyIceberg's all_manifests) */
+static int t_manifests(floe_scan *s, int64_t snapshot_id, bool all, floe_error *err)
 {
 	tb b = {&s->a, NULL, 0, 0, 1, 0};
 	tb sb = {&s->a, NULL, 0, 0, 100, 0};
 	colb rows;
 	floe_buf h;
-	int rc;
-	const floe_snapshot *sn = pick_snapshot(s, snapshot_id, err, &rc);
+	int rc = FLOE_OK;
+	const floe_snapshot *sn = all ? NULL : pick_snapshot(s, snapshot_id, err, &rc);
 	if (rc)
 		return rc;
 	tb_add(&sb, "contains_null", T(FLOE_T_BOOLEAN), true);
@@ -644,59 +706,23 @@ static int t_manifests(floe_scan *s, int64_t snapshot_id, floe_error *err)
 	tb_add(&b, "existing_delete_files_count", T(FLOE_T_INT), true);
 	tb_add(&b, "deleted_delete_files_count", T(FLOE_T_INT), true);
 	tb_add(&b, "partition_summaries", list_of(&s->a, 99, summ, true), true);
+	if (all) {
+		tb_add(&b, "reference_snapshot_id", T(FLOE_T_LONG), true);
+		tb_add(&b, "key_metadata", T(FLOE_T_BINARY), false);
+	}
 	const floe_type *root = tb_struct(&b);
 	if (b.rc || sb.rc || !root || cb_init(&rows, root))
 		return floe_error_oom(err);
 	floe_buf_init(&h, 0);
-	floe_manifest_file *mfs = NULL;
-	size_t n = 0;
-	if (sn && (rc = floe_table_manifests(&mfs, &n, &s->a, s->t, sn, err)))
-		goto done;
-	for (size_t i = 0; i < n; i++) {
-		const floe_manifest_file *mf = &mfs[i];
-		bool data = mf->content == FLOE_MANIFEST_DATA;
-		cb_i32(&rows.ch[0], mf->content);
-		cb_str(&rows.ch[1], mf->path);
-		cb_i64(&rows.ch[2], mf->length);
-		cb_i32(&rows.ch[3], mf->spec_id);
-		cb_i64(&rows.ch[4], mf->added_snapshot_id);
-		int32_t counts[3] = {mf->added_files_count, mf->existing_files_count,
-				     mf->deleted_files_count};
-		for (int k = 0; k < 3; k++) {
-			cb_i32(&rows.ch[5 + k], data ? counts[k] : 0);
-			cb_i32(&rows.ch[8 + k], data ? 0 : counts[k]);
-		}
-		colb *ps = &rows.ch[11];
-		const floe_partition_spec *sp = floe_metadata_spec(s->m, mf->spec_id);
-		for (size_t k = 0; sp && k < mf->n_partitions && k < sp->n_fields; k++) {
-			const floe_field_summary *fs = &mf->partitions[k];
-			colb *e = &ps->ch[0];
-			const floe_type *rt = floe_spec_field_type(sp, k, s->schema);
-			const floe_schema_entry *src = floe_schema_find(s->schema, sp->fields[k].source_id);
-			cb_bool(&e->ch[0], fs->contains_null);
-			if (fs->contains_nan < 0)
-				cb_null(&e->ch[1]);
-			else
-				cb_bool(&e->ch[1], fs->contains_nan == 1);
-			for (int side = 0; side < 2; side++) {
-				const uint8_t *p = side ? fs->upper : fs->lower;
-				size_t pn = side ? fs->upper_len : fs->lower_len;
-				bool has = side ? fs->has_upper : fs->has_lower;
-				floe_value v;
-				floe_buf_clear(&h);
-				/* PyIceberg: no human string for an empty (falsy) bound */
-				if (!has || !pn || !rt || floe_value_from_bytes(&v, rt, p, pn, NULL) ||
-				    floe_transform_human(&h, &sp->fields[k].transform,
-							 src ? src->type : NULL, &v)) {
-					cb_null(&e->ch[2 + side]);
-					continue;
-				}
-				cb_bytes(&e->ch[2 + side], h.data, h.len);
-			}
-			cb_struct_valid(e);
-		}
-		cb_list_end(ps);
-		cb_struct_valid(&rows);
+	size_t n_snaps = all ? s->m->n_snapshots : sn != NULL;
+	for (size_t si = 0; si < n_snaps; si++) {
+		const floe_snapshot *ref = all ? &s->m->snapshots[si] : sn;
+		floe_manifest_file *mfs = NULL;
+		size_t n = 0;
+		if ((rc = floe_table_manifests(&mfs, &n, &s->a, s->t, ref, err)))
+			goto done;
+		for (size_t i = 0; i < n; i++)
+			put_manifest(s, &rows, &h, &mfs[i], ref, all);
 	}
 	rc = finish(s, root, &rows, err);
 done:
@@ -712,6 +738,9 @@ typedef struct pfield {
 	const char *name;
 	const floe_type *type;
 } pfield;
+
+/* the files tables' columns before readable_metrics */
+#define FILES_COLUMNS 21
 
 typedef struct files_ctx {
 	floe_scan *s;
@@ -893,7 +922,8 @@ static void put_readable(files_ctx *c, colb *rm, const floe_data_file *f)
 	cb_struct_valid(rm);
 }
 
-/* data_file columns from content to sort_order_id into cols[0..16) (+spec_id for files) */
+/* data_file columns from content to content_size_in_bytes into cols[0..20) (+spec_id for
+ * files) */
 static void put_file(files_ctx *c, colb *cols, bool files_layout, const floe_data_file *f)
 {
 	size_t k = 0;
@@ -940,6 +970,21 @@ static void put_file(files_ctx *c, colb *cols, bool files_layout, const floe_dat
 		cb_i32(&cols[k++], f->sort_order_id);
 	else
 		cb_null(&cols[k++]);
+	const int64_t v3[3] = {f->first_row_id, f->content_offset, f->content_size_in_bytes};
+	if (v3[0] >= 0 && f->content == FLOE_CONTENT_DATA)
+		cb_i64(&cols[k++], v3[0]);
+	else
+		cb_null(&cols[k++]);
+	if (f->referenced_data_file)
+		cb_str(&cols[k++], f->referenced_data_file);
+	else
+		cb_null(&cols[k++]);
+	for (int i = 1; i < 3; i++) {
+		if (v3[i] >= 0)
+			cb_i64(&cols[k++], v3[i]);
+		else
+			cb_null(&cols[k++]);
+	}
 }
 
 static int on_file_entry(const floe_manifest_entry *e, void *payload)
@@ -970,7 +1015,7 @@ static int on_file_entry(const floe_manifest_entry *e, void *payload)
 	} else if (e->status != FLOE_ENTRY_DELETED &&
 		   (c->kind == 0 || (c->kind == 1) == (f.content == FLOE_CONTENT_DATA))) {
 		put_file(c, c->rows->ch, true, &f);
-		put_readable(c, &c->rows->ch[17], &f);
+		put_readable(c, &c->rows->ch[FILES_COLUMNS], &f);
 		cb_struct_valid(c->rows);
 	}
 	floe_arena_reset(&tmp);
@@ -998,17 +1043,64 @@ static void file_columns(floe_scan *s, tb *b, bool files_layout, const floe_type
 	tb_add(b, "split_offsets", list_of(a, 133, T(FLOE_T_LONG), true), false);
 	tb_add(b, "equality_ids", list_of(a, 136, T(FLOE_T_INT), true), false);
 	tb_add(b, "sort_order_id", T(FLOE_T_INT), false);
+	/* Java's (v3) data_file fields, as Spark shows them */
+	tb_add(b, "first_row_id", T(FLOE_T_LONG), false);
+	tb_add(b, "referenced_data_file", T(FLOE_T_STRING), false);
+	tb_add(b, "content_offset", T(FLOE_T_LONG), false);
+	tb_add(b, "content_size_in_bytes", T(FLOE_T_LONG), false);
 }
 
-static int walk_manifests(floe_scan *s, const floe_snapshot *sn, files_ctx *c, bool deleted,
-			  floe_error *err)
+/*
+ * The manifests of snapshot sn, or (sn NULL, all) of every snapshot of the
+ * table, each once (Java's all_* tables read every reachable manifest once).
+ */
+static int gather_manifests(floe_scan *s, const floe_snapshot *sn, bool all,
+			    floe_manifest_file **out, size_t *n_out, floe_error *err)
+{
+	floe_hmap seen;
+	floe_manifest_file *acc = NULL;
+	size_t n = 0, cap = 0;
+	int rc = FLOE_OK;
+	*out = NULL;
+	*n_out = 0;
+	if (!all)
+		return sn ? floe_table_manifests(out, n_out, &s->a, s->t, sn, err) : FLOE_OK;
+	floe_hmap_init(&seen);
+	for (size_t i = 0; i < s->m->n_snapshots && !rc; i++) {
+		floe_manifest_file *mfs = NULL;
+		size_t k = 0;
+		if ((rc = floe_table_manifests(&mfs, &k, &s->a, s->t, &s->m->snapshots[i], err)))
+			break;
+		for (size_t j = 0; j < k; j++) {
+			bool existed;
+			uint64_t *slot;
+			if (floe_hmap_upsert(&seen, mfs[j].path, strlen(mfs[j].path), &slot, &existed) ||
+			    (!existed && floe_array_grow((void **)&acc, &cap, sizeof(*acc), n + 1))) {
+				rc = floe_error_oom(err);
+				break;
+			}
+			if (!existed)
+				acc[n++] = mfs[j];
+		}
+	}
+	floe_hmap_reset(&seen);
+	if (!rc && n) {
+		*out = floe_arena_memdup(&s->a, acc, n * sizeof(*acc));
+		if (!*out)
+			rc = floe_error_oom(err);
+		*n_out = n;
+	}
+	floe_free(acc);
+	return rc;
+}
+
+static int walk_manifests(floe_scan *s, const floe_snapshot *sn, bool all, files_ctx *c,
+			  bool deleted, floe_error *err)
 {
 	floe_manifest_file *mfs = NULL;
 	size_t n = 0;
 	int rc;
-	if (!sn)
-		return FLOE_OK;
-	if ((rc = floe_table_manifests(&mfs, &n, &s->a, s->t, sn, err)))
+	if ((rc = gather_manifests(s, sn, all, &mfs, &n, err)))
 		return rc;
 	for (size_t i = 0; i < n && !rc; i++) {
 		floe_input *in = NULL;
@@ -1027,10 +1119,12 @@ static int walk_manifests(floe_scan *s, const floe_snapshot *sn, files_ctx *c, b
 	return rc;
 }
 
-static int t_files(floe_scan *s, int kind, int64_t snapshot_id, floe_error *err)
+static int t_files(floe_scan *s, int kind, bool all, int64_t snapshot_id, floe_error *err)
 {
 	int rc;
-	const floe_snapshot *sn = pick_snapshot(s, snapshot_id, err, &rc);
+	const floe_snapshot *sn = all ? NULL : pick_snapshot(s, snapshot_id, err, &rc);
+	if (all)
+		rc = FLOE_OK;
 	if (rc)
 		return rc;
 	files_ctx c = {s, NULL, kind, NULL, 0, NULL, 0};
@@ -1055,7 +1149,129 @@ static int t_files(floe_scan *s, int kind, int64_t snapshot_id, floe_error *err)
 	if (b.rc || !root || cb_init(&rows, root))
 		return floe_error_oom(err);
 	c.rows = &rows;
-	rc = walk_manifests(s, sn, &c, kind == 3, err);
+	rc = walk_manifests(s, sn, all, &c, kind == 3, err);
+	if (!rc)
+		rc = finish(s, root, &rows, err);
+	cb_reset(&rows);
+	return rc;
+}
+
+/* ---- position_deletes: every row of the live position delete files and DVs ---------------- */
+
+typedef struct pdel_ctx {
+	files_ctx *c;
+	const floe_data_file *f; /* the delete file */
+	const char *delete_path;
+	bool partitioned, v3;
+} pdel_ctx;
+
+static int on_pdel_row(const char *path, size_t n, int64_t pos, void *payload)
+{
+	pdel_ctx *p = payload;
+	colb *r = p->c->rows;
+	size_t k = 0;
+	cb_bytes(&r->ch[k++], path, n);
+	cb_i64(&r->ch[k++], pos);
+	cb_null(&r->ch[k++]); /* row: not kept by floe's or Spark's writers */
+	if (p->partitioned)
+		put_partition(p->c, &r->ch[k++], p->f);
+	cb_i32(&r->ch[k++], p->f->spec_id);
+	cb_str(&r->ch[k++], p->delete_path);
+	if (p->v3) {
+		const int64_t v[2] = {p->f->content_offset, p->f->content_size_in_bytes};
+		for (int i = 0; i < 2; i++) {
+			if (v[i] >= 0)
+				cb_i64(&r->ch[k++], v[i]);
+			else
+				cb_null(&r->ch[k++]);
+		}
+	}
+	cb_struct_valid(r);
+	return cb_error(r) ? FLOE_ENOMEM : 0;
+}
+
+typedef struct pdel_walk {
+	files_ctx *c;
+	bool partitioned, v3;
+	floe_error *err;
+} pdel_walk;
+
+static int on_pdel_entry(const floe_manifest_entry *e, void *payload)
+{
+	pdel_walk *w = payload;
+	floe_scan *s = w->c->s;
+	const floe_data_file *f = &e->file;
+	if (e->status == FLOE_ENTRY_DELETED || f->content != FLOE_CONTENT_POSITION_DELETES)
+		return 0;
+	floe_arena tmp;
+	floe_arena_init(&tmp, 1024);
+	scan_file d;
+	memset(&d, 0, sizeof(d));
+	d.raw_path = f->file_path;
+	d.path = floe_path_map_apply(&s->map, &tmp, f->file_path);
+	d.format = f->file_format;
+	d.content = f->content;
+	d.spec_id = f->spec_id;
+	d.spec = floe_metadata_spec(s->m, f->spec_id);
+	d.record_count = f->record_count;
+	d.file_size = f->file_size_in_bytes;
+	d.first_row_id = -1;
+	d.content_offset = f->content_offset;
+	d.content_size = f->content_size_in_bytes;
+	d.is_dv = !strcmp(f->file_format, "PUFFIN");
+	d.referenced = f->referenced_data_file;
+	pdel_ctx p = {w->c, f, d.path, w->partitioned, w->v3};
+	int rc = d.path ? floe_scan__delete_rows(s, &d, on_pdel_row, &p, w->err)
+			: floe_error_oom(w->err);
+	floe_arena_reset(&tmp);
+	return rc;
+}
+
+static int t_position_deletes(floe_scan *s, int64_t snapshot_id, floe_error *err)
+{
+	int rc;
+	const floe_snapshot *sn = pick_snapshot(s, snapshot_id, err, &rc);
+	if (rc)
+		return rc;
+	files_ctx c = {s, NULL, 5, NULL, 0, NULL, 0};
+	const floe_type *part;
+	if (partition_struct(s, NULL, 0, &c.pf, &c.n_pf, &part))
+		return floe_error_oom(err);
+	/* Java's PositionDeletesTable: file_path, pos, row, partition (partitioned
+	 * tables), spec_id, delete_file_path, and for v3 the DV's blob */
+	pdel_walk w = {&c, c.n_pf > 0, s->m->format_version >= 3, err};
+	tb b = {&s->a, NULL, 0, 0, 1, 0};
+	colb rows;
+	tb_add(&b, "file_path", T(FLOE_T_STRING), true);
+	tb_add(&b, "pos", T(FLOE_T_LONG), true);
+	tb_add(&b, "row", s->schema->root, false);
+	if (w.partitioned)
+		tb_add(&b, "partition", part, false);
+	tb_add(&b, "spec_id", T(FLOE_T_INT), true);
+	tb_add(&b, "delete_file_path", T(FLOE_T_STRING), true);
+	if (w.v3) {
+		tb_add(&b, "content_offset", T(FLOE_T_LONG), false);
+		tb_add(&b, "content_size_in_bytes", T(FLOE_T_LONG), false);
+	}
+	const floe_type *root = tb_struct(&b);
+	if (b.rc || !root || cb_init(&rows, root))
+		return floe_error_oom(err);
+	c.rows = &rows;
+	floe_manifest_file *mfs = NULL;
+	size_t n = 0;
+	rc = sn ? floe_table_manifests(&mfs, &n, &s->a, s->t, sn, err) : FLOE_OK;
+	for (size_t i = 0; i < n && !rc; i++) {
+		floe_input *in = NULL;
+		floe_mscan_opts o = FLOE_MSCAN_OPTS_INIT;
+		if (mfs[i].content != FLOE_MANIFEST_DELETES)
+			continue;
+		if ((rc = floe_io_open_read(floe_table_io(s->t), mfs[i].path, &in, err)))
+			break;
+		rc = floe_manifest_scan(in, s->m, &mfs[i], &o, on_pdel_entry, &w, NULL, err);
+		floe_input_close(in);
+		if (rc == FLOE_ENOMEM && (!err || !err->code))
+			rc = floe_error_oom(err);
+	}
 	if (!rc)
 		rc = finish(s, root, &rows, err);
 	cb_reset(&rows);
@@ -1255,10 +1471,11 @@ done:
 
 int floe_scan__inspect(floe_scan *s, const char *name, int64_t snapshot_id, floe_error *err)
 {
-	static const char *const names[] = {"snapshots", "history",	 "refs",
-					    "metadata_log_entries", "manifests", "files",
-					    "data_files", "delete_files", "entries",
-					    "partitions"};
+	static const char *const names[] = {
+		"snapshots",	  "history",	      "refs",		"metadata_log_entries",
+		"manifests",	  "files",	      "data_files",	"delete_files",
+		"entries",	  "partitions",	      "all_manifests",	"all_files",
+		"all_data_files", "all_delete_files", "all_entries",	"position_deletes"};
 	if (!strcmp(name, "snapshots"))
 		return t_snapshots(s, err);
 	if (!strcmp(name, "history"))
@@ -1267,18 +1484,22 @@ int floe_scan__inspect(floe_scan *s, const char *name, int64_t snapshot_id, floe
 		return t_refs(s, err);
 	if (!strcmp(name, "metadata_log_entries") || !strcmp(name, "metadata-log-entries"))
 		return t_metadata_log(s, err);
-	if (!strcmp(name, "manifests"))
-		return t_manifests(s, snapshot_id, err);
-	if (!strcmp(name, "files"))
-		return t_files(s, 0, snapshot_id, err);
-	if (!strcmp(name, "data_files"))
-		return t_files(s, 1, snapshot_id, err);
-	if (!strcmp(name, "delete_files"))
-		return t_files(s, 2, snapshot_id, err);
-	if (!strcmp(name, "entries"))
-		return t_files(s, 3, snapshot_id, err);
-	if (!strcmp(name, "partitions"))
+	bool all = !strncmp(name, "all_", 4);
+	const char *base = all ? name + 4 : name;
+	if (!strcmp(base, "manifests"))
+		return t_manifests(s, snapshot_id, all, err);
+	if (!strcmp(base, "files"))
+		return t_files(s, 0, all, snapshot_id, err);
+	if (!strcmp(base, "data_files"))
+		return t_files(s, 1, all, snapshot_id, err);
+	if (!strcmp(base, "delete_files"))
+		return t_files(s, 2, all, snapshot_id, err);
+	if (!strcmp(base, "entries"))
+		return t_files(s, 3, all, snapshot_id, err);
+	if (!all && !strcmp(name, "partitions"))
 		return t_partitions(s, snapshot_id, err);
+	if (!all && !strcmp(name, "position_deletes"))
+		return t_position_deletes(s, snapshot_id, err);
 	floe_buf b;
 	floe_buf_init(&b, 1024);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

@@ -434,6 +434,7 @@ static int fr_open(file_reader *fr, floe_scan *s, const scan_file *f,
 	}
 	po.int96_as_micros = true;
 	po.batch_rows = fr->batch_rows;
+	po.verify_checksums = s->o.verify_checksums;
 	if ((rc = floe_parquet_reader_open(&fr->pr, fr->in, &po, err)) ||
 	    (rc = floe_parquet_reader_arrow_schema(fr->pr, &full, err))) {
 		fr_close(fr);

@@ -407,6 +407,20 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 			t->n_pplan++;
 		}
 	}
+	for (size_t i = 0; i < t->spec->n_fields; i++) {
+		const floe_partition_field *pf = &t->spec->fields[i];
+		const floe_schema_entry *e = floe_schema_find(t->schema, pf->source_id);
+		if (!e || e->type->id != FLOE_T_DECIMAL || pf->transform.kind != FLOE_TR_TRUNCATE)
+			continue;
+		if (!t->pcheck && !(t->pcheck = floe_calloc(t->spec->n_fields, sizeof(rt_pfield))))
+			return floe_error_oom(err);
+		rt_pfield *f = &t->pcheck[t->n_pcheck];
+		if (!find_path(t->schema->root, pf->source_id, f->path, &f->depth))
+			continue;
+		f->src_type = e->type;
+		f->pf = pf;
+		t->n_pcheck++;
+	}
 	return restore_table(p, t, err);
 }
 
@@ -1203,6 +1217,7 @@ void floe_pipeline_free(floe_pipeline *p)
 		stream_filter_free(t->pre_filter);
 		stream_offsets_reset(&t->skip);
 		floe_free(t->pplan);
+		floe_free(t->pcheck);
 		floe_imap_reset(&t->owners);
 		floe_table_free(t->write_t);
 		floe_table_free(t->commit_t);

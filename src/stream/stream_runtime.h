@@ -96,6 +96,10 @@ typedef struct rt_table {
 	int64_t fence_snap;
 	rt_pfield *pplan;
 	size_t n_pplan;
+	/* partition fields whose value a record can make unwritable (truncate of a
+	 * decimal past its precision): checked per record, dead-lettered */
+	rt_pfield *pcheck;
+	size_t n_pcheck;
 	floe_imap owners; /* HASH: partition hash -> task (hub's owner_lock) */
 	int64_t next_owner;
 	/* metrics */

@@ -480,6 +480,31 @@ static uint64_t row_partition_hash(const rt_table *tb, const stream_col *root, i
 }
 
 /*
+ * Can row r's partition values be written? A truncated decimal can fall past
+ * its precision (truncate[100] of -99999999.99 in decimal(10, 2)): Java
+ * refuses such a record, and so do we, with the reason in why.
+ */
+static bool row_partition_ok(const rt_table *tb, const stream_col *root, int64_t r, char *why,
+			     size_t cap)
+{
+	for (size_t i = 0; i < tb->n_pcheck; i++) {
+		const rt_pfield *f = &tb->pcheck[i];
+		bool null;
+		const stream_col *c = pcol(root, f, r, &null);
+		floe_value v, out;
+		floe_error e = {0};
+		if (null)
+			continue;
+		stream_col_value(c, r, &v);
+		if (floe_transform_apply(&out, &f->pf->transform, f->src_type, &v, &e)) {
+			snprintf(why, cap, "partition field '%.200s': %s", f->pf->name, e.msg);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
  * The task that owns a partition: the first task to see it assigns it to
  * the next task in turn (under the owner lock); every task keeps the
  * assignments it has looked up. Partitions thus spread evenly (a plain
@@ -816,6 +841,17 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 			return floe_error_set(err, rc, "table %s: out of memory decoding", tb->ident);
 		if (tb->filter && !stream_filter_match(tb->filter, root, root->len - 1)) {
 			stream_col_truncate(root, root->len - 1);
+			continue;
+		}
+		char pwhy[FLOE_ERROR_MSG_MAX + 256];
+		bool pok = true;
+		for (int64_t r = len0; tb->n_pcheck && pok && r < root->len; r++)
+			pok = row_partition_ok(tb, root, r, pwhy, sizeof(pwhy));
+		if (!pok) {
+			/* every row of the record goes (a change's delete half too) */
+			stream_col_truncate(root, len0);
+			if ((rc = note_bad(t, ti, cur, n, off, pwhy, err)))
+				return rc;
 			continue;
 		}
 		if ((root->len & 255) < (int64_t)n_rows && stream_col_bytes(root) >= BATCH_BYTES &&

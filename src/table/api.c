@@ -289,8 +289,24 @@ int floe_table_describe(floe_table *t, floe_write_fn fn, void *payload, floe_err
 		     f->nulls_first ? "FIRST" : "LAST");
 	}
 	outf(&o, "\n\nProperties%s\n", m->n_properties ? "" : ": none");
-	for (size_t i = 0; i < m->n_properties; i++)
-		outf(&o, "  %s = %s\n", m->properties[i].key, m->properties[i].value);
+	for (size_t i = 0; i < m->n_properties; i++) {
+		const floe_prop_def *d = floe_prop_find(m->properties[i].key);
+		outf(&o, "  %s = %s%s\n", m->properties[i].key, m->properties[i].value,
+		     !d ? "  (not a floe setting: kept for other engines)"
+			: (d->flags & FLOE_PROP_HONOURED) ? "" : "  (stored; floe does not act on it)");
+	}
+	/* the registry's defaults for what is not set (floe table properties) */
+	size_t n_defs;
+	const floe_prop_def *defs = floe_prop_all(&n_defs);
+	outf(&o, "Defaults in effect\n");
+	for (size_t i = 0; i < n_defs; i++) {
+		const floe_prop_def *d = &defs[i];
+		if (!d->dflt || !(d->flags & FLOE_PROP_HONOURED) ||
+		    (d->flags & (FLOE_PROP_PREFIX | FLOE_PROP_RESERVED)) ||
+		    floe_metadata_property(m, d->key))
+			continue;
+		outf(&o, "  %s = %s\n", d->key, d->dflt);
+	}
 	const floe_snapshot *cur = floe_metadata_current_snapshot(m);
 	outf(&o, "\nSnapshots    %zu\n", m->n_snapshots);
 	if (cur) {

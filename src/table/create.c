@@ -18,16 +18,44 @@ typedef struct create_ctx {
 	char uuid[37]; /* the same in every attempt: how a create whose answer was lost is known */
 } create_ctx;
 
+/*
+ * The properties a new table gets before the caller's: the registry's
+ * FLOE_PROP_CREATE entries with their defaults, as Java 1.10 writes them
+ * (TableMetadata.newTableMetadata -> persistedProperties: the Parquet codec
+ * of Iceberg 1.4 and later, so Java's and Spark's writers use zstd on floe's
+ * tables as on their own; without the key they fall back to gzip). The
+ * caller's properties win.
+ */
+static int creation_properties(floe_strmap *out, const floe_strmap *asked)
+{
+	size_t n;
+	const floe_prop_def *defs = floe_prop_all(&n);
+	int rc = FLOE_OK;
+	for (size_t i = 0; !rc && i < n; i++)
+		if ((defs[i].flags & FLOE_PROP_CREATE) && defs[i].dflt &&
+		    !(defs[i].flags & FLOE_PROP_PREFIX))
+			rc = floe_strmap_set(out, defs[i].key, defs[i].dflt);
+	for (size_t i = 0; !rc && asked && i < asked->len; i++)
+		rc = floe_strmap_set(out, asked->items[i].key, asked->items[i].value);
+	return rc;
+}
+
 static int build_create(void *payload, const floe_metadata *base, int attempt, floe_metadata **next,
 			floe_error *err)
 {
 	create_ctx *c = payload;
 	floe_metadata_builder *b = NULL;
+	floe_strmap props;
 	(void)base;
 	(void)attempt;
+	floe_strmap_init(&props);
+	if (creation_properties(&props, c->ts->properties)) {
+		floe_strmap_reset(&props);
+		return floe_error_oom(err);
+	}
 	int rc = floe_metadata_builder_new_table(&b, c->fv, c->location, c->uuid, c->ts->schema,
-						 c->ts->spec, c->ts->sort_order, c->ts->properties,
-						 err);
+						 c->ts->spec, c->ts->sort_order, &props, err);
+	floe_strmap_reset(&props);
 	if (rc) {
 		floe_metadata_builder_free(b);
 		return rc;

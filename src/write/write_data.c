@@ -496,7 +496,6 @@ static int add_metrics(floe_data_file *f, floe_arena *a, const floe_write__forma
 		const floe_parquet_column_result *c = &res->columns[i];
 		const leaf_info *li = &fmt->leaves[c->leaf->leaf_index];
 		int32_t id = li->field_id;
-		bool w;
 		int rc;
 		if (!li->metrics || li->mode.kind == FLOE_METRICS_NONE)
 			continue;
@@ -507,21 +506,15 @@ static int add_metrics(floe_data_file *f, floe_arena *a, const floe_write__forma
 			f->nan_value_counts[f->n_nan_value_counts++] = (floe_id_long){id, c->nan_count};
 		if (li->mode.kind == FLOE_METRICS_COUNTS)
 			continue;
-		floe_value v;
-		if (c->has_min &&
-		    floe_parquet_stat_value(&v, c->leaf, li->type, c->min.p, c->min.n)) {
-			if ((rc = floe_metrics_bound(&f->lower_bounds[f->n_lower_bounds], a, id, &v,
-						     li->mode, false, &w)))
-				return rc;
-			f->n_lower_bounds += w;
-		}
-		if (c->has_max &&
-		    floe_parquet_stat_value(&v, c->leaf, li->type, c->max.p, c->max.n)) {
-			if ((rc = floe_metrics_bound(&f->upper_bounds[f->n_upper_bounds], a, id, &v,
-						     li->mode, true, &w)))
-				return rc;
-			f->n_upper_bounds += w;
-		}
+		floe_value lo, hi;
+		bool has_lo = c->has_min && floe_parquet_stat_value(&lo, c->leaf, li->type, c->min.p,
+								   c->min.n);
+		bool has_hi = c->has_max && floe_parquet_stat_value(&hi, c->leaf, li->type, c->max.p,
+								   c->max.n);
+		if ((rc = floe_metrics_bounds(f->lower_bounds, &f->n_lower_bounds, f->upper_bounds,
+					      &f->n_upper_bounds, a, id, has_lo ? &lo : NULL,
+					      has_hi ? &hi : NULL, li->mode)))
+			return rc;
 	}
 	return FLOE_OK;
 }

@@ -309,8 +309,10 @@ static int32_t months_of_days(int64_t days)
 	return (int32_t)((y - 1970) * 12 + (m - 1));
 }
 
-/* The transform of rows [r0, r0 + n) of one field into out[0..n). */
-static void compute_field(const pfield *f, int64_t r0, int64_t n, floe_value *out)
+/* The transform of rows [r0, r0 + n) of one field into out[0..n). FLOE_EINVAL
+ * (naming the row and the field) for a value whose partition value cannot be
+ * written, as Java refuses it (a truncated decimal past its precision). */
+static int compute_field(const pfield *f, int64_t r0, int64_t n, floe_value *out, floe_error *err)
 {
 	const floe_transform *tr = &f->pf->transform;
 	const floe_write__source *src = &f->src;
@@ -320,7 +322,7 @@ static void compute_field(const pfield *f, int64_t r0, int64_t n, floe_value *ou
 	if (tr->kind == FLOE_TR_VOID) {
 		for (int64_t i = 0; i < n; i++)
 			out[i] = floe_value_null(rt);
-		return;
+		return FLOE_OK;
 	}
 	/* fast paths: integer sources, integer results */
 	bool int_src = src->conv == FLOE_WCONV_I32 || src->conv == FLOE_WCONV_I64 ||
@@ -373,15 +375,18 @@ static void compute_field(const pfield *f, int64_t r0, int64_t n, floe_value *ou
 			}
 			}
 		}
-		return;
+		return FLOE_OK;
 	}
 	for (int64_t i = 0; i < n; i++) {
 		floe_value in;
 		floe_write__source_value(&in, src, r0 + i);
 		/* can_apply was checked when the partitioner was made */
-		if (floe_transform_apply(&out[i], tr, f->src_type, &in, NULL))
-			out[i] = floe_value_null(rt);
+		int rc = floe_transform_apply(&out[i], tr, f->src_type, &in, err);
+		if (rc)
+			return floe_error_prefix(err, rc, "row %lld, partition field '%s': ",
+						 (long long)(r0 + i), f->pf->name);
 	}
+	return FLOE_OK;
 }
 
 static int grow_groups(floe_write__partitioner *p)
@@ -491,7 +496,9 @@ int floe_write__partition(floe_write__partitioner *p, floe_write__groups *out,
 	for (size_t r0 = 0; r0 < n; r0 += CHUNK) {
 		size_t m = n - r0 < CHUNK ? n - r0 : CHUNK;
 		for (size_t k = 0; k < nf; k++)
-			compute_field(&p->fields[k], (int64_t)r0, (int64_t)m, &p->vals[k * CHUNK]);
+			if ((rc = compute_field(&p->fields[k], (int64_t)r0, (int64_t)m,
+						&p->vals[k * CHUNK], err)))
+				return rc;
 		for (size_t i = 0; i < m; i++) {
 			for (size_t k = 0; k < nf; k++)
 				tuple[k] = p->vals[k * CHUNK + i];

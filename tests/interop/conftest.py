@@ -53,6 +53,19 @@ class Floe:
         )
 
 
+# Columns of floe's files tables (and of entries' data_file) that Java's
+# metadata tables have (Spark shows them) and PyIceberg 0.12's inspect lacks.
+JAVA_FILE_COLUMNS = ("first_row_id", "referenced_data_file", "content_offset", "content_size_in_bytes")
+
+
+def without_java_columns(row: dict) -> dict:
+    """A floe metadata-table row as PyIceberg's inspect has it."""
+    out = {k: v for k, v in row.items() if k not in JAVA_FILE_COLUMNS}
+    if isinstance(out.get("data_file"), dict):
+        out["data_file"] = without_java_columns(out["data_file"])
+    return out
+
+
 @pytest.fixture
 def floe(tmp_path) -> Floe:
     return Floe(tmp_path)
@@ -121,6 +134,22 @@ def postgres_uri(tmp_path_factory):
     finally:
         subprocess.run([*as_user, f"{bindir}/pg_ctl", "-D", str(data), "-m", "fast", "stop"], capture_output=True)
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def spark_floe(tmp_path_factory):
+    """One Spark session per test module (tests/interop/spark_session.py) on a
+    floe directory of the module's own: Spark's catalog "default" is floe's
+    SQLite catalog. Tests of a module share both, with tables of their own."""
+    import spark_session
+
+    floe = Floe(tmp_path_factory.mktemp("spark"))
+    floe.run("namespace", "create", "fl")  # creates the embedded catalog
+    spark = spark_session.start(floe.warehouse)
+    try:
+        yield floe, spark
+    finally:
+        spark.stop()
 
 
 @pytest.fixture(scope="session")

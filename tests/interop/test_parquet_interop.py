@@ -5,8 +5,9 @@ signed zeros, empty and null lists, nested structs, lists of lists, maps)
 is written by pyarrow without compression or dictionaries; `floe parquet
 rewrite` then re-encodes it with each codec, page version 1 and 2,
 dictionary on and off, small pages and several row groups. pyarrow and
-DuckDB must read floe's file to the same rows as pyarrow's input file, and
-pyarrow must see the field ids floe wrote.
+DuckDB must read floe's file to the same rows as pyarrow's input file
+(pyarrow with page checksum verification on), and pyarrow must see the
+field ids floe wrote.
 
 Run: .venv/bin/python -m pytest tests/interop/test_parquet_interop.py
 The floe binary: $FLOE_BIN, else build/dev/floe.
@@ -205,7 +206,8 @@ def test_pyarrow_and_duckdb_read_floe(source, tmp_path, codec, page_version, dic
     subprocess.run(cmd + [str(source), str(out)], check=True, capture_output=True)
 
     want = pq.read_table(source)
-    got = pq.read_table(out)
+    # floe writes a CRC-32 in every page header: pyarrow checks them all
+    got = pq.read_table(out, page_checksum_verification=True)
     assert rows_of(got) == rows_of(want)
     assert field_ids(got.schema) == field_ids(want.schema)
 

@@ -1097,6 +1097,72 @@ static void test_corruption(void)
 
 /* A zstandard block whose data is exactly 64 KiB (the codec adapter's
  * stream buffer) once failed as a "truncated frame". */
+/* The sync marker after every block is checked, not only the last one: a
+ * byte flipped in the marker after a middle block stops the read at that
+ * block, naming the file, the block and where it starts, and none of that
+ * block's records is returned. */
+static void test_sync_marker_every_block(void)
+{
+	floe_arena a;
+	floe_error err = {0};
+	floe_buf file;
+	uint64_t size;
+	int64_t n;
+	floe_arena_init(&a, 0);
+	floe_buf_init(&file, 0);
+	floe_avro_schema *s = parse(&a, ALL_TYPES, &err);
+	T_OK(write_file(&file, s, "null", 300, 40, &size, &err), &err);
+	/* the blocks, from the reader */
+	floe_avro_block blk[64];
+	int64_t before[64];
+	size_t nb = 0;
+	{
+		floe_input *in = floe_input_memory(file.data, file.len, "c.avro");
+		floe_avro_reader *r = NULL;
+		int64_t total = 0;
+		bool eof = false;
+		T_OK(floe_avro_reader_open(&r, in, NULL, &err), &err);
+		while (r && nb < 64) {
+			T_OK(floe_avro_reader_next_block(&blk[nb], &eof, r, &err), &err);
+			if (eof || err.code)
+				break;
+			before[nb] = total;
+			total += blk[nb].count;
+			nb++;
+		}
+		floe_avro_reader_free(r);
+		floe_input_close(in);
+	}
+	T_CHECK(nb >= 4);
+	if (nb >= 4) {
+		/* the marker after block 2 ends where block 3 starts */
+		size_t k = 2, at = (size_t)blk[k + 1].offset - 16 + 5;
+		const uint8_t *sync = file.data + file.len - 16;
+		T_CHECK(memcmp(file.data + blk[k + 1].offset - 16, sync, 16) == 0);
+		file.data[at] ^= 0x20;
+		T_ERR(read_all(file.data, file.len, &n, &err), FLOE_ECORRUPT);
+		char want[160];
+		snprintf(want, sizeof(want),
+			 "c.avro: block %zu at offset %llu: sync marker at offset %llu does not match "
+			 "the header's",
+			 k, (unsigned long long)blk[k].offset, (unsigned long long)blk[k + 1].offset - 16);
+		T_EQ_MSG(err.msg, want);
+		T_EQ_INT(n, before[k]); /* the records of blocks 0 and 1 only */
+		file.data[at] ^= 0x20;
+		T_OK(read_all(file.data, file.len, &n, &err), &err);
+		T_EQ_INT(n, 40);
+		/* the header's marker itself: the first block fails */
+		size_t hdr_sync = (size_t)blk[0].offset - 16;
+		file.data[hdr_sync] ^= 0x01;
+		T_ERR(read_all(file.data, file.len, &n, &err), FLOE_ECORRUPT);
+		T_CHECK(strstr(err.msg, "c.avro: block 0 at offset") != NULL &&
+			strstr(err.msg, "sync marker") != NULL);
+		T_EQ_INT(n, 0);
+	}
+	floe_buf_reset(&file);
+	floe_arena_reset(&a);
+}
+
 static void test_zstd_block_64k(void)
 {
 	floe_arena a;
@@ -1140,6 +1206,7 @@ int main(void)
 	T_RUN(test_resolution_unions);
 	T_RUN(test_resolution_records);
 	T_RUN(test_corruption);
+	T_RUN(test_sync_marker_every_block);
 	T_RUN(test_zstd_block_64k);
 	free_decoders();
 	return t_finish();

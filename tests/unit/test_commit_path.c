@@ -230,6 +230,35 @@ static void test_create_answer_lost(void)
 	floe_catalog_free(cat);
 }
 
+/* A new table carries the properties Java writes at creation (Java's and
+ * Spark's writers fall back to gzip without the codec); asked ones win. */
+static void test_create_properties(void)
+{
+	const char *dir = t_tmpdir();
+	floe_catalog *cat = open_kind(SQL, dir);
+	floe_error err = {0};
+	floe_table *t = NULL;
+	floe_table_create_opts o = FLOE_TABLE_CREATE_OPTS_INIT;
+	T_OK(floe_catalog_create_namespace(cat, "db", NULL, 0, &err), &err);
+	o.schema = "id long";
+	T_OK(floe_table_create(&t, cat, "db", "plain", &o, &err), &err);
+	const char *v = t ? floe_metadata_property(floe_table_metadata(t),
+						   "write.parquet.compression-codec")
+			  : NULL;
+	T_EQ_STR(v ? v : "(none)", "zstd");
+	floe_table_free(t);
+	t = NULL;
+	floe_prop props[] = {{"write.parquet.compression-codec", "snappy"}};
+	o.properties = props;
+	o.n_properties = 1;
+	T_OK(floe_table_create(&t, cat, "db", "snappy", &o, &err), &err);
+	v = t ? floe_metadata_property(floe_table_metadata(t), "write.parquet.compression-codec")
+	      : NULL;
+	T_EQ_STR(v ? v : "(none)", "snappy");
+	floe_table_free(t);
+	floe_catalog_free(cat);
+}
+
 /* Two processes of one pipeline: the stale one's commit is refused. */
 static void test_pipeline_fencing(void)
 {
@@ -321,6 +350,7 @@ int main(void)
 	T_RUN(test_faults_sqlite);
 	T_RUN(test_faults_filesystem);
 	T_RUN(test_create_answer_lost);
+	T_RUN(test_create_properties);
 	T_RUN(test_pipeline_fencing);
 	T_RUN(test_retry_budget);
 	return t_finish();

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "harness.h"
+#include "iceberg/metrics.h"
 #include "iceberg/transform.h"
 #include "iceberg/value.h"
 #include "iceberg/variant.h"
@@ -247,11 +248,160 @@ static void test_truncate(void)
 	r = trunc_apply(1, &v, P(FLOE_T_BINARY));
 	T_EQ_INT(r.v.bin.n, 1);
 	T_EQ_INT(r.v.bin.p[0], 0x00);
+	/* a negative decimal can round down past its precision: Java cannot write
+	 * -100000000.00 as decimal(10, 2) and refuses the record; floe too */
+	{
+		const floe_type *t10 = floe_type_decimal(&A, 10, 2);
+		floe_transform tr = {.kind = FLOE_TR_TRUNCATE, .param = 100};
+		floe_value dv = {.type = FLOE_T_DECIMAL}, dout;
+		floe_error derr = {0};
+		T_CHECK(floe_decimal_parse(&dv.v.dec, "-99999999.99", 12, 10, 2) == 0);
+		T_EQ_INT(floe_transform_apply(&dout, &tr, t10, &dv, &derr), FLOE_EINVAL);
+		T_EQ_STR(derr.msg, "truncate[100] of -99999999.99 is -100000000.00, which does not "
+				   "fit decimal(10, 2)");
+		check_dec_trunc(10, 2, 100, "-99999998.99", "-99999999.00");
+		check_dec_trunc(10, 2, 100, "99999999.99", "99999999.00");
+	}
+	/* Java's int arithmetic wraps: truncate[3] of Integer.MIN_VALUE is
+	 * Integer.MAX_VALUE (docs/interop.md) */
+	v = vi(INT32_MIN);
+	T_EQ_INT(trunc_apply(3, &v, P(FLOE_T_INT)).v.i32, INT32_MAX);
 	/* Spark-verified */
 	v = vs(FLOE_T_BINARY, "HELLOICEBERG", 12);
 	r = trunc_apply(10, &v, P(FLOE_T_BINARY));
 	T_EQ_INT(r.v.bin.n, 10);
 	T_CHECK(memcmp(r.v.bin.p, "HELLOICEBE", 10) == 0);
+}
+
+/* Java's UUID order: two signed longs */
+static int java_uuid_cmp(const uint8_t *a, const uint8_t *b)
+{
+	for (int half = 0; half < 2; half++) {
+		int64_t x = 0, y = 0;
+		for (int i = 0; i < 8; i++) {
+			x = (int64_t)((uint64_t)x << 8 | a[half * 8 + i]);
+			y = (int64_t)((uint64_t)y << 8 | b[half * 8 + i]);
+		}
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
+static void test_uuid_bounds(void)
+{
+	uint8_t lo[16], hi[16], ol[16], oh[16];
+	bool hl, hh;
+	/* values on both sides of the top bit: no bound valid in both orders */
+	memset(lo, 0, 16);
+	memset(hi, 0, 16);
+	lo[0] = 0x12;
+	hi[0] = 0x9a;
+	floe_uuid_bounds_both_orders(lo, hi, ol, oh, &hl, &hh);
+	T_CHECK(!hl && !hh);
+	/* random UUIDs in one half: variant bits 10xx in byte 8 make the low halves
+	 * negative to Java; the lower bound holds, the upper is widened */
+	lo[0] = 0x12;
+	lo[8] = 0xa0;
+	hi[0] = 0x34;
+	hi[8] = 0x9f;
+	floe_uuid_bounds_both_orders(lo, hi, ol, oh, &hl, &hh);
+	T_CHECK(hl && hh);
+	T_CHECK(memcmp(ol, lo, 16) == 0);
+	uint8_t want_hi[16] = {0x34, 0, 0, 0, 0, 0, 0, 1};
+	T_CHECK(memcmp(oh, want_hi, 16) == 0);
+	/* a low half with the top bit clear below: the lower bound steps down */
+	lo[8] = 0x10;
+	floe_uuid_bounds_both_orders(lo, hi, ol, oh, &hl, &hh);
+	uint8_t want_lo[16] = {0x11, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			       0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	T_CHECK(hl && memcmp(ol, want_lo, 16) == 0);
+	/* one high half, low halves on one side of their top bit: exact */
+	memcpy(hi, lo, 16);
+	hi[15] = 7;
+	floe_uuid_bounds_both_orders(lo, hi, ol, oh, &hl, &hh);
+	T_CHECK(hl && hh && memcmp(ol, lo, 16) == 0 && memcmp(oh, hi, 16) == 0);
+	/* no step past the top bit: 00.. cannot step down, 7f..ff cannot step up */
+	memset(lo, 0, 16);
+	memset(hi, 0x7f, 1);
+	memset(hi + 1, 0xff, 15);
+	floe_uuid_bounds_both_orders(lo, hi, ol, oh, &hl, &hh);
+	T_CHECK(!hl && !hh);
+	/* every pair of random UUIDs of one half: the bounds hold in both orders */
+	uint64_t r = 0x9e3779b97f4a7c15ull; /* xorshift: the same cases every run */
+	for (int k = 0; k < 2000; k++) {
+		uint8_t u[8][16];
+		for (int i = 0; i < 8; i++) {
+			for (int j = 0; j < 16; j++)
+			{
+				r ^= r << 13;
+				r ^= r >> 7;
+				r ^= r << 17;
+				u[i][j] = (uint8_t)(r >> 32);
+			}
+			if (k & 1)
+				u[i][0] &= 0x7f; /* one half */
+			else
+				u[i][0] |= 0x80;
+			if (k & 2)
+				memcpy(u[i], u[0], 8); /* one high half */
+		}
+		memcpy(lo, u[0], 16);
+		memcpy(hi, u[0], 16);
+		for (int i = 1; i < 8; i++) {
+			if (memcmp(u[i], lo, 16) < 0)
+				memcpy(lo, u[i], 16);
+			if (memcmp(u[i], hi, 16) > 0)
+				memcpy(hi, u[i], 16);
+		}
+		floe_uuid_bounds_both_orders(lo, hi, ol, oh, &hl, &hh);
+		for (int i = 0; i < 8; i++) {
+			if (hl && (memcmp(ol, u[i], 16) > 0 || java_uuid_cmp(ol, u[i]) > 0))
+				t_fail(__FILE__, __LINE__, "lower bound above a value (case %d)", k);
+			if (hh && (memcmp(oh, u[i], 16) < 0 || java_uuid_cmp(oh, u[i]) < 0))
+				t_fail(__FILE__, __LINE__, "upper bound below a value (case %d)", k);
+			t_checks++;
+		}
+	}
+}
+
+/* the bounds a data file gets: zero bounds cover both zeros, UUID bounds hold
+ * in Java's order too or are not written */
+static void test_metrics_bounds(void)
+{
+	floe_metrics_mode full = {FLOE_METRICS_FULL, 0};
+	floe_id_bytes lo[2], hi[2];
+	size_t nl = 0, nh = 0;
+	floe_value z = {.type = FLOE_T_DOUBLE}, nz = {.type = FLOE_T_DOUBLE};
+	z.v.f64 = 0.0;
+	nz.v.f64 = -0.0;
+	T_OK(floe_metrics_bounds(lo, &nl, hi, &nh, &A, 5, &z, &nz, full), NULL);
+	T_EQ_INT(nl, 1);
+	T_EQ_INT(nh, 1);
+	T_CHECK(lo[0].n == 8 && lo[0].p[7] == 0x80); /* lower 0.0 written -0.0 */
+	T_CHECK(hi[0].n == 8 && hi[0].p[7] == 0x00); /* upper -0.0 written +0.0 */
+	floe_value f = {.type = FLOE_T_FLOAT};
+	f.v.f32 = -0.0f;
+	nl = nh = 0;
+	T_OK(floe_metrics_bounds(lo, &nl, hi, &nh, &A, 6, &f, &f, full), NULL);
+	T_CHECK(nl == 1 && nh == 1 && lo[0].p[3] == 0x80 && hi[0].p[3] == 0x00);
+	uint8_t a[16] = {0x12}, b[16] = {0x9a};
+	floe_value ua = {.type = FLOE_T_UUID}, ub = {.type = FLOE_T_UUID};
+	ua.v.bin.p = a;
+	ua.v.bin.n = 16;
+	ub.v.bin.p = b;
+	ub.v.bin.n = 16;
+	nl = nh = 0;
+	T_OK(floe_metrics_bounds(lo, &nl, hi, &nh, &A, 7, &ua, &ub, full), NULL);
+	T_CHECK(nl == 0 && nh == 0); /* straddling the top bit: none */
+	b[0] = 0x34;
+	b[8] = 0x10;
+	a[8] = 0x80;
+	T_OK(floe_metrics_bounds(lo, &nl, hi, &nh, &A, 7, &ua, &ub, full), NULL);
+	T_CHECK(nl == 1 && nh == 1 && memcmp(lo[0].p, a, 16) == 0 && memcmp(hi[0].p, b, 16) == 0);
+	nl = nh = 0;
+	T_OK(floe_metrics_bounds(lo, &nl, hi, &nh, &A, 7, &ua, NULL, full), NULL);
+	T_CHECK(nl == 0 && nh == 0); /* one side alone cannot be checked */
 }
 
 static int32_t temporal(floe_transform_kind k, const floe_value *v, const floe_type *t)
@@ -681,6 +831,8 @@ int main(void)
 	T_RUN(test_variant_json);
 	T_RUN(test_bucket_values);
 	T_RUN(test_truncate);
+	T_RUN(test_uuid_bounds);
+	T_RUN(test_metrics_bounds);
 	T_RUN(test_temporal);
 	T_RUN(test_human_strings);
 	T_RUN(test_binary_serialization);

@@ -165,7 +165,7 @@ static int read_json(const floe_buf *file, int64_t batch_rows, floe_buf *json, f
 	struct ArrowArray a = {0};
 	int rc;
 	o.batch_rows = batch_rows;
-	o.verify_crc = true;
+	o.verify_checksums = true;
 	rc = floe_parquet_reader_open(&r, in, &o, err);
 	if (!rc)
 		rc = floe_parquet_reader_arrow_schema(r, &s, err);

@@ -271,6 +271,74 @@ static void test_puffin_corruption(void)
 	floe_arena_reset(&a);
 }
 
+/* A deletion vector's CRC-32 covers magic + bitmap: any one byte flipped in
+ * a DV blob read from a Puffin file is refused (a bitmap byte flipped would
+ * otherwise delete or resurrect rows), and the footer's magics are checked. */
+static void test_dv_blob_flips(void)
+{
+	size_t n;
+	floe_arena a;
+	floe_puffin_footer f;
+	floe_error err = {0};
+	unsigned char *p = load("iceberg-go/table/dv/testdata/deletes/multi-blob-dv.puffin", &n);
+	if (!p)
+		return;
+	floe_arena_init(&a, 0);
+	floe_input *in = floe_input_memory(p, n, "m.puffin");
+	T_OK(floe_puffin_read_footer(&f, &a, in, &err), &err);
+	T_EQ_INT(f.n_blobs, 2);
+	if (f.n_blobs == 2) {
+		const floe_puffin_blob *b = &f.blobs[1];
+		size_t off = (size_t)b->offset, len = (size_t)b->length;
+		floe_buf blob;
+		uint64_t *pos = NULL;
+		size_t count = 0, refused = 0;
+		floe_buf_init(&blob, 0);
+		T_CHECK(len > 12 && off + len <= n);
+		/* a bitmap byte (past length prefix and magic, before the CRC) */
+		size_t at = off + 8 + (len - 12) / 2;
+		p[at] ^= 0x04;
+		T_OK(floe_puffin_read_blob(&blob, in, b, 1 << 20, &err), &err);
+		T_ERR(floe_dv_decode(&pos, &count, blob.data, blob.len, 2, 1 << 20, &err), FLOE_ECORRUPT);
+		T_CHECK(strstr(err.msg, "deletion vector: CRC-32 mismatch") != NULL);
+		T_CHECK(pos == NULL && count == 0);
+		p[at] ^= 0x04;
+		/* every byte of the blob in turn */
+		for (size_t i = off; i < off + len; i++) {
+			p[i] ^= 0x81;
+			floe_buf_clear(&blob);
+			T_OK(floe_puffin_read_blob(&blob, in, b, 1 << 20, &err), &err);
+			int rc = floe_dv_decode(&pos, &count, blob.data, blob.len, 2, 1 << 20, &err);
+			refused += rc == FLOE_ECORRUPT;
+			if (rc == FLOE_OK)
+				floe_free(pos);
+			p[i] ^= 0x81;
+		}
+		T_EQ_INT(refused, len);
+		/* undamaged: the blob still decodes to its positions */
+		floe_buf_clear(&blob);
+		T_OK(floe_puffin_read_blob(&blob, in, b, 1 << 20, &err), &err);
+		T_OK(floe_dv_decode(&pos, &count, blob.data, blob.len, 2, 1 << 20, &err), &err);
+		T_EQ_INT(count, 2);
+		floe_free(pos);
+		floe_buf_reset(&blob);
+	}
+	floe_input_close(in);
+	/* the footer's structure: leading magic, footer-start magic, trailing magic */
+	size_t where[] = {0, n - (size_t)f.footer_size, n - 1};
+	for (size_t k = 0; k < 3; k++) {
+		floe_puffin_footer g;
+		p[where[k]] ^= 0x01;
+		in = floe_input_memory(p, n, "m.puffin");
+		T_ERR(floe_puffin_read_footer(&g, &a, in, &err), FLOE_ECORRUPT);
+		T_CHECK(strstr(err.msg, "m.puffin") && strstr(err.msg, "magic"));
+		floe_input_close(in);
+		p[where[k]] ^= 0x01;
+	}
+	floe_arena_reset(&a);
+	free(p);
+}
+
 int main(void)
 {
 	T_RUN(test_java_dv_blobs);
@@ -279,5 +347,6 @@ int main(void)
 	T_RUN(test_puffin_footers);
 	T_RUN(test_iceberg_go_dv_puffins);
 	T_RUN(test_puffin_corruption);
+	T_RUN(test_dv_blob_flips);
 	return t_finish();
 }

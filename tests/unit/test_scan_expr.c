@@ -9,6 +9,7 @@
 
 #include "harness.h"
 #include "iceberg/metadata.h"
+#include "scan/scan_arrow.h"
 #include "scan/scan_expr.h"
 #include "util/cursor.h"
 
@@ -285,12 +286,47 @@ static void test_metrics(void)
 	T_CHECK(metrics("s NOT STARTS WITH 'ab'", 3, 10, 2, -1, "abc", 3, "abd", 3));
 	/* UUIDs: Java writes bounds in signed-long order: over {10.., f0..} they are
 	 * lower f0.. and upper 10..; 10.. is in the file and must not be pruned
-	 * (unsigned order alone would); 80.. is outside in both orders */
+	 * (unsigned order alone would). Bounds out of order in the spec's order
+	 * never prune (apache/iceberg#14216), so 80.. is kept too */
 	uint8_t ulo[16] = {0xf0}, uhi[16] = {0x10};
 	T_CHECK(metrics("u = '10000000-0000-0000-0000-000000000000'", 10, 10, 0, -1, ulo, 16, uhi,
 			16));
-	T_CHECK(!metrics("u = '80000000-0000-0000-0000-000000000000'", 10, 10, 0, -1, ulo, 16, uhi,
+	T_CHECK(metrics("u = '80000000-0000-0000-0000-000000000000'", 10, 10, 0, -1, ulo, 16, uhi,
+			16));
+	T_CHECK(metrics("u < '00000000-0000-0000-0000-000000000001'", 10, 10, 0, -1, ulo, 16, uhi,
+			16));
+	/* in order in both orders: prune only when both rule the value out. Java's
+	 * bounds over {(0, 10..), (1, ff..), (1, 10..)} (high, low halves) are lower
+	 * (0, 10..), upper (1, 10..); the spec's order alone would prune (1, ff..) */
+	uint8_t jlo[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0x10}, jhi[16] = {0, 0, 0, 0, 0, 0, 0, 1, 0x10};
+	T_CHECK(metrics("u = '00000000-0000-0001-ff00-000000000000'", 10, 10, 0, -1, jlo, 16, jhi,
+			16));
+	T_CHECK(!metrics("u = '00000000-0000-0002-0000-000000000000'", 10, 10, 0, -1, jlo, 16, jhi,
 			 16));
+	uint8_t olo[16] = {0x10}, ohi[16] = {0x20};
+	T_CHECK(!metrics("u = '30000000-0000-0000-0000-000000000000'", 10, 10, 0, -1, olo, 16, ohi,
+			 16));
+	T_CHECK(metrics("u = '18000000-0000-0000-0000-000000000000'", 10, 10, 0, -1, olo, 16, ohi,
+			16));
+	/* -0.0 = 0.0: a bound's sign never prunes a zero (g is a double) */
+	uint8_t nz[8], pz[8];
+	floe_store_u64le(nz, 0x8000000000000000ull);
+	floe_store_u64le(pz, 0);
+	T_CHECK(metrics("g = 0.0", 9, 10, 0, 0, nz, 8, nz, 8));
+	T_CHECK(metrics("g = -0.0", 9, 10, 0, 0, pz, 8, pz, 8));
+	T_CHECK(metrics("g >= 0", 9, 10, 0, 0, nz, 8, nz, 8));
+	T_CHECK(!metrics("g > 0", 9, 10, 0, 0, nz, 8, nz, 8));
+	/* a field inside an optional struct: Java does not count it as null where
+	 * the struct is null (Spark writes 10 values / 0 nulls for a file of null
+	 * structs, Java's generic writer 0 / 0), so a zero null count proves
+	 * nothing, nor a value count short of the rows (st.x is field 15) */
+	T_CHECK(metrics("st.x IS NULL", 15, 0, 0, -1, NULL, 0, NULL, 0));
+	T_CHECK(metrics("st.x IS NULL", 15, 4, 0, -1, lo4, 4, hi4, 4));
+	T_CHECK(metrics("st.x IS NULL", 15, 10, 0, -1, NULL, 0, NULL, 0));
+	T_CHECK(metrics("st.x IS NOT NULL", 15, 0, 0, -1, NULL, 0, NULL, 0));
+	T_CHECK(!metrics("st.x IS NOT NULL", 15, 10, 10, -1, NULL, 0, NULL, 0));
+	T_CHECK(!metrics("st.x = 30", 15, 10, 0, -1, lo4, 4, hi4, 4));
+	T_CHECK(!metrics("i IS NULL", 2, 4, 0, -1, lo4, 4, hi4, 4)); /* top level: trusted */
 	/* an empty file holds no row */
 	floe_file_metrics empty = {0};
 	T_CHECK(!floe_eval_metrics(compile("i = 1"), &empty));
@@ -327,6 +363,28 @@ static void test_partition_and_summaries(void)
 	T_CHECK(!floe_eval_summaries(p, &fs, 1, types));
 	floe_store_u32le(hi, 19740);
 	T_CHECK(floe_eval_summaries(p, &fs, 1, types));
+	/* an identity(uuid) summary as Java 1.10 writes it over values on both
+	 * sides of the top bit (lower 80.., upper 7e..): out of order in the
+	 * spec's order, so it never prunes (floe once found 0 rows) */
+	const char *uj = "{\"spec-id\":0,\"fields\":[{\"name\":\"u\",\"transform\":\"identity\","
+			 "\"source-id\":10,\"field-id\":1000}]}";
+	floe_partition_spec *uspec;
+	T_OK(floe_json_parse(&j, &A, uj, strlen(uj), NULL, &err), &err);
+	T_OK(floe_spec_from_json(&uspec, &A, j, 0, &err), &err);
+	T_OK(floe_expr_project(&p, &A, compile("u = '123e4567-e89b-12d3-a456-426614174000'"), uspec, S,
+			       &err),
+	     &err);
+	uint8_t ulo[16] = {0x80, 0x17, 0xf4, 0xe4}, uhi[16] = {0x7e, 0xd7, 0xcc, 0x99};
+	floe_field_summary us = {false, -1, ulo, 16, uhi, 16, true, true};
+	const floe_type *utypes[1] = {floe_type_primitive(FLOE_T_UUID)};
+	T_CHECK(floe_eval_summaries(p, &us, 1, utypes));
+	/* floe's own (unsigned) summary 00../ff.. keeps it too; 13../ff.. prunes it */
+	uint8_t zlo[16] = {0}, fhi[16];
+	memset(fhi, 0xff, 16);
+	floe_field_summary fsum = {false, -1, zlo, 16, fhi, 16, true, true};
+	T_CHECK(floe_eval_summaries(p, &fsum, 1, utypes));
+	zlo[0] = 0x13;
+	T_CHECK(!floe_eval_summaries(p, &fsum, 1, utypes));
 	/* all null */
 	floe_field_summary nulls = {true, -1, NULL, 0, NULL, 0, false, false};
 	T_CHECK(!floe_eval_summaries(p, &nulls, 1, types));
@@ -394,6 +452,37 @@ static void test_values(void)
 	T_CHECK(!floe_eval_value(compile("s NOT LIKE '_lick'"), &s));
 }
 
+/* IS [NOT] NULL on a struct, list or map column is decided by the column's own
+ * validity: row 0 is a present struct (whose fields are null), row 1 a null one */
+static void test_nested_is_null(void)
+{
+	const floe_schema_entry *st = floe_schema_find_name(S, "st", false);
+	const floe_schema_entry *l = floe_schema_find_name(S, "l", false);
+	uint8_t valid = 0x01;
+	const void *bufs[1] = {&valid};
+	struct ArrowArray a = {0};
+	a.length = 2;
+	a.null_count = 1;
+	a.n_buffers = 1;
+	a.buffers = bufs;
+	floe_value v;
+	for (int k = 0; k < 2; k++) {
+		const floe_type *t = k ? l->type : st->type;
+		const char *col = k ? "l" : "st";
+		char is_null[32], not_null[32];
+		snprintf(is_null, sizeof(is_null), "%s IS NULL", col);
+		snprintf(not_null, sizeof(not_null), "%s IS NOT NULL", col);
+		floe_sa_value(&v, &a, t, 0);
+		T_CHECK(!v.is_null);
+		T_CHECK(!floe_eval_value(compile(is_null), &v));
+		T_CHECK(floe_eval_value(compile(not_null), &v));
+		floe_sa_value(&v, &a, t, 1);
+		T_CHECK(v.is_null);
+		T_CHECK(floe_eval_value(compile(is_null), &v));
+		T_CHECK(!floe_eval_value(compile(not_null), &v));
+	}
+}
+
 int main(void)
 {
 	setup();
@@ -404,6 +493,7 @@ int main(void)
 	T_RUN(test_metrics);
 	T_RUN(test_partition_and_summaries);
 	T_RUN(test_values);
+	T_RUN(test_nested_is_null);
 	floe_arena_reset(&A);
 	return t_finish();
 }

@@ -10,6 +10,8 @@
 
 #include "harness.h"
 #include "iceberg/manifest_scan.h"
+#include "io/fileio.h"
+#include "util/rand.h"
 #include "table/table_impl.h"
 
 typedef struct collected {
@@ -259,8 +261,83 @@ static void test_every_shared_manifest(void)
 	free(tsv);
 }
 
+/* one manifest of an identity(uuid) spec over the given UUIDs: its summary */
+static void uuid_summary(const char *const *uuids, size_t n, floe_manifest_file *mf, floe_arena *a)
+{
+	floe_error err = {0};
+	floe_schema *s;
+	floe_partition_spec *spec;
+	int32_t lp = 999;
+	floe_fileio *io = floe_io_memory_new();
+	floe_output *out = NULL;
+	floe_manifest_writer *w = NULL;
+	T_OK(floe_schema_parse_compact(&s, a, "id long, u uuid, f double", &err), &err);
+	T_OK(floe_spec_parse_expr(&spec, a, "u, f", s, 0, &lp, &err), &err);
+	T_OK(floe_io_create(io, "mem://m.avro", false, &out, &err), &err);
+	T_OK(floe_manifest_writer_open(&w, out, "mem://m.avro", 2, s, spec, FLOE_MANIFEST_DATA, 1, NULL,
+				       &err),
+	     &err);
+	for (size_t i = 0; i < n; i++) {
+		floe_data_file f;
+		floe_value pv[2] = {{.type = FLOE_T_UUID}, {.type = FLOE_T_DOUBLE}};
+		uint8_t u[16];
+		T_CHECK(floe_uuid_parse(uuids[i], strlen(uuids[i]), u));
+		pv[0].v.bin.p = u;
+		pv[0].v.bin.n = 16;
+		pv[1].v.f64 = i % 2 ? 0.0 : -0.0;
+		floe_data_file_init(&f);
+		f.file_path = "mem://d.parquet";
+		f.file_format = "PARQUET";
+		f.record_count = 1;
+		f.file_size_in_bytes = 10;
+		f.partition = (floe_partition){pv, 2};
+		T_OK(floe_manifest_writer_add(w, FLOE_ENTRY_ADDED, -1, -1, -1, &f, &err), &err);
+	}
+	T_OK(floe_manifest_writer_close(w, mf, a, &err), &err);
+	floe_io_free(io);
+}
+
+/* Partition summaries Java prunes correctly: UUID bounds valid in its signed
+ * order too, or no summaries at all (apache/iceberg#14216); zero bounds that
+ * cover both zeros */
+static void test_summaries_safe_for_java(void)
+{
+	floe_arena a;
+	floe_manifest_file mf;
+	floe_arena_init(&a, 0);
+	const char *straddle[] = {"123e4567-e89b-12d3-a456-426614174000",
+				  "9e3e4567-e89b-12d3-a456-426614174000"};
+	uuid_summary(straddle, 2, &mf, &a);
+	T_CHECK(!mf.partitions_present);
+	T_EQ_INT(mf.n_partitions, 0);
+	const char *low[] = {"123e4567-e89b-12d3-a456-426614174000",
+			     "323e4567-e89b-12d3-a456-426614174000"};
+	uuid_summary(low, 2, &mf, &a);
+	T_CHECK(mf.partitions_present);
+	T_EQ_INT(mf.n_partitions, 2);
+	const floe_field_summary *us = &mf.partitions[0];
+	T_CHECK(us->has_lower && us->has_upper && us->lower_len == 16 && us->upper_len == 16);
+	T_EQ_INT(us->lower[0], 0x12);
+	/* the upper bound steps past the low halves Java reads as negative */
+	static const uint8_t want_hi[16] = {0x32, 0x3e, 0x45, 0x67, 0xe8, 0x9b, 0x12, 0xd4};
+	T_CHECK(memcmp(us->upper, want_hi, 16) == 0);
+	T_EQ_INT(us->contains_nan, 0); /* written (false) for every type, as Java does */
+	/* -0.0 and 0.0 were both values: lower -0.0, upper +0.0 */
+	const floe_field_summary *fs = &mf.partitions[1];
+	T_CHECK(fs->has_lower && fs->lower_len == 8 && fs->lower[7] == 0x80);
+	T_CHECK(fs->has_upper && fs->upper_len == 8 && fs->upper[7] == 0);
+	const char *one[] = {"123e4567-e89b-12d3-a456-426614174000"};
+	uuid_summary(one, 1, &mf, &a);
+	T_CHECK(mf.partitions_present);
+	/* a lone -0.0: the upper bound is widened to +0.0 */
+	fs = &mf.partitions[1];
+	T_CHECK(fs->lower[7] == 0x80 && fs->upper[7] == 0);
+	floe_arena_reset(&a);
+}
+
 int main(void)
 {
 	T_RUN(test_every_shared_manifest);
+	T_RUN(test_summaries_safe_for_java);
 	return t_finish();
 }

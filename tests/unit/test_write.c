@@ -371,9 +371,11 @@ static void check_metrics(const floe_data_file *df, acc_set *s, const floe_metad
 			continue;
 		}
 		floe_id_bytes want_lo, want_hi;
-		bool wl, wh;
-		T_OK(floe_metrics_bound(&want_lo, &a, c->id, &c->lo, mode, false, &wl), NULL);
-		T_OK(floe_metrics_bound(&want_hi, &a, c->id, &c->hi, mode, true, &wh), NULL);
+		size_t nwl = 0, nwh = 0;
+		T_OK(floe_metrics_bounds(&want_lo, &nwl, &want_hi, &nwh, &a, c->id, &c->lo, &c->hi,
+					 mode),
+		     NULL);
+		bool wl = nwl == 1, wh = nwh == 1;
 		T_CHECK(wl == (lo != NULL));
 		T_CHECK(wh == (hi != NULL));
 		if (wl && lo) {

@@ -284,6 +284,21 @@ static void test_partition_every_transform(void)
 	floe_arrow_array_release(&b3);
 	floe_arrow_schema_release(&bs3);
 	floe_write__partitioner_free(p);
+	/* a partition value that cannot be written (Java refuses it): an error
+	 * naming the row and the value, never a null or an 11-digit decimal(10, 2) */
+	floe_schema *s4;
+	T_OK(floe_schema_parse_compact(&s4, &a, "id long, dec decimal(10, 2)", &err), &err);
+	T_OK(floe_spec_parse_expr(&sp, &a, "truncate(100, dec)", s4, 0, &lp, &err), &err);
+	T_OK(floe_write__partitioner_new(&p, s4, sp, &err), &err);
+	const char *r4[] = {"{\"id\": 1, \"dec\": \"-99999998.99\"}",
+			    "{\"id\": 2, \"dec\": \"-99999999.99\"}"};
+	make_batch(s4, r4, 2, &b3, &bs3);
+	T_ERR(floe_write__partition(p, &g, &b3, &bs3, &err), FLOE_EINVAL);
+	T_EQ_STR(err.msg, "row 1, partition field 'dec_trunc': truncate[100] of -99999999.99 is "
+			  "-100000000.00, which does not fit decimal(10, 2)");
+	floe_arrow_array_release(&b3);
+	floe_arrow_schema_release(&bs3);
+	floe_write__partitioner_free(p);
 	for (int i = 0; i < N; i++)
 		free(rows[i]);
 	free(rows);
