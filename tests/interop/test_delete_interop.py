@@ -4,8 +4,9 @@ tests/tools/delete_tool (a test-only driver, not a product command) writes
 equality delete files, position delete files (v2) or deletion vectors (v3) -
 and optionally new data rows - through the write layer and commits them in
 one row delta. After each commit the table is read, with the deletes applied,
-by Java Iceberg 1.10 (IcebergGenerics, the java_peer's scan), DuckDB's
-iceberg extension, PyIceberg (where it reads the delete kind: position
+by Java Iceberg 1.10 (IcebergGenerics, the java_peer's scan), Spark 3.5
+with Iceberg 1.10's runtime (one session for the module, on the module's floe
+directory), DuckDB's iceberg extension, PyIceberg (where it reads the delete kind: position
 deletes and DVs; it refuses equality deletes) and `floe scan`, and each must
 equal a Python model of the rows. The manifest entries, as PyIceberg decodes
 them, carry what Java's writers record (content, equality_ids, sort order,
@@ -24,6 +25,16 @@ from conftest import duckdb_connection, floe_bin
 from test_write_interop import run_tool
 
 SCHEMA = "id long not null, name string, region string not null, v double"
+
+
+@pytest.fixture
+def floe(spark_floe):
+    """The module's floe directory, which its Spark session reads (tables of
+    each test have names of their own)."""
+    f, spark = spark_floe
+    f.spark = spark
+    f.run("namespace", "create", "db", check=False)
+    return f
 
 
 def delete_tool() -> str:
@@ -103,6 +114,7 @@ def read_all(floe, tbl_name, java_peer, with_pyiceberg, fv):
     )
     out = java_peer("scan", floe.warehouse / "catalog.db", f"file://{floe.warehouse}", tbl_name)
     got["java"] = canon(json.loads(line) for line in out.splitlines() if line.strip())
+    got["spark"] = canon(r.asDict() for r in floe.spark.table(tbl_name).select("id", "name", "region", "v").collect())
     if with_pyiceberg:
         got["pyiceberg"] = canon(tbl.scan().to_arrow().to_pylist())
     return got, tbl
@@ -115,7 +127,6 @@ def test_row_deltas_read_by_java_duckdb_pyiceberg(floe, tmp_path, java_peer, fv)
     deleted keys (an upsert); more positions in a file that already has some
     (v3: the DV is merged and replaced in the same commit)."""
     name = f"db.rd{fv}"
-    floe.run("namespace", "create", "db")
     floe.run("table", "create", name, "--schema", SCHEMA, "--partition", "region",
              "--format-version", fv)
     model = Model()
@@ -263,7 +274,6 @@ def test_many_deletes_roll_and_read(floe, tmp_path, java_peer, fv):
     """Thousands of positions and keys at a small delete target size: the
     position delete files roll (v2), and every reader applies all of them."""
     name = f"db.many{fv}"
-    floe.run("namespace", "create", "db")
     floe.run("table", "create", name, "--schema", SCHEMA, "--partition", "region",
              "--format-version", fv, "--property", "write.delete.target-file-size-bytes=2048")
     rows = [{"id": i, "name": f"name-{i:06d}", "region": ["eu", "us"][i % 2], "v": float(i)} for i in range(20000)]
