@@ -6,7 +6,8 @@ through write.delete.mode / write.update.mode / write.merge.mode) a table of
 two snapshots gets a delete, an update (a partition column among the set
 ones) and a merge (updates, a key moving partition, inserts), each one
 snapshot. After each, Java Iceberg (IcebergGenerics, the java_peer's scan),
-DuckDB's iceberg extension, PyIceberg (it reads position deletes and DVs,
+Spark 3.5 with Iceberg 1.10's runtime (one session for the module), DuckDB's
+iceberg extension, PyIceberg (it reads position deletes and DVs,
 the only delete kinds these commands write) and `floe scan` must equal a
 Python model. Copy-on-write leaves no delete file; merge-on-read adds
 position delete files (v2) or deletion vectors in Puffin files (v3), one DV
@@ -22,6 +23,16 @@ from test_write_interop import run_tool
 
 SCHEMA = "id long not null, name string, region string not null, v double"
 REGIONS = ["eu", "us", "ap"]
+
+
+@pytest.fixture
+def floe(spark_floe):
+    """The module's floe directory, which its Spark session reads (read_all
+    asks Spark too; each test has tables of its own)."""
+    f, spark = spark_floe
+    f.spark = spark
+    f.run("namespace", "create", "db", check=False)
+    return f
 
 
 def check(floe, name, java_peer, model, fv):
@@ -43,7 +54,6 @@ def outcome(out, verb, mode):
 @pytest.mark.parametrize("mode", ["copy-on-write", "merge-on-read"])
 def test_delete_update_merge(floe, tmp_path, java_peer, fv, mode):
     name = f"db.dml{fv}{mode[0]}"
-    floe.run("namespace", "create", "db")
     floe.run("table", "create", name, "--schema", SCHEMA, "--partition", "region",
              "--format-version", fv, "--property", f"write.delete.mode={mode}",
              "--property", f"write.update.mode={mode}", "--property", f"write.merge.mode={mode}")
@@ -135,7 +145,6 @@ def manifest_dvs(floe, tbl):
 def test_refusals(floe, tmp_path):
     """An unbound column, a required column set to NULL, a v1 table in
     merge-on-read, duplicate merge keys: refused, nothing committed."""
-    floe.run("namespace", "create", "db")
     floe.run("table", "create", "db.r", "--schema", SCHEMA, "--format-version", 1)
     run_tool(floe, "db.r", [{"id": 1, "name": "a", "region": "eu", "v": 1.0}], tmp_path)
     snaps = len(floe.json_rows("snapshots", "db.r"))
