@@ -1567,6 +1567,36 @@ int floe_dml_merge(floe_table *t, const char *source_path, const char *format,
 				 floe_table_name(t));
 }
 
+int floe_dml__try_set(const floe_schema *s, const floe_dml_set *set,
+		      const struct ArrowArray *batch, floe_error *err)
+{
+	floe_dml_opts o = FLOE_DML_OPTS_INIT;
+	floe_dml_result res;
+	dml d;
+	assign as;
+	int rc;
+	int64_t *idx = NULL;
+	dml_init(&d, OP_UPDATE, NULL, &o, &res);
+	d.schema = s;
+	d.nf = s->root->n_fields;
+	if (!(rc = parse_assign(&d, set, &as, err)) &&
+	    !(rc = floe_iceberg_arrow_schema(&d.tschema, s, err))) {
+		d.set = &as;
+		d.n_set = 1;
+		idx = floe_calloc((size_t)batch->length + 1, sizeof(*idx));
+		if (!idx)
+			rc = floe_error_oom(err);
+		for (int64_t i = 0; !rc && i < batch->length; i++)
+			idx[i] = i;
+		if (!rc)
+			rc = updated_rows(&d, batch, idx, batch->length, err);
+		d.set = NULL;
+	}
+	floe_free(idx);
+	dml_reset(&d);
+	return rc;
+}
+
 const char *floe_dml_mode_name(floe_dml_mode m)
 {
 	return m == FLOE_DML_MERGE_ON_READ ? "merge-on-read" : "copy-on-write";
