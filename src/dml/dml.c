@@ -95,7 +95,16 @@ typedef struct dml {
 	floe_write_config cfg;
 	int64_t base_id;
 	size_t nf; /* top-level fields */
+	/* v3 row lineage: the find and copy scans project _row_id and
+	 * _last_updated_sequence_number after the table's columns, and the
+	 * writers get wm, the table metadata whose schema ends with both, so
+	 * copied rows keep their row ids and updated rows keep theirs with a
+	 * new sequence number (spec: "Row Lineage") */
+	bool lineage;
+	floe_metadata *wm;
+	size_t meta; /* index of _file in scan batches (_pos follows) */
 	floe_scan *scan;
+	floe_scan *scan2; /* copy-on-write's: the removed delete files point into it */
 	floe_expr *cond; /* bound condition (conflict detection); NULL = every row */
 	floe_hmap by_path;
 	touched *tv;
@@ -196,6 +205,49 @@ static int key_of(floe_buf *k, const struct ArrowArray *b, const floe_schema *s,
 		memcpy(k->data + at, &len, sizeof(len));
 	}
 	return FLOE_OK;
+}
+
+/* ---- row lineage (v3) ------------------------------------------------------------------ */
+
+#define ID_ROW_ID 2147483540
+#define ID_LAST_UPDATED_SEQ 2147483539
+
+/* The write metadata of a v3 table: its current schema plus _row_id and
+ * _last_updated_sequence_number with their reserved ids (*out owned by the
+ * caller: floe_metadata_free). */
+static int lineage_metadata(floe_metadata **out, const floe_metadata *m, floe_arena *a,
+			    floe_error *err)
+{
+	const floe_schema *s = floe_metadata_current_schema(m);
+	size_t nf = s->root->n_fields;
+	floe_type *root = floe_arena_calloc(a, 1, sizeof(*root));
+	floe_field *fs = root ? floe_arena_calloc(a, nf + 2, sizeof(*fs)) : NULL;
+	floe_schema *ls;
+	floe_metadata_builder *b = NULL;
+	int32_t id;
+	int rc;
+	if (!fs)
+		return floe_error_oom(err);
+	*root = *s->root;
+	memcpy(fs, s->root->fields, nf * sizeof(*fs));
+	memset(&fs[nf], 0, 2 * sizeof(*fs));
+	fs[nf].id = ID_ROW_ID;
+	fs[nf].name = "_row_id";
+	fs[nf].type = floe_type_primitive(FLOE_T_LONG);
+	fs[nf + 1].id = ID_LAST_UPDATED_SEQ;
+	fs[nf + 1].name = "_last_updated_sequence_number";
+	fs[nf + 1].type = floe_type_primitive(FLOE_T_LONG);
+	root->fields = fs;
+	root->n_fields = nf + 2;
+	if ((rc = floe_schema_make(&ls, a, s->schema_id, root, s->identifier_field_ids,
+				   s->n_identifier_field_ids, err)) ||
+	    (rc = floe_metadata_builder_from(&b, m, err)) ||
+	    (rc = floe_mb_add_schema(b, ls, &id, err)) ||
+	    (rc = floe_mb_set_current_schema(b, id, err))) {
+		floe_metadata_builder_free(b);
+		return rc;
+	}
+	return floe_metadata_builder_finish(out, b, NULL, m->last_updated_ms, err);
 }
 
 /* ---- properties --------------------------------------------------------------------- */
@@ -581,15 +633,35 @@ static int put_value(stream_col *c, const floe_value *v)
 	}
 }
 
+/* The lineage columns of new row versions: the target row's _row_id
+ * (tgt/tidx; NULL: a new row) and a null _last_updated_sequence_number. */
+static int lineage_cols(dml *d, struct ArrowArray *out, const struct ArrowArray *tgt,
+			const int64_t *tidx, int64_t n, floe_error *err)
+{
+	floe_value null = floe_value_null(FLOE_T_LONG);
+	const floe_type *lt = floe_type_primitive(FLOE_T_LONG);
+	int rc;
+	if (tgt)
+		rc = floe_arrow_take(out->children[d->nf], d->tschema.children[d->nf],
+				     tgt->children[d->nf], tidx, n, err);
+	else
+		rc = floe_sa_const(out->children[d->nf], lt, &null, n, err);
+	if (!rc)
+		rc = floe_sa_const(out->children[d->nf + 1], lt, &null, n, err);
+	return rc;
+}
+
 /* The new versions of rows idx[0..n) of batch b (table columns first). */
 static int updated_rows(dml *d, const struct ArrowArray *b, const int64_t *idx, int64_t n,
 			floe_error *err)
 {
 	struct ArrowArray out;
 	int rc;
-	if ((rc = floe_arrow_array_init(&out, 1, (int64_t)d->nf)))
+	if ((rc = floe_arrow_array_init(&out, 1, (int64_t)(d->nf + (d->lineage ? 2 : 0)))))
 		return floe_error_oom(err);
 	out.length = n;
+	if (d->lineage)
+		rc = lineage_cols(d, &out, b, idx, n, err);
 	for (size_t c = 0; c < d->nf && !rc; c++) {
 		const assign *as = NULL;
 		for (size_t k = 0; k < d->n_set; k++)
@@ -626,15 +698,27 @@ static int updated_rows(dml *d, const struct ArrowArray *b, const int64_t *idx, 
 	return FLOE_OK;
 }
 
+/* Rows idx[0..n) of b's table columns as new rows; with lineage, the row
+ * ids of target rows tidx[0..n) of tgt (NULL: new rows, no id). */
 static int take_rows(dml *d, const struct ArrowArray *b, const int64_t *idx, int64_t n,
-		     floe_error *err)
+		     const struct ArrowArray *tgt, const int64_t *tidx, floe_error *err)
 {
-	struct ArrowArray v = top_view(b, d->nf), out;
+	struct ArrowArray out;
 	int rc;
 	if (n == 0)
 		return FLOE_OK;
-	if ((rc = floe_arrow_take(&out, &d->tschema, &v, idx, n, err)))
+	if ((rc = floe_arrow_array_init(&out, 1, (int64_t)(d->nf + (d->lineage ? 2 : 0)))))
+		return floe_error_oom(err);
+	out.length = n;
+	for (size_t c = 0; c < d->nf && !rc; c++)
+		rc = floe_arrow_take(out.children[c], d->tschema.children[c], b->children[c], idx, n,
+				     err);
+	if (!rc && d->lineage)
+		rc = lineage_cols(d, &out, tgt, tidx, n, err);
+	if (rc) {
+		floe_arrow_array_release(&out);
 		return rc;
+	}
 	if (FLOE_ARRAY_RESERVE(d->rows, d->cap_rows, d->n_rows + 1)) {
 		floe_arrow_array_release(&out);
 		return floe_error_oom(err);
@@ -764,7 +848,7 @@ static int index_source(dml *d, floe_error *err)
 static int note(dml *d, const struct ArrowArray *b, int64_t r, floe_error *err)
 {
 	size_t n;
-	const char *path = str_at(b->children[d->nf], r, &n);
+	const char *path = str_at(b->children[d->meta], r, &n);
 	uint64_t *slot;
 	bool existed;
 	if (floe_hmap_upsert(&d->by_path, path, n, &slot, &existed))
@@ -782,7 +866,7 @@ static int note(dml *d, const struct ArrowArray *b, int64_t r, floe_error *err)
 	touched *tc = &d->tv[*slot];
 	if (FLOE_ARRAY_RESERVE(tc->pos, tc->cap, tc->n + 1))
 		return floe_error_oom(err);
-	tc->pos[tc->n++] = pos_at(b->children[d->nf + 1], r);
+	tc->pos[tc->n++] = pos_at(b->children[d->meta + 1], r);
 	return FLOE_OK;
 }
 
@@ -828,7 +912,7 @@ static int find(dml *d, floe_error *err)
 			if (d->op == OP_UPDATE)
 				rc = updated_rows(d, &b, idx, n, err);
 			else if (d->op == OP_MERGE)
-				rc = take_rows(d, &d->src, src_idx, n, err);
+				rc = take_rows(d, &d->src, src_idx, n, &b, idx, err);
 		}
 		floe_arrow_array_release(&b);
 		if (rc)
@@ -846,7 +930,7 @@ static int find(dml *d, floe_error *err)
 				idx[n++] = r;
 		d->res->rows_inserted = n;
 		if (!rc && !d->o->dry_run)
-			rc = take_rows(d, &d->src, idx, n, err);
+			rc = take_rows(d, &d->src, idx, n, NULL, NULL, err);
 	}
 	floe_free(idx);
 	floe_free(src_idx);
@@ -888,6 +972,25 @@ static int find(dml *d, floe_error *err)
 		f->rows = (int64_t)d->tv[i].n;
 		d->res->n_files++;
 	}
+	return FLOE_OK;
+}
+
+/* The scans' columns: the table's, the lineage fields (v3), _file, _pos. */
+static int scan_columns(dml *d, floe_scan_opts *so, floe_error *err)
+{
+	const char **cols = floe_arena_calloc(&d->a, d->meta + 2, sizeof(*cols));
+	if (!cols)
+		return floe_error_oom(err);
+	for (size_t i = 0; i < d->nf; i++)
+		cols[i] = d->schema->root->fields[i].name;
+	if (d->lineage) {
+		cols[d->nf] = "_row_id";
+		cols[d->nf + 1] = "_last_updated_sequence_number";
+	}
+	cols[d->meta] = "_file";
+	cols[d->meta + 1] = "_pos";
+	so->columns = cols;
+	so->n_columns = d->meta + 2;
 	return FLOE_OK;
 }
 
@@ -960,7 +1063,7 @@ static int write_mor(dml *d, floe_data_file **files, size_t *n, floe_data_file *
 		rc = v3 ? floe_dv_writer_complete(dw, files, n, repl, n_repl, &d->a, err)
 			: floe_pos_delete_writer_complete(pw, files, n, &d->a, err);
 	if (!rc && d->n_rows) {
-		rc = floe_task_writer_new(&tw, d->io, d->m, &d->cfg, &two, err);
+		rc = floe_task_writer_new(&tw, d->io, d->wm ? d->wm : d->m, &d->cfg, &two, err);
 		if (!rc)
 			rc = write_new_rows(d, tw, err);
 		if (!rc)
@@ -997,22 +1100,13 @@ static int write_cow(dml *d, floe_data_file **files, size_t *n, floe_data_file *
 	size_t cap_keep = 0, cap_gone = 0;
 	floe_hmap want;
 	floe_imap refs, dropped;
-	const char **cols = floe_arena_calloc(&d->a, d->nf + 2, sizeof(*cols));
 	int rc = FLOE_OK;
 	floe_hmap_init(&want);
 	floe_imap_init(&refs);
 	floe_imap_init(&dropped);
-	if (!cols)
-		return floe_error_oom(err);
-	for (size_t i = 0; i < d->nf; i++)
-		cols[i] = d->schema->root->fields[i].name;
-	cols[d->nf] = "_file";
-	cols[d->nf + 1] = "_pos";
-	so.columns = cols;
-	so.n_columns = d->nf + 2;
 	so.snapshot_id = d->base_id;
-	if ((rc = floe_scan_open(&s2, d->rt, &so, err)) ||
-	    (rc = floe_scan_arrow_schema(s2, &sch, err)))
+	if ((rc = scan_columns(d, &so, err)) || (rc = floe_scan_open(&d->scan2, d->rt, &so, err)) ||
+	    (rc = floe_scan_arrow_schema((s2 = d->scan2), &sch, err)))
 		goto done;
 	for (size_t i = 0; i < d->n_tv && !rc; i++)
 		if (floe_hmap_put_str(&want, d->tv[i].f->raw_path, i) < 0)
@@ -1052,9 +1146,10 @@ static int write_cow(dml *d, floe_data_file **files, size_t *n, floe_data_file *
 	if (!rc)
 		rc = floe_scan__select(s2, sel, n_sel, err);
 	if (!rc)
-		rc = floe_task_writer_new(&tw, d->io, d->m, &d->cfg, &two, err);
+		rc = floe_task_writer_new(&tw, d->io, d->wm ? d->wm : d->m, &d->cfg, &two, err);
+	size_t nw = d->meta; /* the columns written */
 	struct ArrowSchema tsch = sch;
-	tsch.n_children = (int64_t)d->nf;
+	tsch.n_children = (int64_t)nw;
 	while (!rc) {
 		struct ArrowArray b;
 		bool eof;
@@ -1068,7 +1163,7 @@ static int write_cow(dml *d, floe_data_file **files, size_t *n, floe_data_file *
 		size_t cur_len = 0;
 		for (int64_t r = 0; r < b.length && !rc; r++) {
 			size_t pn;
-			const char *p = str_at(b.children[d->nf], r, &pn);
+			const char *p = str_at(b.children[d->meta], r, &pn);
 			if (!cur || pn != cur_len || memcmp(p, cur_path, pn) != 0) {
 				cur = NULL;
 				for (size_t i = 0; i < d->n_tv; i++)
@@ -1078,7 +1173,7 @@ static int write_cow(dml *d, floe_data_file **files, size_t *n, floe_data_file *
 				cur_path = p;
 				cur_len = pn;
 			}
-			int64_t pos = pos_at(b.children[d->nf + 1], r);
+			int64_t pos = pos_at(b.children[d->meta + 1], r);
 			if (cur && bsearch(&pos, cur->pos, cur->n, sizeof(int64_t), cmp_i64))
 				continue;
 			keep[kn++] = r;
@@ -1087,10 +1182,10 @@ static int write_cow(dml *d, floe_data_file **files, size_t *n, floe_data_file *
 		if (!rc && kn) {
 			struct ArrowArray part, v;
 			if (kn == b.length) {
-				v = top_view(&b, d->nf);
+				v = top_view(&b, nw);
 				rc = floe_task_writer_write(tw, &v, &tsch, err);
 			} else if (!(rc = floe_arrow_take(&part, &sch, &b, keep, kn, err))) {
-				v = top_view(&part, d->nf);
+				v = top_view(&part, nw);
 				rc = floe_task_writer_write(tw, &v, &tsch, err);
 				floe_arrow_array_release(&part);
 			}
@@ -1127,7 +1222,6 @@ static int write_cow(dml *d, floe_data_file **files, size_t *n, floe_data_file *
 done:
 	floe_task_writer_abort(tw);
 	floe_arrow_schema_release(&sch);
-	floe_scan_free(s2);
 	floe_free(sel);
 	floe_free(keep);
 	floe_hmap_reset(&want);
@@ -1348,8 +1442,13 @@ static int run(dml *d, const char *where, floe_error *err)
 	d->schema = floe_metadata_current_schema(d->m);
 	d->nf = d->schema->root->n_fields;
 	d->io = floe_table_io(d->rt);
+	d->lineage = d->m->format_version >= 3;
+	d->meta = d->nf + (d->lineage ? 2 : 0);
 	if ((rc = settings(d, err)) || (rc = floe_write_config_from(&d->cfg, &d->a, d->m, err)) ||
-	    (rc = floe_iceberg_arrow_schema(&d->tschema, d->schema, err)))
+	    (d->lineage && (rc = lineage_metadata(&d->wm, d->m, &d->a, err))) ||
+	    (rc = floe_iceberg_arrow_schema(&d->tschema,
+					    d->wm ? floe_metadata_current_schema(d->wm) : d->schema,
+					    err)))
 		return rc;
 	if (where) {
 		if ((rc = floe_expr_compile(&d->cond, &d->a, where, d->schema, !d->o->ignore_case,
@@ -1364,15 +1463,8 @@ static int run(dml *d, const char *where, floe_error *err)
 	d->base_id = base ? base->snapshot_id : FLOE_NO_SNAPSHOT;
 	d->res->base_snapshot_id = d->base_id;
 	if (base) {
-		const char **cols = floe_arena_calloc(&d->a, d->nf + 2, sizeof(*cols));
-		if (!cols)
-			return floe_error_oom(err);
-		for (size_t i = 0; i < d->nf; i++)
-			cols[i] = d->schema->root->fields[i].name;
-		cols[d->nf] = "_file";
-		cols[d->nf + 1] = "_pos";
-		so.columns = cols;
-		so.n_columns = d->nf + 2;
+		if ((rc = scan_columns(d, &so, err)))
+			return rc;
 		so.where = where;
 		so.snapshot_id = d->base_id;
 		so.ignore_case = d->o->ignore_case;
@@ -1388,7 +1480,8 @@ static int run(dml *d, const char *where, floe_error *err)
 		for (int64_t r = 0; r < d->src.length; r++)
 			idx[r] = r;
 		d->res->rows_inserted = d->src.length;
-		rc = d->o->dry_run ? FLOE_OK : take_rows(d, &d->src, idx, d->src.length, err);
+		rc = d->o->dry_run ? FLOE_OK
+				   : take_rows(d, &d->src, idx, d->src.length, NULL, NULL, err);
 		floe_free(idx);
 		if (rc)
 			return rc;
@@ -1432,6 +1525,8 @@ static void dml_reset(dml *d)
 	floe_arrow_array_release(&d->src);
 	floe_arrow_schema_release(&d->tschema);
 	floe_scan_free(d->scan);
+	floe_scan_free(d->scan2);
+	floe_metadata_free(d->wm);
 	floe_table_free(d->rt);
 	floe_hmap_reset(&d->by_path);
 	floe_hmap_reset(&d->src_keys);

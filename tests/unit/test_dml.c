@@ -324,10 +324,74 @@ static void test_conflicts(void)
 	env_close(&e);
 }
 
+/* id,_row_id,_last_updated_sequence_number lines, sorted. */
+static void lineage_text(wenv *e, const char *name, floe_buf *out)
+{
+	floe_table *t = NULL;
+	floe_scan *sc = NULL;
+	floe_scan_opts so = FLOE_SCAN_OPTS_INIT;
+	floe_error err = {0};
+	const char *c[] = {"id", "_row_id", "_last_updated_sequence_number"};
+	so.columns = c;
+	so.n_columns = 3;
+	out->len = 0;
+	if (out->data)
+		out->data[0] = 0;
+	T_OK(floe_table_load(&t, e->cat, "db", name, &err), &err);
+	T_OK(floe_scan_open(&sc, t, &so, &err), &err);
+	T_OK(floe_scan_write(sc, FLOE_OUTPUT_CSV, collect, out, &err), &err);
+	floe_scan_free(sc);
+	floe_table_free(t);
+}
+
+/* v3: rows copied by copy-on-write keep their row ids and sequence numbers;
+ * updated rows (either mode) keep their row ids with the new sequence
+ * number; merged-in rows get new ids. */
+static void test_lineage(void)
+{
+	wenv e;
+	floe_buf got;
+	floe_error err = {0};
+	floe_dml_result r;
+	env_open(&e, true);
+	floe_buf_init(&got, 0);
+	floe_table *t = make_table(&e, "lin", cols, NULL, NULL, 3); /* one data file */
+	T_OK(merge_text(t, seed, &r, &err), &err); /* seq 1: row ids 0..3 */
+	floe_dml_result_reset(&r);
+	floe_dml_opts o = FLOE_DML_OPTS_INIT;
+	T_OK(floe_dml_delete(t, "id = 1", &o, &r, &err), &err); /* seq 2, CoW */
+	floe_dml_result_reset(&r);
+	lineage_text(&e, "lin", &got);
+	T_EQ_STR((const char *)floe_buf_cstr(&got),
+		 "id,_row_id,_last_updated_sequence_number\n2,1,1\n3,2,1\n4,3,1\n");
+	floe_dml_set set[] = {{"v", "v + 1"}};
+	T_OK(floe_dml_update(t, set, 1, "id = 2", &o, &r, &err), &err); /* seq 3, CoW */
+	floe_dml_result_reset(&r);
+	o.mode = FLOE_DML_MERGE_ON_READ;
+	T_OK(floe_dml_update(t, set, 1, "id = 4", &o, &r, &err), &err); /* seq 4, MoR */
+	floe_dml_result_reset(&r);
+	lineage_text(&e, "lin", &got); /* (file order: the MoR update's new file last) */
+	const char *g0 = (const char *)floe_buf_cstr(&got);
+	T_CHECK(strstr(g0, "\n2,1,3\n") && strstr(g0, "\n3,2,1\n") && strstr(g0, "\n4,3,4\n"));
+	T_OK(merge_text(t, "{\"id\":3,\"region\":\"us\",\"v\":0}\n{\"id\":8,\"region\":\"us\"}\n",
+			&r, &err),
+	     &err); /* seq 5, CoW: 3 keeps its id, 8 gets the next one */
+	floe_dml_result_reset(&r);
+	lineage_text(&e, "lin", &got);
+	const char *g = (const char *)floe_buf_cstr(&got);
+	T_CHECK(strstr(g, "\n2,1,3\n") && strstr(g, "\n3,2,5\n") && strstr(g, "\n4,3,4\n"));
+	T_CHECK(strstr(g, "\n8,") != NULL && strstr(g, "\n8,1,") == NULL &&
+		strstr(g, "\n8,2,") == NULL && strstr(g, "\n8,3,") == NULL);
+	floe_table_free(t);
+	floe_buf_reset(&got);
+	env_close(&e);
+}
+
 int main(void)
 {
 	T_RUN(test_modes);
 	T_RUN(test_refusals);
 	T_RUN(test_conflicts);
+	T_RUN(test_lineage);
 	return t_finish();
 }
