@@ -387,11 +387,39 @@ static void test_lineage(void)
 	env_close(&e);
 }
 
+/* A v2 table upgraded to v3: a DV hides the file's position delete files,
+ * so the first merge-on-read delete on v3 folds their positions in. */
+static void test_upgrade_folds_position_deletes(void)
+{
+	wenv e;
+	floe_buf got;
+	floe_error err = {0};
+	floe_dml_result r;
+	floe_dml_opts o = FLOE_DML_OPTS_INIT;
+	o.mode = FLOE_DML_MERGE_ON_READ;
+	env_open(&e, true);
+	floe_buf_init(&got, 0);
+	floe_table *t = seeded(&e, "up", 2);
+	T_OK(floe_dml_delete(t, "id = 1", &o, &r, &err), &err); /* a position delete file */
+	floe_dml_result_reset(&r);
+	floe_prop fv3 = {"format-version", "3"};
+	T_OK(floe_table_set_properties(t, &fv3, 1, NULL, 0, &err), &err);
+	T_EQ_INT(floe_table_format_version(t), 3);
+	T_OK(floe_dml_delete(t, "id = 2", &o, &r, &err), &err); /* a DV for the same file */
+	floe_dml_result_reset(&r);
+	table_text(&e, "up", &got);
+	T_EQ_STR((const char *)floe_buf_cstr(&got), "3,us,c,30\n4,us,,40\n");
+	floe_table_free(t);
+	floe_buf_reset(&got);
+	env_close(&e);
+}
+
 int main(void)
 {
 	T_RUN(test_modes);
 	T_RUN(test_refusals);
 	T_RUN(test_conflicts);
 	T_RUN(test_lineage);
+	T_RUN(test_upgrade_folds_position_deletes);
 	return t_finish();
 }
