@@ -878,6 +878,15 @@ static int c_fields(compact *c, floe_type **out, char close)
 	do {
 		const char *nm;
 		size_t nl;
+		if (close == 0 && nf > 0) {
+			/* Flink's "PRIMARY KEY (a, b) [NOT ENFORCED]" ends the list */
+			size_t save = c->i;
+			if (c_kw(c, "primary") && c_kw(c, "key")) {
+				c->i = save;
+				break;
+			}
+			c->i = save;
+		}
 		if (nf == sizeof(tmp) / sizeof(tmp[0]))
 			return c_fail(c, "too many columns");
 		if (!c_ident(c, &nm, &nl))
@@ -1019,6 +1028,25 @@ int floe_schema_parse_compact(floe_schema **out, floe_arena *a, const char *s, f
 	int rc;
 	if ((rc = c_fields(&c, &root, 0)))
 		return rc;
+	/* PRIMARY KEY (a, b) [NOT ENFORCED]: the schema's identifier fields
+	 * (required, as Flink makes its primary key columns) */
+	const char *pk[64];
+	size_t pkl[64], n_pk = 0;
+	if (c_kw(&c, "primary")) {
+		if (!c_kw(&c, "key") || !c_char(&c, '('))
+			return c_fail(&c, "expected PRIMARY KEY (column, ...)");
+		do {
+			if (n_pk == sizeof(pk) / sizeof(pk[0]))
+				return c_fail(&c, "too many primary key columns");
+			if (!c_ident(&c, &pk[n_pk], &pkl[n_pk]))
+				return c_fail(&c, "expected a primary key column");
+			n_pk++;
+		} while (c_char(&c, ','));
+		if (!c_char(&c, ')'))
+			return c_fail(&c, "expected ')' after the primary key columns");
+		if (c_kw(&c, "not") && !c_kw(&c, "enforced"))
+			return c_fail(&c, "expected ENFORCED after NOT");
+	}
 	c_ws(&c);
 	if (c.i != c.n)
 		return c_fail(&c, "unexpected text after the column list");
@@ -1050,7 +1078,31 @@ int floe_schema_parse_compact(floe_schema **out, floe_arena *a, const char *s, f
 				st[sp++].t = (floe_type *)t->value;
 		}
 	}
-	if ((rc = floe_schema_make(&tmp, a, 0, root, NULL, 0, err)))
+	int32_t pk_ids[64];
+	for (size_t k = 0; k < n_pk; k++) {
+		floe_field *f = NULL;
+		for (size_t i = 0; i < root->n_fields && !f; i++)
+			if (strlen(root->fields[i].name) == pkl[k] &&
+			    memcmp(root->fields[i].name, pk[k], pkl[k]) == 0)
+				f = &root->fields[i];
+		if (!f)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "primary key column '%.*s' is not a top-level column",
+					      (int)pkl[k], pk[k]);
+		if (!floe_type_is_primitive(f->type) || f->type->id == FLOE_T_FLOAT ||
+		    f->type->id == FLOE_T_DOUBLE)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "primary key column '%s' must be a primitive type other "
+					      "than float and double (Iceberg identifier fields)",
+					      f->name);
+		for (size_t j = 0; j < k; j++)
+			if (pk_ids[j] == f->id)
+				return floe_error_set(err, FLOE_EINVAL,
+						      "primary key column '%s' named twice", f->name);
+		f->required = true;
+		pk_ids[k] = f->id;
+	}
+	if ((rc = floe_schema_make(&tmp, a, 0, root, n_pk ? pk_ids : NULL, n_pk, err)))
 		return rc;
 	return floe_schema_assign_fresh_ids(out, a, tmp, 0, &last, err);
 }

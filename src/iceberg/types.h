@@ -148,6 +148,8 @@ int floe_schema_assign_fresh_ids(floe_schema **out, floe_arena *a, const floe_sc
  * Parse a compact column list: "id long not null, ts timestamptz, amount
  * decimal(10,2), tags list<string>, attrs map<string, int>, loc struct<lat:
  * double, lon: double>". Field ids are assigned as Java does on create.
+ * A trailing "PRIMARY KEY (id, region) [NOT ENFORCED]" (Flink's DDL) makes
+ * those top-level columns required and the schema's identifier fields.
  */
 int floe_schema_parse_compact(floe_schema **out, floe_arena *a, const char *s, floe_error *err)
 	FLOE_WUR;

@@ -169,10 +169,11 @@ static void *runner_main(void *arg)
 			r->st.last_error[n] = 0;
 			FLOE_WARN("maintenance of %s.%s failed: %s", r->ns, r->name, err.msg);
 		} else if (rc == FLOE_OK) {
-			FLOE_INFO("maintenance of %s.%s: %zu data files -> %zu, %zu snapshots expired, "
-				  "%zu orphans deleted (%lld ms)",
+			FLOE_INFO("maintenance of %s.%s: %zu data files -> %zu, %zu delete files "
+				  "removed, %zu snapshots expired, %zu orphans deleted (%lld ms)",
 				  r->ns, r->name, res.compact.data_files_rewritten,
-				  res.compact.data_files_added, res.expire.snapshots_expired,
+				  res.compact.data_files_added, res.compact.delete_files_removed,
+				  res.expire.snapshots_expired,
 				  res.orphans.files_deleted, (long long)(end - t0));
 		}
 		floe_cond_broadcast(&r->cv);

@@ -1142,6 +1142,15 @@ done:
 	floe_mutex_unlock(&p->lock);
 	stop_maintenance(p, !failed && !atomic_load(&p->cancel) && !atomic_load(&p->stop_req));
 	progress(p);
+	for (size_t i = 0; i < p->n_tables; i++) {
+		const rt_table *t = &p->tables[i];
+		if (t->delta && t->m_files)
+			FLOE_INFO("table %s: this run committed %lld data files and %lld delete files "
+				  "(%lld deletes)",
+				  t->ident, (long long)floe_metric_value(t->m_files),
+				  (long long)floe_metric_value(t->m_del_files),
+				  (long long)floe_metric_value(t->m_del_records));
+	}
 	if (failed) {
 		if (err)
 			*err = first;

@@ -8,8 +8,10 @@ deletes + position delete files) and v3 tables (equality deletes + deletion
 vectors), one checkpoint per round, several writer tasks and small blocks so
 that one key's changes are decoded by different tasks. After every round the
 table as Java Iceberg 1.10 reads it (IcebergGenerics, the java_peer's scan),
-as DuckDB's iceberg extension reads it and as `floe scan` reads it must
-equal a Python model of the stream. The same for Debezium JSON (with and
+as Spark 3.5 with Iceberg 1.10 reads it, as DuckDB's iceberg extension reads
+it and as `floe scan` reads it must equal a Python model of the stream, and
+the partitions metadata table (delete files and deletes per partition)
+equals Java's as Spark shows it. The same for Debezium JSON (with and
 without the Kafka Connect envelope, op c/r/u/d, source.ts_ms into a column),
 in upsert mode and in CDC mode (deletes and updates carrying before images).
 Tables written by Flink's upsert sink and by Java (equality deletes, DVs)
@@ -49,9 +51,18 @@ def norm(rows, cols):
     return sorted(out, key=repr)
 
 
-def read_all(floe, name, java_peer, cols, catalog_db=None, warehouse=None):
+def spark_values(v):
+    import datetime as dt
+    return str(v) if isinstance(v, dt.date) else v
+
+
+def read_all(floe, name, java_peer, cols, catalog_db=None, warehouse=None, spark=None):
     """Every reader's rows of the table's current snapshot."""
     got = {}
+    if spark is not None:
+        got["spark"] = norm(({c: spark_values(r[c]) for c in cols}
+                             for r in spark.sql(f"SELECT {', '.join(cols)} FROM {name}").collect()),
+                            cols)
     got["floe"] = norm(floe.json_rows("scan", name), cols)
     tbl = floe.pyiceberg_catalog().load_table(name)
     con = duckdb_connection()
@@ -64,8 +75,8 @@ def read_all(floe, name, java_peer, cols, catalog_db=None, warehouse=None):
     return got, tbl
 
 
-def check(floe, name, java_peer, want, cols, what):
-    got, tbl = read_all(floe, name, java_peer, cols)
+def check(floe, name, java_peer, want, cols, what, spark=None):
+    got, tbl = read_all(floe, name, java_peer, cols, spark=spark)
     want = norm(want, cols)
     for reader, rows in got.items():
         if rows != want:
@@ -137,8 +148,24 @@ def summaries(tbl):
 # ---- the random change stream --------------------------------------------------------------
 
 
+def partitions_as_spark_has_them(floe, spark, name):
+    """floe's partitions metadata table against Java's (through Spark): the
+    delete files and deletes of each partition (DVs count as position deletes)."""
+    keys = ["record_count", "file_count", "total_data_file_size_in_bytes",
+            "position_delete_record_count", "position_delete_file_count",
+            "equality_delete_record_count", "equality_delete_file_count",
+            "last_updated_snapshot_id"]
+    got = sorted((json.dumps(r["partition"], sort_keys=True), *(r[k] for k in keys))
+                 for r in floe.json_rows("inspect", name, "partitions"))
+    want = sorted((json.dumps(r["partition"].asDict(), sort_keys=True), *(r[k] for k in keys))
+                  for r in spark.sql(f"SELECT * FROM {name}.partitions").collect())
+    assert got == want
+    assert sum(r[5] + r[7] for r in got) > 0
+
+
 @pytest.mark.parametrize("fv,partition", [(2, "region"), (3, "region, bucket(4, id)")])
-def test_upsert_stream_read_by_java_duckdb_floe(floe, tmp_path, java_peer, fv, partition):
+def test_upsert_stream_read_by_java_duckdb_spark_floe(spark_floe, tmp_path, java_peer, fv, partition):
+    floe, spark = spark_floe
     name = f"db.up{fv}"
     src = tmp_path / "in"
     src.mkdir()
@@ -156,7 +183,8 @@ def test_upsert_stream_read_by_java_duckdb_floe(floe, tmp_path, java_peer, fv, p
         if rnd == 0:
             args += ["--create-schema", SCHEMA, "--partition-by", partition, "--format-version", fv]
         floe.run(*args)
-        tbl = check(floe, name, java_peer, model.values(), cols, f"v{fv} round {rnd}")
+        tbl = check(floe, name, java_peer, model.values(), cols, f"v{fv} round {rnd}", spark)
+    partitions_as_spark_has_them(floe, spark, name)
     # what the snapshots say (Java's summary keys; Flink's committer keys)
     summ = summaries(tbl)
     assert len(summ) == rounds
@@ -223,7 +251,8 @@ def debezium_round(rng, model, n, n_keys, upsert, ts0):
 
 
 @pytest.mark.parametrize("fv,upsert", [(2, True), (3, False)])
-def test_debezium_stream_read_by_java_duckdb_floe(floe, tmp_path, java_peer, fv, upsert):
+def test_debezium_stream_read_by_java_duckdb_spark_floe(spark_floe, tmp_path, java_peer, fv, upsert):
+    floe, spark = spark_floe
     name = f"db.dbz{fv}"
     src = tmp_path / "in"
     src.mkdir()
@@ -256,7 +285,9 @@ tables:
         lines = debezium_round(rng, model, 600, 150, upsert, 1_700_000_000_000 + rnd * 10_000)
         (src / f"e{rnd:02d}.jsonl").write_text("\n".join(lines) + "\n")
         floe.run("run", cfg)
-        tbl = check(floe, name, java_peer, model.values(), cols, f"debezium v{fv} round {rnd}")
+        tbl = check(floe, name, java_peer, model.values(), cols, f"debezium v{fv} round {rnd}",
+                    spark)
+    partitions_as_spark_has_them(floe, spark, name)
     assert not (tmp_path / "dlq.jsonl").exists() or not (tmp_path / "dlq.jsonl").read_text()
     if not upsert:
         # CDC mode: the deletes carry whole rows (Flink without upsert)
@@ -567,3 +598,20 @@ def test_table_property_alone_turns_upsert_on(floe, tmp_path):
     floe.run("ingest", "db.p", b, "--quiet")
     rows = sorted((r["id"], r["name"]) for r in floe.json_rows("scan", "db.p"))
     assert rows == [(1, "a2"), (2, "b2")]
+
+
+def test_primary_key_in_the_column_list_is_the_key(floe, tmp_path):
+    """Flink's `PRIMARY KEY (...) NOT ENFORCED` in --create-schema: the
+    schema's identifier fields (as Java sees them), and the upsert key without
+    --equality-fields."""
+    a = tmp_path / "a.jsonl"
+    a.write_text('{"id": 1, "region": "eu", "v": 1}\n{"id": 2, "region": "eu", "v": 2}\n'
+                 '{"id": 1, "region": "eu", "v": 3}\n{"id": 1, "region": "us", "v": 4}\n')
+    floe.run("ingest", "db.pk", a, "--create-schema",
+             "id long, region string, v long, PRIMARY KEY (id, region) NOT ENFORCED",
+             "--partition-by", "region", "--upsert", "--quiet")
+    schema = floe.pyiceberg_catalog().load_table("db.pk").schema()
+    assert [schema.find_field(i).name for i in schema.identifier_field_ids] == ["id", "region"]
+    assert schema.find_field("id").required and not schema.find_field("v").required
+    rows = sorted((r["id"], r["region"], r["v"]) for r in floe.json_rows("scan", "db.pk"))
+    assert rows == [(1, "eu", 3), (1, "us", 4), (2, "eu", 2)]

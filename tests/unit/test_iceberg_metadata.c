@@ -272,6 +272,39 @@ static void test_compact_schema_errors(void)
 	floe_arena_reset(&a);
 }
 
+/* Flink's PRIMARY KEY (...) NOT ENFORCED: identifier fields, made required */
+static void test_compact_schema_primary_key(void)
+{
+	floe_arena a;
+	floe_error err = {0};
+	floe_schema *s;
+	floe_arena_init(&a, 0);
+	T_OK(floe_schema_parse_compact(&s, &a,
+				       "id long, name string, region string, "
+				       "PRIMARY KEY (region, id) NOT ENFORCED",
+				       &err),
+	     &err);
+	T_EQ_INT(s->root->n_fields, 3);
+	T_EQ_INT(s->n_identifier_field_ids, 2);
+	T_EQ_INT(s->identifier_field_ids[0], 3);
+	T_EQ_INT(s->identifier_field_ids[1], 1);
+	T_CHECK(s->root->fields[0].required && !s->root->fields[1].required &&
+		s->root->fields[2].required);
+	T_OK(floe_schema_parse_compact(&s, &a, "id long not null, primary key(id)", &err), &err);
+	T_EQ_INT(s->n_identifier_field_ids, 1);
+	T_OK(floe_schema_parse_compact(&s, &a, "id long, primary_key string", &err), &err);
+	T_EQ_INT(s->n_identifier_field_ids, 0);
+	T_ERR(floe_schema_parse_compact(&s, &a, "id long, PRIMARY KEY (nope)", &err), FLOE_EINVAL);
+	T_CHECK(strstr(err.msg, "'nope' is not a top-level column") != NULL);
+	T_ERR(floe_schema_parse_compact(&s, &a, "d double, PRIMARY KEY (d)", &err), FLOE_EINVAL);
+	T_CHECK(strstr(err.msg, "other than float and double") != NULL);
+	T_ERR(floe_schema_parse_compact(&s, &a, "id long, PRIMARY KEY (id, id)", &err), FLOE_EINVAL);
+	T_ERR(floe_schema_parse_compact(&s, &a, "id long, PRIMARY KEY id", &err), FLOE_EINVAL);
+	T_ERR(floe_schema_parse_compact(&s, &a, "id long, PRIMARY KEY (id) NOT", &err),
+	      FLOE_EINVAL);
+	floe_arena_reset(&a);
+}
+
 int main(void)
 {
 	T_RUN(test_all_shared_metadata);
@@ -280,5 +313,6 @@ int main(void)
 	T_RUN(test_validation_rules);
 	T_RUN(test_builder_new_table);
 	T_RUN(test_compact_schema_errors);
+	T_RUN(test_compact_schema_primary_key);
 	return t_finish();
 }
