@@ -1303,10 +1303,14 @@ static int check_entry(const floe_manifest_entry *e, const floe_manifest_file *m
 	return 0;
 }
 
-static int check_cb(void *payload, floe_table *t, const floe_metadata *m,
-		    const floe_snapshot *head, int64_t from, floe_error *err)
+/* Every attempt's base (floe_op_set_check): the snapshots from head back to
+ * the one this operation read are the concurrent ones. */
+static int check_cb(void *payload, const floe_metadata *m, const floe_snapshot *head,
+		    floe_error *err)
 {
 	dml *d = payload;
+	floe_table *t = d->t;
+	int64_t from = d->base_id;
 	floe_arena a;
 	int rc = FLOE_OK;
 	floe_arena_init(&a, 4096);

@@ -60,19 +60,6 @@ void floe_op_set_data_sequence_number(floe_snapshot_op *op, int64_t seq);
  * the commit. -1 = the base the first attempt sees. */
 void floe_op_validate_from(floe_snapshot_op *op, int64_t snapshot_id);
 /*
- * The caller's own validation, run by every attempt after the producer's
- * (when validation is on: floe_op_validate_from, or a row delta): `head` is
- * the branch head the attempt builds on (NULL: none), `from` the snapshot
- * validation starts after (FLOE_NO_SNAPSHOT: the whole history); snapshots
- * from head back to (not including) from are the concurrent ones. A
- * non-zero return fails the attempt and is final unless the error is marked
- * retryable (return FLOE_ECONFLICT for a conflict). Row-level operations use
- * it for the isolation levels (src/dml).
- */
-typedef int (*floe_op_check_fn)(void *payload, floe_table *t, const floe_metadata *m,
-				const floe_snapshot *head, int64_t from, floe_error *err);
-void floe_op_set_check(floe_snapshot_op *op, floe_op_check_fn fn, void *payload);
-/*
  * REPLACE of manifests (rewrite-manifests): the snapshot lists `fresh`
  * (already written, holding the same live entries as EXISTING) instead of
  * `old`; every old manifest must still be in the base (else a final
@@ -90,6 +77,15 @@ int floe_op_replace_manifests(floe_snapshot_op *op, const floe_manifest_file *ol
  */
 int floe_op_fence_pipeline(floe_snapshot_op *op, const char *pipeline_id, int64_t expected,
 			   floe_error *err) FLOE_WUR;
+/*
+ * A caller's own check of every attempt's base (after the pipeline fence):
+ * fn returns 0 to go on, or an error that ends the commit (a final
+ * FLOE_ECONFLICT unless it sets retryable). The Kafka source's per-
+ * partition fence (src/stream/stream_split_fence.c) is one.
+ */
+typedef int (*floe_op_check_fn)(void *payload, const floe_metadata *base,
+				const floe_snapshot *parent, floe_error *err);
+void floe_op_set_check(floe_snapshot_op *op, floe_op_check_fn fn, void *payload);
 /* The newest snapshot of pipeline_id from head back (FLOE_NO_SNAPSHOT). */
 int64_t floe_pipeline_last_snapshot(const floe_metadata *m, const floe_snapshot *head,
 				    const char *pipeline_id);

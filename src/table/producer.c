@@ -66,6 +66,8 @@ struct floe_snapshot_op {
 	char *attempt_list; /* the manifest list of the current attempt */
 	char *fence_pipeline; /* floe_op_fence_pipeline */
 	int64_t fence_expect;
+	floe_op_check_fn check; /* floe_op_set_check */
+	void *check_payload;
 	char commit_uuid[37];
 	int64_t snapshot_id;
 	int64_t data_seq;      /* -1: inherit */
@@ -73,8 +75,6 @@ struct floe_snapshot_op {
 	bool validated_start;
 	int64_t validated_head; /* snapshots up to this head were validated (-1 none) */
 	int64_t rd_validated_head; /* the same for the row-delta checks */
-	floe_op_check_fn check; /* the caller's validation (floe_op_set_check) */
-	void *check_payload;
 	/* new manifests, written once */
 	floe_manifest_file *manifests;
 	size_t n_manifests;
@@ -161,12 +161,6 @@ void floe_op_set_data_sequence_number(floe_snapshot_op *op, int64_t seq)
 void floe_op_validate_from(floe_snapshot_op *op, int64_t snapshot_id)
 {
 	op->validate_from = snapshot_id;
-}
-
-void floe_op_set_check(floe_snapshot_op *op, floe_op_check_fn fn, void *payload)
-{
-	op->check = fn;
-	op->check_payload = payload;
 }
 
 static bool is_dv(const floe_data_file *f)
@@ -992,6 +986,12 @@ int floe_op_fence_pipeline(floe_snapshot_op *op, const char *pipeline_id, int64_
 	return FLOE_OK;
 }
 
+void floe_op_set_check(floe_snapshot_op *op, floe_op_check_fn fn, void *payload)
+{
+	op->check = fn;
+	op->check_payload = payload;
+}
+
 int64_t floe_pipeline_last_snapshot(const floe_metadata *m, const floe_snapshot *head,
 				    const char *pipeline_id)
 {
@@ -1079,11 +1079,10 @@ static int build_attempt(void *payload, const floe_metadata *base, int n_attempt
 		goto done;
 	if (op->fence_pipeline && (rc = check_fence(op, base, parent, err)))
 		goto done;
+	if (op->check && (rc = op->check(op->check_payload, base, parent, err)))
+		goto done;
 	if ((rc = validate(op, base, parent, err)) ||
 	    (rc = validate_row_delta(op, base, parent, err)))
-		goto done;
-	if (op->check && op->validate_from != -2 &&
-	    (rc = op->check(op->check_payload, t, base, parent, op->validate_from, err)))
 		goto done;
 	kept = floe_arena_calloc(&a, n_old + 1, sizeof(*kept));
 	all = floe_arena_calloc(&a, op->n_manifests + n_old + 1, sizeof(*all));
