@@ -9,6 +9,7 @@
 #include "floe/catalog.h"
 #include "floe/common.h"
 #include "floe/doctor.h"
+#include "floe/dml.h"
 #include "floe/files.h"
 #include "floe/maintain.h"
 #include "floe/parquet.h"

@@ -103,6 +103,9 @@ int cmd_ingest(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_pipelines(int argc, char **argv);
 int cmd_sql(int argc, char **argv);
+int cmd_delete(int argc, char **argv);
+int cmd_update(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 /* Run a pipeline (YAML text) with signals and a progress line (cmd_run.c). */
 int cli_run_pipeline(const char *yaml, size_t n, const char *base_dir, bool quiet);
 int floe_cli_avro(int argc, char **argv);

@@ -178,6 +178,17 @@ const cli_command cli_commands[] = {
 	 "floe maintain db.events --dry-run --format json\n"
 	 "floe maintain db.events --steps compact --target-file-size 128MB\n"},
 
+	/* ---- row-level changes ---- */
+	{"delete", cmd_delete, "<ns.table> --where EXPR [options]",
+	 "delete rows in one snapshot (write.delete.mode: copy-on-write or merge-on-read)", NULL,
+	 "floe delete db.events --where \"kind = 'click' AND id < 10\" --dry-run\n", true},
+	{"update", cmd_update, "<ns.table> --set col=expr [--set ...] --where EXPR [options]",
+	 "update rows in one snapshot (write.update.mode)", NULL,
+	 "floe update db.events --set \"kind='view'\" --where \"id = 1\" --dry-run\n", true},
+	{"merge", cmd_merge, "<ns.table> <file> --on key[,key...] [options]",
+	 "upsert the rows of a JSON lines or CSV file in one snapshot (write.merge.mode)", NULL, NULL,
+	 true},
+
 	/* ---- streaming ---- */
 	{"ingest", cmd_ingest, "<ns.table> <files or folders...|-> [options]",
 	 "load JSON lines or CSV (--follow: keep going; --generator: generated rows)",

@@ -436,7 +436,13 @@ static char *parse_column(parser *ps, bool *is_col)
 	floe_buf_init(&b, 4096);
 	for (;;) {
 		if (floe_buf_append(&b, ps->t.p, ps->t.n)) {
+			bool too_long = b.len + ps->t.n > 4096;
 			floe_buf_reset(&b);
+			if (!too_long) { /* out of memory, not the name's fault */
+				if (!ps->rc)
+					ps->rc = floe_error_oom(ps->err);
+				return NULL;
+			}
 			perr(ps, ps->t.at, "column name too long");
 			return NULL;
 		}
@@ -450,7 +456,13 @@ static char *parse_column(parser *ps, bool *is_col)
 			return NULL;
 		}
 		if (floe_buf_putc(&b, '.')) {
+			bool too_long = b.len + 1 > 4096;
 			floe_buf_reset(&b);
+			if (!too_long) {
+				if (!ps->rc)
+					ps->rc = floe_error_oom(ps->err);
+				return NULL;
+			}
 			perr(ps, ps->t.at, "column name too long");
 			return NULL;
 		}

@@ -13,7 +13,9 @@
  * position deletes spilling, a DV Puffin file with a previous DV merged), and
  * a SQL session (parse a script, create a JDBC catalog, a database and a
  * partitioned table with a primary key, set a property, DESCRIBE, SHOW
- * CREATE TABLE, SELECT from a metadata table, drop the table).
+ * CREATE TABLE, SELECT from a metadata table, drop the table), and a
+ * row-level update (merge-on-read on v3: a DV merged and replaced, a new data
+ * file, one row delta).
  * Every failure point is visited while an operation
  * has at most MAX_POINTS allocations; beyond that an even stride of them.
  */
@@ -23,6 +25,7 @@
 #include <unistd.h>
 #include <utime.h>
 
+#include "floe/dml.h"
 #include "floe/maintain.h"
 #include "iceberg/metadata.h"
 #include "parquet/writer.h"
@@ -42,6 +45,7 @@ typedef struct scenario {
 	int (*run)(void *ctx);          /* one operation; returns its status */
 	void (*check)(void *ctx, int rc); /* after each run, allocations on again */
 	void *ctx;
+	long max_points; /* 0 = MAX_POINTS (slow scenarios, e.g. fsyncing commits, take fewer) */
 } scenario;
 
 static void torture(const scenario *sc)
@@ -64,7 +68,8 @@ static void torture(const scenario *sc)
 	if (sc->check)
 		sc->check(sc->ctx, rc);
 	live0 = floe_alloc__live();
-	long stride = total > MAX_POINTS ? total / MAX_POINTS : 1;
+	long maxp = sc->max_points > 0 ? sc->max_points : MAX_POINTS;
+	long stride = total > maxp ? total / maxp : 1;
 	/* FLOE_TORTURE_AT="<scenario>:<n>" runs one failure point and stops
 	 * there, so LeakSanitizer reports where a leaked block came from */
 	const char *at = getenv("FLOE_TORTURE_AT");
@@ -161,7 +166,7 @@ static void test_metadata(void)
 	c.json = malloc(c.n + 1);
 	T_CHECK(fread(c.json, 1, c.n, f) == c.n);
 	fclose(f);
-	scenario sc = {"metadata parse, write and build", run_metadata, NULL, &c};
+	scenario sc = {"metadata parse, write and build", run_metadata, NULL, &c, 0};
 	torture(&sc);
 	free(c.json);
 }
@@ -250,7 +255,7 @@ static void test_parquet(void)
 	c.schema = floe_metadata_current_schema(m);
 	c.cfg = &cfg;
 	make_batch(c.schema, rows, 3, &c.batch, &c.bschema);
-	scenario sc = {"Parquet write and read", run_parquet, NULL, &c};
+	scenario sc = {"Parquet write and read", run_parquet, NULL, &c, 0};
 	torture(&sc);
 	c.batch.release(&c.batch);
 	c.bschema.release(&c.bschema);
@@ -363,7 +368,7 @@ static void test_commit(void)
 	floe_table *t = make_table(&e, "c", "id long", NULL, NULL, 2);
 	floe_table_free(t);
 	commit_ctx c = {e.cat, -1, 0};
-	scenario sc = {"append commit and planning", run_commit, check_commit, &c};
+	scenario sc = {"append commit and planning", run_commit, check_commit, &c, 0};
 	torture(&sc);
 	env_close(&e);
 }
@@ -430,7 +435,7 @@ static void test_pipelines(void)
 	floe_table *t = make_table(&e, "pl", "id long", NULL, NULL, 2);
 	floe_table_free(t);
 	commit_ctx c = {e.cat, -1, 0};
-	scenario sc = {"pipeline state list and forget", run_pipelines, NULL, &c};
+	scenario sc = {"pipeline state list and forget", run_pipelines, NULL, &c, 0};
 	torture(&sc);
 	env_close(&e);
 }
@@ -513,7 +518,7 @@ static void test_task_writer(void)
 	c.m = m;
 	c.cfg = &cfg;
 	make_batch(floe_metadata_current_schema(m), rp, 64, &c.batch, &c.bschema);
-	scenario sc = {"partitioned task writer", run_task, NULL, &c};
+	scenario sc = {"partitioned task writer", run_task, NULL, &c, 0};
 	torture(&sc);
 	c.batch.release(&c.batch);
 	c.bschema.release(&c.bschema);
@@ -645,7 +650,7 @@ static void test_delete_writers(void)
 	c.cfg2 = &cfg2;
 	c.cfg3 = &cfg3;
 	make_batch(floe_metadata_current_schema(c.m2), rp, 64, &c.batch, &c.bschema);
-	scenario sc = {"delete writers", run_deletes, NULL, &c};
+	scenario sc = {"delete writers", run_deletes, NULL, &c, 0};
 	torture(&sc);
 	c.batch.release(&c.batch);
 	c.bschema.release(&c.bschema);
@@ -701,7 +706,7 @@ static void test_sql_session(void)
 		 "SELECT snapshot_id FROM t$snapshots LIMIT 1;\n"
 		 "DROP TABLE t;\n",
 		 dir, dir);
-	scenario sc = {"SQL session", run_sql, NULL, &c};
+	scenario sc = {"SQL session", run_sql, NULL, &c, 0};
 	torture(&sc);
 }
 
@@ -784,10 +789,105 @@ static void test_orphans(void)
 	if (fp)
 		fclose(fp);
 	floe_table_free(t);
-	scenario sc = {"orphan cleanup beside a writer", run_orphans, check_orphans, &c};
+	scenario sc = {"orphan cleanup beside a writer", run_orphans, check_orphans, &c, 0};
 	torture(&sc);
 	floe_table__lease_drop(w, false);
 	floe_table_free(w);
+	env_close(&e);
+}
+
+/* ---- row-level operations (floe update, merge-on-read, v3) ------------------------------ */
+
+typedef struct dml_ctx {
+	floe_catalog *cat;
+	int64_t snapshots; /* before the run */
+} dml_ctx;
+
+static int dml_collect(const char *data, size_t n, void *payload)
+{
+	return floe_buf_append(payload, data, n);
+}
+
+/* An update of one row: a DV merged with the file's previous one, a new data
+ * file, a row delta with the conflict checks. Repeatable: the row stays. */
+static int run_dml(void *p)
+{
+	dml_ctx *c = p;
+	floe_table *t = NULL;
+	floe_error err = {0};
+	floe_dml_result r;
+	floe_dml_opts o = FLOE_DML_OPTS_INIT;
+	floe_dml_set set[] = {{"v", "v + 1"}};
+	int rc;
+	memset(&r, 0, sizeof(r));
+	c->snapshots = -1;
+	if ((rc = floe_table_load(&t, c->cat, "db", "u", &err)))
+		goto done;
+	c->snapshots = (int64_t)floe_table_metadata(t)->n_snapshots;
+	o.mode = FLOE_DML_MERGE_ON_READ;
+	rc = floe_dml_update(t, set, 1, "id = 2", &o, &r, &err);
+	floe_dml_result_reset(&r);
+done:
+	if (rc)
+		g_last = err;
+	floe_table_free(t);
+	return rc;
+}
+
+/* Old or new version, and the table reads as three rows. */
+static void check_dml(void *p, int rc)
+{
+	dml_ctx *c = p;
+	floe_table *t = NULL;
+	floe_scan *s = NULL;
+	floe_scan_opts so = FLOE_SCAN_OPTS_INIT;
+	floe_error err = {0};
+	int64_t n = -1;
+	(void)rc;
+	T_OK(floe_table_load(&t, c->cat, "db", "u", &err), &err);
+	if (!t)
+		return;
+	int64_t now = (int64_t)floe_table_metadata(t)->n_snapshots;
+	if (c->snapshots >= 0)
+		T_CHECK(now == c->snapshots || now == c->snapshots + 1);
+	T_OK(floe_scan_open(&s, t, &so, &err), &err);
+	if (s)
+		T_OK(floe_scan_count(s, &n, &err), &err);
+	T_EQ_INT(n, 3);
+	floe_scan_free(s);
+	floe_table_free(t);
+}
+
+static void test_dml(void)
+{
+	wenv e;
+	floe_error err = {0};
+	floe_dml_result r;
+	char path[1100];
+	env_open(&e, true); /* the merge source is a local file */
+	floe_table *t = make_table(&e, "u", "id long not null, v long", NULL, NULL, 3);
+	snprintf(path, sizeof(path), "%s/seed.jsonl", e.wh + strlen("file://"));
+	const char *seed = "{\"id\":1,\"v\":1}\n{\"id\":2,\"v\":2}\n{\"id\":3,\"v\":3}\n";
+	T_OK(floe_io_write_all(floe_table_io(t), path, seed, strlen(seed), false, &err), &err);
+	const char *on[] = {"id"};
+	T_OK(floe_dml_merge(t, path, NULL, on, 1, NULL, &r, &err), &err);
+	floe_dml_result_reset(&r);
+	floe_table_free(t);
+	dml_ctx c = {e.cat, -1};
+	/* every commit fsyncs: an even stride of 200 failure points */
+	scenario sc = {"row-level update (merge-on-read, v3)", run_dml, check_dml, &c, 200};
+	torture(&sc);
+	floe_buf out;
+	floe_buf_init(&out, 0);
+	T_OK(floe_table_load(&t, e.cat, "db", "u", &err), &err);
+	floe_scan *s = NULL;
+	floe_scan_opts so = FLOE_SCAN_OPTS_INIT;
+	T_OK(floe_scan_open(&s, t, &so, &err), &err);
+	T_OK(floe_scan_write(s, FLOE_OUTPUT_CSV, dml_collect, &out, &err), &err);
+	T_CHECK(strstr(floe_buf_cstr(&out), "1,1") && strstr(floe_buf_cstr(&out), "3,3"));
+	floe_buf_reset(&out);
+	floe_scan_free(s);
+	floe_table_free(t);
 	env_close(&e);
 }
 
@@ -801,5 +901,6 @@ int main(void)
 	T_RUN(test_task_writer);
 	T_RUN(test_delete_writers);
 	T_RUN(test_sql_session);
+	T_RUN(test_dml);
 	return t_finish();
 }
