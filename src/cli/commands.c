@@ -180,14 +180,39 @@ const cli_command cli_commands[] = {
 
 	/* ---- row-level changes ---- */
 	{"delete", cmd_delete, "<ns.table> --where EXPR [options]",
-	 "delete rows in one snapshot (write.delete.mode: copy-on-write or merge-on-read)", NULL,
-	 "floe delete db.events --where \"kind = 'click' AND id < 10\" --dry-run\n", true},
+	 "delete rows in one snapshot (write.delete.mode: copy-on-write or merge-on-read)",
+	 "Deletes the rows where EXPR is true (floe scan's filter syntax; 'true'\n"
+	 "deletes every row) in one snapshot: copy-on-write rewrites the affected\n"
+	 "data files, merge-on-read adds position deletes (v2) or deletion vectors (v3).\n"
+	 "  --mode copy-on-write|merge-on-read   override write.delete.mode\n"
+	 "  --isolation serializable|snapshot    override write.delete.isolation-level\n"
+	 "  --dry-run                 list the affected files and rows; change nothing\n"
+	 "  --ignore-case             match column names case-insensitively\n"
+	 "  --format table|json       the outcome's format (default: one line)\n",
+	 "floe delete db.events --where \"kind = 'click' AND id < 10\" --dry-run\n"},
 	{"update", cmd_update, "<ns.table> --set col=expr [--set ...] --where EXPR [options]",
-	 "update rows in one snapshot (write.update.mode)", NULL,
-	 "floe update db.events --set \"kind='view'\" --where \"id = 1\" --dry-run\n", true},
+	 "update rows in one snapshot (write.update.mode)",
+	 "Sets columns of the rows where EXPR is true, in one snapshot. expr: a\n"
+	 "literal (42, 'text', NULL, DATE '2024-01-01'), a column, or a\n"
+	 "column/literal +, -, * column/literal on numeric columns.\n"
+	 "  --mode copy-on-write|merge-on-read   override write.update.mode\n"
+	 "  --isolation serializable|snapshot    override write.update.isolation-level\n"
+	 "  --dry-run                 list the affected files and rows; change nothing\n"
+	 "  --ignore-case             match column names case-insensitively\n"
+	 "  --format table|json       the outcome's format (default: one line)\n",
+	 "floe update db.events --set \"kind='view'\" --where \"id = 1\" --dry-run\n"},
 	{"merge", cmd_merge, "<ns.table> <file> --on key[,key...] [options]",
-	 "upsert the rows of a JSON lines or CSV file in one snapshot (write.merge.mode)", NULL, NULL,
-	 true},
+	 "upsert the rows of a JSON lines or CSV file in one snapshot (write.merge.mode)",
+	 "Upserts the rows of <file> (JSON lines, or CSV with a header) in one\n"
+	 "snapshot: a row whose key matches a table row replaces it, the others\n"
+	 "are inserted. A key twice in the file is an error.\n"
+	 "  --source-format json|csv  default: by the file's extension\n"
+	 "  --mode copy-on-write|merge-on-read   override write.merge.mode\n"
+	 "  --isolation serializable|snapshot    override write.merge.isolation-level\n"
+	 "  --dry-run                 list the affected files and rows; change nothing\n"
+	 "  --ignore-case             match column names case-insensitively\n"
+	 "  --format table|json       the outcome's format (default: one line)\n",
+	 "floe merge db.events events.jsonl --on id --dry-run\n"},
 
 	/* ---- streaming ---- */
 	{"ingest", cmd_ingest, "<ns.table> <files or folders...|-> [options]",
