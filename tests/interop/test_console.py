@@ -113,8 +113,8 @@ def test_console_renders_every_panel_and_api_equals_metrics(floe, tmp_path):
             assert run.poll() is None, run.stderr.read()
             try:
                 m = parse_text(get(base + "/metrics"))
-                runs = [v for (n, _), v in m.items() if n == "floe_maintenance_runs"]
-                if m.get(("floe_checkpoints", (("pipeline", "live"),)), 0) >= 3 and runs and runs[0] >= 1:
+                runs = [v for (n, _), v in m.items() if n in ("floe_maintenance_runs", "floe_maintenance_runs_total")]
+                if m.get(("floe_checkpoints_total", (("pipeline", "live"),)), 0) >= 3 and runs and runs[0] >= 1:
                     break
             except OSError:
                 pass
