@@ -56,11 +56,11 @@ def test_embedded_maintenance_on_delete_counts(floe, tmp_path, java_peer, fv):
     name = f"db.m{fv}"
     rng = random.Random(4000 + fv)
     model = Model(["id", "region"])
-    change_files(tmp_path / "in", rng, model, 12, 1500, 1200)
+    change_files(tmp_path / "in", rng, model, 24, 1500, 1200)
     cfg = tmp_path / "p.yaml"
     cfg.write_text(f"""
 pipeline.name: m{fv}
-execution.checkpointing.interval: 40ms
+execution.checkpointing.interval: 20ms
 parallelism.default: 2
 sources:
   - name: changes
@@ -102,7 +102,7 @@ tables:
     # (the rows they deleted are gone above: the sequence number held)
     ckpts = [s for s in snaps if s.summary.get("floe.checkpoint-id")]
     assert len(ckpts) > 2 * len(replaces)
-    live = {r["file_path"] for r in floe.json_rows("files", name) if r["content"] != "DATA"}
+    live = {r["file_path"] for r in floe.json_rows("files", name) if r["content"] not in ("DATA", 0)}
     added = sum(num(s.summary, "added-delete-files") for s in snaps)
     assert len(live) < added
     # the pipeline counted what it committed (delete files: eq + pos/DV)
@@ -150,7 +150,7 @@ def expire_keeps_live_puffin_files(floe, name, java_peer, model, tmp_path, cfg, 
     assert live and live <= {str(p) for p in before}
     time.sleep(1.1)
     p = floe.run("maintain", name, "--steps", "expire,orphans", "--retain-last", "1",
-                 "--older-than", "0s", "--orphan-older-than", "1s", "--format", "json")
+                 "--older-than", "0s", "--orphan-older-than", "1s", "--force", "--format", "json")
     r = json.loads(p.stdout)
     after = {str(p) for p in puffins()}
     assert r["expire"]["snapshots_expired"] > 0
