@@ -374,6 +374,9 @@ const char cli_global_help[] =
 	"  --dir DIR                      where the embedded default lives (default .)\n"
 	"  -v, --verbose                  log details to stderr\n"
 	"  -q, --quiet                    print no outcome line (errors still go to stderr)\n"
+	"  --format json                  on commands that print only their outcome (namespace\n"
+	"                                 and table create/set/drop, table rename, add-files,\n"
+	"                                 pipelines forget): the outcome as one JSON object\n"
 	"  -h, --help                     help (floe <command> --help for a command)\n"
 	"  --version                      version, git commit and linked libraries\n";
 
