@@ -80,6 +80,8 @@ extern const char cli_global_help[];
  * subcommands); NULL for an unknown name. */
 const cli_command *cli_find_command(const char *name, const char *sub);
 void cli_print_help(const cli_command *c, FILE *out);
+/* The "Examples:" section of a command that prints its own help. */
+void cli_print_examples(const char *name, FILE *out);
 bool cli_command_is_group(const cli_command *c); /* has subcommands */
 void cli_print_usage(FILE *out);
 int cmd_help(int argc, char **argv);
