@@ -20,6 +20,7 @@
 
 #include "iceberg/metadata.h"
 #include "sql/sql_exec.h"
+#include "sql/sql_vec.h"
 #include "table/table_impl.h"
 #include "util/hash.h"
 #include "util/log.h"
@@ -732,14 +733,10 @@ int sql_run_select(sql_ctx *c, const sql_select *q)
 	if (!q->from.n)
 		return sql_err(c, FLOE_EUNSUPPORTED, q->off, "SELECT without FROM is not supported "
 							     "yet");
-	if (q->has_join)
-		return sql_err(c, FLOE_EUNSUPPORTED, q->join_off, "joins are not supported yet");
-	if (q->n_group_by || q->having || q->distinct)
-		return sql_err(c, FLOE_EUNSUPPORTED, q->off,
-			       "GROUP BY, HAVING and DISTINCT are not supported yet");
-	if (q->n_order_by)
-		return sql_err(c, FLOE_EUNSUPPORTED, q->order_by[0].expr->off,
-			       "ORDER BY is not supported yet");
+	/* computed items, aggregates, joins, ORDER BY, and any WHERE: the executor
+	 * (which pushes what it can of the WHERE into the scan) */
+	if (sql_vec_needed(q) || q->where)
+		return sql_vec_select(c, q);
 	if ((rc = sql_resolve(c, &q->from, &r)))
 		return rc;
 	if (sql_find_source(c->s, &r))
