@@ -201,8 +201,8 @@ BAD = [
     ("CREATE TABLE s (id BIGINT, v BIGINT) WITH ('connector'='filesystem', 'path'='in', "
      "'format'='json');\nINSERT INTO db.base SELECT id, v + 1 FROM s;",
      "line 2, column 32: computed expressions in SELECT are not supported yet"),
-    ("CREATE TABLE s (id BIGINT, v BIGINT) WITH ('connector'='kafka', 'topic'='x');",
-     "line 1, column 44: connector 'kafka' is not supported by floe sql yet"),
+    ("CREATE TABLE s (id BIGINT, v BIGINT) WITH ('connector'='upsert-kafka', 'topic'='x');",
+     "line 1, column 44: connector 'upsert-kafka' is not supported by floe sql yet"),
 ]
 
 
