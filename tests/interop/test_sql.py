@@ -300,3 +300,46 @@ def test_connector_iceberg_table_without_a_catalog(tmp_path):
     t = cat.load_table("db.clicks")  # DROP TABLE of the session's name keeps the table
     assert t.properties["write.parquet.compression-codec"] == "gzip"
     assert ids(t) == [r["id"] for r in events(40) if r["kind"] == "click"]
+
+
+def test_shell_line_editing_and_history(tmp_path):
+    """On a terminal the shell edits lines with libedit: a statement over two
+    lines runs at its ';', the up arrow brings the last statement back (and
+    Ctrl-A / Ctrl-E move in it), the history file keeps it, \\q quits."""
+    import pty
+    import select
+
+    hist = tmp_path / "hist"
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(tmp_path)
+        os.environ["FLOE_SQL_HISTORY"] = str(hist)
+        os.environ["TERM"] = "xterm"
+        os.execv(floe_bin(), [floe_bin(), "sql"])
+    out = b""
+
+    def read_until(token, timeout=30):
+        nonlocal out
+        end = time.time() + timeout
+        while token not in out and time.time() < end:
+            r, _, _ = select.select([fd], [], [], 0.2)
+            if r:
+                try:
+                    out += os.read(fd, 4096)
+                except OSError:
+                    break
+        assert token in out, out.decode(errors="replace")
+
+    read_until(b"Flink SQL> ")
+    os.write(fd, b"SHOW\r")
+    read_until(b"> ")
+    os.write(fd, b"CATALOGS;\r")
+    read_until(b"1 row in set")
+    out = b""
+    os.write(fd, b"\x1b[A")  # up: the last statement
+    os.write(fd, b"\x01\x05\r")  # Ctrl-A, Ctrl-E, enter
+    read_until(b"1 row in set")
+    os.write(fd, b"\\q\r")
+    os.waitpid(pid, 0)
+    os.close(fd)
+    assert "SHOW\\040CATALOGS;" in hist.read_text()  # libedit's history file escapes spaces
