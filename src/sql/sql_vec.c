@@ -789,7 +789,7 @@ typedef enum fn_id {
 	F_FLOOR, F_ROUND, F_TRUNCATE, F_MOD, F_POWER, F_SQRT, F_EXP, F_LN, F_LOG10, F_LOG2, F_SIGN,
 	F_GREATEST, F_LEAST, F_DATE_FORMAT, F_TO_TIMESTAMP, F_TO_DATE, F_EXTRACT, F_FLOOR_TO,
 	F_CEIL_TO, F_NOW, F_CURRENT_DATE, F_JSON_VALUE, F_FROM_UNIXTIME, F_UNIX_TIMESTAMP,
-	F_STARTS_WITH, F_ENDS_WITH, F_PI,
+	F_STARTS_WITH, F_ENDS_WITH, F_PI, F_ITEM,
 } fn_id;
 
 static const struct {
@@ -826,7 +826,7 @@ static const struct {
 	{"CURRENT_DATE", F_CURRENT_DATE, 0, 0}, {"JSON_VALUE", F_JSON_VALUE, 2, 2},
 	{"FROM_UNIXTIME", F_FROM_UNIXTIME, 1, 2}, {"UNIX_TIMESTAMP", F_UNIX_TIMESTAMP, 0, 2},
 	{"STARTS_WITH", F_STARTS_WITH, 2, 2}, {"ENDS_WITH", F_ENDS_WITH, 2, 2},
-	{"PI", F_PI, 0, 0},
+	{"PI", F_PI, 0, 0},              {"ITEM", F_ITEM, 2, 2},
 	/* EXTRACT's shorthands */
 	{"YEAR", F_EXTRACT, 1, 1},       {"QUARTER", F_EXTRACT, 1, 1},
 	{"MONTH", F_EXTRACT, 1, 1},      {"WEEK", F_EXTRACT, 1, 1},
@@ -854,7 +854,7 @@ static int bind_fn(vx *x, const sql_expr *e, xn **out)
 	while (k < nf && strcmp(FNS[k].name, e->text))
 		k++;
 	if (k == nf)
-		return ERR(e->off, "unknown function '%s'", e->name.parts[0]);
+		return ERR(e->off, "unknown function '%s'", e->name.n ? e->name.parts[0] : e->text);
 	if ((int)e->n_args < FNS[k].min || (FNS[k].max >= 0 && (int)e->n_args > FNS[k].max))
 		return ERR(e->off, "%s takes %d%s argument%s, not %zu", e->text, FNS[k].min,
 			   FNS[k].max < 0 ? " or more" : FNS[k].max != FNS[k].min ? " or more" : "",
@@ -1080,6 +1080,13 @@ static int bind_fn(vx *x, const sql_expr *e, xn **out)
 	case F_JSON_VALUE:
 		NEED_STR(0);
 		NEED_STR(1);
+		break;
+	case F_ITEM:
+		/* map['k'], array[i] on a nested column (held as its JSON text) */
+		if (a[0]->t.k != VT_TEXT && a[0]->t.k != VT_NULL)
+			return ERR(e->off, "[...] needs a map or an array, not %s", vt_name(a[0]->t));
+		if (a[1]->t.k != VT_INT)
+			NEED_STR(1);
 		break;
 	}
 #undef NEED_STR
@@ -2223,6 +2230,42 @@ static int eval_fn(vx *x, const xn *e, sv **av, size_t n, sv *o)
 		break;
 	case F_NOW: o->u.i = x->now_us; break;
 	case F_CURRENT_DATE: o->u.i = floe_floordiv(x->now_us, 86400000000LL); break;
+	case F_ITEM: {
+		floe_json *j, *hit = NULL;
+		if (floe_json_parse(&j, x->ba, S(0), NULL, NULL)) {
+			o->null = true;
+			break;
+		}
+		bool by_index = e->a[1]->t.k == VT_INT;
+		if (j->type == FLOE_JSON_OBJECT && !by_index) {
+			char *key = floe_arena_strndup(x->ba, S(1));
+			if (!key)
+				return FLOE_ENOMEM;
+			hit = floe_json_get(j, key);
+		} else if (j->type == FLOE_JSON_ARRAY && by_index) {
+			hit = A(1)->u.i >= 1 ? floe_json_at(j, (size_t)(A(1)->u.i - 1)) : NULL; /* 1-based */
+		} else if (j->type == FLOE_JSON_ARRAY) {
+			/* a map as [[key, value], ...] */
+			for (floe_json *pr = j->child; pr && !hit; pr = pr->next)
+				if (pr->type == FLOE_JSON_ARRAY && pr->child &&
+				    pr->child->type == FLOE_JSON_STRING && pr->child->len == A(1)->u.s.n &&
+				    !memcmp(pr->child->s, A(1)->u.s.p, A(1)->u.s.n))
+					hit = pr->child->next;
+		}
+		if (!hit || hit->type == FLOE_JSON_NULL) {
+			o->null = true;
+		} else if (hit->type == FLOE_JSON_BOOL) {
+			o->u.s.p = hit->b ? "true" : "false";
+			o->u.s.n = strlen(o->u.s.p);
+		} else if (hit->type == FLOE_JSON_ARRAY || hit->type == FLOE_JSON_OBJECT) {
+			o->u.s.p = hit->text;
+			o->u.s.n = hit->text ? hit->text_len : 0;
+		} else {
+			o->u.s.p = hit->s;
+			o->u.s.n = hit->len;
+		}
+		break;
+	}
 	case F_JSON_VALUE: {
 		size_t on = 0;
 		const char *v = json_path(x->ba, S(0), S(1), &on);

@@ -188,3 +188,31 @@ def test_bad_queries_point_at_the_expression(lake, query, msg):
                        capture_output=True, text=True, timeout=60)
     assert p.returncode != 0
     assert msg in p.stderr and "^" in p.stderr and "line 4, column" in p.stderr, p.stderr
+
+
+def test_seed_monitoring_queries(lake):
+    """The seed guide's three monitoring queries (over $files, $partitions and
+    $snapshots with a map subscript and CURRENT_TIMESTAMP - INTERVAL) against
+    PyIceberg's inspect tables of the same table."""
+    cwd, locs = lake
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    tbl = SqlCatalog("lake", uri=f"sqlite:///{cwd}/catalog.db",
+                     warehouse=f"file://{cwd}/warehouse").load_table("db.t")
+    files = tbl.inspect.files().to_pylist()
+    got = floe_rows(cwd, "SELECT file_path, file_size_in_bytes, record_count FROM db.t$files "
+                         "WHERE file_size_in_bytes < 10485760")
+    assert sorted(got) == sorted([f["file_path"], str(f["file_size_in_bytes"]), str(f["record_count"])]
+                                 for f in files if f["file_size_in_bytes"] < 10485760)
+    # (t is unpartitioned: its $partitions has no `partition` column, as PyIceberg's)
+    got = floe_rows(cwd, "SELECT record_count, file_count FROM db.t$partitions "
+                         "ORDER BY record_count DESC")
+    parts = tbl.inspect.partitions().to_pylist()
+    assert [int(r[0]) for r in got] == sorted((p["record_count"] for p in parts), reverse=True)
+    assert sum(int(r[1]) for r in got) == len(files)
+    got = floe_rows(cwd, "SELECT committed_at, snapshot_id, operation, summary['added-records'] AS added "
+                         "FROM db.t$snapshots WHERE committed_at > CURRENT_TIMESTAMP - INTERVAL '1' HOUR "
+                         "ORDER BY committed_at DESC LIMIT 10")
+    snaps = sorted(tbl.inspect.snapshots().to_pylist(), key=lambda s: s["committed_at"], reverse=True)
+    assert [(r[1], r[2], r[3]) for r in got] == \
+        [(str(s["snapshot_id"]), s["operation"], dict(s["summary"])["added-records"]) for s in snaps]
