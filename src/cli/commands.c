@@ -307,9 +307,12 @@ const cli_command cli_commands[] = {
 	 NULL, "floe pipelines forget db.events doc-example\n"},
 
 	{"doctor", cmd_doctor, "[<ns.table> | <namespace> | --all] [options]",
-	 "health checks; exit 0 ok, 1 warn, 2 critical", NULL, NULL, true},
+	 "health checks; exit 0 ok, 1 warn, 2 critical", NULL,
+	 "floe doctor db.events\nfloe doctor db --format json --no-storage\n", true},
 	{"plan", cmd_plan, "<pipeline.yaml> [workload] [prices] [--format text|json]",
-	 "predict files, snapshots, cost; lint anti-patterns", NULL, NULL, true},
+	 "predict files, snapshots, cost; lint anti-patterns", NULL,
+	 "floe plan pipeline.yaml\nfloe plan pipeline.yaml --rate 50000/s --partitions 24 --days 30\n",
+	 true},
 	{"sql", cmd_sql, "-f job.sql | -e 'SQL'", "Flink SQL: catalogs, DDL, INSERT jobs, SELECT",
 	 NULL, NULL, true},
 
@@ -374,6 +377,9 @@ const char cli_global_help[] =
 	"  --dir DIR                      where the embedded default lives (default .)\n"
 	"  -v, --verbose                  log details to stderr\n"
 	"  -q, --quiet                    print no outcome line (errors still go to stderr)\n"
+	"  --format json                  on commands that print only their outcome (namespace\n"
+	"                                 and table create/set/drop, table rename, add-files,\n"
+	"                                 pipelines forget): the outcome as one JSON object\n"
 	"  -h, --help                     help (floe <command> --help for a command)\n"
 	"  --version                      version, git commit and linked libraries\n";
 
@@ -408,6 +414,24 @@ bool cli_command_is_group(const cli_command *c)
 	return false;
 }
 
+static void print_examples(const char *examples, FILE *out)
+{
+	fprintf(out, "\nExamples:\n");
+	for (const char *p = examples; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		fprintf(out, "  %.*s\n", (int)len, p);
+		p += len + (nl != NULL);
+	}
+}
+
+void cli_print_examples(const char *name, FILE *out)
+{
+	const cli_command *c = cli_find_command(name, NULL);
+	if (c && c->examples)
+		print_examples(c->examples, out);
+}
+
 void cli_print_help(const cli_command *c, FILE *out)
 {
 	fprintf(out, "usage: floe %s %s\n\n%s\n", c->name, c->synopsis, c->summary);
@@ -421,15 +445,8 @@ void cli_print_help(const cli_command *c, FILE *out)
 				fprintf(out, "  floe %-18s %s\n", s->name, s->summary);
 		fprintf(out, "\nfloe %s <command> --help for a command's options.\n", c->name);
 	}
-	if (c->examples) {
-		fprintf(out, "\nExamples:\n");
-		for (const char *p = c->examples; *p;) {
-			const char *nl = strchr(p, '\n');
-			size_t len = nl ? (size_t)(nl - p) : strlen(p);
-			fprintf(out, "  %.*s\n", (int)len, p);
-			p += len + (nl != NULL);
-		}
-	}
+	if (c->examples)
+		print_examples(c->examples, out);
 	fprintf(out, "\nGlobal options (--dir, --catalog-uri, -v, ...): floe --help.\n");
 }
 
