@@ -314,7 +314,11 @@ const cli_command cli_commands[] = {
 	 "floe plan pipeline.yaml\nfloe plan pipeline.yaml --rate 50000/s --partitions 24 --days 30\n",
 	 true},
 	{"sql", cmd_sql, "-f job.sql | -e 'SQL'", "Flink SQL: catalogs, DDL, INSERT jobs, SELECT",
-	 NULL, NULL, true},
+	 NULL,
+	 "floe sql -e 'SHOW DATABASES'\n"
+	 "floe sql -e 'SELECT kind, count(*) AS n, sum(amount) AS total FROM db.events GROUP BY kind "
+	 "ORDER BY n DESC'\n",
+	 true},
 
 	/* ---- file tools ---- */
 	{"avro", floe_cli_avro, "meta|cat|write ...", "inspect and write Avro files (manifests)", NULL,
