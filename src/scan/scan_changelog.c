@@ -208,35 +208,30 @@ static int delete_sig(floe_buf *b, const scan_file *f)
 	return FLOE_OK;
 }
 
-/* Keep only the data files of a and b that differ between them. */
+static bool same_sig(const floe_buf *x, const floe_buf *y)
+{
+	return x->len == y->len && (!x->len || !memcmp(x->data, y->data, x->len));
+}
+
+/* Keep only the data files of a (the parent's plan, may be NULL) and b that
+ * differ between them: present in one only, or with other delete files. */
 static int restrict_to_changed(floe_scan *a, floe_scan *b, floe_error *err)
 {
-	floe_hmap ma, mb;
+	floe_hmap mb;
 	floe_buf sig, sig2;
+	uint8_t *in_b = NULL; /* per file of b: 1 when a has it unchanged */
 	int rc = FLOE_OK;
-	floe_hmap_init(&ma);
 	floe_hmap_init(&mb);
 	floe_buf_init(&sig, 0);
 	floe_buf_init(&sig2, 0);
-	for (size_t i = 0; a && i < a->n_files && !rc; i++)
-		rc = floe_hmap_put_str(&ma, a->files[i]->raw_path, i);
+	if (!(in_b = floe_calloc(b->n_files ? b->n_files : 1, 1))) {
+		rc = FLOE_ENOMEM;
+		goto done;
+	}
 	for (size_t i = 0; i < b->n_files && !rc; i++)
 		rc = floe_hmap_put_str(&mb, b->files[i]->raw_path, i);
 	if (rc)
 		goto done;
-	size_t kb = 0;
-	for (size_t i = 0; i < b->n_files; i++) {
-		scan_file *f = b->files[i];
-		uint64_t j;
-		bool keep = true;
-		if (a && floe_hmap_get_str(&ma, f->raw_path, &j)) {
-			if ((rc = delete_sig(&sig, f)) || (rc = delete_sig(&sig2, a->files[j])))
-				goto done;
-			keep = sig.len != sig2.len || memcmp(sig.data, sig2.data, sig.len);
-		}
-		if (keep)
-			b->files[kb++] = f;
-	}
 	if (a) {
 		size_t ka = 0;
 		for (size_t i = 0; i < a->n_files; i++) {
@@ -246,16 +241,22 @@ static int restrict_to_changed(floe_scan *a, floe_scan *b, floe_error *err)
 			if (floe_hmap_get_str(&mb, f->raw_path, &j)) {
 				if ((rc = delete_sig(&sig, f)) || (rc = delete_sig(&sig2, b->files[j])))
 					goto done;
-				keep = sig.len != sig2.len || memcmp(sig.data, sig2.data, sig.len);
+				keep = !same_sig(&sig, &sig2);
+				if (!keep)
+					in_b[j] = 1;
 			}
 			if (keep)
 				a->files[ka++] = f;
 		}
 		a->n_files = ka;
 	}
+	size_t kb = 0;
+	for (size_t i = 0; i < b->n_files; i++)
+		if (!in_b[i])
+			b->files[kb++] = b->files[i];
 	b->n_files = kb;
 done:
-	floe_hmap_reset(&ma);
+	floe_free(in_b);
 	floe_hmap_reset(&mb);
 	floe_buf_reset(&sig);
 	floe_buf_reset(&sig2);
