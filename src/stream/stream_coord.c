@@ -887,6 +887,21 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 		rc = stream_source_kinesis_new(&s->src, sc->name, &kn, err);
 		break;
 	}
+	case STREAM_SRC_ICEBERG: {
+		stream_iceberg_opts io = {0};
+		io.cat = p->cat;
+		io.table = sc->iceberg_table;
+		io.mode = sc->iceberg_mode;
+		io.start = sc->iceberg_start;
+		io.start_snapshot_id = sc->iceberg_start_snapshot;
+		io.start_timestamp_ms = sc->iceberg_start_ts;
+		io.streaming = sc->iceberg_streaming;
+		io.skip_overwrites = sc->iceberg_skip_overwrites;
+		io.monitor_interval_ms = sc->monitor_interval_ms;
+		io.block_bytes = (size_t)sc->block_bytes;
+		rc = stream_source_iceberg_new(&s->src, sc->name, &io, err);
+		break;
+	}
 	default:
 		return floe_error_set(err, FLOE_EUNSUPPORTED, "source '%s': unknown source type",
 				      sc->name);
