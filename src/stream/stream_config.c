@@ -55,10 +55,10 @@ typedef struct keydef {
 static const char *const errors_names[] = {"dead-letter", "fail", NULL};
 static const int errors_values[] = {STREAM_ERRORS_DEAD_LETTER, STREAM_ERRORS_FAIL};
 static const char *const type_names[] = {"files", "stdin", "generator", "datagen", "kafka",
-					 "kinesis", "iceberg", NULL};
+					 "kinesis", "iceberg", "hybrid", NULL};
 static const int type_values[] = {STREAM_SRC_FILES, STREAM_SRC_STDIN, STREAM_SRC_GENERATOR,
 				  STREAM_SRC_GENERATOR, STREAM_SRC_KAFKA, STREAM_SRC_KINESIS,
-				  STREAM_SRC_ICEBERG};
+				  STREAM_SRC_ICEBERG, STREAM_SRC_HYBRID};
 static const char *const ice_mode_names[] = {"append", "changelog", NULL};
 static const int ice_mode_values[] = {STREAM_ICEBERG_APPEND, STREAM_ICEBERG_CHANGELOG};
 static const char *const ice_start_names[] = {
@@ -137,7 +137,9 @@ static const keydef pipeline_keys[] = {
 static const keydef source_keys[] = {
 	{"name", K_STR, S(name), 0, NULL, NULL, "(required)", "name tables refer to"},
 	{"type", K_ENUM, S(type), 0, type_names, type_values, "(required)",
-	 "files, stdin, generator (alias datagen), kafka, kinesis or iceberg"},
+	 "files, stdin, generator (alias datagen), kafka, kinesis, iceberg, or hybrid (the table "
+	 "scan of source-table's current snapshot, then the files of path from the offsets "
+	 "recorded with that snapshot)"},
 	{"format", K_STR, S(format_name), 0, NULL, NULL, "json",
 	 "json (JSON lines), csv, or debezium-json (Debezium change events, one per line, with "
 	 "or without the Kafka Connect schema envelope; files and stdin); kafka also raw (the value as the one string or binary "
@@ -911,6 +913,29 @@ static int check_maint(stream_maint_cfg *m, const stream_table_cfg *t, int64_t c
 static int check_iceberg(stream_source_cfg *s, floe_error *err)
 {
 	bool ice = s->type == STREAM_SRC_ICEBERG;
+	if (s->type == STREAM_SRC_HYBRID) {
+		if (!s->iceberg_table || !strchr(s->iceberg_table, '.'))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s' (hybrid) needs source-table: "
+					      "namespace.table (the bootstrap)",
+					      s->line, s->name);
+		if (s->iceberg_mode || s->iceberg_streaming ||
+		    s->iceberg_start != FLOE_START_TABLE_THEN_INCREMENTAL ||
+		    s->iceberg_start_snapshot >= 0 || s->iceberg_start_ts >= 0 ||
+		    s->iceberg_skip_overwrites)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': a hybrid source bootstraps from the "
+					      "table scan of source-table's current snapshot (read-mode, "
+					      "starting-strategy, start-snapshot-*, streaming are for "
+					      "iceberg sources)",
+					      s->line, s->name);
+		if (s->format_name && strcmp(s->format_name, "json"))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': a hybrid source reads JSON lines "
+					      "after its bootstrap",
+					      s->line, s->name);
+		return FLOE_OK;
+	}
 	if (!ice) {
 		if (s->iceberg_table || s->iceberg_mode || s->iceberg_streaming ||
 		    s->iceberg_start != FLOE_START_TABLE_THEN_INCREMENTAL ||
@@ -1251,11 +1276,12 @@ static int validate(stream_config *c, floe_error *err)
 		int irc = check_iceberg(s, err);
 		if (irc)
 			return irc;
-		if (s->type == STREAM_SRC_FILES && !s->n_paths)
+		if ((s->type == STREAM_SRC_FILES || s->type == STREAM_SRC_HYBRID) && !s->n_paths)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s' (files) needs a path", s->line,
 					      s->name);
-		if (s->type != STREAM_SRC_FILES && (s->n_paths || s->follow || s->pattern))
+		if (s->type != STREAM_SRC_FILES && s->type != STREAM_SRC_HYBRID &&
+		    (s->n_paths || s->follow || s->pattern))
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s': path, pattern and follow are for "
 					      "files sources",

@@ -29,6 +29,7 @@ typedef enum stream_src_type {
 	STREAM_SRC_KAFKA,
 	STREAM_SRC_KINESIS,
 	STREAM_SRC_ICEBERG,
+	STREAM_SRC_HYBRID, /* an Iceberg bootstrap, then files */
 } stream_src_type;
 
 typedef enum stream_dist {

@@ -247,9 +247,19 @@ typedef struct stream_iceberg_opts {
 	bool skip_overwrites;     /* append mode: skip overwrite/delete snapshots */
 	int64_t monitor_interval_ms;
 	size_t block_bytes;
+	int64_t table_snapshot_id; /* > 0: the table scan start reads this snapshot (0: current) */
 } stream_iceberg_opts;
 
 int stream_source_iceberg_new(stream_source **out, const char *name, const stream_iceberg_opts *o,
 			      floe_error *err) FLOE_WUR;
+
+/*
+ * The hybrid source (stream_source_hybrid.c): the table scan of the Iceberg
+ * table's current snapshot, then `then` (owned; freed on failure too) from
+ * the source offsets recorded with that snapshot. Positions carry
+ * @hybrid-phase and @hybrid-snapshot.
+ */
+int stream_source_hybrid_new(stream_source **out, const char *name, const stream_iceberg_opts *boot,
+			     stream_source *then, floe_error *err) FLOE_WUR;
 
 #endif

@@ -112,7 +112,16 @@ static int apply_start(ice_source *s, floe_error *err)
 		break;
 	}
 	default: /* a table scan of the current snapshot, then what comes after */
-		if (head) {
+		if (s->o.table_snapshot_id > 0) {
+			if (!floe_metadata_snapshot(m, s->o.table_snapshot_id))
+				return floe_error_set(err, FLOE_ENOTFOUND, "source '%s': no snapshot %lld in %s",
+						      s->base.name, (long long)s->o.table_snapshot_id,
+						      s->ident);
+			s->in_table = true;
+			s->table_snap = s->o.table_snapshot_id;
+			if (!s->o.streaming)
+				s->end_snap = s->table_snap;
+		} else if (head) {
 			s->in_table = true;
 			s->table_snap = head->snapshot_id;
 		}
@@ -309,7 +318,9 @@ static int ice_seek(stream_source *base, const stream_offsets *pos, floe_error *
 					  base->name, (long long)s->next_row, u);
 	if (!s->o.streaming) {
 		const floe_snapshot *head = head_of(s);
-		s->end_snap = head ? head->snapshot_id : -1;
+		s->end_snap = s->o.table_snapshot_id > 0 ? s->o.table_snapshot_id
+			      : head			   ? head->snapshot_id
+							   : -1;
 	}
 	return FLOE_OK;
 }
