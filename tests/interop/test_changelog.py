@@ -365,3 +365,85 @@ def test_iceberg_changelog_source_feeds_an_upsert_table(floe, tmp_path):
     got = {r["id"]: r["v"] for r in floe.json_rows("scan", "db.u2")}
     assert got == model
     assert {r["id"]: r["v"] for r in floe.json_rows("scan", "db.u")} == model
+
+
+def snapshot_offsets(floe, name):
+    r = floe.run("inspect", name, "snapshots", "--format", "json", check=False)
+    if r.returncode != 0:
+        return []
+    return [json.loads(json.loads(x)["summary"].get("floe.source-offsets", "{}"))
+            for x in r.stdout.splitlines() if x.strip()]
+
+
+def kill_when(floe, cfg, name, cond, timeout=60):
+    p = subprocess.Popen([floe.bin, "--dir", str(floe.root), "run", cfg],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and p.poll() is None:
+            offs = snapshot_offsets(floe, name)
+            if offs and cond(offs[-1]):
+                break
+            time.sleep(0.02)
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+    return snapshot_offsets(floe, name)
+
+
+def test_hybrid_source_each_record_once_across_restarts(floe, tmp_path):
+    """A files pipeline filled db.hist; a hybrid source bootstraps db.out
+    from it and goes on with the files from the offsets db.hist recorded:
+    killed inside the bootstrap and again after the switch, every record
+    is in db.out once."""
+    floe.run("namespace", "create", "db")
+    src = tmp_path / "in"
+    src.mkdir()
+
+    def lines(lo, hi):
+        return "".join(json.dumps({"id": i, "v": f"v{i}"}) + "\n" for i in range(lo, hi))
+
+    (src / "a.jsonl").write_text(lines(0, 12000))
+    (src / "b.jsonl").write_text(lines(12000, 20000))
+    (tmp_path / "hist.yaml").write_text(f"""
+pipeline.name: hist
+sources:
+  - name: raw
+    type: files
+    path: {src}
+tables:
+  - name: db.hist
+    schema: "id long not null, v string"
+""")
+    floe.run("run", tmp_path / "hist.yaml")
+    # after db.hist's last commit: more records in b and a new file
+    with open(src / "b.jsonl", "a") as f:
+        f.write(lines(20000, 21000))
+    (src / "c.jsonl").write_text(lines(21000, 22000))
+
+    def cfg(path, follow):
+        path.write_text(f"""
+pipeline.name: backfill
+execution.checkpointing.interval: 20ms
+sources:
+  - name: all
+    type: hybrid
+    source-table: db.hist
+    path: {src}
+    follow: {str(follow).lower()}
+    monitor-interval: 100ms
+    block-size: 4KiB
+tables:
+  - name: db.out
+    schema: "id long not null, v string"
+""")
+        return path
+
+    following = cfg(tmp_path / "f.yaml", True)
+    offs = kill_when(floe, following, "db.out", lambda o: True)
+    assert offs and offs[-1]["@hybrid-phase"] == 0, offs[-1:]  # killed in the bootstrap
+    offs = kill_when(floe, following, "db.out", lambda o: o["@hybrid-phase"] == 1)
+    assert offs[-1]["@hybrid-phase"] == 1  # killed after the switch
+    (src / "d.jsonl").write_text(lines(22000, 22500))
+    floe.run("run", cfg(tmp_path / "b.yaml", False))
+    assert ids_of(floe, "db.out") == list(range(22500))
