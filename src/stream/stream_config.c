@@ -142,13 +142,13 @@ static const keydef source_keys[] = {
 	 "recorded with that snapshot)"},
 	{"format", K_STR, S(format_name), 0, NULL, NULL, "json",
 	 "json (JSON lines), csv, or debezium-json (Debezium change events, one per line, with "
-	 "or without the Kafka Connect schema envelope; files and stdin); kafka also raw (the value as the one string or binary "
+	 "or without the Kafka Connect schema envelope; one per line from files and stdin, one per message from kafka and kinesis); kafka also raw (the value as the one string or binary "
 	 "column), avro-confluent (Confluent wire format, schema from avro-confluent.url) and "
 	 "the formats registered by name (stream_value_format.h)"},
 	{"value.format", K_STR, S(format_name), 0, NULL, NULL, "json",
 	 "kafka, kinesis: alias of format"},
 	{"rowkind.field", K_STR, S(rowkind_field), 0, NULL, NULL, "",
-	 "json/csv change records: the field holding each record's change kind (+I, -U, +U, -D, "
+	 "json/csv (and kafka/kinesis values) change records: the field holding each record's change kind (+I, -U, +U, -D, "
 	 "or insert, update, delete); it is written only if the table has such a column"},
 	{"debezium-json.schema-include", K_BOOL, S(debezium_schema_include), 0, NULL, NULL,
 	 "false", "every record must have the {\"schema\", \"payload\"} envelope (without it "
@@ -209,7 +209,9 @@ static const keydef source_keys[] = {
 	 "kafka: after each table commit, commit the offsets it recorded to the consumer group "
 	 "(for lag tools; floe itself resumes from the table)"},
 	{"key.format", K_STR, S(key_format), 0, NULL, NULL, "raw",
-	 "kafka: the key's format (raw: its bytes, for metadata.key)"},
+	 "kafka: the key's format: raw (its bytes, for metadata.key) or json (an object of the "
+	 "key columns, Kafka Connect's envelope allowed: an upsert table's tombstone deletes "
+	 "that key)"},
 	{"avro-confluent.url", K_STR, S(registry_url), 0, NULL, NULL, "",
 	 "kafka, format avro-confluent: the schema registry (http://host:8081)"},
 	{"metadata", K_PREFIX, S(metadata), 0, NULL, NULL, "",
@@ -986,12 +988,8 @@ static int check_format(stream_source_cfg *s, floe_error *err)
 	if (!strcmp(f, "json") || !strcmp(f, "jsonl")) {
 		s->format = STREAM_FMT_JSONL;
 	} else if (!strcmp(f, "debezium-json")) {
-		/* JSON lines with a change-record decoder on top */
-		if (msgs)
-			return floe_error_set(err, FLOE_EINVAL,
-					      "line %d: source '%s': debezium-json is read from files "
-					      "and stdin only for now",
-					      s->line, s->name);
+		/* JSON lines (or one event per message) with a change-record
+		 * decoder on top */
 		s->format = STREAM_FMT_JSONL;
 		s->cdc = STREAM_CDC_DEBEZIUM;
 	} else if (!strcmp(f, "csv")) {
@@ -1098,10 +1096,9 @@ static int check_kafka(stream_source_cfg *s, floe_error *err)
 			return floe_error_set(err, FLOE_EINVAL, "line %d: source '%s': %s", s->line,
 					      s->name, e2.msg);
 	}
-	if (s->key_format && strcmp(s->key_format, "raw"))
+	if (s->key_format && strcmp(s->key_format, "raw") && strcmp(s->key_format, "json"))
 		return floe_error_set(err, FLOE_EINVAL,
-				      "line %d: source '%s': key.format '%s' is not raw (the only key "
-				      "format so far)",
+				      "line %d: source '%s': key.format '%s' is not raw or json",
 				      s->line, s->name, s->key_format);
 	if (s->format == STREAM_FMT_AVRO_CONFLUENT && !s->registry_url)
 		return floe_error_set(err, FLOE_EINVAL,
@@ -1312,12 +1309,6 @@ static int validate(stream_config *c, floe_error *err)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s': a generator makes inserts only (no "
 					      "change records)",
-					      s->line, s->name);
-		if ((s->type == STREAM_SRC_KAFKA || s->type == STREAM_SRC_KINESIS) &&
-		    s->rowkind_field)
-			return floe_error_set(err, FLOE_EINVAL,
-					      "line %d: source '%s': change records (rowkind.field) are "
-					      "read from files and stdin only for now",
 					      s->line, s->name);
 		if (s->type == STREAM_SRC_KAFKA && (rc = check_kafka(s, err)))
 			return rc;
