@@ -167,6 +167,45 @@ int floe_catalog_commit_table(floe_catalog *cat, const char *ns, const char *nam
 	return rc;
 }
 
+bool floe_catalog_has_transactions(const floe_catalog *cat)
+{
+	return cat && cat->ops->commit_tables != NULL;
+}
+
+int floe_catalog_commit_tables(floe_catalog *cat, floe_catalog_change *ch, size_t n,
+			       floe_error *err)
+{
+	for (size_t i = 0; i < n; i++)
+		ch[i].location = NULL;
+	if (!cat->ops->commit_tables)
+		return floe_error_set(err, FLOE_EUNSUPPORTED,
+				      "the %s catalog cannot commit several tables in one "
+				      "transaction",
+				      cat->kind);
+	for (size_t i = 0; i < n; i++)
+		if (!ch[i].base)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "a multi-table commit cannot create table '%s.%s'",
+					      ch[i].ns, ch[i].name);
+	int fault = fault_for(cat);
+	if (fault == FAULT_BEFORE)
+		return floe_error_set(err, FLOE_EIO, "injected fault: the catalog refused the swap");
+	if (fault == FAULT_CONFLICT)
+		return floe_error_set_retryable(err, FLOE_ECONFLICT,
+						"injected fault: another writer committed first");
+	cat->fault_lose_swap = fault == FAULT_LOSE;
+	int rc = cat->ops->commit_tables(cat, ch, n, err);
+	cat->fault_lose_swap = false;
+	if (rc == FLOE_OK && fault == FAULT_AFTER)
+		return floe_error_set(err, FLOE_ECOMMITUNKNOWN,
+				      "injected fault: the transaction's answer was lost");
+	if (rc == FLOE_OK)
+		for (size_t i = 0; i < n; i++)
+			if (ch[i].location)
+				delete_old_metadata(cat, ch[i].base, ch[i].next, ch[i].location);
+	return rc;
+}
+
 int floe_catalog__drop_table(floe_catalog *cat, const char *ns, const char *name, floe_error *err)
 {
 	return cat->ops->drop_table(cat, ns, name, err);

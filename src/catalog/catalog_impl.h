@@ -27,6 +27,13 @@
 #include "util/str.h"
 
 
+/* One table's part of a multi-table commit (floe_catalog_commit_tables). */
+typedef struct floe_catalog_change {
+	const char *ns, *name;
+	const floe_metadata *base, *next;
+	char *location; /* out (caller frees) */
+} floe_catalog_change;
+
 typedef struct floe_catalog_ops {
 	int (*create_namespace)(floe_catalog *cat, const char *ns, const floe_strmap *props,
 				floe_error *err);
@@ -63,6 +70,17 @@ typedef struct floe_catalog_ops {
 	int (*default_location)(floe_catalog *cat, const char *ns, const char *name, char **out,
 				floe_error *err);
 	void (*free)(floe_catalog *cat);
+	/*
+	 * Swap several tables in one transaction, all or nothing (optional:
+	 * NULL when the catalog cannot). Each change has a base (no creates).
+	 * On success every ch[i].location receives the new metadata location
+	 * (NULL when the catalog does not tell: the caller reloads); a lost race
+	 * on any table is a retryable FLOE_ECONFLICT and nothing changed; on
+	 * FLOE_ECOMMITUNKNOWN the locations that may have become current are
+	 * set. The caller frees the locations with floe_free.
+	 */
+	int (*commit_tables)(floe_catalog *cat, floe_catalog_change *ch, size_t n,
+			     floe_error *err);
 } floe_catalog_ops;
 
 struct floe_catalog {
@@ -114,6 +132,17 @@ int floe_catalog_load_table(floe_catalog *cat, const char *ns, const char *name,
 int floe_catalog_commit_table(floe_catalog *cat, const char *ns, const char *name,
 			      const floe_metadata *base, const floe_metadata *next, char **location,
 			      floe_error *err) FLOE_WUR;
+/*
+ * Commit every change in one catalog transaction: all swaps happen or none
+ * does (pipeline.atomic-commit). FLOE_EUNSUPPORTED when the catalog has no
+ * multi-table transaction (file system, Glue). Errors as commit_table's;
+ * honours FLOE_TEST_CATALOG_FAULT once per transaction.
+ */
+int floe_catalog_commit_tables(floe_catalog *cat, floe_catalog_change *ch, size_t n,
+			       floe_error *err) FLOE_WUR;
+/* Whether the catalog can commit several tables atomically. */
+bool floe_catalog_has_transactions(const floe_catalog *cat);
+
 /* Remove the catalog entry only (the public floe_catalog_drop_table can purge). */
 int floe_catalog__drop_table(floe_catalog *cat, const char *ns, const char *name,
 			     floe_error *err) FLOE_WUR;

@@ -562,7 +562,7 @@ static const floe_catalog_ops fs_ops = {
 	fs_create_namespace, fs_list_namespaces, fs_drop_namespace, fs_namespace_exists,
 	fs_load_ns_props,    NULL,		 fs_list_tables,    fs_load_table,
 	fs_commit,	     fs_drop_table,	 NULL,		    fs_default_location,
-	fs_free,
+	fs_free, NULL, /* no multi-table transactions */
 };
 
 int floe_fs_catalog_open(floe_catalog **out, const floe_fs_catalog_opts *opts, floe_error *err)

@@ -804,7 +804,7 @@ static const floe_catalog_ops glue_ops = {
 	g_create_namespace, g_list_namespaces, g_drop_namespace, g_namespace_exists,
 	g_load_ns_props,    g_update_ns_props, g_list_tables,	 g_load_table,
 	g_commit,	    g_drop_table,      g_rename,	 g_default_location,
-	g_free,
+	g_free, NULL, /* no multi-table transactions */
 };
 
 static const char *gprop(const floe_strmap *m, const char *k)

@@ -531,6 +531,78 @@ static int j_commit(floe_catalog *cat, const char *ns, const char *name, const f
 	return FLOE_OK;
 }
 
+/*
+ * Every table's compare-and-swap in one transaction (pipeline.atomic-commit):
+ * the metadata files are written first, then BEGIN, one UPDATE per table
+ * (each must change exactly one row), COMMIT. Any lost swap rolls the whole
+ * transaction back (a retryable ECONFLICT); only a COMMIT whose answer was
+ * lost is ECOMMITUNKNOWN (a statement before it that lost its connection
+ * leaves a transaction the server rolls back). SQLite takes the write lock
+ * up front (BEGIN IMMEDIATE), so two writers wait for each other through
+ * the busy timeout instead of deadlocking on an upgrade.
+ */
+static int j_commit_tables(floe_catalog *cat, floe_catalog_change *ch, size_t n, floe_error *err)
+{
+	jdbc_catalog *c = (jdbc_catalog *)cat;
+	bool sqlite = !strcmp(c->db->dialect, "sqlite");
+	size_t written = 0;
+	int rc = FLOE_OK;
+	for (; written < n; written++)
+		if ((rc = write_metadata_file(cat->io, ch[written].base, ch[written].next,
+					      &ch[written].location, err)))
+			goto fail;
+	if (floe_catalog__fault_lose_swap(cat))
+		return floe_error_set(err, FLOE_ECOMMITUNKNOWN,
+				      "injected fault: the transaction was lost on its way to the "
+				      "catalog");
+	if ((rc = floe_sql_exec(c->db, sqlite ? "BEGIN IMMEDIATE" : "BEGIN", NULL, 0, NULL, NULL,
+				NULL, err))) {
+		if (rc == FLOE_ECOMMITUNKNOWN)
+			rc = floe_error_set(err, FLOE_EIO, "BEGIN: %s", err ? err->msg : "");
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++) {
+		long changes = 0;
+		const char *p[] = {ch[i].location, ch[i].base->metadata_location, c->name, ch[i].ns,
+				   ch[i].name, ch[i].base->metadata_location};
+		rc = floe_sql_exec(c->db,
+				   "UPDATE iceberg_tables SET metadata_location = ?, "
+				   "previous_metadata_location = ? WHERE catalog_name = ? AND "
+				   "table_namespace = ? AND table_name = ? AND metadata_location = ? "
+				   "AND " TABLE_PRED,
+				   p, 6, NULL, NULL, &changes, err);
+		if (rc == FLOE_ECOMMITUNKNOWN)
+			rc = floe_error_set(err, FLOE_EIO, "table '%s.%s': %s", ch[i].ns, ch[i].name,
+					    err ? err->msg : "");
+		if (!rc && changes != 1)
+			rc = floe_error_set_retryable(err, FLOE_ECONFLICT,
+						      "table '%s.%s' changed since it was loaded "
+						      "(another writer committed first, or it was "
+						      "dropped): nothing of the transaction committed",
+						      ch[i].ns, ch[i].name);
+		if (rc) {
+			floe_sql_exec(c->db, "ROLLBACK", NULL, 0, NULL, NULL, NULL, NULL);
+			goto fail;
+		}
+	}
+	rc = floe_sql_exec(c->db, "COMMIT", NULL, 0, NULL, NULL, NULL, err);
+	if (rc == FLOE_ECOMMITUNKNOWN)
+		return rc; /* the locations stay: any of them may be current */
+	if (rc) {
+		floe_sql_exec(c->db, "ROLLBACK", NULL, 0, NULL, NULL, NULL, NULL);
+		goto fail;
+	}
+	return FLOE_OK;
+fail:
+	/* nothing committed: the files are ours to remove */
+	for (size_t i = 0; i < written; i++) {
+		floe_io_remove_quiet(cat->io, ch[i].location);
+		floe_free(ch[i].location);
+		ch[i].location = NULL;
+	}
+	return rc;
+}
+
 static int j_drop_table(floe_catalog *cat, const char *ns, const char *name, floe_error *err)
 {
 	jdbc_catalog *c = (jdbc_catalog *)cat;
@@ -625,7 +697,7 @@ static const floe_catalog_ops jdbc_ops = {
 	j_create_namespace, j_list_namespaces, j_drop_namespace,  j_namespace_exists,
 	j_load_ns_props,    j_update_ns_props, j_list_tables,	  j_load_table,
 	j_commit,	    j_drop_table,      j_rename,	  j_default_location,
-	j_free,
+	j_free,		    j_commit_tables,
 };
 
 int floe_sql_catalog_open(floe_catalog **out, const floe_sql_catalog_opts *opts, floe_error *err)

@@ -1158,6 +1158,98 @@ done:
 	return rc;
 }
 
+/*
+ * POST /v1/{prefix}/transactions/commit: every table's requirements and
+ * updates in one request; the server applies all of them or none (REST
+ * spec: "commitTransaction"). The answer (204) has no body, so the new
+ * locations are left NULL and the commit path reloads the tables.
+ */
+static int r_commit_tables(floe_catalog *cat, floe_catalog_change *ch, size_t n, floe_error *err)
+{
+	rest_catalog *c = (rest_catalog *)cat;
+	floe_arena a;
+	floe_buf t1, t2, one, body, url, out, doc;
+	rest_resp rr;
+	int rc = FLOE_OK;
+	floe_arena_init(&a, 1 << 16);
+	floe_buf_init(&t1, 0);
+	floe_buf_init(&t2, 0);
+	floe_buf_init(&one, 0);
+	floe_buf_init(&body, 0);
+	floe_buf_init(&url, 1 << 16);
+	floe_buf_init(&out, RESP_MAX);
+	floe_buf_init(&doc, ERR_MAX);
+	if (floe_buf_puts(&body, "{\"table-changes\":[")) {
+		rc = floe_error_oom(err);
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		floe_json *bj = NULL, *nj = NULL;
+		if ((rc = encode_json(&a, ch[i].base, &bj, &t1, err)) ||
+		    (rc = encode_json(&a, ch[i].next, &nj, &t2, err)))
+			goto done;
+		floe_buf_clear(&one);
+		if (commit_body(&one, ch[i].ns, ch[i].name, bj, nj) ||
+		    (i && floe_buf_puts(&body, ",")) || floe_buf_append(&body, one.data, one.len)) {
+			rc = floe_error_oom(err);
+			goto done;
+		}
+	}
+	if (floe_buf_puts(&body, "]}") || url_of(c, &url, NULL, NULL, "transactions/commit")) {
+		rc = floe_error_oom(err);
+		goto done;
+	}
+	if (floe_catalog__fault_lose_swap(cat)) {
+		rc = floe_error_set(err, FLOE_ECOMMITUNKNOWN,
+				    "injected: the transaction's answer was lost");
+		goto done;
+	}
+	floe_error ce;
+	floe_error_clear(&ce);
+	rr.sent = false;
+	rc = call(c, "POST", floe_buf_cstr(&url), &body, &out, &doc, &rr, false, &ce);
+	if (rc) {
+		if (rr.sent)
+			rc = floe_error_set(err, FLOE_ECOMMITUNKNOWN,
+					    "REST transaction of %zu tables sent, no answer: %s", n,
+					    ce.msg);
+		else if (rc == FLOE_EIO || rc == FLOE_ETIMEDOUT)
+			rc = floe_error_set_retryable(err, rc,
+						      "REST transaction of %zu tables not sent: %s", n,
+						      ce.msg);
+		else
+			rc = floe_error_set(err, rc, "REST transaction of %zu tables: %s", n, ce.msg);
+		goto done;
+	}
+	if (rr.status == 409) {
+		char m[600];
+		err_text(&doc, m, sizeof(m));
+		rc = floe_error_set_retryable(err, FLOE_ECONFLICT,
+					      "REST transaction of %zu tables: conflict: %s", n, m);
+		goto done;
+	}
+	if (rr.status >= 500) {
+		char m[600];
+		err_text(&doc, m, sizeof(m));
+		rc = floe_error_set(err, FLOE_ECOMMITUNKNOWN,
+				    "REST transaction of %zu tables: HTTP %ld (outcome unknown)%s%s", n,
+				    rr.status, m[0] ? ": " : "", m);
+		goto done;
+	}
+	if (rr.status != 200 && rr.status != 204)
+		rc = status_err(err, rr.status, &doc, "commit a transaction");
+done:
+	floe_arena_reset(&a);
+	floe_buf_reset(&t1);
+	floe_buf_reset(&t2);
+	floe_buf_reset(&one);
+	floe_buf_reset(&body);
+	floe_buf_reset(&url);
+	floe_buf_reset(&out);
+	floe_buf_reset(&doc);
+	return rc;
+}
+
 static int r_drop_table(floe_catalog *cat, const char *ns, const char *name, floe_error *err)
 {
 	rest_catalog *c = (rest_catalog *)cat;
@@ -1306,7 +1398,7 @@ static const floe_catalog_ops rest_ops = {
 	r_create_namespace, r_list_namespaces, r_drop_namespace, r_namespace_exists,
 	r_load_ns_props,    r_update_ns_props, r_list_tables,	 r_load_table,
 	r_commit,	    r_drop_table,      r_rename,	 r_default_location,
-	r_free,
+	r_free,		    r_commit_tables,
 };
 
 /* GET /v1/config: defaults under, overrides over the client's properties */

@@ -116,6 +116,9 @@ static const keydef pipeline_keys[] = {
 	 "memory all open data files share; beyond it the largest flushes a row group"},
 	{"pipeline.max-buffered-blocks", K_INT, C(max_buffered_blocks), 0, NULL, NULL,
 	 "parallelism + 2", "blocks read ahead of the writers (each about block-size)"},
+	{"pipeline.atomic-commit", K_BOOL, C(atomic_commit), 0, NULL, NULL, "false",
+	 "commit every table of a checkpoint in one catalog transaction, all or nothing (SQL "
+	 "and REST catalogs; the filesystem and Glue catalogs refuse it)"},
 	{"catalog.type", K_STR, C(catalog_type), 0, NULL, NULL, "sql",
 	 "sql, filesystem, rest or glue (without a catalog section: the command's catalog)"},
 	{"catalog.uri", K_STR, C(catalog_uri), 0, NULL, NULL, "",
@@ -1251,6 +1254,12 @@ static int validate(stream_config *c, floe_error *err)
 				      "execution.checkpointing.interval must be at least 10ms");
 	if (c->max_buffered_blocks < 0 || c->max_buffered_blocks > 4096)
 		return floe_error_set(err, FLOE_EINVAL, "pipeline.max-buffered-blocks must be 0..4096");
+	if (c->atomic_commit && c->catalog_type &&
+	    (!strcmp(c->catalog_type, "filesystem") || !strcmp(c->catalog_type, "glue")))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "pipeline.atomic-commit: the %s catalog cannot commit several "
+				      "tables in one transaction (use a SQL or REST catalog)",
+				      c->catalog_type);
 	for (size_t i = 0; i < c->n_sources; i++) {
 		stream_source_cfg *s = &c->sources[i];
 		if (s->n_topics) {

@@ -163,6 +163,9 @@ typedef struct stream_config {
 	const char *metrics_bind;
 	int64_t memory_budget;
 	int64_t max_buffered_blocks;
+	/* pipeline.atomic-commit: all tables of a checkpoint in one catalog
+	 * transaction (SQL and REST catalogs) */
+	bool atomic_commit;
 	/* catalog (optional: else the command's catalog) */
 	const char *catalog_type, *catalog_uri, *catalog_name, *catalog_warehouse;
 	const char *catalog_password_file;

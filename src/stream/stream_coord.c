@@ -1049,6 +1049,13 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 		rc = floe_error_set(err, FLOE_EINVAL, "no catalog");
 		goto fail;
 	}
+	if (cfg->atomic_commit && !floe_catalog_has_transactions(p->cat)) {
+		rc = floe_error_set(err, FLOE_EINVAL,
+				    "pipeline.atomic-commit: the %s catalog cannot commit several "
+				    "tables in one transaction (use a SQL or REST catalog)",
+				    p->cat->kind);
+		goto fail;
+	}
 	p->n_tasks = (int)cfg->parallelism;
 	p->max_units = cfg->max_buffered_blocks > 0 ? cfg->max_buffered_blocks : p->n_tasks + 2;
 	p->raw_cap = (size_t)p->max_units + 1;
@@ -1281,6 +1288,142 @@ done:
 	return rc;
 }
 
+/*
+ * pipeline.atomic-commit: every table with files in the checkpoint commits
+ * in one catalog transaction (floe_op_commit_all), each snapshot fenced and
+ * summarised as commit_table's, so after any crash every table is at the
+ * same checkpoint (a table without rows in it gets no snapshot).
+ */
+static int commit_atomic(floe_pipeline *p, ckpt_item *c, bool *conflict, floe_error *err)
+{
+	size_t n = 0, nt = p->n_tables;
+	floe_snapshot_op **ops = floe_calloc(nt ? nt : 1, sizeof(*ops));
+	size_t *which = floe_calloc(nt ? nt : 1, sizeof(*which));
+	int64_t *snaps = floe_calloc(nt ? nt : 1, sizeof(*snaps));
+	stream_split_check_ctx *cks = floe_calloc(nt ? nt : 1, sizeof(*cks));
+	size_t locked = 0;
+	char num[32];
+	int64_t t0 = now_ms();
+	int rc = FLOE_OK;
+	if (!ops || !which || !snaps || !cks) {
+		rc = floe_error_oom(err);
+		goto done;
+	}
+	snprintf(num, sizeof(num), "%lld", (long long)c->id);
+	for (size_t ti = 0; ti < nt; ti++) {
+		stream_offsets_init(&cks[ti].seen);
+		if (c->n_files[ti])
+			which[n++] = ti;
+	}
+	for (size_t k = 0; k < n && !rc; k++) {
+		size_t ti = which[k];
+		rt_table *t = &p->tables[ti];
+		stream_split_check_ctx *ck = &cks[ti];
+		bool deletes = false;
+		for (size_t i = 0; i < c->n_files[ti]; i++)
+			deletes = deletes || c->files[ti][i].content != FLOE_CONTENT_DATA;
+		if (t->split_fence) {
+			floe_mutex_lock(&t->splits->commit_mu);
+			locked = k + 1;
+			ck->st = t->splits;
+			ck->pipeline_id = p->pipeline_id;
+			ck->commit = &c->positions[t->src];
+			if ((rc = floe_table_refresh(t->commit_t, err)))
+				break;
+		} else {
+			locked = k + 1;
+		}
+		if ((rc = floe_op_new(&ops[k], t->commit_t,
+				      deletes ? FLOE_OP_ROW_DELTA : FLOE_OP_APPEND, NULL, err)))
+			break;
+		floe_snapshot_op *ap = ops[k];
+		for (size_t i = 0; i < c->n_files[ti] && !rc; i++)
+			rc = floe_op_add_file(ap, &c->files[ti][i], err);
+		rc = rc ? rc : floe_op_set_summary(ap, "floe.pipeline-id", p->pipeline_id, err);
+		rc = rc ? rc : floe_op_set_summary(ap, "floe.checkpoint-id", num, err);
+		rc = rc ? rc
+			: floe_op_set_summary(ap, "floe.source", p->sources[t->src].cfg->name, err);
+		rc = rc ? rc : floe_op_set_summary(ap, "floe.source-offsets", c->offsets[ti], err);
+		if (c->complete)
+			rc = rc ? rc : floe_op_set_summary(ap, "floe.load-complete", "true", err);
+		rc = rc ? rc : floe_op_set_summary(ap, "floe.atomic-commit", "true", err);
+		rc = rc ? rc : floe_op_set_summary(ap, "flink.job-id", p->pipeline_id, err);
+		rc = rc ? rc : floe_op_set_summary(ap, "flink.max-committed-checkpoint-id", num, err);
+		if (t->split_fence) {
+			rc = rc ? rc
+				: floe_op_set_summary(ap, "floe.kafka.group-id", t->splits->group,
+						      err);
+			floe_op_set_check(ap, stream_split_check, ck);
+		} else {
+			rc = rc ? rc : floe_op_fence_pipeline(ap, p->pipeline_id, t->fence_snap, err);
+		}
+		if (p->sink == &stream_sink_task_writers)
+			floe_op_verify_added(ap);
+		if (rc)
+			floe_error_prefix(err, rc, "table %s: ", t->ident);
+	}
+	rc = rc ? rc : floe_op_commit_all(ops, n, snaps, err);
+	if (rc) {
+		for (size_t k = 0; k < n; k++)
+			if (p->tables[which[k]].split_fence && cks[which[k]].conflict)
+				*conflict = true;
+		goto done;
+	}
+	int64_t dt = now_ms() - t0;
+	for (size_t k = 0; k < n; k++) {
+		size_t ti = which[k];
+		rt_table *t = &p->tables[ti];
+		int64_t records = 0, bytes = 0, n_data = 0;
+		if (snaps[k] >= 0)
+			t->fence_snap = snaps[k];
+		if (t->split_fence && stream_split_check_done(&cks[ti], snaps[k])) {
+			rc = floe_error_oom(err);
+			goto done;
+		}
+		for (size_t i = 0; i < c->n_files[ti]; i++) {
+			const floe_data_file *f = &c->files[ti][i];
+			if (f->content != FLOE_CONTENT_DATA)
+				continue;
+			n_data++;
+			records += f->record_count;
+			bytes += f->file_size_in_bytes;
+			floe_metric_observe(t->m_hist, f->file_size_in_bytes);
+		}
+		atomic_store(&t->last_commit_ms, floe_now_ms());
+		floe_metric_set(t->m_commit_ms, dt);
+		floe_metric_set(t->m_flush_ms, c->flush_ms);
+		floe_metric_add(t->m_files, n_data);
+		floe_metric_add(t->m_records, records);
+		floe_metric_add(t->m_bytes, bytes);
+		floe_metric_add(t->m_out, records);
+		atomic_fetch_add(&p->records_out, records);
+		atomic_fetch_add(&p->files_committed, (int64_t)c->n_files[ti]);
+		if (t->maint) {
+			floe_maint_commit mc = {n_data, bytes, 0, 0};
+			floe_maint_runner_note_commit(t->maint, &mc);
+		}
+		FLOE_INFO("table %s: checkpoint %lld committed as snapshot %lld in one transaction "
+			  "with %zu tables (%zu files, %lld records, %lld ms)",
+			  t->ident, (long long)c->id, (long long)snaps[k], n, c->n_files[ti],
+			  (long long)records, (long long)dt);
+	}
+done:
+	for (size_t k = 0; k < locked; k++)
+		if (p->tables[which[k]].split_fence)
+			floe_mutex_unlock(&p->tables[which[k]].splits->commit_mu);
+	for (size_t k = 0; ops && k < n; k++)
+		floe_op_free(ops[k]);
+	for (size_t ti = 0; cks && ti < nt; ti++)
+		stream_split_check_reset(&cks[ti]);
+	floe_free(ops);
+	floe_free(which);
+	floe_free(snaps);
+	floe_free(cks);
+	if (rc)
+		floe_error_prefix(err, rc, "checkpoint %lld: ", (long long)c->id);
+	return rc;
+}
+
 static void *committer_main(void *arg)
 {
 	floe_pipeline *p = arg;
@@ -1296,7 +1439,9 @@ static void *committer_main(void *arg)
 		floe_mutex_unlock(&p->lock);
 		int rc = FLOE_OK;
 		bool conflict = false;
-		for (size_t i = 0; i < p->n_tables && !rc; i++)
+		if (p->cfg->atomic_commit)
+			rc = commit_atomic(p, c, &conflict, &err);
+		for (size_t i = 0; i < p->n_tables && !rc && !p->cfg->atomic_commit; i++)
 			rc = commit_table(p, &p->tables[i], c, i, &conflict, &err);
 		if (rc && conflict) {
 			/* another process committed a partition of ours: nothing of this

@@ -209,4 +209,27 @@ typedef struct floe_commit_fns {
 int floe_table__commit(floe_table *t, const char *what, const floe_commit_fns *fns, void *payload,
 		       floe_error *err) FLOE_WUR;
 
+/*
+ * Commit a change to each of n tables in one catalog transaction, all or
+ * nothing (pipeline.atomic-commit): every attempt builds each table's next
+ * metadata on its current base, then the catalog swaps them together. A
+ * lost race on any table refreshes them all and builds again; an unknown
+ * outcome re-reads every table (each fns->landed decides) and deletes
+ * nothing until the catalog tells. The tables must share one catalog
+ * object, which must have transactions (FLOE_EUNSUPPORTED otherwise); each
+ * build must produce a change (no creates, no empty changes).
+ */
+int floe_table__commit_multi(floe_table **ts, size_t n, const char *what,
+			     const floe_commit_fns *fns, void **payloads, floe_error *err) FLOE_WUR;
+
+/*
+ * Commit n snapshot operations on n different tables of one catalog in one
+ * transaction (floe_table__commit_multi). snapshot_ids (optional) receives
+ * each new snapshot. Every operation must add or remove something. On a
+ * definite failure every operation's files are removed; on
+ * FLOE_ECOMMITUNKNOWN none.
+ */
+int floe_op_commit_all(floe_snapshot_op **ops, size_t n, int64_t *snapshot_ids,
+		       floe_error *err) FLOE_WUR;
+
 #endif

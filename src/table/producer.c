@@ -1496,3 +1496,75 @@ int floe_op_commit(floe_snapshot_op *op, int64_t *snapshot_id, floe_error *err_o
 				       : -1;
 	return FLOE_OK;
 }
+
+int floe_op_commit_all(floe_snapshot_op **ops, size_t n, int64_t *snapshot_ids,
+		       floe_error *err_out)
+{
+	floe_error local, *err = err_out ? err_out : &local;
+	floe_table **ts = NULL;
+	void **payloads = NULL;
+	int rc = FLOE_OK;
+	floe_error_clear(&local);
+	for (size_t i = 0; snapshot_ids && i < n; i++)
+		snapshot_ids[i] = -1;
+	if (n == 1)
+		return floe_op_commit(ops[0], snapshot_ids, err);
+	ts = floe_calloc(n ? n : 1, sizeof(*ts));
+	payloads = floe_calloc(n ? n : 1, sizeof(*payloads));
+	if (!ts || !payloads) {
+		rc = floe_error_oom(err);
+		goto done;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		floe_snapshot_op *op = ops[i];
+		ts[i] = op->t;
+		payloads[i] = op;
+		for (size_t k = 0; k < i; k++)
+			if (ts[k] == op->t)
+				rc = floe_error_set(err, FLOE_EINVAL,
+						    "a multi-table commit names %s.%s twice",
+						    floe_table_namespace(op->t), floe_table_name(op->t));
+		if (!rc && floe_op_added(op) == 0 && op->n_removes == 0 && op->n_mr_old == 0)
+			rc = floe_error_set(err, FLOE_EINVAL,
+					    "%s.%s: an empty operation in a multi-table commit",
+					    floe_table_namespace(op->t), floe_table_name(op->t));
+		if (!rc && count_partitions(op))
+			rc = floe_error_oom(err);
+		if (!rc && !op->manifests_written && (rc = write_new_manifests(op, err)))
+			floe_error_prefix(err, rc, "commit to %s.%s: ", floe_table_namespace(op->t),
+					  floe_table_name(op->t));
+	}
+	if (rc) {
+		for (size_t i = 0; i < n; i++)
+			remove_written(ops[i]);
+		goto done;
+	}
+	static const floe_commit_fns fns = {build_attempt, drop_attempt, landed};
+	rc = floe_table__commit_multi(ts, n, "commit to", &fns, payloads, err);
+	for (size_t i = 0; i < n; i++) {
+		floe_snapshot_op *op = ops[i];
+		floe_free(op->attempt_list);
+		op->attempt_list = NULL;
+		if (rc == FLOE_ECOMMITUNKNOWN) {
+			op->lease_keep = true;
+			continue;
+		}
+		if (rc) {
+			remove_written(op);
+			continue;
+		}
+		for (size_t k = 0; k < op->n_manifests; k++)
+			floe_table__note_verified(op->t, op->manifests[k].path);
+		for (size_t k = 0; k < op->n_rewrites; k++)
+			floe_table__note_verified(op->t, op->rewrites[k].written.path);
+		if (snapshot_ids)
+			snapshot_ids[i] = floe_metadata_snapshot(floe_table_metadata(op->t),
+								 op->snapshot_id)
+						  ? op->snapshot_id
+						  : -1;
+	}
+done:
+	floe_free(ts);
+	floe_free(payloads);
+	return rc;
+}

@@ -510,6 +510,101 @@ static void test_kept_lease_renewed(void)
 	floe_io_free(io);
 }
 
+/* ---- pipeline.atomic-commit: several tables in one transaction ---- */
+
+static int commit_three(floe_table **ts, floe_arena *a, const char *tag, const char *fence_b,
+			int64_t b_expected, floe_error *err)
+{
+	floe_snapshot_op *ops[3] = {NULL, NULL, NULL};
+	int64_t sids[3];
+	int rc = FLOE_OK;
+	for (int i = 0; i < 3 && !rc; i++) {
+		floe_data_file f = mkfile(a, ts[i], floe_arena_sprintf(a, "%s-%d", tag, i));
+		rc = floe_op_new(&ops[i], ts[i], FLOE_OP_APPEND, NULL, err);
+		rc = rc ? rc : floe_op_add_file(ops[i], &f, err);
+		rc = rc ? rc : floe_op_set_summary(ops[i], "floe.pipeline-id", "pipe", err);
+		if (!rc && i == 1 && fence_b)
+			rc = floe_op_fence_pipeline(ops[i], fence_b, b_expected, err);
+	}
+	rc = rc ? rc : floe_op_commit_all(ops, 3, sids, err);
+	for (int i = 0; i < 3; i++)
+		floe_op_free(ops[i]);
+	return rc;
+}
+
+static void test_atomic_commit_all_or_nothing(void)
+{
+	const char *dir = t_tmpdir();
+	floe_catalog *cat = open_kind(SQL, dir);
+	floe_error err = {0};
+	floe_arena a;
+	floe_arena_init(&a, 0);
+	T_OK(floe_catalog_create_namespace(cat, "db", NULL, 0, &err), &err);
+	floe_table *ts[3] = {fresh_table(cat, "ta"), fresh_table(cat, "tb"), fresh_table(cat, "tc")};
+	T_OK(commit_three(ts, &a, "one", NULL, 0, &err), &err);
+	check_readable(cat, "ta", 1);
+	check_readable(cat, "tb", 1);
+	check_readable(cat, "tc", 1);
+	/* another writer commits to tb: the transaction's stale base of tb loses
+	 * the race, and the retry builds all three on fresh bases */
+	floe_table *other = NULL;
+	T_OK(floe_table_load(&other, cat, "db", "tb", &err), &err);
+	T_OK(append(other, &a, "other", NULL, &err), &err);
+	T_OK(commit_three(ts, &a, "two", NULL, 0, &err), &err);
+	check_readable(cat, "ta", 2);
+	check_readable(cat, "tb", 3);
+	check_readable(cat, "tc", 2);
+	/* a final failure on one table (tb's fence) commits none of them */
+	T_ERR(commit_three(ts, &a, "three", "pipe", FLOE_NO_SNAPSHOT, &err), FLOE_ECONFLICT);
+	T_CHECK(strstr(err.msg, "fenced") != NULL);
+	check_readable(cat, "ta", 2);
+	check_readable(cat, "tb", 3);
+	check_readable(cat, "tc", 2);
+	/* the answer of a transaction that happened is lost: re-reading every
+	 * table finds all three changes */
+	setenv("FLOE_TEST_CATALOG_FAULT", "after-swap:*", 1);
+	int rc = commit_three(ts, &a, "four", NULL, 0, &err);
+	unsetenv("FLOE_TEST_CATALOG_FAULT");
+	T_OK(rc, &err);
+	check_readable(cat, "ta", 3);
+	check_readable(cat, "tb", 4);
+	check_readable(cat, "tc", 3);
+	/* a transaction lost on its way: the tables stay at their bases, the
+	 * caller learns the outcome is unknown and nothing of it is deleted */
+	setenv("FLOE_TEST_CATALOG_FAULT", "lose-swap:*", 1);
+	rc = commit_three(ts, &a, "five", NULL, 0, &err);
+	unsetenv("FLOE_TEST_CATALOG_FAULT");
+	T_ERR(rc, FLOE_ECOMMITUNKNOWN);
+	char mdir[2048];
+	snprintf(mdir, sizeof(mdir), "%s/wh/db/ta/metadata", dir);
+	T_EQ_INT((int64_t)count_in(mdir, ".metadata.json"), 5); /* create, 3 commits, the lost one */
+	check_readable(cat, "ta", 3);
+	check_readable(cat, "tc", 3);
+	for (int i = 0; i < 3; i++)
+		floe_table_free(ts[i]);
+	floe_table_free(other);
+	floe_catalog_free(cat);
+	floe_arena_reset(&a);
+}
+
+static void test_atomic_commit_refused_by_filesystem(void)
+{
+	const char *dir = t_tmpdir();
+	floe_catalog *cat = open_kind(FS, dir);
+	floe_error err = {0};
+	floe_arena a;
+	floe_arena_init(&a, 0);
+	T_OK(floe_catalog_create_namespace(cat, "db", NULL, 0, &err), &err);
+	floe_table *ts[3] = {fresh_table(cat, "ta"), fresh_table(cat, "tb"), fresh_table(cat, "tc")};
+	T_ERR(commit_three(ts, &a, "one", NULL, 0, &err), FLOE_EUNSUPPORTED);
+	T_CHECK(strstr(err.msg, "cannot commit several tables in one transaction") != NULL);
+	check_readable(cat, "ta", 0);
+	for (int i = 0; i < 3; i++)
+		floe_table_free(ts[i]);
+	floe_catalog_free(cat);
+	floe_arena_reset(&a);
+}
+
 int main(void)
 {
 	T_RUN(test_faults_sqlite);
@@ -520,5 +615,7 @@ int main(void)
 	T_RUN(test_retry_budget);
 	T_RUN(test_reused_files_checked);
 	T_RUN(test_kept_lease_renewed);
+	T_RUN(test_atomic_commit_all_or_nothing);
+	T_RUN(test_atomic_commit_refused_by_filesystem);
 	return t_finish();
 }

@@ -8,7 +8,8 @@
  *
  * Operations: table metadata (parse, write, build a new version), Parquet
  * (write a file, read it back), manifests (through scan planning), the
- * commit path (an append on a SQLite catalog), the task writer
+ * commit path (an append on a SQLite catalog; two tables' appends in one
+ * catalog transaction), the task writer
  * (partitioned, rolling), pipeline state (listed and forgotten), the delete writers (equality deletes rolling,
  * position deletes spilling, a DV Puffin file with a previous DV merged), and
  * a SQL session (parse a script, create a JDBC catalog, a database and a
@@ -359,6 +360,91 @@ static void check_commit(void *p, int rc)
 	T_EQ_INT(fc.data_files, (int64_t)m->n_snapshots);
 	(void)rc;
 	floe_table_free(t);
+}
+
+/* ---- the multi-table commit (pipeline.atomic-commit) ---- */
+
+typedef struct multi_ctx {
+	floe_catalog *cat;
+	int64_t before; /* snapshots of each table before the run (-1: unknown) */
+	int k;
+} multi_ctx;
+
+static int64_t snaps_of(floe_catalog *cat, const char *name)
+{
+	floe_table *t = NULL;
+	floe_error err = {0};
+	T_OK(floe_table_load(&t, cat, "db", name, &err), &err);
+	int64_t n = t ? (int64_t)floe_table_metadata(t)->n_snapshots : -1;
+	floe_table_free(t);
+	return n;
+}
+
+static int run_multi(void *p)
+{
+	multi_ctx *c = p;
+	static const char *const names[2] = {"ma", "mb"};
+	floe_table *ts[2] = {NULL, NULL};
+	floe_snapshot_op *ops[2] = {NULL, NULL};
+	floe_error err = {0};
+	floe_arena a;
+	int rc = FLOE_OK;
+	floe_arena_init(&a, 0);
+	c->before = -1;
+	for (int i = 0; i < 2 && !rc; i++)
+		rc = floe_table_load(&ts[i], c->cat, "db", names[i], &err);
+	if (!rc)
+		c->before = (int64_t)floe_table_metadata(ts[0])->n_snapshots;
+	for (int i = 0; i < 2 && !rc; i++) {
+		floe_data_file f;
+		floe_data_file_init(&f);
+		f.content = FLOE_CONTENT_DATA;
+		f.file_path = floe_arena_sprintf(&a, "%s/data/m%d.parquet",
+						 floe_table_metadata(ts[i])->location, c->k);
+		if (!f.file_path) {
+			rc = FLOE_ENOMEM;
+			break;
+		}
+		f.record_count = 3;
+		f.file_size_in_bytes = 300;
+		f.spec_id = 0;
+		rc = floe_op_new(&ops[i], ts[i], FLOE_OP_APPEND, NULL, &err);
+		rc = rc ? rc : floe_op_add_file(ops[i], &f, &err);
+		rc = rc ? rc : floe_op_set_summary(ops[i], "floe.checkpoint-id", "1", &err);
+	}
+	c->k++;
+	rc = rc ? rc : floe_op_commit_all(ops, 2, NULL, &err);
+	if (rc)
+		g_last = err;
+	for (int i = 0; i < 2; i++) {
+		floe_op_free(ops[i]);
+		floe_table_free(ts[i]);
+	}
+	floe_arena_reset(&a);
+	return rc;
+}
+
+/* Both tables moved or neither did. */
+static void check_multi(void *p, int rc)
+{
+	multi_ctx *c = p;
+	int64_t na = snaps_of(c->cat, "ma"), nb = snaps_of(c->cat, "mb");
+	T_EQ_INT(na, nb);
+	if (c->before >= 0)
+		T_CHECK(na == c->before || na == c->before + 1);
+	(void)rc;
+}
+
+static void test_multi_commit(void)
+{
+	wenv e;
+	env_open(&e, true);
+	floe_table_free(make_table(&e, "ma", "id long", NULL, NULL, 2));
+	floe_table_free(make_table(&e, "mb", "id long", NULL, NULL, 2));
+	multi_ctx c = {e.cat, -1, 0};
+	scenario sc = {"multi-table commit (one transaction)", run_multi, check_multi, &c, 300};
+	torture(&sc);
+	env_close(&e);
 }
 
 static void test_commit(void)
@@ -917,6 +1003,7 @@ int main(void)
 	T_RUN(test_metadata);
 	T_RUN(test_parquet);
 	T_RUN(test_commit);
+	T_RUN(test_multi_commit);
 	T_RUN(test_pipelines);
 	T_RUN(test_orphans);
 	T_RUN(test_task_writer);
