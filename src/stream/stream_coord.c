@@ -142,7 +142,18 @@ static int setup_metrics(floe_pipeline *p, floe_error *err)
 	for (size_t i = 0; i < p->n_tables && !rc; i++) {
 		rt_table *t = &p->tables[i];
 		const char *l[] = {"pipeline", p->pipeline_id, "table", t->ident};
-		rc = floe_metrics_add_fn(&t->m_elapsed, p->metrics,
+		if (!rc && !(t->m_task_rows = floe_calloc((size_t)p->n_tasks, sizeof(floe_metric *))))
+			rc = FLOE_ENOMEM;
+		for (int k = 0; k < p->n_tasks && !rc; k++) {
+			char task[16];
+			snprintf(task, sizeof(task), "%d", k);
+			const char *lt[] = {"pipeline", p->pipeline_id, "table", t->ident, "task", task};
+			rc = floe_metrics_add(&t->m_task_rows[k], p->metrics, FLOE_METRIC_COUNTER,
+					      "floe_writer_records_total",
+					      "rows routed to each writer task (the distribution's load)",
+					      lt, 3, NULL, 0);
+		}
+		rc = rc ? rc : floe_metrics_add_fn(&t->m_elapsed, p->metrics,
 					 "floe_elapsed_seconds_since_last_successful_commit",
 					 "seconds since the last successful commit", l, 2,
 					 elapsed_since_commit, t);
@@ -449,6 +460,74 @@ static int open_kafka_table(floe_pipeline *p, rt_table *t, const stream_source_c
 	return FLOE_OK;
 }
 
+/* ---- RANGE distribution (stream_range.h) ----------------------------------------------- */
+
+/* The sort key's fields: the partition tuple, then the default sort order's
+ * fields (through their transforms, descending ones inverted). */
+static int range_setup(rt_table *t, floe_error *err)
+{
+	const floe_sort_order *so =
+		floe_metadata_sort_order(t->meta, t->meta->default_sort_order_id);
+	size_t n_sort = so ? so->n_fields : 0;
+	t->rplan = floe_calloc(t->n_pplan + n_sort + 1, sizeof(rt_pfield));
+	if (!t->rplan)
+		return floe_error_oom(err);
+	for (size_t i = 0; i < t->n_pplan; i++)
+		t->rplan[t->n_rplan++] = t->pplan[i];
+	for (size_t i = 0; i < n_sort; i++) {
+		const floe_sort_field *sf = &so->fields[i];
+		const floe_schema_entry *e = floe_schema_find(t->schema, sf->source_id);
+		rt_pfield *f = &t->rplan[t->n_rplan];
+		floe_partition_field *pf = floe_arena_calloc(&t->warena, 1, sizeof(*pf));
+		if (!pf)
+			return floe_error_oom(err);
+		if (!e || !find_path(t->schema->root, sf->source_id, f->path, &f->depth))
+			continue;
+		pf->source_id = sf->source_id;
+		pf->transform = sf->transform;
+		pf->name = "sort";
+		f->src_type = e->type;
+		f->pf = pf;
+		f->desc = sf->descending;
+		t->n_rplan++;
+	}
+	return FLOE_OK;
+}
+
+/* At the checkpoint barrier (the tasks idle): the tasks' statistics merged,
+ * the assignment the next checkpoint's rows are routed by. */
+static int range_reassign(floe_pipeline *p, floe_error *err)
+{
+	for (size_t i = 0; i < p->n_tables; i++) {
+		rt_table *tb = &p->tables[i];
+		if (tb->dist != STREAM_DIST_RANGE || p->n_tasks < 2)
+			continue;
+		stream_range_stats all;
+		stream_range_stats_init(&all);
+		int rc = FLOE_OK;
+		for (int k = 0; k < p->n_tasks && !rc; k++) {
+			rc = stream_range_stats_merge(&all, &p->tasks[k].rstats[i]);
+			stream_range_stats_reset(&p->tasks[k].rstats[i]);
+		}
+		stream_range_assign *a = NULL;
+		if (!rc && all.total > 0)
+			rc = stream_range_assign_new(&a, &all, p->n_tasks);
+		size_t keys = all.n;
+		bool sampled = all.sampled;
+		stream_range_stats_free(&all);
+		if (rc)
+			return floe_error_oomf(err, "table %s: range statistics", tb->ident);
+		if (!a)
+			continue; /* no rows: the assignment stays */
+		stream_range_assign_free(tb->range);
+		tb->range = a;
+		FLOE_DEBUG("table %s: range assignment over %d tasks from %zu %s keys (%zu split "
+			   "slots)",
+			   tb->ident, p->n_tasks, keys, sampled ? "sampled" : "counted", a->n_slots);
+	}
+	return FLOE_OK;
+}
+
 static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc, floe_error *err)
 {
 	int rc;
@@ -601,17 +680,13 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 	t->dist = tc->distribution;
 	if (t->dist == STREAM_DIST_UNSET) {
 		const char *dm = floe_metadata_property(t->meta, "write.distribution-mode");
-		t->dist = dm && (!strcmp(dm, "hash") || !strcmp(dm, "range")) ? STREAM_DIST_HASH
-									    : STREAM_DIST_NONE;
-	}
-	if (t->dist == STREAM_DIST_RANGE) {
-		FLOE_INFO("table %s: range distribution is not implemented yet; using hash",
-			  t->ident);
-		t->dist = STREAM_DIST_HASH;
+		t->dist = dm && !strcmp(dm, "hash")    ? STREAM_DIST_HASH
+			  : dm && !strcmp(dm, "range") ? STREAM_DIST_RANGE
+						       : STREAM_DIST_NONE;
 	}
 	if ((rc = stream_delta_setup(p, t, err)))
 		return rc;
-	if (t->dist == STREAM_DIST_HASH && t->spec->n_fields) {
+	if ((t->dist == STREAM_DIST_HASH || t->dist == STREAM_DIST_RANGE) && t->spec->n_fields) {
 		t->pplan = floe_calloc(t->spec->n_fields, sizeof(rt_pfield));
 		if (!t->pplan)
 			return floe_error_oom(err);
@@ -626,6 +701,8 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 			t->n_pplan++;
 		}
 	}
+	if (t->dist == STREAM_DIST_RANGE && (rc = range_setup(t, err)))
+		return rc;
 	for (size_t i = 0; i < t->spec->n_fields; i++) {
 		const floe_partition_field *pf = &t->spec->fields[i];
 		const floe_schema_entry *e = floe_schema_find(t->schema, pf->source_id);
@@ -1572,6 +1649,10 @@ static int checkpoint(floe_pipeline *p, floe_error *err)
 			t->ckpt_n[i] = 0;
 		}
 	}
+	if ((rc = range_reassign(p, err))) {
+		ckpt_free(c, p->n_tables, p->n_sources);
+		return rc;
+	}
 	/* dead letters of this checkpoint are on disk before its commit */
 	floe_buf none;
 	floe_buf_init(&none, 0);
@@ -1963,6 +2044,9 @@ void floe_pipeline_free(floe_pipeline *p)
 		stream_offsets_reset(&t->skip);
 		stream_split_state_free(t->splits);
 		floe_free(t->pplan);
+		floe_free(t->rplan);
+		stream_range_assign_free(t->range);
+		floe_free(t->m_task_rows);
 		floe_free(t->pcheck);
 		floe_imap_reset(&t->owners);
 		floe_table_free(t->write_t);

@@ -31,6 +31,7 @@
 #include "maintain/maintain_runner.h"
 #include "obs/obs_metrics.h"
 #include "parquet/writer.h"
+#include "stream/stream_range.h"
 #include "stream/stream_config.h"
 #include "stream/stream_decode.h"
 #include "stream/stream_decode_cdc.h"
@@ -86,6 +87,7 @@ typedef struct rt_pfield {
 	int depth;
 	const floe_type *src_type;
 	const floe_partition_field *pf;
+	bool desc; /* RANGE: a descending sort field */
 } rt_pfield;
 
 typedef struct rt_table {
@@ -132,6 +134,13 @@ typedef struct rt_table {
 	rt_pfield *pcheck;
 	size_t n_pcheck;
 	floe_imap owners; /* HASH: partition hash -> task (hub's owner_lock) */
+	/* RANGE (stream_range.h): the key's fields (the partition tuple, then the
+	 * sort order's), and the assignment of the last checkpoint's statistics
+	 * (NULL until the first: HASH's owners route) */
+	rt_pfield *rplan;
+	size_t n_rplan;
+	stream_range_assign *range;
+	floe_metric **m_task_rows; /* per task: floe_writer_records_total */
 	int64_t next_owner;
 	/* metrics */
 	floe_metric *m_files, *m_records, *m_bytes, *m_commit_ms, *m_flush_ms, *m_hist;
@@ -233,6 +242,8 @@ typedef struct rt_task {
 	floe_buf dlq;
 	int64_t rows_written;
 	floe_imap *owner_cache; /* per table: the owners this task has looked up */
+	stream_range_stats *rstats; /* per table: RANGE keys of this checkpoint */
+	uint64_t rseq;              /* RANGE: rows routed (a split key's turn) */
 	uint64_t last_key;      /* the last partition hash and its owner (runs of rows) */
 	uint32_t last_owner;
 	size_t last_table;

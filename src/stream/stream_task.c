@@ -66,6 +66,7 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 	t->in_cap = (size_t)p->max_units + (size_t)p->n_tasks * (size_t)p->n_tasks + 4;
 	t->inbox = floe_calloc(t->in_cap, sizeof(part_item));
 	t->owner_cache = floe_calloc(nt, sizeof(floe_imap));
+	t->rstats = floe_calloc(nt, sizeof(stream_range_stats));
 	t->deltas = floe_calloc(nt, sizeof(floe_delta_writer *));
 	t->kinds = floe_calloc(nt, sizeof(uint8_t *));
 	t->kinds_cap = floe_calloc(nt, sizeof(size_t));
@@ -76,8 +77,11 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 	if (t->owner_cache)
 		for (size_t i = 0; i < nt; i++)
 			floe_imap_init(&t->owner_cache[i]);
+	if (t->rstats)
+		for (size_t i = 0; i < nt; i++)
+			stream_range_stats_init(&t->rstats[i]);
 	if (!t->sinks || !t->roots || !t->csv || !t->csv_header || !t->ckpt_files || !t->ckpt_n ||
-	    !t->inbox || !t->owner_cache || !t->pre_roots || !t->pre_csv || !t->pre_csv_header ||
+	    !t->inbox || !t->owner_cache || !t->rstats || !t->pre_roots || !t->pre_csv || !t->pre_csv_header ||
 	    !t->deltas || !t->kinds || !t->kinds_cap || !t->cdc || !t->next_seq || !t->vdec)
 		return floe_error_oom(err);
 	floe_buf_init(&t->dlq, (size_t)256 << 20);
@@ -131,7 +135,11 @@ void stream_task_reset(rt_task *t, bool abort)
 			floe_free(t->ckpt_files[i]);
 		if (t->owner_cache)
 			floe_imap_reset(&t->owner_cache[i]);
+		if (t->rstats)
+			stream_range_stats_free(&t->rstats[i]);
 	}
+	floe_free(t->rstats);
+	t->rstats = NULL;
 	for (size_t i = 0; t->inbox && i < t->in_len; i++)
 		stream_shared_unref(t->inbox[(t->in_head + i) % t->in_cap].sb);
 	for (size_t i = 0; i < t->n_held; i++)
@@ -502,6 +510,27 @@ static uint64_t row_partition_hash(const rt_table *tb, const stream_col *root, i
 	return floe_hash_u64(h);
 }
 
+/* RANGE: row r's sort key (the partition tuple, then the sort order's
+ * fields, through their transforms), in order-preserving bytes. */
+static void row_range_key(const rt_table *tb, const stream_col *root, int64_t r,
+			  stream_range_key *k)
+{
+	stream_range_key_clear(k);
+	for (size_t i = 0; i < tb->n_rplan; i++) {
+		const rt_pfield *f = &tb->rplan[i];
+		bool null;
+		const stream_col *c = pcol(root, f, r, &null);
+		floe_value v, out;
+		if (null)
+			v = floe_value_null(f->src_type->id);
+		else
+			stream_col_value(c, r, &v);
+		if (floe_transform_apply(&out, &f->pf->transform, f->src_type, &v, NULL))
+			out = v;
+		stream_range_key_append(k, &out, f->desc);
+	}
+}
+
 /*
  * Can row r's partition values be written? A truncated decimal can fall past
  * its precision (truncate[100] of -99999999.99 in decimal(10, 2)): Java
@@ -623,7 +652,9 @@ int stream_task__emit(rt_task *t, size_t ti, bool final, floe_error *err)
 	int rc;
 	if (root->len == 0)
 		return tb->ordered && final ? send_markers(t, ti, NULL, err) : FLOE_OK;
-	if (tb->dist != STREAM_DIST_HASH || p->n_tasks < 2) {
+	if ((tb->dist != STREAM_DIST_HASH && tb->dist != STREAM_DIST_RANGE) || p->n_tasks < 2) {
+		if (tb->m_task_rows)
+			floe_metric_add(tb->m_task_rows[t->idx], root->len);
 		if ((rc = view_batch(tb, root, &batch, err)))
 			return rc;
 		rc = write_batch(t, ti, &batch, kinds, err);
@@ -650,9 +681,21 @@ int stream_task__emit(rt_task *t, size_t ti, bool final, floe_error *err)
 		t->dest_cap = cap;
 	}
 	bool by_key = tb->delta && tb->n_pplan == 0;
+	bool range = tb->dist == STREAM_DIST_RANGE;
 	for (int64_t r = 0; r < rows; r++) {
 		uint32_t d;
-		if (by_key)
+		if (range) {
+			/* counted for the next assignment; routed by this one (the
+			 * first checkpoint: as HASH) */
+			stream_range_key k;
+			row_range_key(tb, root, r, &k);
+			if (stream_range_stats_add(&t->rstats[ti], &k, 1))
+				return floe_error_oom(err);
+			if (tb->range)
+				d = (uint32_t)stream_range_route(tb->range, &k, &t->rseq);
+			else if (partition_owner(t, ti, row_partition_hash(tb, root, r), &d))
+				return floe_error_oom(err);
+		} else if (by_key)
 			d = (uint32_t)(row_key_hash(tb, root, r) % (uint64_t)n);
 		else if (partition_owner(t, ti, row_partition_hash(tb, root, r), &d))
 			return floe_error_oom(err);
@@ -662,6 +705,9 @@ int stream_task__emit(rt_task *t, size_t ti, bool final, floe_error *err)
 	starts[0] = 0;
 	for (int d = 0; d < n; d++)
 		starts[d + 1] = starts[d] + counts[d];
+	if (tb->m_task_rows)
+		for (int d = 0; d < n; d++)
+			floe_metric_add(tb->m_task_rows[d], counts[d]);
 	int64_t fill[256];
 	memcpy(fill, starts, sizeof(int64_t) * (size_t)n);
 	for (int64_t r = 0; r < rows; r++)
