@@ -21,7 +21,7 @@ def write_skewed(path, n):
 def ingest(floe, ident, data, mode):
     floe.run("ingest", ident, data, "--create-schema",
              "id long not null, part string, pad string", "--partition-by", "part",
-             "--parallelism", 4, "--distribution", mode, "--checkpoint-interval", "20ms",
+             "--parallelism", 4, "--distribution", mode, "--checkpoint-interval", "15ms",
              "--block-size", "16KiB", "--quiet")
 
 
@@ -42,7 +42,7 @@ def per_checkpoint(floe, ident):
 
 def test_range_spreads_a_hot_partition(floe, tmp_path):
     data = tmp_path / "skew.jsonl"
-    n = 60000
+    n = 24000
     write_skewed(data, n)
     ingest(floe, "db.rng", data, "range")
     ingest(floe, "db.hsh", data, "hash")
