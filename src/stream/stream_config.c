@@ -282,7 +282,7 @@ static const keydef table_keys[] = {
 	{"distribution-mode", K_ENUM, T(distribution), 0, dist_names, dist_values,
 	 "write.distribution-mode, else none",
 	 "none: tasks share the rows; hash: one task per partition (one file per partition per "
-	 "checkpoint); range: as hash for now"},
+	 "checkpoint); range: rows spread by the statistics of their sort key (below)"},
 	{"upsert-enabled", K_ENUM, T(upsert), 0, tristate_names, tristate_values,
 	 "write.upsert.enabled",
 	 "every row replaces the row of its key (equality deletes + position deletes/DVs, as "
