@@ -6,9 +6,13 @@ tasks: see docs/configuration.md), and PyIceberg reads every row back."""
 
 import json
 import re
+import signal
+import subprocess
+import time
+import urllib.request
 from collections import defaultdict
 
-from test_ingest_interop import files, load
+from test_ingest_interop import files, free_port, load
 
 
 def write_skewed(path, n):
@@ -18,11 +22,40 @@ def write_skewed(path, n):
             f.write(json.dumps({"id": i, "part": part, "pad": "x" * 40}) + "\n")
 
 
+ARGS = ["--create-schema", "id long not null, part string, pad string", "--partition-by", "part",
+        "--parallelism", "4", "--checkpoint-interval", "15ms", "--block-size", "16KiB", "--quiet"]
+
+
 def ingest(floe, ident, data, mode):
-    floe.run("ingest", ident, data, "--create-schema",
-             "id long not null, part string, pad string", "--partition-by", "part",
-             "--parallelism", 4, "--distribution", mode, "--checkpoint-interval", "15ms",
-             "--block-size", "16KiB", "--quiet")
+    floe.run("ingest", ident, data, "--distribution", mode, *ARGS)
+
+
+def ingest_with_metrics(floe, ident, src, n):
+    """--follow with a metrics port: the per-task load once every row is in"""
+    port = free_port()
+    cmd = [floe.bin, "--dir", str(floe.root), "ingest", ident, str(src), "--follow",
+           "--distribution", "range", "--metrics-port", str(port), *ARGS]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    load_ = {}
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+                    text = r.read().decode()
+                load_ = {int(t): int(v) for t, v in re.findall(
+                    r'floe_writer_records_total\{[^}]*task="(\d+)"\} (\d+)\n', text)}
+                done = re.search(r'floe_committed_data_files_records_total\{[^}]*\} (\d+)\n', text)
+                if done and int(done.group(1)) == n:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.1)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    return load_
 
 
 def per_checkpoint(floe, ident):
@@ -41,10 +74,14 @@ def per_checkpoint(floe, ident):
 
 
 def test_range_spreads_a_hot_partition(floe, tmp_path):
-    data = tmp_path / "skew.jsonl"
-    n = 24000
+    (tmp_path / "in").mkdir()
+    data = tmp_path / "in" / "skew.jsonl"
+    n = 12000
     write_skewed(data, n)
-    ingest(floe, "db.rng", data, "range")
+    metric = ingest_with_metrics(floe, "db.rng", tmp_path / "in", n)
+    # floe_writer_records_total{task}: every row counted once, every task loaded
+    assert sorted(metric) == [0, 1, 2, 3] and sum(metric.values()) == n, metric
+    assert min(metric.values()) > 0.1 * n, metric
     ingest(floe, "db.hsh", data, "hash")
     rng, hsh = per_checkpoint(floe, "db.rng"), per_checkpoint(floe, "db.hsh")
     assert len(rng) >= 3
