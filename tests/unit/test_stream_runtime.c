@@ -632,7 +632,7 @@ static void test_config_catalog_properties(void)
 }
 
 /* The real task writers (Parquet files, the shared budget) on three threads,
- * HASH and NONE tables fed by one generator, metrics scraped meanwhile: the
+ * HASH, NONE and RANGE tables fed by one generator, metrics scraped meanwhile: the
  * test the TSan preset runs for data races. */
 static void test_real_writers_and_metrics(void)
 {
@@ -661,14 +661,20 @@ static void test_real_writers_and_metrics(void)
 		 "  - name: db.n\n"
 		 "    schema: \"k long not null, tag string\"\n"
 		 "    partition-by: \"tag\"\n"
-		 "    filter: \"k < 5\"\n",
+		 "    filter: \"k < 5\"\n"
+		 "  - name: db.r\n"
+		 "    schema: \"k long not null, ts timestamptz\"\n"
+		 "    partition-by: \"k\"\n"
+		 "    distribution-mode: range\n",
 		 sc.port);
 	pthread_create(&th, NULL, scrape_main, &sc);
 	T_OK(run_yaml_sink(cat, yaml, dir, NULL, &err), &err);
 	atomic_store(&sc.stop, true);
 	pthread_join(th, NULL);
 	snap_sum h = table_sum(cat, "db", "h"), n = table_sum(cat, "db", "n");
+	snap_sum r = table_sum(cat, "db", "r");
 	T_EQ_INT(h.records, 30000);
+	T_EQ_INT(r.records, 30000); /* RANGE: reassigned at each checkpoint */
 	T_CHECK(n.records > 10000 && n.records < 20000);
 	T_CHECK(h.snapshots >= 1);
 	T_CHECK(sc.scrapes > 0); /* complete scrapes of floe's metrics */
