@@ -186,6 +186,8 @@ class FaultProxy:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
+        # a client that goes away (a killed floe, a reset it was sent) is no error here
+        self.server.handle_error = lambda request, address: None
         self.port = self.server.server_address[1]
         self.endpoint = f"http://127.0.0.1:{self.port}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
