@@ -13,6 +13,7 @@
 #include <yaml.h>
 
 #include "floe/maintain.h"
+#include "floe/scan.h"
 #include "iceberg/props.h"
 #include "stream/stream_config.h"
 #include "stream/stream_kafka.h"
@@ -54,9 +55,19 @@ typedef struct keydef {
 static const char *const errors_names[] = {"dead-letter", "fail", NULL};
 static const int errors_values[] = {STREAM_ERRORS_DEAD_LETTER, STREAM_ERRORS_FAIL};
 static const char *const type_names[] = {"files", "stdin", "generator", "datagen", "kafka",
-					 "kinesis", NULL};
+					 "kinesis", "iceberg", "hybrid", NULL};
 static const int type_values[] = {STREAM_SRC_FILES, STREAM_SRC_STDIN, STREAM_SRC_GENERATOR,
-				  STREAM_SRC_GENERATOR, STREAM_SRC_KAFKA, STREAM_SRC_KINESIS};
+				  STREAM_SRC_GENERATOR, STREAM_SRC_KAFKA, STREAM_SRC_KINESIS,
+				  STREAM_SRC_ICEBERG, STREAM_SRC_HYBRID};
+static const char *const ice_mode_names[] = {"append", "changelog", NULL};
+static const int ice_mode_values[] = {STREAM_ICEBERG_APPEND, STREAM_ICEBERG_CHANGELOG};
+static const char *const ice_start_names[] = {
+	"TABLE_SCAN_THEN_INCREMENTAL", "INCREMENTAL_FROM_LATEST_SNAPSHOT",
+	"INCREMENTAL_FROM_EARLIEST_SNAPSHOT", "INCREMENTAL_FROM_SNAPSHOT_ID",
+	"INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP", NULL};
+static const int ice_start_values[] = {FLOE_START_TABLE_THEN_INCREMENTAL, FLOE_START_LATEST,
+				       FLOE_START_EARLIEST, FLOE_START_SNAPSHOT_ID,
+				       FLOE_START_TIMESTAMP};
 static const char *const initpos_names[] = {"LATEST", "TRIM_HORIZON", "AT_TIMESTAMP", NULL};
 static const int initpos_values[] = {STREAM_KINESIS_LATEST, STREAM_KINESIS_TRIM_HORIZON,
 				     STREAM_KINESIS_AT_TIMESTAMP};
@@ -126,7 +137,9 @@ static const keydef pipeline_keys[] = {
 static const keydef source_keys[] = {
 	{"name", K_STR, S(name), 0, NULL, NULL, "(required)", "name tables refer to"},
 	{"type", K_ENUM, S(type), 0, type_names, type_values, "(required)",
-	 "files, stdin, generator (alias datagen), kafka or kinesis"},
+	 "files, stdin, generator (alias datagen), kafka, kinesis, iceberg, or hybrid (the table "
+	 "scan of source-table's current snapshot, then the files of path from the offsets "
+	 "recorded with that snapshot)"},
 	{"format", K_STR, S(format_name), 0, NULL, NULL, "json",
 	 "json (JSON lines), csv, or debezium-json (Debezium change events, one per line, with "
 	 "or without the Kafka Connect schema envelope; files and stdin); kafka also raw (the value as the one string or binary "
@@ -221,6 +234,27 @@ static const keydef source_keys[] = {
 	 "200", "kinesis: wait before asking a shard that had nothing again (ms)"},
 	{"scan.shard.discovery.intervalmillis", K_INT, S(kinesis_discovery_ms), 0, NULL, NULL,
 	 "10000", "kinesis: time between listings of the stream's shards (resharding) (ms)"},
+	{"source-table", K_STR, S(iceberg_table), 0, NULL, NULL, "(iceberg: required)",
+	 "iceberg: the table to read (namespace.table, in the pipeline's catalog)"},
+	{"read-mode", K_ENUM, S(iceberg_mode), 0, ice_mode_names, ice_mode_values, "append",
+	 "iceberg: append (the rows each snapshot appended; overwrite and delete snapshots fail) "
+	 "or changelog (each snapshot's changes with _change_type, _change_ordinal, "
+	 "_commit_snapshot_id, as floe scan --changelog; rowkind.field defaults to _change_type)"},
+	{"starting-strategy", K_ENUM, S(iceberg_start), 0, ice_start_names, ice_start_values,
+	 "TABLE_SCAN_THEN_INCREMENTAL",
+	 "iceberg: Flink's starting strategies: the current snapshot's rows then what follows, or "
+	 "only what follows the latest / from the earliest / from start-snapshot-id / from the "
+	 "first snapshot at or after start-snapshot-timestamp (the first start only: a restart "
+	 "resumes from the tables)"},
+	{"start-snapshot-id", K_INT, S(iceberg_start_snapshot), 0, NULL, NULL, "",
+	 "iceberg: INCREMENTAL_FROM_SNAPSHOT_ID: the first snapshot read"},
+	{"start-snapshot-timestamp", K_INT, S(iceberg_start_ts), 0, NULL, NULL, "",
+	 "iceberg: INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP: epoch milliseconds"},
+	{"streaming", K_BOOL, S(iceberg_streaming), 0, NULL, NULL, "false",
+	 "iceberg: keep reading new snapshots every monitor-interval (else: stop after the "
+	 "snapshot current at the start)"},
+	{"streaming-skip-overwrite-snapshots", K_BOOL, S(iceberg_skip_overwrites), 0, NULL, NULL,
+	 "false", "iceberg, append mode: skip overwrite and delete snapshots instead of failing"},
 	{NULL, K_STR, 0, 0, NULL, NULL, NULL, NULL},
 };
 
@@ -711,6 +745,9 @@ static int parse_sources(pctx *x, yaml_node_t *v)
 		s->kinesis_max_records = 10000;
 		s->kinesis_interval_ms = 200;
 		s->kinesis_discovery_ms = 10000;
+		s->iceberg_start = FLOE_START_TABLE_THEN_INCREMENTAL;
+		s->iceberg_start_snapshot = -1;
+		s->iceberg_start_ts = -1;
 		c->n_sources = i + 1;
 		snprintf(where, sizeof(where), " in source %zu", i + 1);
 		if ((rc = walk_map(x, source_keys, s, m, NULL, where, 1)))
@@ -869,6 +906,75 @@ static int check_maint(stream_maint_cfg *m, const stream_table_cfg *t, int64_t c
 		return floe_error_set(err, FLOE_EINVAL,
 				      "line %d: table '%s': maintenance.expire.retain-last must be >= 1",
 				      t->line, t->name);
+	return FLOE_OK;
+}
+
+/* An iceberg source's keys (and no iceberg key on another source). */
+static int check_iceberg(stream_source_cfg *s, floe_error *err)
+{
+	bool ice = s->type == STREAM_SRC_ICEBERG;
+	if (s->type == STREAM_SRC_HYBRID) {
+		if (!s->iceberg_table || !strchr(s->iceberg_table, '.'))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s' (hybrid) needs source-table: "
+					      "namespace.table (the bootstrap)",
+					      s->line, s->name);
+		if (s->iceberg_mode || s->iceberg_streaming ||
+		    s->iceberg_start != FLOE_START_TABLE_THEN_INCREMENTAL ||
+		    s->iceberg_start_snapshot >= 0 || s->iceberg_start_ts >= 0 ||
+		    s->iceberg_skip_overwrites)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': a hybrid source bootstraps from the "
+					      "table scan of source-table's current snapshot (read-mode, "
+					      "starting-strategy, start-snapshot-*, streaming are for "
+					      "iceberg sources)",
+					      s->line, s->name);
+		if (s->format_name && strcmp(s->format_name, "json"))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': a hybrid source reads JSON lines "
+					      "after its bootstrap",
+					      s->line, s->name);
+		return FLOE_OK;
+	}
+	if (!ice) {
+		if (s->iceberg_table || s->iceberg_mode || s->iceberg_streaming ||
+		    s->iceberg_start != FLOE_START_TABLE_THEN_INCREMENTAL ||
+		    s->iceberg_start_snapshot >= 0 || s->iceberg_start_ts >= 0 ||
+		    s->iceberg_skip_overwrites)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': source-table, read-mode, "
+					      "starting-strategy, start-snapshot-*, streaming and "
+					      "streaming-skip-overwrite-snapshots are for iceberg sources",
+					      s->line, s->name);
+		return FLOE_OK;
+	}
+	if (!s->iceberg_table || !strchr(s->iceberg_table, '.'))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s' (iceberg) needs source-table: "
+				      "namespace.table",
+				      s->line, s->name);
+	if (s->format_name && strcmp(s->format_name, "json"))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': an iceberg source has no format (its rows "
+				      "come as JSON)",
+				      s->line, s->name);
+	if ((s->iceberg_start == FLOE_START_SNAPSHOT_ID) != (s->iceberg_start_snapshot >= 0))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': start-snapshot-id goes with "
+				      "starting-strategy INCREMENTAL_FROM_SNAPSHOT_ID",
+				      s->line, s->name);
+	if ((s->iceberg_start == FLOE_START_TIMESTAMP) != (s->iceberg_start_ts >= 0))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': start-snapshot-timestamp goes with "
+				      "starting-strategy INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP",
+				      s->line, s->name);
+	if (s->iceberg_mode == STREAM_ICEBERG_CHANGELOG && s->iceberg_skip_overwrites)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': changelog mode reads overwrites (leave "
+				      "streaming-skip-overwrite-snapshots out)",
+				      s->line, s->name);
+	if (s->iceberg_mode == STREAM_ICEBERG_CHANGELOG && !s->rowkind_field)
+		s->rowkind_field = "_change_type";
 	return FLOE_OK;
 }
 
@@ -1160,18 +1266,22 @@ static int validate(stream_config *c, floe_error *err)
 		if (s->type < 0)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s' needs a type (files, stdin, "
-					      "generator, kafka, kinesis)",
+					      "generator, kafka, kinesis, iceberg)",
 					      s->line, s->name);
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(c->sources[k].name, s->name))
 				return floe_error_set(err, FLOE_EINVAL,
 						      "line %d: two sources are named '%s'", s->line,
 						      s->name);
-		if (s->type == STREAM_SRC_FILES && !s->n_paths)
+		int irc = check_iceberg(s, err);
+		if (irc)
+			return irc;
+		if ((s->type == STREAM_SRC_FILES || s->type == STREAM_SRC_HYBRID) && !s->n_paths)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s' (files) needs a path", s->line,
 					      s->name);
-		if (s->type != STREAM_SRC_FILES && (s->n_paths || s->follow || s->pattern))
+		if (s->type != STREAM_SRC_FILES && s->type != STREAM_SRC_HYBRID &&
+		    (s->n_paths || s->follow || s->pattern))
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s': path, pattern and follow are for "
 					      "files sources",

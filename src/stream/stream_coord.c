@@ -779,7 +779,8 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 	int rc;
 	s->cfg = sc;
 	switch (sc->type) {
-	case STREAM_SRC_FILES: {
+	case STREAM_SRC_FILES:
+	case STREAM_SRC_HYBRID: {
 		stream_file_opts fo = {0};
 		char **abs = floe_arena_calloc(a, sc->n_paths ? sc->n_paths : 1, sizeof(char *));
 		if (!abs)
@@ -803,7 +804,19 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 		fo.max_record_bytes = (size_t)sc->max_record_bytes;
 		fo.csv_quote = sc->csv_quote;
 		fo.csv_header = sc->csv_header;
-		rc = stream_source_files_new(&s->src, sc->name, &fo, err);
+		if (sc->type == STREAM_SRC_FILES) {
+			rc = stream_source_files_new(&s->src, sc->name, &fo, err);
+			break;
+		}
+		stream_source *then = NULL;
+		if ((rc = stream_source_files_new(&then, sc->name, &fo, err)))
+			break;
+		stream_iceberg_opts io = {0};
+		io.cat = p->cat;
+		io.table = sc->iceberg_table;
+		io.monitor_interval_ms = sc->monitor_interval_ms;
+		io.block_bytes = (size_t)sc->block_bytes;
+		rc = stream_source_hybrid_new(&s->src, sc->name, &io, then, err);
 		break;
 	}
 	case STREAM_SRC_STDIN: {
@@ -885,6 +898,21 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 		kn.aws.profile = floe_strmap_get(&sc->aws_props, "aws.credentials.profile.name");
 		kn.aws.profile_path = floe_strmap_get(&sc->aws_props, "aws.credentials.profile.path");
 		rc = stream_source_kinesis_new(&s->src, sc->name, &kn, err);
+		break;
+	}
+	case STREAM_SRC_ICEBERG: {
+		stream_iceberg_opts io = {0};
+		io.cat = p->cat;
+		io.table = sc->iceberg_table;
+		io.mode = sc->iceberg_mode;
+		io.start = sc->iceberg_start;
+		io.start_snapshot_id = sc->iceberg_start_snapshot;
+		io.start_timestamp_ms = sc->iceberg_start_ts;
+		io.streaming = sc->iceberg_streaming;
+		io.skip_overwrites = sc->iceberg_skip_overwrites;
+		io.monitor_interval_ms = sc->monitor_interval_ms;
+		io.block_bytes = (size_t)sc->block_bytes;
+		rc = stream_source_iceberg_new(&s->src, sc->name, &io, err);
 		break;
 	}
 	default:
