@@ -321,9 +321,10 @@ const cli_command cli_commands[] = {
 	{"doctor", cmd_doctor, "[<ns.table> | <namespace> | --all] [options]",
 	 "health checks; exit 0 ok, 1 warn, 2 critical", NULL,
 	 "floe doctor db.events\nfloe doctor db --format json --no-storage\n", true},
-	{"plan", cmd_plan, "<pipeline.yaml> [workload] [prices] [--format text|json]",
+	{"plan", cmd_plan, "<pipeline.yaml | job.sql> [workload] [prices] [--format text|json]",
 	 "predict files, snapshots, cost; lint anti-patterns", NULL,
-	 "floe plan pipeline.yaml\nfloe plan pipeline.yaml --rate 50000/s --partitions 24 --days 30\n",
+	 "floe plan pipeline.yaml\nfloe plan pipeline.yaml --rate 50000/s --partitions 24 --days 30\n"
+	 "floe plan job.sql --partitions 10 --format json\n",
 	 true},
 	{"sql", cmd_sql, "-f job.sql | -e 'SQL'", "Flink SQL: catalogs, DDL, INSERT jobs, SELECT",
 	 NULL,

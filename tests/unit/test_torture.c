@@ -32,6 +32,7 @@
 #include "parquet/writer.h"
 #include "floe/maintain.h"
 #include "floe/scan.h"
+#include "floe/plan.h"
 #include "floe/sql.h"
 #include "test_write_util.h"
 #include "util/timeutil.h"
@@ -817,6 +818,48 @@ static void test_sql_queries(void)
 	torture(&sc);
 }
 
+/* plan only (floe plan job.sql): the script's DDL in memory, each job planned */
+static int plan_job(const char *job, unsigned line, const char *yaml, size_t n, void *payload)
+{
+	floe_error *err = payload;
+	floe_plan *p = NULL;
+	(void)job;
+	(void)line;
+	int rc = floe_plan_run(&p, yaml, n, NULL, err);
+	if (!rc)
+		rc = floe_plan_write(p, true, discard, NULL, err);
+	floe_plan_free(p);
+	return rc;
+}
+
+static int run_sql_plan(void *p)
+{
+	sql_ctx_t *c = p;
+	floe_error err = {0};
+	int rc = floe_sql_pipelines(c->script, strlen(c->script), "torture.sql", plan_job, &err,
+				    &err);
+	if (rc)
+		g_last = err;
+	return rc;
+}
+
+static void test_sql_plan(void)
+{
+	sql_ctx_t c;
+	snprintf(c.script, sizeof(c.script),
+		 "CREATE CATALOG c WITH ('type' = 'iceberg', 'catalog-type' = 'hadoop', "
+		 "'warehouse' = '%s/whp');\n"
+		 "USE CATALOG c;\nCREATE DATABASE IF NOT EXISTS db;\nUSE db;\n"
+		 "SET 'execution.checkpointing.interval' = '60s';\nSET 'parallelism.default' = '4';\n"
+		 "CREATE TABLE IF NOT EXISTS t (id BIGINT, region STRING, PRIMARY KEY (id) NOT "
+		 "ENFORCED) PARTITIONED BY (region) WITH ('write.upsert.enabled' = 'true');\n"
+		 "CREATE TEMPORARY TABLE g (id BIGINT, region STRING) WITH ('connector' = 'datagen');\n"
+		 "INSERT INTO t /*+ OPTIONS('distribution-mode'='hash') */ SELECT * FROM g WHERE id > 0;\n",
+		 t_tmpdir());
+	scenario sc = {"SQL plan", run_sql_plan, NULL, &c, 0};
+	torture(&sc);
+}
+
 /* ---- orphan cleanup beside a writer -------------------------------------- */
 
 typedef struct orphan_ctx {
@@ -1010,6 +1053,7 @@ int main(void)
 	T_RUN(test_delete_writers);
 	T_RUN(test_sql_session);
 	T_RUN(test_sql_queries);
+	T_RUN(test_sql_plan);
 	T_RUN(test_dml);
 	return t_finish();
 }
