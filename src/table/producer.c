@@ -1320,19 +1320,42 @@ static int overwrite_validate(floe_snapshot_op *op, const floe_metadata *m,
 						      err);
 		}
 		if (rc == 1 && c.conflict) {
-			if (op->ow_dynamic)
+			if (op->ow_dynamic) {
+				/* Java names the partitions it replaces */
+				floe_buf parts;
+				floe_buf_init(&parts, 0);
+				for (size_t g = 0; g < op->n_groups; g++) {
+					const file_group *fg = &op->groups[g];
+					const floe_partition_spec *sp = floe_metadata_spec(m, fg->spec_id);
+					for (size_t i = 0; !fg->deletes && sp && i < fg->n; i++) {
+						bool dup = false;
+						for (size_t k = 0; k < i && !dup; k++)
+							dup = floe_partition_equal(&fg->files[k].partition,
+										   &fg->files[i].partition);
+						if (dup)
+							continue;
+						if ((parts.len && floe_buf_append(&parts, ", ", 2)) ||
+						    floe_partition_path(&parts, sp,
+									floe_metadata_current_schema(m),
+									&fg->files[i].partition))
+							break; /* (out of memory: a shorter message) */
+					}
+				}
 				rc = floe_error_set(err, FLOE_ECONFLICT,
 						    "Found conflicting files that can contain records "
-						    "matching partitions of this overwrite: [%s] (added by "
-						    "snapshot %lld after %lld)",
-						    c.conflict, (long long)s->snapshot_id,
-						    (long long)op->ow_base);
-			else
+						    "matching partitions [%.*s]: [%s] (added by snapshot "
+						    "%lld after %lld)",
+						    (int)(parts.len > 2000 ? 2000 : parts.len),
+						    parts.data ? (const char *)parts.data : "", c.conflict,
+						    (long long)s->snapshot_id, (long long)op->ow_base);
+				floe_buf_reset(&parts);
+			} else {
 				rc = floe_error_set(err, FLOE_ECONFLICT,
 						    "Found conflicting files that can contain records "
 						    "matching %s: [%s] (added by snapshot %lld after %lld)",
 						    op->ow_filter_text, c.conflict,
 						    (long long)s->snapshot_id, (long long)op->ow_base);
+			}
 		}
 	}
 	if (!rc)
