@@ -157,6 +157,8 @@ const cli_command cli_commands[] = {
 	 "  --min-file-size SIZE       smaller files are rewritten (75% of the target)\n"
 	 "  --max-file-size SIZE       larger files are split (180% of the target)\n"
 	 "  --min-input-files N        smallest group worth rewriting (5)\n"
+	 "  --branch NAME              compact this branch (default main; expiry and\n"
+	 "                             orphans always keep what any branch or tag reaches)\n"
 	 "  --delete-file-threshold N  files with this many deletes attached are rewritten (1)\n"
 	 "  --max-bytes SIZE           read at most this much per run\n"
 	 "  --max-commits N            commit group by group, at most N commits\n"

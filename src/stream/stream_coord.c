@@ -1536,6 +1536,7 @@ static int start_maintenance(floe_pipeline *p, floe_error *err)
 		o.compact.max_bytes = m->max_rewrite_bytes;
 		o.compact.max_commits = (int)m->max_commits;
 		o.compact.sort = m->sort;
+		o.compact.branch = t->cfg->branch; /* the branch this pipeline writes */
 		o.expire.retain_last = (int)m->retain_last;
 		o.lock_uri = m->lock_uri;
 		sc.commit_count = m->commit_count;

@@ -178,6 +178,13 @@ def test_pipeline_stages_on_a_branch_then_publishes(floe, tmp_path, java_peer):
     assert refs["staging"]["snapshot_id"] == staged[-1]["snapshot_id"]
     py_main, _, _ = read_all(floe, None)
     assert len(py_main) == 10
+    # compaction of the branch leaves main alone
+    floe.run("maintain", "db.t", "--steps", "compact", "--branch", "staging", "--min-input-files", "2",
+             "--quiet")
+    snaps = floe.json_rows("snapshots", "db.t")
+    refs = {r["name"]: r for r in floe.json_rows("inspect", "db.t", "refs")}
+    assert refs["main"]["snapshot_id"] == main_before
+    assert snaps[-1]["operation"] == "replace" and refs["staging"]["snapshot_id"] == snaps[-1]["snapshot_id"]
     # audit, tag, publish
     floe.run("tag", "create", "db.t", "audited", "--from", "staging", "--max-ref-age-ms", "604800000")
     floe.run("branch", "fast-forward", "db.t", "main", "staging")
