@@ -352,7 +352,9 @@ const cli_command cli_commands[] = {
 	 "is applied again as a new append (summary source-snapshot-id), once; other\n"
 	 "operations need the branch not to have moved since their parent.\n"
 	 "  --branch B    the branch to publish onto (default main)\n",
-	 NULL},
+	 "floe ingest db.events events.jsonl --branch pick --pipeline-id doc-pick --quiet\n"
+	 "floe cherry-pick db.events \"$(floe inspect db.events refs --format csv | grep '^pick,' | "
+	 "cut -d, -f3)\"\n"},
 
 	{"doctor", cmd_doctor, "[<ns.table> | <namespace> | --all] [options]",
 	 "health checks; exit 0 ok, 1 warn, 2 critical", NULL, NULL, true},
