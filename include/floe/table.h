@@ -129,7 +129,8 @@ typedef enum floe_ref_action {
 	FLOE_REF_DROP_BRANCH,
 	FLOE_REF_DROP_TAG,
 	FLOE_REF_REPLACE_BRANCH,    /* point at any snapshot (snapshot_id or from's head) */
-	FLOE_REF_FAST_FORWARD,      /* to from's head (or snapshot_id), a descendant */
+	FLOE_REF_FAST_FORWARD,      /* to from's head (or snapshot_id), a descendant;
+				       a missing branch is created there */
 	FLOE_REF_SET_RETENTION,     /* only the retention fields given */
 } floe_ref_action;
 

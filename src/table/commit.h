@@ -139,8 +139,6 @@ typedef struct floe_overwrite_scope {
 } floe_overwrite_scope;
 int floe_op_set_overwrite(floe_snapshot_op *op, const floe_overwrite_scope *scope,
 			  floe_error *err) FLOE_WUR;
-/* The snapshot an overwrite's first attempt was based on (after commit). */
-int64_t floe_op_overwrite_base(const floe_snapshot_op *op);
 /* The id the snapshot will have. */
 int64_t floe_op_snapshot_id(const floe_snapshot_op *op);
 /* A new manifest writer at <metadata>/<commit uuid>-m<N>.avro for the

@@ -1176,11 +1176,6 @@ int floe_op_set_overwrite(floe_snapshot_op *op, const floe_overwrite_scope *scop
 	return FLOE_OK;
 }
 
-int64_t floe_op_overwrite_base(const floe_snapshot_op *op)
-{
-	return op->ow_base_known ? op->ow_base : FLOE_NO_SNAPSHOT;
-}
-
 /* Is file f (data or delete) in the overwrite's scope? */
 static int ow_scope(const floe_snapshot_op *op, const floe_data_file *f)
 {

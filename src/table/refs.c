@@ -134,14 +134,15 @@ int floe_refs_apply(const floe_metadata *base, const floe_ref_change *c, floe_me
 	}
 	case FLOE_REF_REPLACE_BRANCH:
 	case FLOE_REF_FAST_FORWARD: {
-		if (!cur && !main_implicit)
+		if (!cur && !main_implicit && c->action == FLOE_REF_REPLACE_BRANCH)
 			return floe_error_set(err, FLOE_ENOTFOUND, "Branch does not exist: %s", c->name);
 		if (cur && cur->is_tag)
 			return floe_error_set(err, FLOE_EINVAL, "Ref %s is a tag not a branch", c->name);
 		if ((rc = check_retention(c, false, err)) || (rc = target_snapshot(base, c, &snap, err)))
 			return rc;
-		int64_t head = cur ? cur->snapshot_id : base->current_snapshot_id;
-		if (c->action == FLOE_REF_FAST_FORWARD && !is_ancestor(base, head, snap))
+		/* (Java: fast-forwarding a branch that does not exist creates it) */
+		int64_t head = cur ? cur->snapshot_id : main_implicit ? base->current_snapshot_id : -1;
+		if (c->action == FLOE_REF_FAST_FORWARD && head >= 0 && !is_ancestor(base, head, snap))
 			return floe_error_set(err, FLOE_EINVAL,
 					      "Cannot fast-forward: %s is not an ancestor of %s", c->name,
 					      c->from ? c->from : "the snapshot");

@@ -161,6 +161,11 @@ static void test_ref_rules(void)
 		T_CHECK(m->snapshot_log[i].timestamp_ms >= m->snapshot_log[i - 1].timestamp_ms);
 	T_OK(ref_change(t, FLOE_REF_DROP_BRANCH, "b", -1, NULL, &err), &err);
 	T_EQ_INT(head_of(t, "b"), -1);
+	/* replace needs the branch; fast-forward makes a missing one (as Java) */
+	T_ERR(ref_change(t, FLOE_REF_REPLACE_BRANCH, "b", s1, NULL, &err), FLOE_ENOTFOUND);
+	T_OK(ref_change(t, FLOE_REF_FAST_FORWARD, "b", -1, "t", &err), &err);
+	T_EQ_INT(head_of(t, "b"), s0);
+	T_OK(ref_change(t, FLOE_REF_DROP_BRANCH, "b", -1, NULL, &err), &err);
 	/* a commit to a branch that does not exist makes it from main */
 	floe_data_file f4 = put_file(&a, t, -1);
 	int64_t s4 = append(t, "fresh", &f4);
