@@ -357,11 +357,18 @@ const cli_command cli_commands[] = {
 	 "cut -d, -f3)\"\n"},
 
 	{"doctor", cmd_doctor, "[<ns.table> | <namespace> | --all] [options]",
-	 "health checks; exit 0 ok, 1 warn, 2 critical", NULL, NULL, true},
+	 "health checks; exit 0 ok, 1 warn, 2 critical", NULL,
+	 "floe doctor db.events\nfloe doctor db --format json --no-storage\n", true},
 	{"plan", cmd_plan, "<pipeline.yaml> [workload] [prices] [--format text|json]",
-	 "predict files, snapshots, cost; lint anti-patterns", NULL, NULL, true},
+	 "predict files, snapshots, cost; lint anti-patterns", NULL,
+	 "floe plan pipeline.yaml\nfloe plan pipeline.yaml --rate 50000/s --partitions 24 --days 30\n",
+	 true},
 	{"sql", cmd_sql, "-f job.sql | -e 'SQL'", "Flink SQL: catalogs, DDL, INSERT jobs, SELECT",
-	 NULL, NULL, true},
+	 NULL,
+	 "floe sql -e 'SHOW DATABASES'\n"
+	 "floe sql -e 'SELECT kind, count(*) AS n, sum(amount) AS total FROM db.events GROUP BY kind "
+	 "ORDER BY n DESC'\n",
+	 true},
 
 	/* ---- file tools ---- */
 	{"avro", floe_cli_avro, "meta|cat|write ...", "inspect and write Avro files (manifests)", NULL,
@@ -401,8 +408,10 @@ const cli_command cli_commands[] = {
 	 "floe parquet rewrite --codec snappy events.parquet rewritten.parquet\n"},
 
 	/* ---- the command line itself ---- */
-	{"help", cmd_help, "[command [subcommand]] | --list", "this text, or a command's help",
-	 "  --list               every command and subcommand, one a line\n",
+	{"help", cmd_help, "[command [subcommand]] | --list | --man", "this text, or a command's help",
+	 "  --list               every command and subcommand, one a line\n"
+	 "  --man                the manual page floe(1), in roff (cmake --install puts it\n"
+	 "                       in share/man/man1/floe.1)\n",
 	 "floe help table create\n"},
 	{"completion", cmd_completion, "bash|zsh", "print a shell completion script",
 	 "  bash: source <(floe completion bash), or save it in\n"
@@ -422,6 +431,9 @@ const char cli_global_help[] =
 	"  --dir DIR                      where the embedded default lives (default .)\n"
 	"  -v, --verbose                  log details to stderr\n"
 	"  -q, --quiet                    print no outcome line (errors still go to stderr)\n"
+	"  --format json                  on commands that print only their outcome (namespace\n"
+	"                                 and table create/set/drop, table rename, add-files,\n"
+	"                                 pipelines forget): the outcome as one JSON object\n"
 	"  -h, --help                     help (floe <command> --help for a command)\n"
 	"  --version                      version, git commit and linked libraries\n";
 
@@ -456,6 +468,24 @@ bool cli_command_is_group(const cli_command *c)
 	return false;
 }
 
+static void print_examples(const char *examples, FILE *out)
+{
+	fprintf(out, "\nExamples:\n");
+	for (const char *p = examples; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		fprintf(out, "  %.*s\n", (int)len, p);
+		p += len + (nl != NULL);
+	}
+}
+
+void cli_print_examples(const char *name, FILE *out)
+{
+	const cli_command *c = cli_find_command(name, NULL);
+	if (c && c->examples)
+		print_examples(c->examples, out);
+}
+
 void cli_print_help(const cli_command *c, FILE *out)
 {
 	fprintf(out, "usage: floe %s %s\n\n%s\n", c->name, c->synopsis, c->summary);
@@ -469,15 +499,8 @@ void cli_print_help(const cli_command *c, FILE *out)
 				fprintf(out, "  floe %-18s %s\n", s->name, s->summary);
 		fprintf(out, "\nfloe %s <command> --help for a command's options.\n", c->name);
 	}
-	if (c->examples) {
-		fprintf(out, "\nExamples:\n");
-		for (const char *p = c->examples; *p;) {
-			const char *nl = strchr(p, '\n');
-			size_t len = nl ? (size_t)(nl - p) : strlen(p);
-			fprintf(out, "  %.*s\n", (int)len, p);
-			p += len + (nl != NULL);
-		}
-	}
+	if (c->examples)
+		print_examples(c->examples, out);
 	fprintf(out, "\nGlobal options (--dir, --catalog-uri, -v, ...): floe --help.\n");
 }
 
@@ -506,12 +529,106 @@ void cli_print_usage(FILE *out)
 		cli_global_help);
 }
 
+/* ---- the manual page: floe(1) in roff, made from the same table ---- */
+
+/* text as roff: backslashes escaped, '-' as \-, a line starting with '.' or
+ * '\'' guarded so it is not read as a request */
+static void roff_text(FILE *out, const char *p, size_t len)
+{
+	bool bol = true;
+	for (size_t i = 0; i < len; i++) {
+		char ch = p[i];
+		if (bol && (ch == '.' || ch == '\''))
+			fputs("\\&", out);
+		if (ch == '\\')
+			fputs("\\e", out);
+		else if (ch == '-')
+			fputs("\\-", out);
+		else
+			fputc(ch, out);
+		bol = ch == '\n';
+	}
+}
+
+static void roff_str(FILE *out, const char *s)
+{
+	roff_text(out, s, strlen(s));
+}
+
+/* a preformatted block (option lists, examples) */
+static void roff_block(FILE *out, const char *text, const char *indent)
+{
+	fputs(".nf\n", out);
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		fputs(indent, out);
+		roff_text(out, p, len);
+		fputc('\n', out);
+		p += len + (nl != NULL);
+	}
+	fputs(".fi\n", out);
+}
+
+static int print_man(FILE *out)
+{
+	fprintf(
+	    out,
+	    ".\\\" floe(1), generated by floe help --man from the command table\n"
+	    ".TH FLOE 1 \"\" \"floe %s\" \"floe manual\"\n"
+	    ".SH NAME\nfloe \\- stream records into Apache Iceberg tables, read and maintain "
+	    "them\n"
+	    ".SH SYNOPSIS\n.B floe\n[global options]\n.I command\n[arguments]\n"
+	    ".SH DESCRIPTION\n"
+	    "floe loads files, standard input, generated rows, Kafka and Kinesis into Iceberg\n"
+	    "tables with exactly-once checkpoint commits (appends and upserts), reads them back,\n"
+	    "and maintains them. With no catalog configured it uses the embedded default:\n"
+	    "\\&./warehouse with the SQLite catalog file ./warehouse/catalog.db.\n"
+	    ".SH GLOBAL OPTIONS\n",
+	    FLOE_VERSION);
+	const char *g = strchr(cli_global_help, '\n'); /* after the heading line */
+	roff_block(out, g ? g + 1 : cli_global_help, "");
+	fputs(".SH COMMANDS\n", out);
+	for (const cli_command *c = cli_commands; c->name; c++) {
+		fputs(".SS \"floe ", out);
+		roff_str(out, c->name);
+		fputs("\"\n.B floe ", out);
+		roff_str(out, c->name);
+		fputc('\n', out);
+		roff_str(out, c->synopsis);
+		fputs("\n.br\n", out);
+		roff_str(out, c->summary);
+		fputc('\n', out);
+		if (c->body)
+			roff_block(out, c->body, "");
+		if (c->own_help) {
+			fputs(".PP\nIts options and examples: \\fBfloe ", out);
+			roff_str(out, c->name);
+			fputs(" \\-\\-help\\fR.\n", out);
+		}
+		if (c->examples) {
+			fputs(".PP\nExamples:\n", out);
+			roff_block(out, c->examples, "  ");
+		}
+	}
+	fputs(".SH EXIT STATUS\n0 on success; 1 when the command failed (the reason is on "
+	      "standard error);\n2 for a usage error. floe doctor: 0 ok, 1 warnings, 2 critical.\n"
+	      ".SH FILES\n.TP\n\\&./warehouse/catalog.db\nthe embedded SQLite catalog (the "
+	      "default)\n"
+	      ".SH SEE ALSO\nThe documentation in docs/ of the source tree: architecture, "
+	      "configuration,\noperations, SQL.\n",
+	      out);
+	return ferror(out) ? 1 : 0;
+}
+
 int cmd_help(int argc, char **argv)
 {
 	if (argc < 2) {
 		cli_print_usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "--man"))
+		return print_man(stdout);
 	if (!strcmp(argv[1], "--list")) {
 		/* every command and subcommand, one a line (tests, completion) */
 		for (const cli_command *c = cli_commands; c->name; c++)
