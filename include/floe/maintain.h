@@ -41,8 +41,9 @@ typedef struct floe_compact_opts {
 				      finishes, at most this many commits (0 = one commit) */
 	bool sort;                 /* sort rows by the table's sort order */
 	bool dry_run;              /* plan and report; write nothing */
+	const char *branch;        /* compact this branch's head (NULL: main) */
 } floe_compact_opts;
-#define FLOE_COMPACT_OPTS_INIT {1, -1, -1, -1, 5, 1, -1, INT64_C(107374182400), 0, false, false}
+#define FLOE_COMPACT_OPTS_INIT {1, -1, -1, -1, 5, 1, -1, INT64_C(107374182400), 0, false, false, NULL}
 
 typedef struct floe_compact_result {
 	size_t groups, groups_committed, groups_failed;

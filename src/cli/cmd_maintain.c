@@ -305,6 +305,9 @@ int cmd_maintain(int argc, char **argv)
 		}
 		else if (!strcmp(a, "--sort")) {
 			o.compact.sort = true;
+		} else if (!strcmp(a, "--branch") && has) {
+			o.compact.branch = v;
+			i++;
 		} else if (!strcmp(a, "--older-than") && has) {
 			if (!floe_parse_duration_ms(v, &v64))
 				return cli_usage_error("--older-than: bad duration '%s'", v);

@@ -169,6 +169,8 @@ const cli_command cli_commands[] = {
 	 "  --min-file-size SIZE       smaller files are rewritten (75% of the target)\n"
 	 "  --max-file-size SIZE       larger files are split (180% of the target)\n"
 	 "  --min-input-files N        smallest group worth rewriting (5)\n"
+	 "  --branch NAME              compact this branch (default main; expiry and\n"
+	 "                             orphans always keep what any branch or tag reaches)\n"
 	 "  --delete-file-threshold N  files with this many deletes attached are rewritten (1)\n"
 	 "  --max-bytes SIZE           read at most this much per run\n"
 	 "  --max-commits N            commit group by group, at most N commits\n"
@@ -259,6 +261,10 @@ const cli_command cli_commands[] = {
 	 "  --upsert                        each row replaces the row of its key\n"
 	 "  --equality-fields A,B           the key (default: the schema's identifier\n"
 	 "                                  fields); must include the partition columns\n"
+	 "Overwrite and branches:\n"
+	 "  --overwrite             replace the partitions the input touches\n"
+	 "  --overwrite-where EXPR  replace the rows EXPR selects (by partition)\n"
+	 "  --branch NAME           commit to branch NAME (made from main)\n"
 	 "Checkpoints and writers:\n"
 	 "  --checkpoint-interval D         default 10s\n"
 	 "  --min-pause D                   least time between checkpoints (default 0)\n"
@@ -317,6 +323,50 @@ const cli_command cli_commands[] = {
 	{"pipelines forget", NULL, "<ns.table> <pipeline-id>",
 	 "forget a pipeline's state: a re-run of it starts from nothing, expiry may drop it",
 	 NULL, "floe pipelines forget db.events doc-example\n"},
+
+	/* ---- branches, tags, write-audit-publish ---- */
+	{"branch", cmd_branch, "create|drop|fast-forward|replace ...",
+	 "manage branches (write-audit-publish: stage on a branch, then publish)",
+	 "A pipeline or floe ingest --branch writes to a branch; fast-forward main to\n"
+	 "it to publish. floe inspect <table> refs lists branches and tags; floe scan\n"
+	 "--branch reads one. Expiry keeps each branch's retention.\n",
+	 NULL},
+	{"branch create", NULL, "<ns.table> <name> [--snapshot ID | --from REF] [retention]",
+	 "create a branch at main's head (or a snapshot, or another ref's head)",
+	 "  --snapshot ID               the snapshot it points at\n"
+	 "  --from REF                  the head of this branch or tag\n"
+	 "  --min-snapshots-to-keep N   expiry keeps this many of its snapshots\n"
+	 "  --max-snapshot-age-ms MS    and those younger than this\n"
+	 "  --max-ref-age-ms MS         expiry drops the branch when its head is older\n",
+	 "floe branch create db.events audit --min-snapshots-to-keep 5\n"},
+	{"branch fast-forward", NULL, "<ns.table> <branch> <to-ref>",
+	 "move a branch to another ref's head (its head must be an ancestor of it)", NULL,
+	 "floe branch fast-forward db.events main audit\n"},
+	{"branch replace", NULL, "<ns.table> <branch> --snapshot ID | --from REF",
+	 "point a branch at any snapshot (its retention is kept)", NULL,
+	 "floe branch replace db.events audit --from main\n"},
+	{"branch drop", NULL, "<ns.table> <branch>", "drop a branch (never main)", NULL,
+	 "floe branch drop db.events audit\n"},
+	{"tag", cmd_tag, "create|drop ...", "manage tags (named snapshots)",
+	 "Expiry keeps a tag's snapshot until the tag is older than its\n"
+	 "max-ref-age-ms (then the tag goes).\n",
+	 NULL},
+	{"tag create", NULL, "<ns.table> <name> [--snapshot ID | --from REF] [--max-ref-age-ms MS]",
+	 "tag main's head (or a snapshot, or a ref's head)",
+	 "  --snapshot ID          the snapshot it names\n"
+	 "  --from REF             the head of this branch or tag\n"
+	 "  --max-ref-age-ms MS    expiry drops the tag when its snapshot is older\n",
+	 "floe tag create db.events v1 --max-ref-age-ms 604800000\n"},
+	{"tag drop", NULL, "<ns.table> <name>", "drop a tag", NULL, "floe tag drop db.events v1\n"},
+	{"cherry-pick", cmd_cherry_pick, "<ns.table> <snapshot-id> [--branch B]",
+	 "publish one staged snapshot onto main (or branch B)",
+	 "A snapshot whose parent is the branch's head is fast-forwarded to; an append\n"
+	 "is applied again as a new append (summary source-snapshot-id), once; other\n"
+	 "operations need the branch not to have moved since their parent.\n"
+	 "  --branch B    the branch to publish onto (default main)\n",
+	 "floe ingest db.events events.jsonl --branch pick --pipeline-id doc-pick --quiet\n"
+	 "floe cherry-pick db.events \"$(floe inspect db.events refs --format csv | grep '^pick,' | "
+	 "cut -d, -f3)\"\n"},
 
 	{"doctor", cmd_doctor, "[<ns.table> | <namespace> | --all] [options]",
 	 "health checks; exit 0 ok, 1 warn, 2 critical", NULL,

@@ -591,7 +591,12 @@ int floe_mb_set_ref(floe_metadata_builder *b, const floe_snapshot_ref *ref, floe
 	if (strcmp(ref->name, "main") == 0 && m->current_snapshot_id != ref->snapshot_id) {
 		m->current_snapshot_id = ref->snapshot_id;
 		GROW(m, m->snapshot_log, m->n_snapshot_log, floe_snapshot_log_entry);
-		m->snapshot_log[m->n_snapshot_log].timestamp_ms = snap->timestamp_ms;
+		/* sorted, as Java requires of the log: a branch published later can
+		 * hold snapshots older than main's last entry */
+		int64_t ts = snap->timestamp_ms;
+		if (m->n_snapshot_log && m->snapshot_log[m->n_snapshot_log - 1].timestamp_ms > ts)
+			ts = m->snapshot_log[m->n_snapshot_log - 1].timestamp_ms;
+		m->snapshot_log[m->n_snapshot_log].timestamp_ms = ts;
 		m->snapshot_log[m->n_snapshot_log].snapshot_id = snap->snapshot_id;
 		m->n_snapshot_log++;
 	}

@@ -476,8 +476,6 @@ static int check_insert(sql_ctx *c, target *tg)
 	const sql_stmt *st = tg->st;
 	const sql_select *q = st->select;
 	int rc;
-	if (st->overwrite)
-		return sql_err(c, FLOE_EUNSUPPORTED, st->off, "INSERT OVERWRITE is not supported yet");
 	if (st->n_partition)
 		return sql_err(c, FLOE_EUNSUPPORTED, st->partition_off,
 			       "INSERT ... PARTITION (...) is not supported yet");
@@ -489,12 +487,13 @@ static int check_insert(sql_ctx *c, target *tg)
 		const sql_opt *o = &st->opts[i];
 		if (!strcmp(o->key, "upsert-enabled") || !strcmp(o->key, "equality-field-columns"))
 			continue;
-		if (!strcmp(o->key, "write-parallelism") || !strcmp(o->key, "distribution-mode"))
+		if (!strcmp(o->key, "write-parallelism") || !strcmp(o->key, "distribution-mode") ||
+		    !strcmp(o->key, "branch"))
 			continue;
 		return sql_err(c, FLOE_EUNSUPPORTED, o->off,
 			       "write option '%s' is not supported by floe sql yet "
 			       "(upsert-enabled, equality-field-columns, write-parallelism, "
-			       "distribution-mode)",
+			       "distribution-mode, branch)",
 			       o->key);
 	}
 	if (!q->from.n)
@@ -754,6 +753,15 @@ int sql_run_insert(sql_ctx *c, const sql_stmt *const *inserts, size_t n)
 		const char *dm = sql_opt_get(ins->opts, ins->n_opts, "distribution-mode");
 		if (dm && (floe_buf_puts(&y, "    distribution-mode: ") || yq(&y, dm) ||
 			   floe_buf_putc(&y, '\n'))) {
+			rc = floe_error_oom(c->err);
+			break;
+		}
+		/* INSERT OVERWRITE: Flink's dynamic overwrite (the partitions the job
+		 * writes are replaced); 'branch': the Flink sink's write option */
+		const char *br = sql_opt_get(ins->opts, ins->n_opts, "branch");
+		if ((ins->overwrite && floe_buf_puts(&y, "    write.mode: overwrite\n")) ||
+		    (br && (floe_buf_puts(&y, "    branch: ") || yq(&y, br) ||
+			    floe_buf_putc(&y, '\n')))) {
 			rc = floe_error_oom(c->err);
 			break;
 		}

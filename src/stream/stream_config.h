@@ -146,6 +146,9 @@ typedef struct stream_table_cfg {
 	int distribution;       /* stream_dist; UNSET: write.distribution-mode, else none */
 	int upsert;             /* upsert-enabled: 1, 0, -1 = write.upsert.enabled */
 	const char *equality_fields; /* equality-field-columns (NULL: identifier fields) */
+	int write_mode;              /* write.mode: 0 append, 1 overwrite, -1 unset */
+	const char *overwrite_where; /* overwrite-where: a filtered overwrite (NULL: dynamic) */
+	const char *branch;          /* branch: the branch commits go to (NULL: main) */
 	stream_maint_cfg maint;
 	int line;
 } stream_table_cfg;

@@ -282,18 +282,49 @@ static int restore_splits(floe_pipeline *p, rt_table *t, floe_error *err)
 	return FLOE_OK;
 }
 
+/* The head of the table's branch; a branch not created yet starts from
+ * main's head (its first commit creates it there). */
+static const floe_snapshot *table_head(rt_table *t)
+{
+	const floe_metadata *m = floe_table_metadata(t->commit_t);
+	const floe_snapshot *s = floe_metadata_branch_head(m, t->cfg->branch);
+	if (!s && t->cfg->branch && !floe_metadata_ref(m, t->cfg->branch))
+		s = floe_metadata_branch_head(m, NULL);
+	return s;
+}
+
+/* An overwrite resumed in the middle of its load keeps the base it started
+ * from (else its second half would replace its first half). */
+static void restore_overwrite_base(rt_table *t, const floe_snapshot *s)
+{
+	const char *ob = floe_snapshot_summary(s, "floe.overwrite-base");
+	const char *done = floe_snapshot_summary(s, "floe.load-complete");
+	int64_t id, seq;
+	if (!t->overwrite || !ob || (done && !strcmp(done, "true")))
+		return;
+	const char *colon = strchr(ob, ':');
+	if (colon && floe_parse_i64(ob, (size_t)(colon - ob), &id) &&
+	    floe_parse_i64(colon + 1, strlen(colon + 1), &seq)) {
+		t->ow_base = id;
+		t->ow_base_seq = seq;
+	}
+}
+
 /* The committed state of this pipeline in table t (newest first). */
 static int restore_table(floe_pipeline *p, rt_table *t, floe_error *err)
 {
 	if (t->split_fence)
 		return restore_splits(p, t, err);
 	const floe_metadata *m = floe_table_metadata(t->commit_t);
-	const floe_snapshot *s = floe_metadata_branch_head(m, NULL);
+	const floe_snapshot *s = table_head(t);
 	int guard = 0;
 	t->fence_snap = FLOE_NO_SNAPSHOT;
+	t->ow_base = s ? s->snapshot_id : FLOE_NO_SNAPSHOT;
+	t->ow_base_seq = s ? s->sequence_number : 0;
 	while (s && guard++ < 1000000) {
 		if (floe_pipeline_snapshot_counts(m, s, p->pipeline_id)) {
 			t->fence_snap = s->snapshot_id;
+			restore_overwrite_base(t, s);
 			const char *offs = floe_snapshot_summary(s, "floe.source-offsets");
 			const char *ck = floe_snapshot_summary(s, "floe.checkpoint-id");
 			int rc;
@@ -381,6 +412,7 @@ static int open_kafka_table(floe_pipeline *p, rt_table *t, const stream_source_c
 		t->split_fence = true;
 		if ((rc = stream_split_state_new(&t->splits, kafka_group(p, sc), err)))
 			return rc;
+		t->splits->branch = t->cfg->branch;
 	}
 	if (!sc->metadata.len)
 		return FLOE_OK;
@@ -589,11 +621,21 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 		return floe_error_prefix(err, rc, "table %s: ", t->ident);
 	/* a table whose head lost entries (a truncated manifest list or manifest)
 	 * is not written: a commit on top would make the loss permanent */
-	if ((rc = floe_table__verify_snapshot(t->commit_t,
-					      floe_metadata_branch_head(
-						      floe_table_metadata(t->commit_t), NULL),
-					      err)))
+	if ((rc = floe_table__verify_snapshot(t->commit_t, table_head(t), err)))
 		return rc;
+	if (tc->branch) {
+		const floe_snapshot_ref *ref =
+			floe_metadata_ref(floe_table_metadata(t->commit_t), tc->branch);
+		if (ref && ref->is_tag)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "table %s: '%s' is a tag, not a branch: a pipeline writes "
+					      "to a branch",
+					      t->ident, tc->branch);
+	}
+	t->overwrite = tc->write_mode == 1;
+	if (tc->overwrite_where &&
+	    (rc = stream_ow_filter_new(&t->ow_filter, t->commit_t, tc->overwrite_where, err)))
+		return floe_error_prefix(err, rc, "table %s: ", t->ident);
 	const stream_source_cfg *sc = stream_config_source(p->cfg, tc->source);
 	if (sc && (sc->type == STREAM_SRC_KAFKA || sc->type == STREAM_SRC_KINESIS) &&
 	    (rc = open_kafka_table(p, t, sc, err)))
@@ -1194,9 +1236,27 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 		if ((rc = floe_table_refresh(t->commit_t, err)))
 			goto done;
 	}
-	if ((rc = floe_op_new(&ap, t->commit_t, n_pos + n_eq ? FLOE_OP_ROW_DELTA : FLOE_OP_APPEND,
-			      NULL, err)))
+	if ((rc = floe_op_new(&ap, t->commit_t,
+			      t->overwrite	? FLOE_OP_OVERWRITE
+			      : n_pos + n_eq ? FLOE_OP_ROW_DELTA
+					     : FLOE_OP_APPEND,
+			      t->cfg->branch, err)))
 		goto done;
+	if (t->overwrite) {
+		floe_overwrite_scope os = {!t->ow_filter,
+					   t->ow_filter ? stream_ow_filter_scope : NULL,
+					   t->ow_filter,
+					   t->cfg->overwrite_where,
+					   t->ow_base,
+					   t->ow_base == FLOE_NO_SNAPSHOT ? 0 : t->ow_base_seq,
+					   p->pipeline_id};
+		char ob[48];
+		snprintf(ob, sizeof(ob), "%lld:%lld", (long long)t->ow_base,
+			 (long long)t->ow_base_seq);
+		if ((rc = floe_op_set_overwrite(ap, &os, err)) ||
+		    (rc = floe_op_set_summary(ap, "floe.overwrite-base", ob, err)))
+			goto done;
+	}
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = floe_op_add_file(ap, &c->files[ti][i], err);
 	snprintf(num, sizeof(num), "%lld", (long long)c->id);
@@ -1709,6 +1769,7 @@ static int start_maintenance(floe_pipeline *p, floe_error *err)
 		o.compact.max_bytes = m->max_rewrite_bytes;
 		o.compact.max_commits = (int)m->max_commits;
 		o.compact.sort = m->sort;
+		o.compact.branch = t->cfg->branch; /* the branch this pipeline writes */
 		o.expire.retain_last = (int)m->retain_last;
 		o.lock_uri = m->lock_uri;
 		sc.commit_count = m->commit_count;
@@ -1959,6 +2020,7 @@ void floe_pipeline_free(floe_pipeline *p)
 		rt_table *t = &p->tables[i];
 		floe_arrow_schema_release(&t->aschema);
 		stream_filter_free(t->filter);
+		stream_ow_filter_free(t->ow_filter);
 		stream_filter_free(t->pre_filter);
 		stream_offsets_reset(&t->skip);
 		stream_split_state_free(t->splits);

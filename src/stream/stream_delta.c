@@ -172,6 +172,14 @@ int stream_delta_precheck(const stream_config *cfg, floe_catalog *cat, floe_erro
 			rc = FLOE_OK;
 			goto next;
 		}
+		if (tc->write_mode == 1 &&
+		    (tc->upsert >= 0 ? tc->upsert == 1 : truthy(in.prop_upsert))) {
+			rc = floe_error_set(err, FLOE_EINVAL,
+					    "write.mode: overwrite and upserts (write.upsert.enabled) "
+					    "together are refused: an overwrite replaces rows, an upsert "
+					    "merges them");
+			goto next;
+		}
 		rc = rules(&in, &out, err);
 next:
 		if (rc)

@@ -88,6 +88,8 @@ typedef struct rt_pfield {
 	const floe_partition_field *pf;
 } rt_pfield;
 
+typedef struct stream_ow_filter stream_ow_filter;
+
 typedef struct rt_table {
 	const stream_table_cfg *cfg;
 	char *ns, *name, *ident;
@@ -125,6 +127,12 @@ typedef struct rt_table {
 	 * (resumed from or committed; FLOE_NO_SNAPSHOT): every commit is fenced
 	 * on it (floe_op_fence_pipeline) */
 	int64_t fence_snap;
+	/* write.mode: overwrite — the load's base (the branch head when it
+	 * started, kept in every checkpoint's floe.overwrite-base) and, for
+	 * overwrite-where, its filter */
+	bool overwrite;
+	int64_t ow_base, ow_base_seq;
+	stream_ow_filter *ow_filter;
 	rt_pfield *pplan;
 	size_t n_pplan;
 	/* partition fields whose value a record can make unwritable (truncate of a
@@ -333,6 +341,13 @@ struct floe_pipeline {
 int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *cat,
 			 const stream_sink_ops *sink, const floe_pipeline_opts *opts,
 			 floe_error *err) FLOE_WUR;
+
+/* stream_overwrite.c: the row filter of overwrite-where, decided per file
+ * (a floe_op_scope_fn over the table's current metadata). */
+int stream_ow_filter_new(stream_ow_filter **out, floe_table *t, const char *text,
+			 floe_error *err) FLOE_WUR;
+void stream_ow_filter_free(stream_ow_filter *f);
+int stream_ow_filter_scope(void *payload, const floe_data_file *df);
 
 /* stream_delta.c: the rules of upsert / change-record tables, checked for
  * every table before any is created; the plan of a delta table (t->meta

@@ -527,6 +527,91 @@ static void test_pipelines(void)
 	env_close(&e);
 }
 
+/* ---- refs and overwrites: a branch commit, publish, tag, a dynamic overwrite -------- */
+
+static int run_refs(void *p)
+{
+	commit_ctx *c = p;
+	floe_table *t = NULL;
+	floe_snapshot_op *op = NULL;
+	floe_error err = {0};
+	floe_arena a;
+	char br[32], tag[32];
+	int rc;
+	floe_arena_init(&a, 0);
+	snprintf(br, sizeof(br), "b%d", c->k);
+	snprintf(tag, sizeof(tag), "t%d", c->k);
+	if ((rc = floe_table_load(&t, c->cat, "db", "rf", &err)))
+		goto done;
+	floe_data_file f;
+	floe_data_file_init(&f);
+	f.content = FLOE_CONTENT_DATA;
+	f.file_path = floe_arena_sprintf(&a, "%s/data/r%d.parquet", floe_table_metadata(t)->location,
+					 c->k++);
+	if (!f.file_path) {
+		rc = FLOE_ENOMEM;
+		goto done;
+	}
+	f.record_count = 1;
+	f.file_size_in_bytes = 100;
+	floe_ref_opts o = FLOE_REF_OPTS_INIT;
+	o.name = br;
+	if ((rc = floe_op_new(&op, t, FLOE_OP_APPEND, br, &err)) ||
+	    (rc = floe_op_add_file(op, &f, &err)) || (rc = floe_op_commit(op, NULL, &err)))
+		goto done;
+	floe_op_free(op);
+	op = NULL;
+	o.action = FLOE_REF_FAST_FORWARD;
+	o.name = "main";
+	o.from = br;
+	if ((rc = floe_table_manage_ref(t, &o, &err)))
+		goto done;
+	o = (floe_ref_opts)FLOE_REF_OPTS_INIT;
+	o.action = FLOE_REF_CREATE_TAG;
+	o.name = tag;
+	o.max_ref_age_ms = 86400000;
+	if ((rc = floe_table_manage_ref(t, &o, &err)))
+		goto done;
+	o = (floe_ref_opts)FLOE_REF_OPTS_INIT;
+	o.action = FLOE_REF_DROP_BRANCH;
+	o.name = br;
+	if ((rc = floe_table_manage_ref(t, &o, &err)))
+		goto done;
+	/* a dynamic overwrite replaces what the unpartitioned table holds */
+	f.file_path = floe_arena_sprintf(&a, "%s/data/o%d.parquet", floe_table_metadata(t)->location,
+					 c->k++);
+	if (!f.file_path) {
+		rc = FLOE_ENOMEM;
+		goto done;
+	}
+	floe_overwrite_scope os = {true, NULL, NULL, NULL, floe_table_metadata(t)->current_snapshot_id,
+				   -1, NULL};
+	if ((rc = floe_op_new(&op, t, FLOE_OP_OVERWRITE, NULL, &err)) ||
+	    (rc = floe_op_add_file(op, &f, &err)) || (rc = floe_op_set_overwrite(op, &os, &err)) ||
+	    (rc = floe_op_commit(op, NULL, &err)))
+		goto done;
+done:
+	if (rc)
+		g_last = err;
+	floe_op_free(op);
+	floe_table_free(t);
+	floe_arena_reset(&a);
+	return rc;
+}
+
+static void test_refs(void)
+{
+	wenv e;
+	env_open(&e, true);
+	floe_table *t = make_table(&e, "rf", "id long", NULL, NULL, 2);
+	floe_table_free(t);
+	commit_ctx c = {e.cat, -1, 0};
+	scenario sc = {"branch commit, fast-forward, tag, drop, dynamic overwrite", run_refs, NULL,
+		       &c, 0};
+	torture(&sc);
+	env_close(&e);
+}
+
 /* ---- the task writer ------------------------------------------------------------ */
 
 typedef struct task_ctx {
@@ -1048,6 +1133,7 @@ int main(void)
 	T_RUN(test_commit);
 	T_RUN(test_multi_commit);
 	T_RUN(test_pipelines);
+	T_RUN(test_refs);
 	T_RUN(test_orphans);
 	T_RUN(test_task_writer);
 	T_RUN(test_delete_writers);
