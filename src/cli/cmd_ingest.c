@@ -88,7 +88,7 @@ static const char *const FLAGS[] = {
 	"--csv-delimiter", "--null-literal", "--epoch-unit", "--rows-per-second", "--number-of-rows",
 	"--seed", "--block-size", "--property", "--field", "--maintenance", "--maintenance-option",
 	"--metrics-bind", "--summary", "--max-dead-letter-ratio", "--upsert", "--equality-fields",
-	"--rowkind-field", NULL,
+	"--rowkind-field", "--unknown-fields", NULL,
 };
 
 /* Edit distance (for the nearest flag). */
@@ -203,7 +203,7 @@ int cmd_ingest(int argc, char **argv)
 	const char *dist = NULL, *budget = NULL, *pid = NULL, *errors = NULL, *dlq = NULL;
 	const char *mport = NULL, *mbind = NULL, *summary = NULL, *dead_ratio = NULL, *delim = NULL, *nulls = NULL, *unit = NULL;
 	const char *rps = NULL, *nrows = NULL, *seed = NULL, *block = NULL, *maint = NULL;
-	const char *eqf = NULL, *rowkind = NULL;
+	const char *eqf = NULL, *rowkind = NULL, *unknown = NULL;
 	bool follow = false, gen = false, no_header = false, print = false, quiet = false;
 	bool upsert = false;
 	bool use_stdin = false;
@@ -271,6 +271,7 @@ int cmd_ingest(int argc, char **argv)
 		OPT("--maintenance", maint)
 		OPT("--equality-fields", eqf)
 		OPT("--rowkind-field", rowkind)
+		OPT("--unknown-fields", unknown)
 #undef OPT
 		if (!strcmp(a, "--property") || !strcmp(a, "--field") ||
 		    !strcmp(a, "--maintenance-option")) {
@@ -488,6 +489,11 @@ int cmd_ingest(int argc, char **argv)
 	}
 	if (upsert)
 		fprintf_sb(f, "    upsert-enabled: true\n");
+	if (unknown) {
+		fprintf_sb(f, "    unknown-fields: ");
+		q(f, unknown);
+		fputc_sb('\n', f);
+	}
 	if (eqf) {
 		fprintf_sb(f, "    equality-field-columns: ");
 		q(f, eqf);

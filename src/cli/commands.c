@@ -268,6 +268,10 @@ const cli_command cli_commands[] = {
 	 "                                  length, start, end, null-rate, values\n"
 	 "Table (created when missing and --create-schema is given):\n"
 	 "  --create-schema COLUMNS         \"id long not null, ts timestamptz, ...\"\n"
+	 "                                  (an existing table keeps its own schema)\n"
+	 "  --unknown-fields drop|evolve|dead-letter   fields the table lacks: skipped\n"
+	 "                                  (default), added (evolve: also widens numbers,\n"
+	 "                                  relaxes absent required fields), dead letter\n"
 	 "  --partition-by EXPR  --sort-by EXPR  --format-version N\n"
 	 "  --property KEY=VALUE            table property at creation (repeatable)\n"
 	 "  --filter EXPR                   only rows that match (\"kind = 'click'\")\n"
@@ -303,7 +307,8 @@ const cli_command cli_commands[] = {
 	 "floe ingest db.orders orders.csv --create-schema \"id long, customer string, total "
 	 "double\"\n"
 	 "floe ingest db.gen --generator --number-of-rows 1000 --create-schema \"id long, ts "
-	 "timestamptz\" --field id.kind=sequence\n"},
+	 "timestamptz\" --field id.kind=sequence\n"
+	 "floe ingest db.events events.jsonl --pipeline-id doc-evolve --unknown-fields evolve\n"},
 	{"run", cmd_run, "<pipeline.yaml> [--check] [--quiet]", "run a streaming pipeline",
 	 "  --check              validate the file and exit\n"
 	 "  --quiet              no progress line or summary\n"

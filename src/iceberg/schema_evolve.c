@@ -213,8 +213,36 @@ static bool is_identifier(const floe_schema_evo *e, int32_t id)
 	return false;
 }
 
+/* Every field, element and value of a new type optional (a merged record's
+ * members: later records may lack them). */
+static void relax(floe_type *t)
+{
+	switch (t->id) {
+	case FLOE_T_STRUCT:
+		for (size_t i = 0; i < t->n_fields; i++) {
+			t->fields[i].required = false;
+			if (floe_type_is_nested(t->fields[i].type))
+				relax((floe_type *)t->fields[i].type);
+		}
+		break;
+	case FLOE_T_LIST:
+		t->element_required = false;
+		if (floe_type_is_nested(t->element))
+			relax((floe_type *)t->element);
+		break;
+	case FLOE_T_MAP:
+		t->value_required = false;
+		if (floe_type_is_nested(t->value))
+			relax((floe_type *)t->value);
+		break;
+	default:
+		break;
+	}
+}
+
 static int add_at(floe_schema_evo *e, floe_type *parent, const char *path, const char *name,
-		  size_t name_len, const floe_type *type, const char *doc, floe_error *err)
+		  size_t name_len, const floe_type *type, const char *doc, bool relaxed,
+		  floe_error *err)
 {
 	if (find_member(parent, name, name_len))
 		return floe_error_set(err, FLOE_EINVAL, "column '%s' exists already", path);
@@ -240,8 +268,11 @@ static int add_at(floe_schema_evo *e, floe_type *parent, const char *path, const
 	f->required = false; /* a table's existing rows have no value */
 	f->type = nt;
 	f->doc = doc && *doc ? floe_arena_strdup(e->a, doc) : NULL;
-	if (floe_type_is_nested(nt))
+	if (floe_type_is_nested(nt)) {
 		fresh_ids(nt, &e->last_id);
+		if (relaxed)
+			relax(nt);
+	}
 	parent->fields = fs;
 	parent->n_fields++;
 	return note(e, err, "add column", path, type, NULL);
@@ -264,7 +295,7 @@ int floe_evo_add_column(floe_schema_evo *e, const char *path, const floe_type *t
 		parent = (floe_type *)*s.type;
 	}
 	const char *name = dot ? dot + 1 : path;
-	return add_at(e, parent, path, name, strlen(name), type, doc, err);
+	return add_at(e, parent, path, name, strlen(name), type, doc, false, err);
 }
 
 static int widen_slot(floe_schema_evo *e, slot *s, const char *path, const floe_type *to,
@@ -364,13 +395,18 @@ static int merge_struct(floe_schema_evo *e, floe_type *c, char *path, size_t ple
 		memcpy(path + at, wf->name, nl + 1);
 		floe_field *cf = find_member(c, wf->name, nl);
 		if (!cf) {
-			if ((rc = add_at(e, c, path, wf->name, nl, wf->type, NULL, err)))
+			if ((rc = add_at(e, c, path, wf->name, nl, wf->type, NULL, true, err)))
 				return rc;
 			continue;
 		}
 		slot s = {&cf->type, &cf->required, cf};
 		if ((rc = merge_type(e, &s, path, at + nl, wf->type, missing_optional, err)))
 			return rc;
+		/* present but optional (a null value): the column becomes optional */
+		if (missing_optional && !wf->required && cf->required &&
+		    (rc = optional_slot(e, &s, path, err)))
+			return rc;
+		path[at + nl] = 0;
 	}
 	if (missing_optional) {
 		for (size_t i = 0; i < c->n_fields; i++) {

@@ -52,7 +52,8 @@ int floe_evo_make_optional(floe_schema_evo *e, const char *path, floe_error *err
 /*
  * Merge `want` (a struct; its ids and required flags are ignored, except
  * that absent members do not count) into the schema: members the schema
- * lacks are added (nested structs and lists of structs too), wider
+ * lacks are added (nested structs and lists of structs too; optional at
+ * every level, as later records may lack them), wider
  * primitives widen their column, and with `missing_optional` every
  * required column that want lacks becomes optional. A member whose type
  * cannot become the column's (string into a long, a struct into an int)

@@ -43,6 +43,13 @@ typedef enum stream_cdc_kind {
 	STREAM_CDC_DEBEZIUM, /* format: debezium-json */
 } stream_cdc_kind;
 
+/* unknown-fields: what a record's fields the table lacks do (stream_evolve.c) */
+typedef enum stream_unknown {
+	STREAM_UNKNOWN_DROP = 0,    /* skipped (the value is lost) */
+	STREAM_UNKNOWN_EVOLVE,      /* the schema evolves first */
+	STREAM_UNKNOWN_DEAD_LETTER, /* the record goes to the dead letters */
+} stream_unknown;
+
 typedef enum stream_errors {
 	STREAM_ERRORS_DEAD_LETTER = 0,
 	STREAM_ERRORS_FAIL,
@@ -138,6 +145,7 @@ typedef struct stream_table_cfg {
 	int upsert;             /* upsert-enabled: 1, 0, -1 = write.upsert.enabled */
 	const char *equality_fields; /* equality-field-columns (NULL: identifier fields) */
 	stream_maint_cfg maint;
+	int unknown_fields; /* stream_unknown */
 	int line;
 } stream_table_cfg;
 

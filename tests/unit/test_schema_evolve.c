@@ -135,7 +135,7 @@ static void test_merge(void)
 			       "xs list<struct<k: int>>");
 	/* a record: id, no kind, a wide n, a huge f, a big amount, a new nested
 	 * member, a new member of the list's struct, a new top-level field */
-	floe_schema *w = parse("id int, n long, f double, amt decimal(9,3), "
+	floe_schema *w = parse("id int not null, n long, f double, amt decimal(9,3), "
 			       "ev struct<b: string, c: boolean>, xs list<struct<k: int, v: long>>, "
 			       "extra string");
 	floe_schema *out = NULL;
@@ -157,6 +157,16 @@ static void test_merge(void)
 	T_CHECK(floe_schema_find_name(out, "xs.element.v", false) != NULL);
 	T_CHECK(floe_schema_find_name(out, "extra", false) != NULL);
 	T_CHECK(!floe_schema_find_name(out, "extra", false)->required);
+	floe_evo_reset(&e);
+
+	/* a present but optional (null) member makes its column optional */
+	floe_schema *nul = parse("id long");
+	T_OK(floe_evo_begin(&e, &A, s, s->highest_field_id, 2, &err), &err);
+	T_OK(floe_evo_merge(&e, nul->root, false, &err), &err);
+	T_EQ_INT((long long)e.n_changes, 0);
+	T_OK(floe_evo_merge(&e, nul->root, true, &err), &err);
+	T_OK(floe_evo_finish(&out, &last, &e, &err), &err);
+	T_CHECK(out && !floe_schema_find_name(out, "id", false)->required);
 	floe_evo_reset(&e);
 
 	/* a string into a long: refused, nothing changed */
