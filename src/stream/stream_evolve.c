@@ -278,6 +278,7 @@ static int commit_table(floe_pipeline *p, rt_table *tb, bool *changed, floe_erro
 	if (!rc && ns) {
 		/* the pipeline's fence, unless Kafka's per-partition one applies */
 		const char *pid = tb->split_fence ? NULL : p->pipeline_id;
+		FLOE_INFO("table %s: committing a schema update", tb->ident);
 		rc = floe_table__evolve_schema(tb->commit_t, ns->root, true, pid, tb->fence_snap,
 					       &summary, err);
 		if (!rc && summary && *summary) {

@@ -828,8 +828,14 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 				t->json.reject_unknown = false;
 				if (rc == FLOE_EINVAL && !tb->delta &&
 				    tb->cfg->unknown_fields == STREAM_UNKNOWN_EVOLVE) {
-					bool taken = false;
-					if ((rc = stream_evolve_note(t, ti, cur, n, &taken, err)))
+					bool taken = false, wanted = true;
+					/* another table's record says nothing of this one */
+					if (tb->pre_filter &&
+					    (rc = stream_task__wanted_by_filter(t, ti, b, csv, cur, n,
+										&wanted, err)))
+						return rc;
+					if (wanted &&
+					    (rc = stream_evolve_note(t, ti, cur, n, &taken, err)))
 						return rc;
 					if (taken)
 						continue; /* replayed after the schema update */
