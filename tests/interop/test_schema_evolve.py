@@ -58,7 +58,7 @@ def write_input(folder, per_phase):
     return model
 
 
-def pipeline_yaml(src, dlq, pid="evolve-test"):
+def pipeline_yaml(src, dlq, pid="evolve-test", block="4KiB"):
     tables = "".join(
         f"""  - name: db.ev_{k}
     schema: "{BASE}"
@@ -74,7 +74,7 @@ sources:
     type: files
     path: {src}
     pattern: "*.jsonl"
-    block-size: 4KiB
+    block-size: {block}
 tables:
 {tables}"""
 
@@ -197,9 +197,10 @@ def test_five_kinds_evolve_in_a_pipeline(floe, tmp_path):
 
 
 def test_sigkill_during_data_and_schema_commits_is_exactly_once(floe, tmp_path):
-    model = write_input(tmp_path / "in", per_phase=120)
+    # each checkpoint commits 5 tables: few, large blocks keep the runs short
+    model = write_input(tmp_path / "in", per_phase=400)
     yaml = tmp_path / "p.yaml"
-    yaml.write_text(pipeline_yaml(tmp_path / "in", tmp_path / "dlq.jsonl"))
+    yaml.write_text(pipeline_yaml(tmp_path / "in", tmp_path / "dlq.jsonl", block="16KiB"))
     cmd = [floe.bin, "--dir", str(floe.root), "-v", "run", str(yaml), "--quiet"]
     rng = random.Random(16_3)
     kills = schema_kills = runs = 0
@@ -223,7 +224,7 @@ def test_sigkill_during_data_and_schema_commits_is_exactly_once(floe, tmp_path):
                             time.sleep(rng.uniform(0, 0.005))
                             break
                         if not at_schema and ("committed as" in text or time.time() - start > 0.5):
-                            time.sleep(rng.uniform(0, 0.05))
+                            time.sleep(rng.uniform(0, 0.02))
                             break
                         time.sleep(0.002)
                     proc.wait(timeout=0.001)
