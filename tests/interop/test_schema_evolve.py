@@ -203,7 +203,8 @@ def test_sigkill_during_data_and_schema_commits_is_exactly_once(floe, tmp_path):
     yaml.write_text(pipeline_yaml(tmp_path / "in", tmp_path / "dlq.jsonl", block="16KiB"))
     cmd = [floe.bin, "--dir", str(floe.root), "-v", "run", str(yaml), "--quiet"]
     rng = random.Random(16_3)
-    kills = schema_kills = runs = 0
+    kills = schema_kills = runs = extra = 0
+    next_id = sum(len(m) for m in model.values())
     finished = False
     while not finished and runs < 200:
         runs += 1
@@ -235,6 +236,18 @@ def test_sigkill_during_data_and_schema_commits_is_exactly_once(floe, tmp_path):
                     proc.wait(timeout=0.001)
                 finished = proc.returncode == 0
                 assert finished, log.read_text()[-2000:]
+                if want_more:
+                    # a fast machine loaded everything first: more input
+                    # (a file name after the others), and go on killing
+                    finished = False
+                    extra += 1
+                    with (tmp_path / "in" / f"phase-9-{extra:03d}.jsonl").open("w") as f:
+                        for _ in range(100):
+                            for kx, k in enumerate(KINDS):
+                                r = record(kx, next_id, 3)
+                                model[k][next_id] = r
+                                f.write(json.dumps(r) + "\n")
+                                next_id += 1
             except subprocess.TimeoutExpired:
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()
