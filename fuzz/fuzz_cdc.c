@@ -2,7 +2,8 @@
  * fuzz_cdc.c — the change-record decoders on arbitrary bytes: Debezium JSON
  * (upsert and CDC plans, with and without the schema envelope required, a
  * source.ts_ms column) and plain JSON records with a row-kind column. The
- * first byte picks the mode; the rest are records, one per line. After
+ * first byte picks the mode (bit 32: the records are Kafka keys, decoded
+ * as an upsert tombstone's key); the rest are records, one per line. After
  * every record the columns must be consistent (a rejected record leaves
  * them as they were; an accepted one adds 0, 1 or 2 rows), every reported
  * kind is a floe_row_kind, every accepted row holds its key, and the batch
@@ -67,6 +68,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (rc == FLOE_OK) {
 				rows = 1;
 				rc = stream_cdc_row_kind(&d, &root, before, &kinds[0]);
+				if (rc == FLOE_EINVAL) {
+					stream_col_truncate(&root, before);
+					rows = 0;
+				}
+			}
+		} else if (data[0] & 32) {
+			/* a tombstone's key (an upsert delete by key) */
+			rc = stream_cdc_decode_key(&d, &root, p, n);
+			if (rc == FLOE_OK) {
+				rows = 1;
+				kinds[0] = FLOE_ROW_DELETE;
+				rc = stream_cdc_check_row(&d, &root, before, kinds[0]);
 				if (rc == FLOE_EINVAL) {
 					stream_col_truncate(&root, before);
 					rows = 0;

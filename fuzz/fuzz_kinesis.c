@@ -1,8 +1,8 @@
 /*
  * fuzz_kinesis.c — what the Kinesis source reads from the network and from
- * disk: GetRecords answers (the first byte picks max-record-size), AWS error
- * bodies, credential documents (container/instance JSON, STS XML) and the
- * shared INI files. Every parsed record must lie inside the reply's data.
+ * disk: GetRecords answers (the first byte picks max-record-size) and AWS
+ * error bodies (the credential documents are io/aws.c's, shared with S3 and
+ * Glue). Every parsed record must lie inside the reply's data.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,15 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	stream_kinesis_reply_reset(&r);
-	char t[64], msg[128], v[32];
+	char t[64], msg[128];
 	stream_aws_error_of((const uint8_t *)p, n, t, sizeof(t), msg, sizeof(msg));
-	stream_aws_creds c = {0};
-	if (stream_aws_creds_from_json(&c, p, n, NULL) == FLOE_OK && (!c.akid || !c.secret))
-		abort();
-	if (stream_aws_creds_from_sts(&c, p, n, NULL) == FLOE_OK && (!c.akid || !c.secret))
-		abort();
-	stream_aws_creds_reset(&c);
-	(void)stream_aws_ini_get(p, n, "default", "aws_access_key_id", v, sizeof(v));
-	(void)stream_aws_ini_get(p, n, "profile x", "region", v, sizeof(v));
 	return 0;
 }

@@ -183,6 +183,65 @@ FLOE_EXPORT int floe_scan_follow(floe_table *t, const floe_scan_opts *opts, int6
 		     floe_error *err) FLOE_WUR;
 
 /*
+ * Changelog reads (Spark's changelog view): the rows each snapshot in
+ * (from, to] of to's ancestry changed, oldest first, as a scan whose
+ * batches are every column of the table's current schema followed by
+ * _change_type (string: INSERT, DELETE, UPDATE_BEFORE, UPDATE_AFTER),
+ * _change_ordinal (int: the snapshot's place in the range, from
+ * ordinal_base) and _commit_snapshot_id (long). A snapshot's changes are its
+ * rows minus its parent's (INSERT) and its parent's minus its own (DELETE),
+ * as multisets of whole rows, so a rewritten file's unchanged rows
+ * (copy-on-write) cancel out as Spark's carry-over removal does; only the
+ * data files whose delete files or presence differ between the two
+ * snapshots are read. Replace (compaction) snapshots change nothing and
+ * take no ordinal. With identifier columns (the schema's identifier fields,
+ * or identifier_columns), a DELETE and an INSERT of one key in one snapshot
+ * become UPDATE_BEFORE and UPDATE_AFTER; two deleted rows of one key in
+ * one snapshot fail with FLOE_EINVAL, as Spark does.
+ *
+ * from / to name a snapshot: "ID" or "snapshot:ID", "timestamp:TIME" (the
+ * snapshot current at TIME: epoch ms or ISO-8601), "tag:NAME" or
+ * "branch:NAME", or a bare ref name. from NULL or "earliest": from the
+ * start of the table; to NULL: the current snapshot.
+ */
+typedef struct floe_changelog_opts {
+	int version;                           /* 1 */
+	const char *from;                      /* exclusive */
+	const char *to;                        /* inclusive */
+	const char *const *identifier_columns; /* NULL: the schema's identifier fields */
+	size_t n_identifier_columns;
+	bool no_updates;                       /* DELETE/INSERT only */
+	int64_t ordinal_base;                  /* the first snapshot's _change_ordinal (0) */
+	int threads;                           /* planning threads; 0 = one per CPU */
+} floe_changelog_opts;
+
+#define FLOE_CHANGELOG_OPTS_INIT {1, NULL, NULL, NULL, 0, false, 0, 0}
+
+/* Open a changelog read (rows via floe_scan_next / floe_scan_write). The
+ * caller frees *out with floe_scan_free. FLOE_ENOTFOUND: a from/to that
+ * names no snapshot; FLOE_EINVAL: from is not an ancestor of to. */
+FLOE_EXPORT int floe_scan_changelog_open(floe_scan **out, floe_table *t,
+					 const floe_changelog_opts *opts, floe_error *err) FLOE_WUR;
+
+/* Called after the changes of one commit were all written (follow mode):
+ * the position to resume from is (snapshot_id, next_ordinal). Non-zero stops. */
+typedef int (*floe_changelog_commit_fn)(int64_t snapshot_id, int64_t next_ordinal, void *payload);
+
+/*
+ * Follow a table's changelog: the changes after opts->from (NULL: every
+ * change from the table's start) one commit at a time — fn receives the
+ * commit's rows (in CSV only the first commit has a header), then done its
+ * position — then every interval_ms the table is refreshed and each new
+ * commit is emitted the same way. Stops after max_polls refreshes (0:
+ * never) or when fn/done return non-zero. The table is refreshed.
+ */
+FLOE_EXPORT int floe_scan_changelog_follow(floe_table *t, const floe_changelog_opts *opts,
+					   int64_t interval_ms, int64_t max_polls,
+					   floe_output_format fmt, floe_write_fn fn,
+					   floe_changelog_commit_fn done, void *payload,
+					   floe_error *err) FLOE_WUR;
+
+/*
  * A metadata table as a scan (rows from floe_scan_next / floe_scan_write):
  * "snapshots", "history", "refs", "metadata_log_entries", "manifests",
  * "files", "data_files", "delete_files", "entries", "partitions" — the

@@ -171,8 +171,261 @@ static bool parse_format(const char *v, floe_output_format *fmt, bool *parquet)
 	return true;
 }
 
+/* ---- floe scan --changelog ---------------------------------------------------------------- */
+
+typedef struct cl_follow {
+	file_sink *sink;
+	const char *position_file;
+	int fd; /* the output file, or -1 (stdout) */
+} cl_follow;
+
+/* position file: {"snapshot-id": N, "ordinal": N, "output-bytes": N} */
+static int read_position(const char *path, int64_t *snap, int64_t *ordinal, int64_t *bytes)
+{
+	char buf[512];
+	FILE *f = fopen(path, "r");
+	*snap = -1;
+	*ordinal = 0;
+	*bytes = -1;
+	if (!f)
+		return errno == ENOENT ? 0 : -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *keys[3] = {"\"snapshot-id\":", "\"ordinal\":", "\"output-bytes\":"};
+	int64_t *vals[3] = {snap, ordinal, bytes};
+	for (int k = 0; k < 3; k++) {
+		const char *p = strstr(buf, keys[k]);
+		if (!p)
+			return -1;
+		p += strlen(keys[k]);
+		char *end;
+		errno = 0;
+		long long v = strtoll(p, &end, 10);
+		if (errno || end == p)
+			return -1;
+		*vals[k] = v;
+	}
+	return 0;
+}
+
+static int cl_commit(int64_t snapshot_id, int64_t next_ordinal, void *payload)
+{
+	cl_follow *cf = payload;
+	if (fflush(cf->sink->f) || (cf->fd >= 0 && fsync(cf->fd)))
+		return FLOE_EIO;
+	if (!cf->position_file)
+		return 0;
+	long long bytes = cf->fd >= 0 ? (long long)lseek(cf->fd, 0, SEEK_END) : -1;
+	char tmp[4096], body[256];
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", cf->position_file) >= sizeof(tmp))
+		return FLOE_EINVAL;
+	int n = snprintf(body, sizeof(body),
+			 "{\"snapshot-id\": %lld, \"ordinal\": %lld, \"output-bytes\": %lld}\n",
+			 (long long)snapshot_id, (long long)next_ordinal, bytes);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return FLOE_EIO;
+	bool ok = fwrite(body, 1, (size_t)n, f) == (size_t)n && fflush(f) == 0 && fsync(fileno(f)) == 0;
+	ok = fclose(f) == 0 && ok;
+	if (!ok || rename(tmp, cf->position_file))
+		return FLOE_EIO;
+	return 0;
+}
+
+static int cl_write(const char *data, size_t n, void *payload)
+{
+	cl_follow *cf = payload;
+	return sink_write(data, n, cf->sink);
+}
+
+static int cmd_scan_changelog(int argc, char **argv)
+{
+	floe_changelog_opts o = FLOE_CHANGELOG_OPTS_INIT;
+	const char *ident = NULL, *output = NULL, *position_file = NULL, *maps[MAX_LIST];
+	const char *ids[MAX_LIST];
+	size_t n_maps = 0, n_ids = 0;
+	char *idbuf = NULL;
+	floe_output_format fmt = FLOE_OUTPUT_CSV;
+	bool follow = false, wide = false, parquet = false;
+	int64_t interval_ms = 60000, polls = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--changelog")) {
+			continue;
+		} else if (!strcmp(a, "--from") && v) {
+			o.from = v;
+			i++;
+		} else if (!strcmp(a, "--to") && v) {
+			o.to = v;
+			i++;
+		} else if (!strcmp(a, "--identifier-columns") && v) {
+			floe_free(idbuf);
+			idbuf = floe_strdup(v);
+			if (!idbuf || split_list(idbuf, ids, MAX_LIST, &n_ids)) {
+				floe_free(idbuf);
+				return 2;
+			}
+			i++;
+		} else if (!strcmp(a, "--no-updates")) {
+			o.no_updates = true;
+		} else if (!strcmp(a, "--format") && v) {
+			if (!parse_format(v, &fmt, &parquet)) {
+				floe_free(idbuf);
+				return cli_usage_error("--format must be csv, json, table or parquet");
+			}
+			i++;
+		} else if (!strcmp(a, "--wide")) {
+			wide = true;
+		} else if ((!strcmp(a, "--output") || !strcmp(a, "-o")) && v) {
+			output = v;
+			i++;
+		} else if (!strcmp(a, "--follow")) {
+			follow = true;
+		} else if (!strcmp(a, "--position-file") && v) {
+			position_file = v;
+			i++;
+		} else if (!strcmp(a, "--interval") && v) {
+			if (!parse_duration_ms(v, &interval_ms) || interval_ms <= 0) {
+				floe_free(idbuf);
+				return cli_usage_error("bad interval '%s' (10s, 500ms, 1m)", v);
+			}
+			i++;
+		} else if (!strcmp(a, "--polls") && v) {
+			if (!parse_i64(v, &polls) || polls < 0) {
+				floe_free(idbuf);
+				return cli_usage_error("bad poll count '%s'", v);
+			}
+			i++;
+		} else if (!strcmp(a, "--threads") && v) {
+			int64_t x;
+			if (!parse_i64(v, &x) || x < 0 || x > 256) {
+				floe_free(idbuf);
+				return cli_usage_error("bad thread count '%s'", v);
+			}
+			o.threads = (int)x;
+			i++;
+		} else if (!strcmp(a, "--path-map") && v) {
+			if (n_maps >= MAX_LIST) {
+				floe_free(idbuf);
+				return cli_usage_error("too many --path-map rules");
+			}
+			maps[n_maps++] = v;
+			i++;
+		} else if (!ident && a[0] != '-') {
+			ident = a;
+		} else {
+			floe_free(idbuf);
+			return cli_usage_error("--changelog: unknown or incomplete option '%s' (a changelog "
+					       "read takes --from, --to, --identifier-columns, --no-updates, "
+					       "--format, --output, --follow, --position-file, --interval, "
+					       "--polls, --threads, --path-map)",
+					       a);
+		}
+	}
+	if (!ident) {
+		floe_free(idbuf);
+		return cli_usage_error("usage: floe scan <table|path> --changelog [--from S1] [--to S2]");
+	}
+	if (parquet && (follow || !output)) {
+		floe_free(idbuf);
+		return cli_usage_error("--changelog --format parquet needs --output FILE and no --follow");
+	}
+	if (position_file && !follow) {
+		floe_free(idbuf);
+		return cli_usage_error("--position-file applies to --changelog --follow");
+	}
+	if (follow && o.to) {
+		floe_free(idbuf);
+		return cli_usage_error("--follow reads every new commit: leave --to out");
+	}
+	o.identifier_columns = n_ids ? ids : NULL;
+	o.n_identifier_columns = n_ids;
+	if (wide && fmt == FLOE_OUTPUT_TABLE)
+		fmt = FLOE_OUTPUT_TABLE_WIDE;
+	int64_t pos_snap = -1, pos_ord = 0, pos_bytes = -1;
+	char from_buf[32];
+	if (position_file) {
+		if (read_position(position_file, &pos_snap, &pos_ord, &pos_bytes)) {
+			fprintf(stderr, "floe: --position-file '%s' cannot be read (remove it to start "
+					"over)\n",
+				position_file);
+			floe_free(idbuf);
+			return 1;
+		}
+		if (pos_snap >= 0) {
+			snprintf(from_buf, sizeof(from_buf), "%lld", (long long)pos_snap);
+			o.from = from_buf;
+			o.ordinal_base = pos_ord;
+		}
+	}
+	floe_catalog *cat = NULL;
+	floe_table *t = open_any(ident, maps, n_maps, &cat);
+	if (!t) {
+		floe_catalog_free(cat);
+		floe_free(idbuf);
+		return 1;
+	}
+	floe_error err = {0};
+	file_sink sink = {stdout};
+	cl_follow cf = {&sink, position_file, -1};
+	if (output && !parquet) {
+		/* following into a file with a position: the file is cut back to
+		 * what the position covers, so each commit's rows are there once */
+		bool resume = follow && position_file && pos_bytes >= 0;
+		sink.f = fopen(output, resume ? "a" : "w");
+		if (sink.f && resume && ftruncate(fileno(sink.f), (off_t)pos_bytes)) {
+			fclose(sink.f);
+			sink.f = NULL;
+		}
+		if (!sink.f) {
+			fprintf(stderr, "floe: cannot write '%s': %s\n", output, strerror(errno));
+			floe_table_free(t);
+			floe_catalog_free(cat);
+			floe_free(idbuf);
+			return 1;
+		}
+		cf.fd = fileno(sink.f);
+	}
+	int rc;
+	if (follow) {
+		rc = floe_scan_changelog_follow(t, &o, interval_ms, polls, fmt, cl_write, cl_commit, &cf,
+						&err);
+	} else {
+		floe_scan *s = NULL;
+		rc = floe_scan_changelog_open(&s, t, &o, &err);
+		if (!rc && parquet) {
+			char abs[8192];
+			const char *target = output;
+			if (output[0] != '/' && !strstr(output, "://")) {
+				char cwd[4096];
+				if (!getcwd(cwd, sizeof(cwd)) ||
+				    (size_t)snprintf(abs, sizeof(abs), "%s/%s", cwd, output) >= sizeof(abs))
+					rc = floe_error_set(&err, FLOE_EINVAL, "--output '%s': path too long",
+							    output);
+				target = abs;
+			}
+			if (!rc)
+				rc = floe_scan_write_parquet(s, target, &err);
+		} else if (!rc) {
+			rc = floe_scan_write(s, fmt, sink_write, &sink, &err);
+		}
+		floe_scan_free(s);
+	}
+	if (sink.f != stdout)
+		fclose(sink.f);
+	floe_table_free(t);
+	floe_catalog_free(cat);
+	floe_free(idbuf);
+	return rc ? cli_fail(&err) : 0;
+}
+
 int cmd_scan(int argc, char **argv)
 {
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--changelog"))
+			return cmd_scan_changelog(argc, argv);
+
 	floe_scan_opts o = FLOE_SCAN_OPTS_INIT;
 	const char *ident = NULL, *output = NULL, *from = NULL;
 	const char *cols[MAX_LIST], *maps[MAX_LIST];

@@ -245,6 +245,7 @@ int cmd_sql(int argc, char **argv)
 			check = true;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(SQL_USAGE, stdout);
+			cli_print_examples("sql", stdout);
 			return 0;
 		} else {
 			return cli_usage_error("sql: unexpected '%s' (see floe sql --help)", a);

@@ -145,12 +145,24 @@ const cli_command cli_commands[] = {
 	 "  --follow [--interval 60s] [--polls N]   keep polling for appended snapshots\n"
 	 "  --skip-overwrites        skip overwrite/delete snapshots instead of failing\n"
 	 "  --path-map FROM=TO       relocate recorded paths of a path table (repeatable)\n"
+	 "  --changelog [--from S1] [--to S2]   the changes of each snapshot in (S1, S2] with\n"
+	 "                           Spark's columns _change_type, _change_ordinal,\n"
+	 "                           _commit_snapshot_id (S: ID, timestamp:TIME, tag:NAME,\n"
+	 "                           branch:NAME, earliest; default: all, up to current);\n"
+	 "                           equality, position deletes and DVs count as DELETEs\n"
+	 "  --identifier-columns a,b   changelog: pair a key's DELETE and INSERT of one commit\n"
+	 "                           as UPDATE_BEFORE/UPDATE_AFTER (default: the schema's\n"
+	 "                           identifier fields); --no-updates: never\n"
+	 "  --changelog --follow [--position-file F] [--output FILE]   stream each new\n"
+	 "                           commit's changes once; F keeps the position (and cuts\n"
+	 "                           FILE back to it on restart)\n"
 	 "A table is a catalog name (db.events) or a path: a table folder or a metadata file.\n",
 	 "floe scan db.events --where \"kind = 'click' AND amount > 1\" --columns id,ts,kind\n"
 	 "floe scan db.events --as-of 2030-01-01T00:00:00Z --count\n"
 	 "floe scan db.events --explain --where \"id = 42\"\n"
 	 "floe scan db.events --format parquet --output out.parquet\n"
-	 "floe scan db.events --incremental --from earliest --limit 10 --format json\n"},
+	 "floe scan db.events --incremental --from earliest --limit 10 --format json\n"
+	 "floe scan db.events --changelog --from earliest --format json\n"},
 	{"inspect", cmd_inspect_table, "<table|path> <metadata-table> [options]",
 	 "metadata tables as PyIceberg's inspect and Spark show them",
 	 "  --format table|json|csv  default table\n"
@@ -347,7 +359,11 @@ const cli_command cli_commands[] = {
 	 "floe plan pipeline.yaml\nfloe plan pipeline.yaml --rate 50000/s --partitions 24 --days 30\n",
 	 true},
 	{"sql", cmd_sql, "-f job.sql | -e 'SQL'", "Flink SQL: catalogs, DDL, INSERT jobs, SELECT",
-	 NULL, NULL, true},
+	 NULL,
+	 "floe sql -e 'SHOW DATABASES'\n"
+	 "floe sql -e 'SELECT kind, count(*) AS n, sum(amount) AS total FROM db.events GROUP BY kind "
+	 "ORDER BY n DESC'\n",
+	 true},
 
 	/* ---- file tools ---- */
 	{"avro", floe_cli_avro, "meta|cat|write ...", "inspect and write Avro files (manifests)", NULL,

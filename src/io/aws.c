@@ -41,6 +41,8 @@ struct floe_aws_provider {
 	char *profile;
 	char *region;
 	floe_aws_opts o; /* explicit keys, owned copies */
+	int only;        /* a provider asked for (aws.credentials.provider), 0: the chain */
+	char *cred_file; /* the credentials file asked for, NULL: the standard one */
 	int kind;
 	floe_aws_creds cur;
 	bool have;
@@ -232,7 +234,8 @@ static int load_section(floe_strmap *m, const char *path, const char *want, cons
 
 static int load_profile(floe_aws_provider *p)
 {
-	char *cred = home_file("AWS_SHARED_CREDENTIALS_FILE", ".aws/credentials");
+	char *cred = p->cred_file ? floe_strdup(p->cred_file)
+				  : home_file("AWS_SHARED_CREDENTIALS_FILE", ".aws/credentials");
 	char *conf = home_file("AWS_CONFIG_FILE", ".aws/config");
 	char sec[300];
 	int rc = load_section(&p->settings, cred, p->profile, "");
@@ -407,6 +410,8 @@ static int form_put(floe_buf *b, const char *k, const char *v)
 	return rc ? rc : floe_urlencode_path(b, v, strlen(v));
 }
 
+static const char *endpoint_locked(floe_aws_provider *p, const char *svc_env, const char *svc_key);
+
 static int from_web_identity(floe_aws_provider *p, floe_aws_creds *c, const char *token_file,
 			     const char *role, const char *session, floe_error *err)
 {
@@ -438,7 +443,7 @@ static int from_web_identity(floe_aws_provider *p, floe_aws_creds *c, const char
 		snprintf(sess, sizeof(sess), "floe-%lld", (long long)floe_now_ms());
 		session = sess;
 	}
-	const char *ep = floe_aws_provider_endpoint(p, "STS", "sts");
+	const char *ep = endpoint_locked(p, "STS", "sts"); /* the caller holds p->lock */
 	if (ep)
 		rc = floe_buf_puts(&url, ep);
 	else
@@ -537,8 +542,61 @@ static int resolve(floe_aws_provider *p, int kind, floe_aws_creds *c, floe_error
 	return floe_error_set(err, FLOE_ENOTFOUND, "no AWS credentials");
 }
 
+/* One provider by its Flink name (0: AUTO, the chain; -1: unknown). */
+static int provider_kind(const char *name)
+{
+	static const struct {
+		const char *name;
+		int kind;
+	} names[] = {{"AUTO", 0},	   {"BASIC", K_STATIC},		     {"ENV_VAR", K_ENV},
+		     {"PROFILE", K_PROFILE}, {"WEB_IDENTITY_TOKEN", K_WEBID_ENV}, {"CONTAINER", K_CONTAINER},
+		     {"INSTANCE", K_IMDS}};
+	if (!name || !*name)
+		return 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (floe_str_ieq(name, names[i].name))
+			return names[i].kind;
+	return -1;
+}
+
+/* The one provider asked for, when it has what it needs. */
+static int only_kind(floe_aws_provider *p)
+{
+	switch (p->only) {
+	case K_STATIC:
+		return p->o.access_key && p->o.secret_key ? K_STATIC : K_NONE;
+	case K_ENV:
+		return env("AWS_ACCESS_KEY_ID") && env("AWS_SECRET_ACCESS_KEY") ? K_ENV : K_NONE;
+	case K_PROFILE:
+		if (floe_strmap_get(&p->settings, "aws_access_key_id") &&
+		    floe_strmap_get(&p->settings, "aws_secret_access_key"))
+			return K_PROFILE;
+		return floe_strmap_get(&p->settings, "web_identity_token_file") &&
+				       floe_strmap_get(&p->settings, "role_arn")
+			       ? K_WEBID_PROFILE
+			       : K_NONE;
+	case K_WEBID_ENV:
+		if (env("AWS_WEB_IDENTITY_TOKEN_FILE") && env("AWS_ROLE_ARN"))
+			return K_WEBID_ENV;
+		return floe_strmap_get(&p->settings, "web_identity_token_file") &&
+				       floe_strmap_get(&p->settings, "role_arn")
+			       ? K_WEBID_PROFILE
+			       : K_NONE;
+	case K_CONTAINER:
+		return env("AWS_CONTAINER_CREDENTIALS_FULL_URI") ||
+				       env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")
+			       ? K_CONTAINER
+			       : K_NONE;
+	case K_IMDS:
+		return K_IMDS; /* asked for: even with AWS_EC2_METADATA_DISABLED unset or not */
+	}
+	return K_NONE;
+}
+
 static int first_kind(floe_aws_provider *p)
 {
+	if (p->only)
+		return only_kind(p);
 	if (p->o.access_key && p->o.secret_key)
 		return K_STATIC;
 	if (env("AWS_ACCESS_KEY_ID") && env("AWS_SECRET_ACCESS_KEY"))
@@ -568,11 +626,25 @@ int floe_aws_provider_get(floe_aws_provider *p, floe_aws_creds *out, floe_error 
 		floe_aws_creds n = {0};
 		if (p->kind == K_NONE)
 			p->kind = first_kind(p);
-		if (p->kind == K_NONE) {
+		if (p->kind == K_NONE && p->only) {
 			rc = floe_error_set(err, FLOE_ENOTFOUND,
-					    "no AWS credentials: set s3.access-key-id and "
-					    "s3.secret-access-key, AWS_ACCESS_KEY_ID, a profile in "
-					    "~/.aws/credentials, or a role");
+					    "no AWS credentials from the provider asked for (%s)",
+					    p->only == K_STATIC	   ? "BASIC: explicit keys"
+					    : p->only == K_ENV	   ? "ENV_VAR: AWS_ACCESS_KEY_ID and "
+								     "AWS_SECRET_ACCESS_KEY"
+					    : p->only == K_PROFILE ? "PROFILE: the profile's keys or role"
+					    : p->only == K_WEBID_ENV
+						    ? "WEB_IDENTITY_TOKEN: AWS_WEB_IDENTITY_TOKEN_FILE "
+						      "and AWS_ROLE_ARN"
+						    : "CONTAINER: AWS_CONTAINER_CREDENTIALS_FULL_URI or "
+						      "_RELATIVE_URI");
+		} else if (p->kind == K_NONE) {
+			rc = floe_error_set(err, FLOE_ENOTFOUND,
+					    "no AWS credentials: tried explicit keys (s3.access-key-id "
+					    "or aws.credentials.basic.*), the environment "
+					    "(AWS_ACCESS_KEY_ID), web identity, the profile '%s' of the "
+					    "shared files, the container endpoint and instance metadata",
+					    p->profile);
 		} else {
 			rc = resolve(p, p->kind, &n, err);
 			if (!rc) {
@@ -605,17 +677,15 @@ const char *floe_aws_provider_setting(const floe_aws_provider *p, const char *ke
 	return floe_strmap_get(&p->settings, key);
 }
 
-const char *floe_aws_provider_endpoint(floe_aws_provider *p, const char *svc_env,
-				       const char *svc_key)
+/* floe_aws_provider_endpoint with p->lock held (the web-identity provider
+ * asks for STS's while floe_aws_provider_get holds it). */
+static const char *endpoint_locked(floe_aws_provider *p, const char *svc_env, const char *svc_key)
 {
 	char name[128], key[128];
 	const char *v = NULL;
-	floe_mutex_lock(&p->lock);
 	const char *cached = floe_strmap_get(&p->endpoints, svc_key);
-	if (cached) {
-		floe_mutex_unlock(&p->lock);
+	if (cached)
 		return *cached ? cached : NULL;
-	}
 	const char *ign = floe_strmap_get(&p->settings, "ignore_configured_endpoint_urls");
 	bool ignore = env_true("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS") || (ign && floe_str_ieq(ign, "true"));
 	if (!ignore) {
@@ -638,6 +708,14 @@ const char *floe_aws_provider_endpoint(floe_aws_provider *p, const char *svc_env
 		v = NULL;
 	else
 		v = v ? floe_strmap_get(&p->endpoints, svc_key) : NULL;
+	return v;
+}
+
+const char *floe_aws_provider_endpoint(floe_aws_provider *p, const char *svc_env,
+				       const char *svc_key)
+{
+	floe_mutex_lock(&p->lock);
+	const char *v = endpoint_locked(p, svc_env, svc_key);
 	floe_mutex_unlock(&p->lock);
 	return v;
 }
@@ -657,6 +735,18 @@ int floe_aws_provider_new(floe_aws_provider **out, const floe_aws_opts *o, floe_
 	floe_strmap_init(&p->settings);
 	floe_strmap_init(&p->endpoints);
 	p->http = http;
+	if ((p->only = provider_kind(o ? o->provider : NULL)) < 0) {
+		rc = floe_error_set(err, FLOE_EINVAL,
+				    "AWS credentials provider '%s' is not AUTO, BASIC, ENV_VAR, "
+				    "PROFILE, WEB_IDENTITY_TOKEN, CONTAINER or INSTANCE",
+				    o->provider);
+		goto fail;
+	}
+	if (o && o->credentials_file && *o->credentials_file &&
+	    !(p->cred_file = floe_strdup(o->credentials_file))) {
+		rc = floe_error_oom(err);
+		goto fail;
+	}
 	const char *prof = o && o->profile && *o->profile ? o->profile : env("AWS_PROFILE");
 	p->profile = floe_strdup(prof ? prof : "default");
 	if (o && o->access_key && *o->access_key && o->secret_key && *o->secret_key) {
@@ -704,6 +794,7 @@ void floe_aws_provider_free(floe_aws_provider *p)
 	floe_strmap_reset(&p->endpoints);
 	floe_free(p->profile);
 	floe_free(p->region);
+	floe_free(p->cred_file);
 	floe_mutex_destroy(&p->lock);
 	floe_free(p);
 }

@@ -31,6 +31,11 @@ typedef struct floe_aws_opts {
 	const char *access_key, *secret_key, *token;
 	const char *region;  /* explicit region (NULL: environment, profile) */
 	const char *profile; /* NULL: AWS_PROFILE, else "default" */
+	/* one provider instead of the chain (Flink's aws.credentials.provider):
+	 * NULL or AUTO (the chain), BASIC (the explicit keys), ENV_VAR, PROFILE,
+	 * WEB_IDENTITY_TOKEN, CONTAINER, INSTANCE */
+	const char *provider;
+	const char *credentials_file; /* NULL: AWS_SHARED_CREDENTIALS_FILE, ~/.aws/credentials */
 } floe_aws_opts;
 
 typedef struct floe_aws_provider floe_aws_provider;
@@ -41,7 +46,10 @@ int floe_aws_provider_new(floe_aws_provider **out, const floe_aws_opts *o, floe_
 			  floe_error *err) FLOE_WUR;
 void floe_aws_provider_free(floe_aws_provider *p);
 /* Current credentials (a copy the caller resets); refreshed five minutes
- * before they expire. FLOE_ENOTFOUND when the chain found none. */
+ * before they expire. FLOE_ENOTFOUND when the chain (or the one provider
+ * asked for) found none. c->source names the provider: "static",
+ * "environment", "web-identity", "profile", "container",
+ * "instance-metadata". */
 int floe_aws_provider_get(floe_aws_provider *p, floe_aws_creds *out, floe_error *err) FLOE_WUR;
 /* The region: explicit, AWS_REGION, AWS_DEFAULT_REGION, the profile's,
  * else "us-east-1". */

@@ -52,9 +52,10 @@ static floe_scan *scan_new(floe_table *t)
 	return s;
 }
 
-/* open; after >= 0 overrides the incremental start (exclusive) — for follow */
-static int scan_open(floe_scan **out, floe_table *t, const floe_scan_opts *opts, int64_t after,
-		     floe_error *err)
+/* open; after >= 0 overrides the incremental start (exclusive) — for follow;
+ * current_schema reads the snapshot with the table's current schema */
+static int scan_open_ex(floe_scan **out, floe_table *t, const floe_scan_opts *opts, int64_t after,
+			bool current_schema, floe_error *err)
 {
 	static const floe_scan_opts dflt = FLOE_SCAN_OPTS_INIT;
 	floe_scan *s;
@@ -71,6 +72,8 @@ static int scan_open(floe_scan **out, floe_table *t, const floe_scan_opts *opts,
 		s->from_exclusive = after;
 		s->schema = floe_metadata_current_schema(s->m);
 	}
+	if (current_schema)
+		s->schema = floe_metadata_current_schema(s->m);
 	if (s->o.where && *s->o.where) {
 		if ((rc = floe_expr_compile(&s->filter, &s->a, s->o.where, s->schema, !s->o.ignore_case,
 					    err)))
@@ -86,6 +89,26 @@ static int scan_open(floe_scan **out, floe_table *t, const floe_scan_opts *opts,
 fail:
 	floe_scan_free(s);
 	return rc;
+}
+
+static int scan_open(floe_scan **out, floe_table *t, const floe_scan_opts *opts, int64_t after,
+		     floe_error *err)
+{
+	return scan_open_ex(out, t, opts, after, false, err);
+}
+
+int floe_scan__open_snapshot(floe_scan **out, floe_table *t, int64_t snapshot_id, int threads,
+			     floe_error *err)
+{
+	floe_scan_opts o = FLOE_SCAN_OPTS_INIT;
+	o.snapshot_id = snapshot_id;
+	o.threads = threads;
+	return scan_open_ex(out, t, &o, -1, true, err);
+}
+
+floe_scan *floe_scan__new(floe_table *t)
+{
+	return scan_new(t);
 }
 
 int floe_scan_open(floe_scan **out, floe_table *t, const floe_scan_opts *opts, floe_error *err)

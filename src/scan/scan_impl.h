@@ -161,6 +161,19 @@ struct floe_scan {
  * for a NULL (b untouched). */
 int floe_scan__cell_text(floe_buf *b, const struct ArrowArray *a, const floe_type *t, int64_t i,
 			 bool meta, bool *null) FLOE_WUR;
+/* scan_api.c */
+/* A planned scan of every column of snapshot_id read with the table's
+ * current schema (changelog reads compare two snapshots row for row). */
+int floe_scan__open_snapshot(floe_scan **out, floe_table *t, int64_t snapshot_id, int threads,
+			     floe_error *err) FLOE_WUR;
+/* An empty scan object of t (metadata tables, changelogs fill it). */
+floe_scan *floe_scan__new(floe_table *t);
+
+/* scan_out.c */
+/* Columns cols[0..n) of row r of batch as a JSON array into b (the row's
+ * identity for comparisons: equal values give equal text). */
+int floe_scan__row_json(floe_buf *b, const floe_scan *s, const struct ArrowArray *batch, int64_t r,
+			const size_t *cols, size_t n) FLOE_WUR;
 
 /* scan_plan.c */
 int floe_scan__resolve(floe_scan *s, floe_error *err) FLOE_WUR;

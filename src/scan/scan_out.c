@@ -215,6 +215,20 @@ static int json_value(floe_buf *b, const struct ArrowArray *a, const floe_type *
 	return rc;
 }
 
+int floe_scan__row_json(floe_buf *b, const floe_scan *s, const struct ArrowArray *batch, int64_t r,
+			const size_t *cols, size_t n)
+{
+	int rc = floe_buf_putc(b, '[');
+	for (size_t k = 0; k < n && !rc; k++) {
+		size_t c = cols[k];
+		if (k)
+			rc = floe_buf_putc(b, ',');
+		if (!rc)
+			rc = json_value(b, batch->children[c], s->cols[c].type, r, 0, false);
+	}
+	return rc ? rc : floe_buf_putc(b, ']');
+}
+
 /* a cell's text for CSV/table (NULL: *null set) */
 static int cell_text(floe_buf *b, const struct ArrowArray *a, const floe_type *t, int64_t i,
 		     bool meta, bool *null)

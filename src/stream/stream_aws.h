@@ -1,24 +1,21 @@
 /*
- * stream_aws.h — AWS calls for the Kinesis source: credentials from the
- * standard chain and JSON-protocol requests signed with SigV4 by libcurl
- * (CURLOPT_AWS_SIGV4).
+ * stream_aws.h — SigV4-signed AWS JSON-protocol calls for the Kinesis
+ * source, on floe's one AWS client: the credential chain of io/aws.h (the
+ * same for S3, Glue and the REST catalog's signing), the signer of
+ * io/sigv4.h (checked against AWS's test vectors) and the HTTP pool of
+ * io/http.h.
  *
- * The credentials chain (aws.credentials.provider AUTO), in the AWS SDKs'
- * order: the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
- * AWS_SESSION_TOKEN); web identity (AWS_WEB_IDENTITY_TOKEN_FILE and
- * AWS_ROLE_ARN: STS AssumeRoleWithWebIdentity); the shared files
- * (AWS_SHARED_CREDENTIALS_FILE or ~/.aws/credentials, AWS_CONFIG_FILE or
- * ~/.aws/config; profile aws.credentials.profile.name, AWS_PROFILE or
- * default); the container endpoint (AWS_CONTAINER_CREDENTIALS_RELATIVE_URI
- * or _FULL_URI, with AWS_CONTAINER_AUTHORIZATION_TOKEN[_FILE]); instance
- * metadata (IMDSv2, unless AWS_EC2_METADATA_DISABLED=true). Credentials
- * that expire are fetched again five minutes before they do.
+ * The options are Flink's Kinesis connector's: aws.credentials.provider
+ * AUTO runs the standard chain (environment; web identity from
+ * AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN through STS
+ * AssumeRoleWithWebIdentity; the shared files with the profile
+ * aws.credentials.profile.name, AWS_PROFILE or default; the container
+ * endpoint; instance metadata, IMDSv2, unless AWS_EC2_METADATA_DISABLED);
+ * BASIC, ENV_VAR, PROFILE, WEB_IDENTITY_TOKEN, CONTAINER or INSTANCE asks
+ * only that provider. Credentials that expire are fetched again five
+ * minutes before they do.
  *
- * This lives in src/stream because only the Kinesis source uses it; the
- * credentials chain and the request helper could move to src/io when
- * another AWS client (S3, Glue) wants them.
- *
- * Thread-safety: one client per thread (it owns a curl handle).
+ * Thread-safety: a client may be used from several threads at once.
  */
 #ifndef FLOE_STREAM_AWS_H
 #define FLOE_STREAM_AWS_H
@@ -26,17 +23,10 @@
 #include "util/buf.h"
 #include "util/str.h"
 
-typedef struct stream_aws_creds {
-	char *akid, *secret, *token; /* token may be NULL */
-	int64_t expires_ms;          /* 0: does not expire */
-	const char *from;            /* which provider (static text) */
-} stream_aws_creds;
-
-void stream_aws_creds_reset(stream_aws_creds *c);
-
 typedef struct stream_aws_opts {
 	const char *region;      /* NULL: AWS_REGION, AWS_DEFAULT_REGION, the profile's */
-	const char *endpoint;    /* NULL: AWS_ENDPOINT_URL_<SERVICE>, AWS_ENDPOINT_URL, AWS's */
+	const char *endpoint;    /* NULL: AWS_ENDPOINT_URL_<SERVICE>, AWS_ENDPOINT_URL, the
+				    profile's, AWS's */
 	const char *service;     /* "kinesis" */
 	const char *provider;    /* AUTO (NULL), BASIC, ENV_VAR, PROFILE, WEB_IDENTITY_TOKEN,
 				    CONTAINER, INSTANCE */
@@ -49,6 +39,8 @@ typedef struct stream_aws_opts {
 
 typedef struct stream_aws stream_aws;
 
+/* The client, with its first credentials already fetched (so a pipeline
+ * without any fails at its start, naming the chain). */
 int stream_aws_new(stream_aws **out, const stream_aws_opts *o, floe_error *err) FLOE_WUR;
 void stream_aws_free(stream_aws *a);
 const char *stream_aws_region(const stream_aws *a);
@@ -68,17 +60,5 @@ int stream_aws_call(stream_aws *a, const char *target, const char *body, size_t 
  * empty). */
 void stream_aws_error_of(const uint8_t *body, size_t n, char *type, size_t tcap, char *msg,
 			 size_t mcap);
-
-/* ---- pieces, exposed for the tests and the fuzz target ---------------------------------- */
-
-/* key's value in [section] of an INI text (AWS's files): true when found
- * (copied into out, cap bytes, trimmed). */
-bool stream_aws_ini_get(const char *text, size_t n, const char *section, const char *key,
-			char *out, size_t cap);
-/* {"AccessKeyId", "SecretAccessKey", "Token", "Expiration"} (container and
- * instance metadata) into c. */
-int stream_aws_creds_from_json(stream_aws_creds *c, const char *p, size_t n, floe_error *err) FLOE_WUR;
-/* STS's AssumeRoleWithWebIdentityResponse XML into c. */
-int stream_aws_creds_from_sts(stream_aws_creds *c, const char *p, size_t n, floe_error *err) FLOE_WUR;
 
 #endif

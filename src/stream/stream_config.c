@@ -13,6 +13,7 @@
 #include <yaml.h>
 
 #include "floe/maintain.h"
+#include "floe/scan.h"
 #include "iceberg/props.h"
 #include "stream/stream_config.h"
 #include "stream/stream_kafka.h"
@@ -54,9 +55,19 @@ typedef struct keydef {
 static const char *const errors_names[] = {"dead-letter", "fail", NULL};
 static const int errors_values[] = {STREAM_ERRORS_DEAD_LETTER, STREAM_ERRORS_FAIL};
 static const char *const type_names[] = {"files", "stdin", "generator", "datagen", "kafka",
-					 "kinesis", NULL};
+					 "kinesis", "iceberg", "hybrid", NULL};
 static const int type_values[] = {STREAM_SRC_FILES, STREAM_SRC_STDIN, STREAM_SRC_GENERATOR,
-				  STREAM_SRC_GENERATOR, STREAM_SRC_KAFKA, STREAM_SRC_KINESIS};
+				  STREAM_SRC_GENERATOR, STREAM_SRC_KAFKA, STREAM_SRC_KINESIS,
+				  STREAM_SRC_ICEBERG, STREAM_SRC_HYBRID};
+static const char *const ice_mode_names[] = {"append", "changelog", NULL};
+static const int ice_mode_values[] = {STREAM_ICEBERG_APPEND, STREAM_ICEBERG_CHANGELOG};
+static const char *const ice_start_names[] = {
+	"TABLE_SCAN_THEN_INCREMENTAL", "INCREMENTAL_FROM_LATEST_SNAPSHOT",
+	"INCREMENTAL_FROM_EARLIEST_SNAPSHOT", "INCREMENTAL_FROM_SNAPSHOT_ID",
+	"INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP", NULL};
+static const int ice_start_values[] = {FLOE_START_TABLE_THEN_INCREMENTAL, FLOE_START_LATEST,
+				       FLOE_START_EARLIEST, FLOE_START_SNAPSHOT_ID,
+				       FLOE_START_TIMESTAMP};
 static const char *const initpos_names[] = {"LATEST", "TRIM_HORIZON", "AT_TIMESTAMP", NULL};
 static const int initpos_values[] = {STREAM_KINESIS_LATEST, STREAM_KINESIS_TRIM_HORIZON,
 				     STREAM_KINESIS_AT_TIMESTAMP};
@@ -129,16 +140,18 @@ static const keydef pipeline_keys[] = {
 static const keydef source_keys[] = {
 	{"name", K_STR, S(name), 0, NULL, NULL, "(required)", "name tables refer to"},
 	{"type", K_ENUM, S(type), 0, type_names, type_values, "(required)",
-	 "files, stdin, generator (alias datagen), kafka or kinesis"},
+	 "files, stdin, generator (alias datagen), kafka, kinesis, iceberg, or hybrid (the table "
+	 "scan of source-table's current snapshot, then the files of path from the offsets "
+	 "recorded with that snapshot)"},
 	{"format", K_STR, S(format_name), 0, NULL, NULL, "json",
 	 "json (JSON lines), csv, or debezium-json (Debezium change events, one per line, with "
-	 "or without the Kafka Connect schema envelope; files and stdin); kafka also raw (the value as the one string or binary "
+	 "or without the Kafka Connect schema envelope; one per line from files and stdin, one per message from kafka and kinesis); kafka also raw (the value as the one string or binary "
 	 "column), avro-confluent (Confluent wire format, schema from avro-confluent.url) and "
 	 "the formats registered by name (stream_value_format.h)"},
 	{"value.format", K_STR, S(format_name), 0, NULL, NULL, "json",
 	 "kafka, kinesis: alias of format"},
 	{"rowkind.field", K_STR, S(rowkind_field), 0, NULL, NULL, "",
-	 "json/csv change records: the field holding each record's change kind (+I, -U, +U, -D, "
+	 "json/csv (and kafka/kinesis values) change records: the field holding each record's change kind (+I, -U, +U, -D, "
 	 "or insert, update, delete); it is written only if the table has such a column"},
 	{"debezium-json.schema-include", K_BOOL, S(debezium_schema_include), 0, NULL, NULL,
 	 "false", "every record must have the {\"schema\", \"payload\"} envelope (without it "
@@ -199,7 +212,9 @@ static const keydef source_keys[] = {
 	 "kafka: after each table commit, commit the offsets it recorded to the consumer group "
 	 "(for lag tools; floe itself resumes from the table)"},
 	{"key.format", K_STR, S(key_format), 0, NULL, NULL, "raw",
-	 "kafka: the key's format (raw: its bytes, for metadata.key)"},
+	 "kafka: the key's format: raw (its bytes, for metadata.key) or json (an object of the "
+	 "key columns, Kafka Connect's envelope allowed: an upsert table's tombstone deletes "
+	 "that key)"},
 	{"avro-confluent.url", K_STR, S(registry_url), 0, NULL, NULL, "",
 	 "kafka, format avro-confluent: the schema registry (http://host:8081)"},
 	{"metadata", K_PREFIX, S(metadata), 0, NULL, NULL, "",
@@ -224,6 +239,27 @@ static const keydef source_keys[] = {
 	 "200", "kinesis: wait before asking a shard that had nothing again (ms)"},
 	{"scan.shard.discovery.intervalmillis", K_INT, S(kinesis_discovery_ms), 0, NULL, NULL,
 	 "10000", "kinesis: time between listings of the stream's shards (resharding) (ms)"},
+	{"source-table", K_STR, S(iceberg_table), 0, NULL, NULL, "(iceberg: required)",
+	 "iceberg: the table to read (namespace.table, in the pipeline's catalog)"},
+	{"read-mode", K_ENUM, S(iceberg_mode), 0, ice_mode_names, ice_mode_values, "append",
+	 "iceberg: append (the rows each snapshot appended; overwrite and delete snapshots fail) "
+	 "or changelog (each snapshot's changes with _change_type, _change_ordinal, "
+	 "_commit_snapshot_id, as floe scan --changelog; rowkind.field defaults to _change_type)"},
+	{"starting-strategy", K_ENUM, S(iceberg_start), 0, ice_start_names, ice_start_values,
+	 "TABLE_SCAN_THEN_INCREMENTAL",
+	 "iceberg: Flink's starting strategies: the current snapshot's rows then what follows, or "
+	 "only what follows the latest / from the earliest / from start-snapshot-id / from the "
+	 "first snapshot at or after start-snapshot-timestamp (the first start only: a restart "
+	 "resumes from the tables)"},
+	{"start-snapshot-id", K_INT, S(iceberg_start_snapshot), 0, NULL, NULL, "",
+	 "iceberg: INCREMENTAL_FROM_SNAPSHOT_ID: the first snapshot read"},
+	{"start-snapshot-timestamp", K_INT, S(iceberg_start_ts), 0, NULL, NULL, "",
+	 "iceberg: INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP: epoch milliseconds"},
+	{"streaming", K_BOOL, S(iceberg_streaming), 0, NULL, NULL, "false",
+	 "iceberg: keep reading new snapshots every monitor-interval (else: stop after the "
+	 "snapshot current at the start)"},
+	{"streaming-skip-overwrite-snapshots", K_BOOL, S(iceberg_skip_overwrites), 0, NULL, NULL,
+	 "false", "iceberg, append mode: skip overwrite and delete snapshots instead of failing"},
 	{NULL, K_STR, 0, 0, NULL, NULL, NULL, NULL},
 };
 
@@ -718,6 +754,9 @@ static int parse_sources(pctx *x, yaml_node_t *v)
 		s->kinesis_max_records = 10000;
 		s->kinesis_interval_ms = 200;
 		s->kinesis_discovery_ms = 10000;
+		s->iceberg_start = FLOE_START_TABLE_THEN_INCREMENTAL;
+		s->iceberg_start_snapshot = -1;
+		s->iceberg_start_ts = -1;
 		c->n_sources = i + 1;
 		snprintf(where, sizeof(where), " in source %zu", i + 1);
 		if ((rc = walk_map(x, source_keys, s, m, NULL, where, 1)))
@@ -879,6 +918,75 @@ static int check_maint(stream_maint_cfg *m, const stream_table_cfg *t, int64_t c
 	return FLOE_OK;
 }
 
+/* An iceberg source's keys (and no iceberg key on another source). */
+static int check_iceberg(stream_source_cfg *s, floe_error *err)
+{
+	bool ice = s->type == STREAM_SRC_ICEBERG;
+	if (s->type == STREAM_SRC_HYBRID) {
+		if (!s->iceberg_table || !strchr(s->iceberg_table, '.'))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s' (hybrid) needs source-table: "
+					      "namespace.table (the bootstrap)",
+					      s->line, s->name);
+		if (s->iceberg_mode || s->iceberg_streaming ||
+		    s->iceberg_start != FLOE_START_TABLE_THEN_INCREMENTAL ||
+		    s->iceberg_start_snapshot >= 0 || s->iceberg_start_ts >= 0 ||
+		    s->iceberg_skip_overwrites)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': a hybrid source bootstraps from the "
+					      "table scan of source-table's current snapshot (read-mode, "
+					      "starting-strategy, start-snapshot-*, streaming are for "
+					      "iceberg sources)",
+					      s->line, s->name);
+		if (s->format_name && strcmp(s->format_name, "json"))
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': a hybrid source reads JSON lines "
+					      "after its bootstrap",
+					      s->line, s->name);
+		return FLOE_OK;
+	}
+	if (!ice) {
+		if (s->iceberg_table || s->iceberg_mode || s->iceberg_streaming ||
+		    s->iceberg_start != FLOE_START_TABLE_THEN_INCREMENTAL ||
+		    s->iceberg_start_snapshot >= 0 || s->iceberg_start_ts >= 0 ||
+		    s->iceberg_skip_overwrites)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': source-table, read-mode, "
+					      "starting-strategy, start-snapshot-*, streaming and "
+					      "streaming-skip-overwrite-snapshots are for iceberg sources",
+					      s->line, s->name);
+		return FLOE_OK;
+	}
+	if (!s->iceberg_table || !strchr(s->iceberg_table, '.'))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s' (iceberg) needs source-table: "
+				      "namespace.table",
+				      s->line, s->name);
+	if (s->format_name && strcmp(s->format_name, "json"))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': an iceberg source has no format (its rows "
+				      "come as JSON)",
+				      s->line, s->name);
+	if ((s->iceberg_start == FLOE_START_SNAPSHOT_ID) != (s->iceberg_start_snapshot >= 0))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': start-snapshot-id goes with "
+				      "starting-strategy INCREMENTAL_FROM_SNAPSHOT_ID",
+				      s->line, s->name);
+	if ((s->iceberg_start == FLOE_START_TIMESTAMP) != (s->iceberg_start_ts >= 0))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': start-snapshot-timestamp goes with "
+				      "starting-strategy INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP",
+				      s->line, s->name);
+	if (s->iceberg_mode == STREAM_ICEBERG_CHANGELOG && s->iceberg_skip_overwrites)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': changelog mode reads overwrites (leave "
+				      "streaming-skip-overwrite-snapshots out)",
+				      s->line, s->name);
+	if (s->iceberg_mode == STREAM_ICEBERG_CHANGELOG && !s->rowkind_field)
+		s->rowkind_field = "_change_type";
+	return FLOE_OK;
+}
+
 /* The value format by name; message sources take every registered one. */
 static int check_format(stream_source_cfg *s, floe_error *err)
 {
@@ -887,12 +995,8 @@ static int check_format(stream_source_cfg *s, floe_error *err)
 	if (!strcmp(f, "json") || !strcmp(f, "jsonl")) {
 		s->format = STREAM_FMT_JSONL;
 	} else if (!strcmp(f, "debezium-json")) {
-		/* JSON lines with a change-record decoder on top */
-		if (msgs)
-			return floe_error_set(err, FLOE_EINVAL,
-					      "line %d: source '%s': debezium-json is read from files "
-					      "and stdin only for now",
-					      s->line, s->name);
+		/* JSON lines (or one event per message) with a change-record
+		 * decoder on top */
 		s->format = STREAM_FMT_JSONL;
 		s->cdc = STREAM_CDC_DEBEZIUM;
 	} else if (!strcmp(f, "csv")) {
@@ -999,10 +1103,9 @@ static int check_kafka(stream_source_cfg *s, floe_error *err)
 			return floe_error_set(err, FLOE_EINVAL, "line %d: source '%s': %s", s->line,
 					      s->name, e2.msg);
 	}
-	if (s->key_format && strcmp(s->key_format, "raw"))
+	if (s->key_format && strcmp(s->key_format, "raw") && strcmp(s->key_format, "json"))
 		return floe_error_set(err, FLOE_EINVAL,
-				      "line %d: source '%s': key.format '%s' is not raw (the only key "
-				      "format so far)",
+				      "line %d: source '%s': key.format '%s' is not raw or json",
 				      s->line, s->name, s->key_format);
 	if (s->format == STREAM_FMT_AVRO_CONFLUENT && !s->registry_url)
 		return floe_error_set(err, FLOE_EINVAL,
@@ -1167,18 +1270,22 @@ static int validate(stream_config *c, floe_error *err)
 		if (s->type < 0)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s' needs a type (files, stdin, "
-					      "generator, kafka, kinesis)",
+					      "generator, kafka, kinesis, iceberg)",
 					      s->line, s->name);
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(c->sources[k].name, s->name))
 				return floe_error_set(err, FLOE_EINVAL,
 						      "line %d: two sources are named '%s'", s->line,
 						      s->name);
-		if (s->type == STREAM_SRC_FILES && !s->n_paths)
+		int irc = check_iceberg(s, err);
+		if (irc)
+			return irc;
+		if ((s->type == STREAM_SRC_FILES || s->type == STREAM_SRC_HYBRID) && !s->n_paths)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s' (files) needs a path", s->line,
 					      s->name);
-		if (s->type != STREAM_SRC_FILES && (s->n_paths || s->follow || s->pattern))
+		if (s->type != STREAM_SRC_FILES && s->type != STREAM_SRC_HYBRID &&
+		    (s->n_paths || s->follow || s->pattern))
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s': path, pattern and follow are for "
 					      "files sources",
@@ -1209,12 +1316,6 @@ static int validate(stream_config *c, floe_error *err)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s': a generator makes inserts only (no "
 					      "change records)",
-					      s->line, s->name);
-		if ((s->type == STREAM_SRC_KAFKA || s->type == STREAM_SRC_KINESIS) &&
-		    s->rowkind_field)
-			return floe_error_set(err, FLOE_EINVAL,
-					      "line %d: source '%s': change records (rowkind.field) are "
-					      "read from files and stdin only for now",
 					      s->line, s->name);
 		if (s->type == STREAM_SRC_KAFKA && (rc = check_kafka(s, err)))
 			return rc;

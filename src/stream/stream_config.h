@@ -28,6 +28,8 @@ typedef enum stream_src_type {
 	STREAM_SRC_GENERATOR,
 	STREAM_SRC_KAFKA,
 	STREAM_SRC_KINESIS,
+	STREAM_SRC_ICEBERG,
+	STREAM_SRC_HYBRID, /* an Iceberg bootstrap, then files */
 } stream_src_type;
 
 typedef enum stream_dist {
@@ -101,6 +103,13 @@ typedef struct stream_source_cfg {
 	const char *kinesis_initpos_ts; /* epoch seconds or an ISO timestamp -> startup_ts_ms */
 	int64_t kinesis_max_records, kinesis_interval_ms, kinesis_discovery_ms;
 	floe_strmap aws_props;     /* aws.region, aws.endpoint, aws.credentials.* */
+	/* iceberg (Flink's IcebergSource names) */
+	const char *iceberg_table;  /* source-table */
+	int iceberg_mode;           /* stream_iceberg_mode (read-mode) */
+	int iceberg_start;          /* floe_scan_start (starting-strategy) */
+	int64_t iceberg_start_snapshot, iceberg_start_ts;
+	bool iceberg_streaming;
+	bool iceberg_skip_overwrites;
 	int line;
 } stream_source_cfg;
 

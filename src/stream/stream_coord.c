@@ -231,6 +231,31 @@ static bool find_path(const floe_type *t, int32_t id, int *path, int *depth)
 	return false;
 }
 
+/* The offsets a table holds (the baseline of offset-only commits). */
+static int set_committed(rt_table *t, const stream_offsets *o)
+{
+	stream_offsets_reset(&t->committed);
+	stream_offsets_init(&t->committed);
+	return stream_offsets_copy(&t->committed, o);
+}
+
+/* Whether a split of pos that the table holds moved from its committed
+ * position (a split the table never committed does not count: re-reading
+ * it after a restart finds the same nothing). */
+static bool offsets_moved(const rt_table *t, const stream_offsets *pos)
+{
+	for (size_t i = 0; i < pos->n; i++) {
+		const stream_offset *o = &pos->items[i];
+		if (!stream_offsets_has(&t->committed, o->split))
+			continue;
+		const char *was = stream_offsets_tok(&t->committed, o->split);
+		if (stream_offsets_get(&t->committed, o->split, 0) != o->pos ||
+		    (was == NULL) != (o->tok == NULL) || (was && strcmp(was, o->tok)))
+			return true;
+	}
+	return false;
+}
+
 /* A split-fenced table (Kafka): every split's newest committed position,
  * merged over the pipeline's snapshots (stream_split_fence.c). */
 static int restore_splits(floe_pipeline *p, rt_table *t, floe_error *err)
@@ -248,6 +273,8 @@ static int restore_splits(floe_pipeline *p, rt_table *t, floe_error *err)
 		return floe_error_oom(err);
 	t->skipping = t->skip.n > 0;
 	t->fence_snap = FLOE_NO_SNAPSHOT;
+	if ((rc = set_committed(t, &t->skip)))
+		return floe_error_oom(err);
 	if (t->skip.n)
 		FLOE_INFO("table %s: pipeline '%s' holds %zu partitions' offsets (newest checkpoint "
 			  "%lld)",
@@ -279,6 +306,8 @@ static int restore_table(floe_pipeline *p, rt_table *t, floe_error *err)
 							 (long long)s->snapshot_id);
 			if (ck && !floe_parse_i64(ck, strlen(ck), &t->last_ckpt))
 				t->last_ckpt = 0;
+			if ((rc = set_committed(t, &t->skip)))
+				return floe_error_oom(err);
 			t->skipping = true;
 			if (t->last_ckpt > p->resumed_ckpt)
 				p->resumed_ckpt = t->last_ckpt;
@@ -426,6 +455,7 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 	t->cfg = tc;
 	floe_arena_init(&t->warena, 4096);
 	stream_offsets_init(&t->skip);
+	stream_offsets_init(&t->committed);
 	floe_buf_init(&t->evo_recs, (size_t)32 << 20);
 	floe_imap_init(&t->owners);
 	if ((rc = floe_catalog_split_ident(tc->name, NULL, &t->ns, &t->name, err)))
@@ -782,7 +812,8 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 	int rc;
 	s->cfg = sc;
 	switch (sc->type) {
-	case STREAM_SRC_FILES: {
+	case STREAM_SRC_FILES:
+	case STREAM_SRC_HYBRID: {
 		stream_file_opts fo = {0};
 		char **abs = floe_arena_calloc(a, sc->n_paths ? sc->n_paths : 1, sizeof(char *));
 		if (!abs)
@@ -806,7 +837,19 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 		fo.max_record_bytes = (size_t)sc->max_record_bytes;
 		fo.csv_quote = sc->csv_quote;
 		fo.csv_header = sc->csv_header;
-		rc = stream_source_files_new(&s->src, sc->name, &fo, err);
+		if (sc->type == STREAM_SRC_FILES) {
+			rc = stream_source_files_new(&s->src, sc->name, &fo, err);
+			break;
+		}
+		stream_source *then = NULL;
+		if ((rc = stream_source_files_new(&then, sc->name, &fo, err)))
+			break;
+		stream_iceberg_opts io = {0};
+		io.cat = p->cat;
+		io.table = sc->iceberg_table;
+		io.monitor_interval_ms = sc->monitor_interval_ms;
+		io.block_bytes = (size_t)sc->block_bytes;
+		rc = stream_source_hybrid_new(&s->src, sc->name, &io, then, err);
 		break;
 	}
 	case STREAM_SRC_STDIN: {
@@ -888,6 +931,21 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 		kn.aws.profile = floe_strmap_get(&sc->aws_props, "aws.credentials.profile.name");
 		kn.aws.profile_path = floe_strmap_get(&sc->aws_props, "aws.credentials.profile.path");
 		rc = stream_source_kinesis_new(&s->src, sc->name, &kn, err);
+		break;
+	}
+	case STREAM_SRC_ICEBERG: {
+		stream_iceberg_opts io = {0};
+		io.cat = p->cat;
+		io.table = sc->iceberg_table;
+		io.mode = sc->iceberg_mode;
+		io.start = sc->iceberg_start;
+		io.start_snapshot_id = sc->iceberg_start_snapshot;
+		io.start_timestamp_ms = sc->iceberg_start_ts;
+		io.streaming = sc->iceberg_streaming;
+		io.skip_overwrites = sc->iceberg_skip_overwrites;
+		io.monitor_interval_ms = sc->monitor_interval_ms;
+		io.block_bytes = (size_t)sc->block_bytes;
+		rc = stream_source_iceberg_new(&s->src, sc->name, &io, err);
 		break;
 	}
 	default:
@@ -1073,6 +1131,7 @@ static void ckpt_free(ckpt_item *c, size_t n_tables, size_t n_sources)
 	for (size_t i = 0; c->offsets && i < n_tables; i++)
 		floe_free(c->offsets[i]);
 	floe_free(c->offsets);
+	floe_free(c->moved);
 	for (size_t i = 0; c->positions && i < n_sources; i++)
 		stream_offsets_reset(&c->positions[i]);
 	floe_free(c->positions);
@@ -1105,7 +1164,7 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 	int64_t n_data = 0, n_pos = 0, n_eq = 0, del_records = 0, del_bytes = 0;
 	int rc;
 	size_t n = c->n_files[ti];
-	if (n == 0)
+	if (n == 0 && !c->moved[ti])
 		return FLOE_OK; /* empty checkpoint: nothing to commit */
 	for (size_t i = 0; i < n; i++) {
 		const floe_data_file *f = &c->files[ti][i];
@@ -1158,6 +1217,8 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 	}
 	if (p->sink == &stream_sink_task_writers)
 		floe_op_verify_added(ap); /* its files: they must still be there */
+	if (n == 0)
+		floe_op_allow_empty(ap); /* the offsets moved: they are the change */
 	rc = rc ? rc : floe_op_commit(ap, &snap, err);
 	if (rc) {
 		if (t->split_fence && ck.conflict)
@@ -1166,6 +1227,10 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 	}
 	if (snap >= 0)
 		t->fence_snap = snap;
+	if (set_committed(t, &c->positions[t->src])) {
+		rc = floe_error_oom(err);
+		goto done;
+	}
 	if (t->split_fence && (rc = stream_split_check_done(&ck, snap))) {
 		rc = floe_error_oom(err);
 		goto done;
@@ -1284,9 +1349,10 @@ static int checkpoint(floe_pipeline *p, floe_error *err)
 	c->files = floe_calloc(p->n_tables ? p->n_tables : 1, sizeof(floe_data_file *));
 	c->n_files = floe_calloc(p->n_tables ? p->n_tables : 1, sizeof(size_t));
 	c->offsets = floe_calloc(p->n_tables ? p->n_tables : 1, sizeof(char *));
+	c->moved = floe_calloc(p->n_tables ? p->n_tables : 1, sizeof(bool));
 	c->positions = floe_calloc(p->n_sources ? p->n_sources : 1, sizeof(stream_offsets));
 	c->arenas = floe_calloc((size_t)p->n_tasks, sizeof(floe_arena *));
-	if (!c->files || !c->n_files || !c->offsets || !c->positions || !c->arenas) {
+	if (!c->files || !c->n_files || !c->offsets || !c->moved || !c->positions || !c->arenas) {
 		ckpt_free(c, p->n_tables, p->n_sources);
 		return floe_error_oom(err);
 	}
@@ -1391,6 +1457,20 @@ static int checkpoint(floe_pipeline *p, floe_error *err)
 		floe_mutex_unlock(&p->lock);
 		ckpt_free(c, p->n_tables, p->n_sources);
 		return FLOE_ECANCELED;
+	}
+	/* a message source's offsets that moved without rows (a closed Kinesis
+	 * shard's SHARD_END, records that were all tombstones, dead letters or
+	 * filtered out) are committed on their own: a restart must not read them
+	 * again (the previous commit is done: committed_offs is settled) */
+	for (size_t i = 0; i < p->n_tables && !p->rewind; i++) {
+		rt_table *tb = &p->tables[i];
+		int st = p->sources[tb->src].cfg->type;
+		if (c->n_files[i] || (st != STREAM_SRC_KAFKA && st != STREAM_SRC_KINESIS))
+			continue;
+		if (offsets_moved(tb, &c->positions[tb->src])) {
+			c->moved[i] = true;
+			total++;
+		}
 	}
 	if (total == 0 || p->rewind) {
 		/* empty checkpoint: nothing to commit */
@@ -1775,6 +1855,7 @@ void floe_pipeline_free(floe_pipeline *p)
 		floe_free(t->ns);
 		floe_free(t->name);
 		floe_free(t->ident);
+		stream_offsets_reset(&t->committed);
 	}
 	floe_free(p->tables);
 	floe_parquet_budget_free(p->budget);

@@ -511,3 +511,39 @@ syntax:
 	stream_reason_set(&d->why, "JSON at byte %zu: %s", c.err_at, c.err ? c.err : "syntax error");
 	return FLOE_EINVAL;
 }
+
+/* ---- keys ----------------------------------------------------------------------------------- */
+
+int stream_cdc_decode_key(stream_cdc_dec *d, stream_col *root, const char *p, size_t n)
+{
+	scur c = {p, n, 0, NULL, 0};
+	span schema = {0}, payload = {0};
+	d->why.msg[0] = 0;
+	ws(&c);
+	size_t end = n;
+	while (end > c.i && (p[end - 1] == ' ' || p[end - 1] == '\t' || p[end - 1] == '\n' ||
+			     p[end - 1] == '\r'))
+		end--;
+	const want top[] = {{"schema", &schema}, {"payload", &payload}};
+	if (!scan_object(&c, c.i, end, top, 2)) {
+		stream_reason_set(&d->why, "the key: JSON at byte %zu: %s", c.err_at,
+				  c.err ? c.err : "syntax error");
+		return FLOE_EINVAL;
+	}
+	size_t s = c.i, e = end;
+	if (schema.set && payload.set) {
+		/* Kafka Connect's envelope (schemas.enable=true) */
+		if (!is_object(p, &payload)) {
+			stream_reason_set(&d->why, "the key's \"payload\" is not an object");
+			return FLOE_EINVAL;
+		}
+		s = payload.s;
+		e = payload.e;
+	}
+	int rc = stream_json_decode(d->json, root, p + s, e - s);
+	if (rc == FLOE_EINVAL) {
+		d->why = d->json->why;
+		stream_reason_prefix(&d->why, "the key", 7, ": ");
+	}
+	return rc;
+}

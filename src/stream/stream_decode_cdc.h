@@ -80,4 +80,13 @@ int stream_cdc_row_kind(stream_cdc_dec *d, const stream_col *root, int64_t row, 
 int stream_cdc_check_row(stream_cdc_dec *d, const stream_col *root, int64_t row, uint8_t kind)
 	FLOE_WUR;
 
+/*
+ * Decode a record's key p[0..n) (a JSON object whose members are key
+ * columns, optionally in Kafka Connect's {"schema", "payload"} envelope, as
+ * Debezium keys are) as one row of root: the key columns set, the others
+ * null. For an upsert's tombstone (a delete by key). 0; FLOE_EINVAL with
+ * d->why (root as before); FLOE_ENOMEM.
+ */
+int stream_cdc_decode_key(stream_cdc_dec *d, stream_col *root, const char *p, size_t n) FLOE_WUR;
+
 #endif

@@ -9,6 +9,17 @@
  * dead letters with its topic, partition and offset; a tombstone (null
  * value) is skipped by formats without deletes (json, csv: as Flink's JSON
  * format does), and is a null value for raw.
+ *
+ * Delta tables (upserts, change records) get a row kind per row as the
+ * file path gives them (stream_task.c): debezium-json values through the
+ * change-event decoder (0, 1 or 2 rows: -U/+U), rowkind.field from the
+ * decoded row, plain values as inserts; the metadata columns are filled
+ * before the key and required-column checks, so metadata.key may be the
+ * key column. In an upsert table a tombstone deletes its key (Flink's
+ * upsert-kafka): the key decoded as JSON (key.format: json; Kafka Connect's
+ * envelope allowed), or the raw key into the metadata.key column. Debezium
+ * tombstones (the compaction marker after a 'd' event) are no change, as
+ * in Flink's debezium-json.
  */
 #include <stdio.h>
 #include <string.h>
@@ -103,14 +114,13 @@ static int headers_json(floe_buf *out, const uint8_t *p, size_t n, uint32_t coun
 	return rc ? FLOE_ENOMEM : FLOE_OK;
 }
 
-/* Replace the last row of top-level column c with record metadata. */
-static int put_meta(rt_task *t, stream_col *c, int kind, const stream_block *b,
-		    const stream_msg *m, stream_reason *why)
+/* Append record metadata to top-level column c. */
+static int put_meta1(rt_task *t, stream_col *c, int kind, const stream_block *b,
+		     const stream_msg *m, stream_reason *why)
 {
 	static const stream_coerce_opts ms = {STREAM_EPOCH_MS};
 	char num[32];
 	const uint8_t *data = b->data;
-	stream_col_truncate(c, c->len - 1);
 	switch (kind) {
 	case STREAM_META_TOPIC:
 	case STREAM_META_STREAM:
@@ -178,6 +188,66 @@ null:
 	return stream_col_put_null(c);
 }
 
+/* Replace the last n_rows rows of top-level column c with record metadata. */
+static int put_meta(rt_task *t, stream_col *c, int kind, const stream_block *b,
+		    const stream_msg *m, int n_rows, stream_reason *why)
+{
+	int rc = FLOE_OK;
+	stream_col_truncate(c, c->len - n_rows);
+	for (int k = 0; k < n_rows && !rc; k++)
+		rc = put_meta1(t, c, kind, b, m, why);
+	return rc;
+}
+
+/* The kinds of a delta table's rows [len0, len0 + n_rows). */
+static int set_kinds(rt_task *t, size_t ti, int64_t len0, const uint8_t *kinds, int n_rows,
+		     floe_error *err)
+{
+	size_t need = (size_t)(len0 + n_rows);
+	if (need > t->kinds_cap[ti]) {
+		size_t cap = need * 2 + 1024;
+		uint8_t *nk = floe_realloc(t->kinds[ti], cap);
+		if (!nk)
+			return floe_error_oom(err);
+		t->kinds[ti] = nk;
+		t->kinds_cap[ti] = cap;
+	}
+	for (int k = 0; k < n_rows; k++)
+		t->kinds[ti][len0 + k] = kinds[k];
+	return FLOE_OK;
+}
+
+/* An upsert's tombstone: one row holding the record's key (see the top). */
+static int tombstone_row(rt_task *t, size_t ti, stream_col *root, const stream_block *b,
+			 const stream_msg *m, stream_reason *why)
+{
+	rt_table *tb = &t->p->tables[ti];
+	const stream_source_cfg *sc = t->p->sources[tb->src].cfg;
+	stream_cdc_dec *d = &t->cdc[ti];
+	bool key_col = false;
+	for (size_t k = 0; tb->meta_kind && k < tb->cdc_plan.n_keys; k++)
+		key_col |= tb->meta_kind[tb->cdc_plan.keys[k]] == STREAM_META_KEY;
+	int rc;
+	if (m->flags & STREAM_MSG_NULL_KEY) {
+		stream_reason_set(why, "a tombstone (null value) without a key: nothing to delete");
+		return FLOE_EINVAL;
+	}
+	if (sc->key_format && !strcmp(sc->key_format, "json"))
+		rc = stream_cdc_decode_key(d, root, (const char *)b->data + m->key_off, m->key_len);
+	else if (key_col)
+		rc = stream_json_decode(d->json, root, "{}", 2); /* metadata.key fills it */
+	else {
+		stream_reason_set(why, "a tombstone (null value) deletes by key, but the table "
+				       "cannot read the key: set key.format: json (the key's "
+				       "members name the key columns) or metadata.key: <a key column>");
+		return FLOE_EINVAL;
+	}
+	if (rc == FLOE_EINVAL)
+		*why = key_col && !(sc->key_format && !strcmp(sc->key_format, "json")) ? d->json->why
+											: d->why;
+	return rc;
+}
+
 int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool count,
 			     int64_t *records, floe_error *err)
 {
@@ -212,7 +282,12 @@ int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool 
 				return rc;
 			continue;
 		}
-		if ((m->flags & STREAM_MSG_NULL_VALUE) && vf->format != STREAM_FMT_RAW &&
+		bool tomb = (m->flags & STREAM_MSG_NULL_VALUE) != 0;
+		if (tomb && tb->cdc == STREAM_CDC_DEBEZIUM)
+			continue; /* the 'd' event before it was the delete */
+		if (tomb && tb->delta && !tb->upsert)
+			continue; /* a change stream's tombstone: no kind, no change */
+		if (tomb && !tb->upsert && vf->format != STREAM_FMT_RAW &&
 		    vf->format != STREAM_FMT_OTHER)
 			continue; /* a tombstone: no row in a format without deletes */
 		stream_msg_view v = {(const uint8_t *)val,
@@ -226,10 +301,35 @@ int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool 
 				     m->offset,
 				     m->timestamp_ms};
 		int64_t n0 = root->len;
-		rc = vf->decode(t->vdec[ti], root, &v, &why);
+		int n_rows = 1;
+		uint8_t kinds[2] = {FLOE_ROW_INSERT, FLOE_ROW_INSERT};
+		if (tomb && tb->upsert) {
+			kinds[0] = FLOE_ROW_DELETE;
+			rc = tombstone_row(t, ti, root, b, m, &why);
+		} else if (tb->cdc == STREAM_CDC_DEBEZIUM) {
+			rc = stream_cdc_decode_debezium(&t->cdc[ti], root, val, m->val_len, kinds,
+							&n_rows);
+			if (rc == FLOE_EINVAL)
+				why = t->cdc[ti].why;
+		} else {
+			rc = vf->decode(t->vdec[ti], root, &v, &why);
+		}
+		if (rc == 0 && n_rows == 0)
+			continue; /* a Debezium event that is no change */
 		for (size_t k = 0; rc == 0 && tb->meta_kind && k < root->n_kids; k++)
 			if (tb->meta_kind[k])
-				rc = put_meta(t, &root->kids[k], tb->meta_kind[k], b, m, &why);
+				rc = put_meta(t, &root->kids[k], tb->meta_kind[k], b, m, n_rows, &why);
+		if (rc == 0 && tb->delta && tb->cdc != STREAM_CDC_DEBEZIUM) {
+			/* the row's kind, its key, its required columns */
+			if (!tomb && tb->cdc_plan.kind_field >= 0)
+				rc = stream_cdc_row_kind(&t->cdc[ti], root, n0, &kinds[0]);
+			else
+				rc = stream_cdc_check_row(&t->cdc[ti], root, n0, kinds[0]);
+			if (rc == FLOE_EINVAL)
+				why = t->cdc[ti].why;
+		}
+		if (rc == 0 && tb->delta && (rc = set_kinds(t, ti, n0, kinds, n_rows, err)))
+			return rc;
 		if (rc == FLOE_EINVAL) {
 			if (root->len > n0)
 				stream_col_truncate(root, n0);
@@ -252,14 +352,17 @@ int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool 
 			continue;
 		}
 		char pwhy[FLOE_ERROR_MSG_MAX + 256];
-		if (tb->n_pcheck &&
-		    !stream_task__row_partition_ok(tb, root, root->len - 1, pwhy, sizeof(pwhy))) {
-			stream_col_truncate(root, root->len - 1);
+		bool pok = true;
+		for (int64_t r = n0; tb->n_pcheck && pok && r < root->len; r++)
+			pok = stream_task__row_partition_ok(tb, root, r, pwhy, sizeof(pwhy));
+		if (!pok) {
+			/* every row of the record goes (a change's delete half too) */
+			stream_col_truncate(root, n0);
 			if ((rc = stream_task__note_bad(t, ti, val, m->val_len, m->offset, pwhy, err)))
 				return rc;
 			continue;
 		}
-		if ((root->len & 255) == 0 && stream_col_bytes(root) >= STREAM_BATCH_BYTES &&
+		if ((root->len & 255) < (int64_t)n_rows && stream_col_bytes(root) >= STREAM_BATCH_BYTES &&
 		    (rc = stream_task__emit(t, ti, false, err)))
 			return rc;
 	}

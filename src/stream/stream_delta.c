@@ -18,9 +18,9 @@
  *     in order — HASH on the partition (partitioned) or on the key
  *     (unpartitioned). Unset, floe chooses HASH and says so;
  *   - a routing filter (an update moving a row out of the filter would
- *     never delete it);
- *   - a kafka or kinesis source (their message decoder keeps no change
- *     kinds yet).
+ *     never delete it).
+ * Kafka and Kinesis feed them too (stream_decode_msgs.c: kinds per row,
+ * tombstones of upsert tables as deletes by key).
  * There is no overwrite mode in pipelines, so "upsert together with
  * overwrite" cannot be configured (docs/operations.md).
  */
@@ -62,11 +62,6 @@ static int rules(const delta_in *in, delta_out *out, floe_error *err)
 	if (!out->delta)
 		return FLOE_OK;
 	const char *what = out->upsert ? "upsert" : "change records";
-	if (sc && (sc->type == STREAM_SRC_KAFKA || sc->type == STREAM_SRC_KINESIS))
-		return floe_error_set(err, FLOE_EINVAL,
-				      "%s from a %s source is not supported yet: write the "
-				      "changes from files or stdin",
-				      what, sc->type == STREAM_SRC_KAFKA ? "kafka" : "kinesis");
 	if ((rc = floe_delta_equality_ids(in->schema, tc->equality_fields, out->ids, 64, &out->n_ids,
 					  err)))
 		return floe_error_prefix(err, rc, "equality-field-columns: ");

@@ -156,6 +156,11 @@ typedef struct rt_table {
 	stream_cdc_plan cdc_plan;
 	int32_t *plan_keys, *plan_required;
 	floe_metric *m_del_files, *m_del_records, *m_del_bytes;
+	/* the source offsets the table last committed for the pipeline: a
+	 * message source's empty checkpoint commits when a split it holds moved
+	 * from these (committer thread; read by the coordinator once no commit
+	 * is pending) */
+	stream_offsets committed;
 } rt_table;
 
 typedef struct rt_source {
@@ -254,6 +259,7 @@ typedef struct ckpt_item {
 	floe_data_file **files; /* per table */
 	size_t *n_files;
 	char **offsets;      /* per table: its source's positions (JSON) */
+	bool *moved;         /* per table: no files but the offsets moved (commit them) */
 	stream_offsets *positions; /* per source (for ack) */
 	int64_t flush_ms;
 	bool complete; /* every source at its end: a one-shot load done */

@@ -223,4 +223,43 @@ typedef struct stream_gen_opts {
 int stream_source_gen_new(stream_source **out, const char *name, const stream_gen_opts *o,
 			  floe_error *err) FLOE_WUR;
 
+/*
+ * An Iceberg table (stream_source_iceberg.c): append mode hands out the rows
+ * each snapshot appended, changelog mode each snapshot's changes with the
+ * columns _change_type, _change_ordinal, _commit_snapshot_id (floe/scan.h);
+ * JSON lines. Start: Flink's starting strategies (floe_scan_start; NONE is
+ * TABLE_SCAN_THEN_INCREMENTAL). Bounded (up to the snapshot current at the
+ * start) unless streaming. One split, "iceberg".
+ */
+typedef enum stream_iceberg_mode {
+	STREAM_ICEBERG_APPEND = 0,
+	STREAM_ICEBERG_CHANGELOG = 1,
+} stream_iceberg_mode;
+
+struct floe_catalog;
+typedef struct stream_iceberg_opts {
+	struct floe_catalog *cat; /* borrowed; outlives the source */
+	const char *table;        /* "namespace.table" */
+	int mode;                 /* stream_iceberg_mode */
+	int start;                /* floe_scan_start */
+	int64_t start_snapshot_id, start_timestamp_ms;
+	bool streaming;
+	bool skip_overwrites;     /* append mode: skip overwrite/delete snapshots */
+	int64_t monitor_interval_ms;
+	size_t block_bytes;
+	int64_t table_snapshot_id; /* > 0: the table scan start reads this snapshot (0: current) */
+} stream_iceberg_opts;
+
+int stream_source_iceberg_new(stream_source **out, const char *name, const stream_iceberg_opts *o,
+			      floe_error *err) FLOE_WUR;
+
+/*
+ * The hybrid source (stream_source_hybrid.c): the table scan of the Iceberg
+ * table's current snapshot, then `then` (owned; freed on failure too) from
+ * the source offsets recorded with that snapshot. Positions carry
+ * @hybrid-phase and @hybrid-snapshot.
+ */
+int stream_source_hybrid_new(stream_source **out, const char *name, const stream_iceberg_opts *boot,
+			     stream_source *then, floe_error *err) FLOE_WUR;
+
 #endif

@@ -765,7 +765,10 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 	const stream_source_cfg *sc = p->sources[tb->src].cfg;
 	stream_col *root = &t->roots[ti];
 	bool csv = sc->format == STREAM_FMT_CSV && sc->type != STREAM_SRC_GENERATOR;
-	bool rows_pos = sc->type == STREAM_SRC_GENERATOR;
+	/* row-numbered splits: the generator's, an Iceberg source's (a hybrid's bootstrap) */
+	bool rows_pos = sc->type == STREAM_SRC_GENERATOR || sc->type == STREAM_SRC_ICEBERG ||
+			(sc->type == STREAM_SRC_HYBRID && b->split_name &&
+			 !strcmp(b->split_name, "iceberg"));
 	int64_t skip = 0;
 	int rc;
 	if (tb->skipping && b->split_name) {

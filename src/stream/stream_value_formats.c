@@ -9,9 +9,12 @@
 
 #include "avro/avro_datum.h"
 #include "avro/avro_schema.h"
+#include "iceberg/value.h"
 #include "json/json.h"
 #include "util/cursor.h"
+#include "util/str.h"
 #include "util/thread.h"
+#include "util/timeutil.h"
 
 #include "stream/stream_config.h"
 #include "stream/stream_value_format.h"
@@ -173,9 +176,16 @@ static void raw_close(void *state)
  * datum. The writer schema comes from GET <avro-confluent.url>/schemas/ids/
  * <id> once per task and id; the datum is decoded with it (floe's resolving
  * decoder) and written as JSON (no union wrappers), which the table's JSON
- * decoder takes: fields by name, the JSON coercions. Binary values go
- * through as Latin-1 code points, so bytes/fixed/decimal fields and the
- * timestamp-micros logical type are not decoded faithfully yet (documented).
+ * decoder takes: fields by name, the JSON coercions. The writing is
+ * directed by the table's column types (avro_json below), so that no value
+ * changes on the way: bytes and fixed as base64 (a binary or fixed column
+ * decodes it back; a string column takes UTF-8 bytes as text), fixed(16)
+ * into a uuid column as its canonical text, decimals (bytes or fixed) as
+ * exact decimal text from the unscaled two's-complement integer, date /
+ * time-millis / time-micros / timestamp-millis / -micros / -nanos and
+ * local-timestamp-* as ISO-8601 text into date, time and timestamp
+ * columns (numbers would be read in the source's epoch-unit), their
+ * numbers into any other column.
  */
 #define AVRO_SCHEMAS_MAX 64
 #define AVRO_SCHEMA_MAX_BYTES ((size_t)1 << 20)
@@ -189,6 +199,7 @@ typedef struct avro_schema_entry {
 
 typedef struct avro_dec {
 	const char *url;
+	const floe_type *root; /* the table's row type: directs the JSON (avro_json) */
 	stream_json_dec json;
 	avro_schema_entry ents[AVRO_SCHEMAS_MAX];
 	size_t n_ents;
@@ -219,6 +230,7 @@ static int avro_open(void **state, const stream_value_ctx *ctx, floe_error *err)
 		return floe_error_oom(err);
 	pthread_once(&avro_curl_once, avro_curl_init);
 	d->url = ctx->src->registry_url;
+	d->root = ctx->root;
 	stream_json_dec_init(&d->json, &ctx->coerce);
 	floe_arena_init(&d->datum, 65536);
 	floe_buf_init(&d->text, 0);
@@ -314,6 +326,210 @@ static avro_schema_entry *avro_schema(avro_dec *d, uint32_t id, stream_reason *w
 	return e;
 }
 
+/* The table's field of a record field (the JSON decoder's rule: exact
+ * name, else ASCII case-insensitive); NULL when none. */
+static const floe_type *avro_target_field(const floe_type *t, const char *name)
+{
+	if (!t || t->id != FLOE_T_STRUCT)
+		return NULL;
+	for (size_t i = 0; i < t->n_fields; i++)
+		if (!strcmp(t->fields[i].name, name))
+			return t->fields[i].type;
+	for (size_t i = 0; i < t->n_fields; i++) {
+		const char *a = t->fields[i].name, *b = name;
+		while (*a && *b) {
+			char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
+			char y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
+			if (x != y)
+				break;
+			a++, b++;
+		}
+		if (!*a && !*b)
+			return t->fields[i].type;
+	}
+	return NULL;
+}
+
+static bool avro_lt(const floe_avro_schema *s, const char *name)
+{
+	return s->logical_type && !strcmp(s->logical_type, name);
+}
+
+/* The decimal text of an unscaled big-endian two's-complement integer. */
+static void avro_decimal(floe_jw *w, const uint8_t *p, size_t n, int32_t scale)
+{
+	/* longer than 16 bytes: only sign extension may precede the value */
+	while (n > 16) {
+		uint8_t ext = (p[1] & 0x80) ? 0xff : 0x00;
+		if (p[0] != ext) {
+			w->rc = FLOE_EINVAL;
+			return;
+		}
+		p++;
+		n--;
+	}
+	if (n == 0) {
+		w->rc = FLOE_EINVAL;
+		return;
+	}
+	char txt[64];
+	size_t k = floe_decimal_format(txt, sizeof(txt), floe_i128_from_be(p, n),
+				       scale == FLOE_AVRO_ID_NONE ? 0 : scale);
+	floe_jw_strn(w, txt, k);
+}
+
+static void avro_bytes(floe_jw *w, const floe_type *t, const uint8_t *p, size_t n)
+{
+	if (t && t->id == FLOE_T_UUID && n == 16) {
+		static const char hx[] = "0123456789abcdef";
+		char u[37];
+		size_t k = 0;
+		for (size_t i = 0; i < 16; i++) {
+			if (i == 4 || i == 6 || i == 8 || i == 10)
+				u[k++] = '-';
+			u[k++] = hx[p[i] >> 4];
+			u[k++] = hx[p[i] & 15];
+		}
+		floe_jw_strn(w, u, k);
+		return;
+	}
+	if (t && t->id == FLOE_T_STRING && stream_utf8_valid(p, n)) {
+		floe_jw_strn(w, (const char *)p, n);
+		return;
+	}
+	floe_buf b;
+	floe_buf_init(&b, 0);
+	if (floe_base64_encode(&b, p, n))
+		w->rc = FLOE_ENOMEM;
+	else
+		floe_jw_strn(w, floe_buf_cstr(&b), b.len);
+	floe_buf_reset(&b);
+}
+
+static bool avro_is_ts(const floe_type *t)
+{
+	return t && (t->id == FLOE_T_TIMESTAMP || t->id == FLOE_T_TIMESTAMPTZ ||
+		     t->id == FLOE_T_TIMESTAMP_NS || t->id == FLOE_T_TIMESTAMPTZ_NS);
+}
+
+/* An int or long with a temporal logical type, as ISO text when the column
+ * is temporal (else the number). */
+static void avro_temporal(floe_jw *w, const floe_avro_schema *s, const floe_type *t, int64_t v)
+{
+	char txt[64];
+	size_t k;
+	bool local = s->logical_type && !strncmp(s->logical_type, "local-", 6);
+	const char *lt = s->logical_type ? s->logical_type + (local ? 6 : 0) : "";
+	if (t && t->id == FLOE_T_DATE && !strcmp(lt, "date")) {
+		k = floe_format_date(txt, sizeof(txt), v);
+	} else if (t && t->id == FLOE_T_TIME && !strcmp(lt, "time-millis")) {
+		k = floe_format_time_us(txt, sizeof(txt), v * 1000, 6);
+	} else if (t && t->id == FLOE_T_TIME && !strcmp(lt, "time-micros")) {
+		k = floe_format_time_us(txt, sizeof(txt), v, 6);
+	} else if (avro_is_ts(t) && (!strcmp(lt, "timestamp-millis") ||
+				     !strcmp(lt, "timestamp-micros"))) {
+		int64_t us = v;
+		if (!strcmp(lt, "timestamp-millis")) {
+			if (v > INT64_MAX / 1000 || v < INT64_MIN / 1000) {
+				w->rc = FLOE_EINVAL;
+				return;
+			}
+			us = v * 1000;
+		}
+		k = floe_format_timestamp_us(txt, sizeof(txt) - 1, us, 6);
+		if (!local)
+			txt[k++] = 'Z';
+	} else if (avro_is_ts(t) && !strcmp(lt, "timestamp-nanos")) {
+		k = floe_format_timestamp_ns(txt, sizeof(txt) - 1, v, 9);
+		if (!local)
+			txt[k++] = 'Z';
+	} else {
+		floe_jw_i64(w, v);
+		return;
+	}
+	floe_jw_strn(w, txt, k);
+}
+
+static void avro_json(floe_jw *w, const floe_avro_schema *s, const floe_avro_value *v,
+		      const floe_type *t, int depth)
+{
+	if (w->rc)
+		return;
+	if (!s || !v || depth > 200) {
+		w->rc = FLOE_EINVAL;
+		return;
+	}
+	if (s->type == FLOE_AVRO_UNION) {
+		const floe_avro_schema *b = NULL;
+		if (v->branch >= 0 && (size_t)v->branch < s->n_branches)
+			b = s->branches[v->branch];
+		for (size_t i = 0; !b && i < s->n_branches; i++)
+			if (s->branches[i]->type == v->type)
+				b = s->branches[i];
+		avro_json(w, b, v, t, depth + 1);
+		return;
+	}
+	if (s->type != v->type) {
+		w->rc = FLOE_EINVAL;
+		return;
+	}
+	switch (v->type) {
+	case FLOE_AVRO_INT:
+		avro_temporal(w, s, t, v->u.i);
+		return;
+	case FLOE_AVRO_LONG:
+		avro_temporal(w, s, t, v->u.l);
+		return;
+	case FLOE_AVRO_BYTES:
+	case FLOE_AVRO_FIXED:
+		if (avro_lt(s, "decimal"))
+			avro_decimal(w, v->u.bytes.p, v->u.bytes.len, s->scale);
+		else
+			avro_bytes(w, t, v->u.bytes.p, v->u.bytes.len);
+		return;
+	case FLOE_AVRO_ARRAY:
+		floe_jw_arr_begin(w);
+		for (size_t i = 0; i < v->u.list.n; i++)
+			avro_json(w, s->items, &v->u.list.items[i],
+				  t && t->id == FLOE_T_LIST ? t->element : NULL, depth + 1);
+		floe_jw_arr_end(w);
+		return;
+	case FLOE_AVRO_MAP:
+		floe_jw_obj_begin(w);
+		for (size_t i = 0; i < v->u.map.n && !w->rc; i++) {
+			const floe_avro_map_entry *e = &v->u.map.entries[i];
+			char *k = floe_strndup((const char *)e->key, e->key_len);
+			if (!k) {
+				w->rc = FLOE_ENOMEM;
+				return;
+			}
+			floe_jw_key(w, k);
+			floe_free(k);
+			avro_json(w, s->items, &e->value, t && t->id == FLOE_T_MAP ? t->value : NULL,
+				  depth + 1);
+		}
+		floe_jw_obj_end(w);
+		return;
+	case FLOE_AVRO_RECORD:
+		if (v->u.list.n != s->n_fields) {
+			w->rc = FLOE_EINVAL;
+			return;
+		}
+		floe_jw_obj_begin(w);
+		for (size_t i = 0; i < s->n_fields; i++) {
+			floe_jw_key(w, s->fields[i].name);
+			avro_json(w, s->fields[i].type, &v->u.list.items[i],
+				  avro_target_field(t, s->fields[i].name), depth + 1);
+		}
+		floe_jw_obj_end(w);
+		return;
+	default:
+		/* null, boolean, float, double, string, enum: as the generic writer */
+		floe_avro_value_write_json(w, s, v);
+		return;
+	}
+}
+
 static int avro_decode(void *state, stream_col *root, const stream_msg_view *m, stream_reason *why)
 {
 	avro_dec *d = state;
@@ -351,7 +567,7 @@ static int avro_decode(void *state, stream_col *root, const stream_msg_view *m, 
 	floe_jw w;
 	floe_buf_clear(&d->text);
 	floe_jw_init(&w, &d->text, 0);
-	floe_avro_value_write_json(&w, e->schema, &v);
+	avro_json(&w, e->schema, &v, d->root, 0);
 	if ((rc = floe_jw_finish(&w))) {
 		if (rc == FLOE_ENOMEM)
 			return rc;

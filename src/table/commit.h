@@ -61,6 +61,10 @@ void floe_op_set_data_sequence_number(floe_snapshot_op *op, int64_t seq);
  * The manifests and the list it writes itself are always checked (and
  * written again when gone). */
 void floe_op_verify_added(floe_snapshot_op *op);
+/* Commit a snapshot even when the operation adds and removes nothing (its
+ * summary is the change: a pipeline's source offsets moved without rows,
+ * as Flink's committer commits empty checkpoints). */
+void floe_op_allow_empty(floe_snapshot_op *op);
 /* Validate against every snapshot committed after this one (REPLACE,
  * OVERWRITE, DELETE): a new delete file targeting a removed data file fails
  * the commit. -1 = the base the first attempt sees. */

@@ -98,6 +98,7 @@ struct floe_snapshot_op {
 	 * written until the operation is freed */
 	bool lease_held, lease_keep;
 	bool verify_added; /* floe_op_verify_added */
+	bool allow_empty;  /* floe_op_allow_empty */
 };
 
 static int ensure_lease(floe_snapshot_op *op, floe_error *err);
@@ -172,6 +173,11 @@ size_t floe_op_removed(const floe_snapshot_op *op)
 void floe_op_set_data_sequence_number(floe_snapshot_op *op, int64_t seq)
 {
 	op->data_seq = seq;
+}
+
+void floe_op_allow_empty(floe_snapshot_op *op)
+{
+	op->allow_empty = true;
 }
 
 void floe_op_verify_added(floe_snapshot_op *op)
@@ -1313,7 +1319,8 @@ static int build_attempt(void *payload, const floe_metadata *base, int n_attempt
 		drop_unused_rewrites(op);
 		if (op->added_data_files + op->added_pos_files + op->added_eq_files + op->added_dvs ==
 			    0 &&
-		    removed.data_files + removed.pos_files + removed.eq_files + removed.dvs == 0) {
+		    removed.data_files + removed.pos_files + removed.eq_files + removed.dvs == 0 &&
+		    !op->allow_empty) {
 			rc = FLOE_OK; /* nothing to do after all */
 			goto done;
 		}
@@ -1456,7 +1463,7 @@ int floe_op_commit(floe_snapshot_op *op, int64_t *snapshot_id, floe_error *err_o
 	if (!floe_table_catalog(t))
 		return floe_error_set(err, FLOE_EUNSUPPORTED,
 				      "this table was opened by path: commit through a catalog");
-	if (floe_op_added(op) == 0 && op->n_removes == 0 && op->n_mr_old == 0)
+	if (floe_op_added(op) == 0 && op->n_removes == 0 && op->n_mr_old == 0 && !op->allow_empty)
 		return FLOE_OK;
 	if ((rc = count_partitions(op)))
 		return floe_error_oom(err);

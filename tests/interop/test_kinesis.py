@@ -442,3 +442,50 @@ def test_kinesis_same_pipeline_id_twice(floe, kinesis_endpoint, tmp_path):
     stopped[0].out.close()
     ids = table_ids(floe, "db.ktwice")
     assert len(ids) == total and set(ids) == set(range(total))
+
+
+def test_kinesis_shard_end_committed_without_records(floe, kinesis_endpoint, tmp_path):
+    """A shard closed by a split with no record after the split: its
+    SHARD_END is committed by a checkpoint that has no rows (an offset-only
+    snapshot, fenced like every pipeline commit), and a restart reads
+    nothing twice."""
+    ep, kc = kinesis_endpoint, kinesis_endpoint.client()
+    name = stream_name(tmp_path, "send")
+    kc.create_stream(StreamName=name, ShardCount=1)
+    put(kc, name, range(100))
+    cfg = write_cfg(tmp_path / "p.yaml", "ksend", kinesis_source(ep, name),
+                    {"name": "db.ksend", "schema": "id long not null"}, interval="300ms")
+    r = Run(floe, cfg, "run1", ep.env())
+    wait_rows(floe, "db.ksend", 100, r)
+    parent = kc.list_shards(StreamName=name)["Shards"][0]
+    lo, hi = (int(parent["HashKeyRange"]["StartingHashKey"]),
+              int(parent["HashKeyRange"]["EndingHashKey"]))
+    kc.split_shard(StreamName=name, ShardToSplit=parent["ShardId"],
+                   NewStartingHashKey=str((lo + hi) // 2))
+    key = f"kinesis:{name}:{parent['ShardId']}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if last_offsets(floe, "db.ksend").get(key, {}).get("seq") == "SHARD_END":
+            break
+        assert r.p.poll() is None, r.text()[-3000:]
+        time.sleep(0.3)
+    assert r.kill(signal.SIGTERM) == 0, r.text()[-3000:]
+    t = floe.pyiceberg_catalog().load_table("db.ksend")
+    snap = t.current_snapshot()
+    offs = json.loads(snap.summary.additional_properties["floe.source-offsets"])
+    assert offs[key]["seq"] == "SHARD_END", offs
+    assert int(snap.summary.additional_properties.get("added-data-files", 0)) == 0
+    assert snap.summary.additional_properties["floe.pipeline-id"] == "ksend"
+    # an idle pipeline does not commit again and again
+    n_snaps = len(t.metadata.snapshots)
+    r = Run(floe, cfg, "run2", ep.env())
+    time.sleep(2.5)
+    assert r.kill(signal.SIGTERM) == 0, r.text()[-3000:]
+    t = floe.pyiceberg_catalog().load_table("db.ksend")
+    assert len(t.metadata.snapshots) <= n_snaps + 1
+    put(kc, name, range(100, 150))
+    r = Run(floe, cfg, "run3", ep.env())
+    wait_rows(floe, "db.ksend", 150, r)
+    time.sleep(1)
+    assert r.kill(signal.SIGTERM) == 0, r.text()[-3000:]
+    assert sorted(table_ids(floe, "db.ksend")) == list(range(150))

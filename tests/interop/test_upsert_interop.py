@@ -616,24 +616,3 @@ def test_primary_key_in_the_column_list_is_the_key(floe, tmp_path):
     rows = sorted((r["id"], r["region"], r["v"]) for r in floe.json_rows("scan", "db.pk"))
     assert rows == [(1, "eu", 3), (1, "us", 4), (2, "eu", 2)]
 
-
-def test_upserts_from_a_kafka_source_are_refused(floe, tmp_path):
-    """The message decoder (Kafka, Kinesis) keeps no change kinds yet: an
-    upsert table fed by one is refused before anything is created."""
-    cfg = tmp_path / "p.yaml"
-    cfg.write_text("""
-pipeline.name: kup
-sources:
-  - name: k
-    type: kafka
-    topic: t
-    properties.bootstrap.servers: 127.0.0.1:1
-tables:
-  - name: db.k
-    schema: "id long not null, v long"
-    upsert-enabled: true
-    equality-field-columns: id
-""")
-    p = floe.run("run", cfg, check=False)
-    assert p.returncode != 0 and "upsert from a kafka source is not supported yet" in p.stderr, p.stderr
-    nothing_created(floe, "db.k")

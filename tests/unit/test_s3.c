@@ -279,8 +279,33 @@ static void test_shared_config(void)
 	T_EQ_STR(c.source, "static");
 	floe_aws_creds_reset(&c);
 	floe_aws_provider_free(p);
+	/* one provider asked for (Flink's aws.credentials.provider): PROFILE
+	 * skips the environment and the explicit keys; a credentials file of
+	 * its own; ENV_VAR without the variables finds nothing */
+	char cred2[600];
+	snprintf(cred2, sizeof(cred2), "%s/credentials2", dir);
+	f = fopen(cred2, "w");
+	fputs("[dev]\naws_access_key_id=AKFILE2\naws_secret_access_key=SKFILE2\n", f);
+	fclose(f);
+	o.provider = "PROFILE";
+	o.credentials_file = cred2;
+	T_OK(floe_aws_provider_new(&p, &o, NULL, &err), &err);
+	T_OK(floe_aws_provider_get(p, &c, &err), &err);
+	T_EQ_STR(c.access_key, "AKFILE2");
+	T_EQ_STR(c.source, "profile");
+	floe_aws_creds_reset(&c);
+	floe_aws_provider_free(p);
 	unsetenv("AWS_ACCESS_KEY_ID");
 	unsetenv("AWS_SECRET_ACCESS_KEY");
+	o.provider = "ENV_VAR";
+	T_OK(floe_aws_provider_new(&p, &o, NULL, &err), &err);
+	floe_error e2 = {0};
+	T_ERR(floe_aws_provider_get(p, &c, &e2), FLOE_ENOTFOUND);
+	T_CHECK(strstr(e2.msg, "ENV_VAR") != NULL);
+	floe_aws_provider_free(p);
+	o.provider = "KEYCHAIN";
+	T_ERR(floe_aws_provider_new(&p, &o, NULL, &e2), FLOE_EINVAL);
+	T_CHECK(strstr(e2.msg, "'KEYCHAIN' is not AUTO") != NULL);
 	unsetenv("AWS_ENDPOINT_URL_S3");
 	T_EQ_INT(floe_aws_parse_http_date_ms("Wed, 01 May 2024 10:00:00 GMT"), 1714557600000LL);
 	T_EQ_INT(floe_aws_parse_iso8601_ms("2024-05-01T10:00:00.000Z"), 1714557600000LL);

@@ -191,44 +191,6 @@ static void test_get_records_reply(void)
 
 static void test_aws_documents(void)
 {
-	const char *ini = "# comment\n[default]\naws_access_key_id = AKIDDEFAULT\n\n"
-			  "[profile ingest]\nregion=eu-west-1\n[ingest]\n aws_access_key_id=AKIDINGEST \n"
-			  "aws_secret_access_key = s/e=cret\r\n";
-	char v[64];
-	T_CHECK(stream_aws_ini_get(ini, strlen(ini), "ingest", "aws_access_key_id", v, sizeof(v)));
-	T_EQ_STR(v, "AKIDINGEST");
-	T_CHECK(stream_aws_ini_get(ini, strlen(ini), "ingest", "aws_secret_access_key", v, sizeof(v)));
-	T_EQ_STR(v, "s/e=cret");
-	T_CHECK(stream_aws_ini_get(ini, strlen(ini), "profile ingest", "region", v, sizeof(v)));
-	T_EQ_STR(v, "eu-west-1");
-	T_CHECK(stream_aws_ini_get(ini, strlen(ini), "default", "aws_access_key_id", v, sizeof(v)));
-	T_CHECK(!stream_aws_ini_get(ini, strlen(ini), "default", "region", v, sizeof(v)));
-	T_CHECK(!stream_aws_ini_get(ini, strlen(ini), "ingest", "aws_access_key_id", v, 4));
-
-	stream_aws_creds c = {0};
-	floe_error err = {0};
-	const char *js = "{\"AccessKeyId\":\"ASIA1\",\"SecretAccessKey\":\"sk\",\"Token\":\"tk\","
-			 "\"Expiration\":\"2026-12-02T03:00:00Z\"}";
-	T_OK(stream_aws_creds_from_json(&c, js, strlen(js), &err), &err);
-	T_EQ_STR(c.akid, "ASIA1");
-	T_EQ_STR(c.token, "tk");
-	T_EQ_INT(c.expires_ms, 1796180400000LL);
-	const char *sts = "<AssumeRoleWithWebIdentityResponse><AssumeRoleWithWebIdentityResult>"
-			  "<Credentials><AccessKeyId>ASIA2</AccessKeyId><SecretAccessKey>sk2"
-			  "</SecretAccessKey><SessionToken>tok2</SessionToken><Expiration>"
-			  "2026-12-02T04:00:00Z</Expiration></Credentials>"
-			  "</AssumeRoleWithWebIdentityResult></AssumeRoleWithWebIdentityResponse>";
-	T_OK(stream_aws_creds_from_sts(&c, sts, strlen(sts), &err), &err);
-	T_EQ_STR(c.akid, "ASIA2");
-	T_EQ_STR(c.secret, "sk2");
-	T_EQ_STR(c.token, "tok2");
-	T_EQ_INT(c.expires_ms, 1796184000000LL);
-	floe_error e = {0};
-	T_ERR(stream_aws_creds_from_json(&c, "{\"Token\":\"x\"}", 13, &e), FLOE_ECORRUPT);
-	T_EQ_MSG(e.msg, "credentials document without AccessKeyId and SecretAccessKey");
-	T_ERR(stream_aws_creds_from_sts(&c, "<Error/>", 8, &e), FLOE_ECORRUPT);
-	stream_aws_creds_reset(&c);
-
 	char type[64], msg[128];
 	const char *eb = "{\"__type\":\"com.amazonaws.kinesis#ProvisionedThroughputExceededException\","
 			 "\"message\":\"Rate exceeded for shard\"}";
