@@ -167,6 +167,47 @@ FLOE_EXPORT int floe_table_manage_ref(floe_table *t, const floe_ref_opts *o, flo
 FLOE_EXPORT int floe_table_cherry_pick(floe_table *t, int64_t snapshot_id, const char *branch,
 				       int64_t *new_snapshot, floe_error *err) FLOE_WUR;
 
+/*
+ * Schema, partition and write-order evolution (`floe table alter`). Each op
+ * is one change; all of them are validated on the current metadata and
+ * committed together (retried on a lost race, re-applied on the new base),
+ * or none is. Columns are never dropped, renamed or narrowed.
+ *   ADD_COLUMN      path ("a.b.c"; a list's struct is "xs.element") and
+ *                   arg, a type ("long", "struct<lat: double>"): an
+ *                   optional column with fresh ids; doc optional
+ *   UPDATE_TYPE     path, arg a wider type (int -> long, float -> double,
+ *                   decimal(P,S) -> decimal(P2,S) with P2 > P; v3: date ->
+ *                   timestamp)
+ *   MAKE_OPTIONAL   path (not an identifier field)
+ *   ADD_PARTITION   arg a partition expression ("bucket(16, id)", "day(ts)")
+ *   DROP_PARTITION  arg a partition field name ("id_bucket") or expression
+ *   REPLACE_PARTITION  arg the field to drop, arg2 the expression to add
+ *   WRITE_ORDER     arg a sort order ("id desc nulls last, day(ts)";
+ *                   "unsorted")
+ * FLOE_EINVAL names the field on a refused change. *summary (optional,
+ * caller frees with floe_free) says what changed ("" when nothing did).
+ */
+typedef enum floe_alter_kind {
+	FLOE_ALTER_ADD_COLUMN = 1,
+	FLOE_ALTER_UPDATE_TYPE,
+	FLOE_ALTER_MAKE_OPTIONAL,
+	FLOE_ALTER_ADD_PARTITION,
+	FLOE_ALTER_DROP_PARTITION,
+	FLOE_ALTER_REPLACE_PARTITION,
+	FLOE_ALTER_WRITE_ORDER,
+} floe_alter_kind;
+
+typedef struct floe_alter_op {
+	floe_alter_kind kind;
+	const char *path;
+	const char *arg;
+	const char *arg2;
+	const char *doc;
+} floe_alter_op;
+
+FLOE_EXPORT int floe_table_alter(floe_table *t, const floe_alter_op *ops, size_t n, char **summary,
+				 floe_error *err) FLOE_WUR;
+
 #ifdef __cplusplus
 }
 #endif

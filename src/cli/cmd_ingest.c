@@ -88,7 +88,7 @@ static const char *const FLAGS[] = {
 	"--csv-delimiter", "--null-literal", "--epoch-unit", "--rows-per-second", "--number-of-rows",
 	"--seed", "--block-size", "--property", "--field", "--maintenance", "--maintenance-option",
 	"--metrics-bind", "--summary", "--max-dead-letter-ratio", "--upsert", "--equality-fields",
-	"--rowkind-field", "--overwrite", "--overwrite-where", "--branch", NULL,
+	"--rowkind-field", "--overwrite", "--overwrite-where", "--branch", "--unknown-fields", NULL,
 };
 
 /* Edit distance (for the nearest flag). */
@@ -203,7 +203,7 @@ int cmd_ingest(int argc, char **argv)
 	const char *dist = NULL, *budget = NULL, *pid = NULL, *errors = NULL, *dlq = NULL;
 	const char *mport = NULL, *mbind = NULL, *summary = NULL, *dead_ratio = NULL, *delim = NULL, *nulls = NULL, *unit = NULL;
 	const char *rps = NULL, *nrows = NULL, *seed = NULL, *block = NULL, *maint = NULL;
-	const char *eqf = NULL, *rowkind = NULL;
+	const char *eqf = NULL, *rowkind = NULL, *unknown = NULL;
 	bool follow = false, gen = false, no_header = false, print = false, quiet = false;
 	bool upsert = false, overwrite = false;
 	const char *ow_where = NULL, *branch = NULL;
@@ -278,6 +278,7 @@ int cmd_ingest(int argc, char **argv)
 		OPT("--maintenance", maint)
 		OPT("--equality-fields", eqf)
 		OPT("--rowkind-field", rowkind)
+		OPT("--unknown-fields", unknown)
 #undef OPT
 		if (!strcmp(a, "--property") || !strcmp(a, "--field") ||
 		    !strcmp(a, "--maintenance-option")) {
@@ -505,6 +506,11 @@ int cmd_ingest(int argc, char **argv)
 	if (branch) {
 		fprintf_sb(f, "    branch: ");
 		q(f, branch);
+		fputc_sb('\n', f);
+	}
+	if (unknown) {
+		fprintf_sb(f, "    unknown-fields: ");
+		q(f, unknown);
 		fputc_sb('\n', f);
 	}
 	if (eqf) {

@@ -36,7 +36,7 @@ const cli_command cli_commands[] = {
 	 "Fails while the namespace holds tables or namespaces.\n", "floe namespace drop sales\n"},
 
 	/* ---- tables ---- */
-	{"table", cmd_table, "create|list|show|set|rename|drop|properties ...", "manage tables", NULL,
+	{"table", cmd_table, "create|list|show|set|alter|rename|drop|properties ...", "manage tables", NULL,
 	 NULL},
 	{"table create", NULL, "<ns.table> --schema COLUMNS|JSON|@FILE [options]", "create a table",
 	 "  --schema S           a column list, Iceberg schema JSON, or @file with either\n"
@@ -72,6 +72,34 @@ const cli_command cli_commands[] = {
 	 "Known keys are validated (floe table properties lists them).\n",
 	 "floe table set db.clicks write.metadata.previous-versions-max=20\n"
 	 "floe table set db.clicks --unset write.metadata.previous-versions-max\n"},
+	{"table alter", NULL, "<ns.table> CHANGE...",
+	 "evolve a table's schema, partitioning and write order (one commit)",
+	 "  --add-column PATH TYPE    add an optional column; PATH a.b.c adds inside struct a.b\n"
+	 "                            (a list's struct is xs.element, a map's m.value); TYPE as\n"
+	 "                            in table create, nested types too\n"
+	 "  --doc TEXT                the doc of the column added just before\n"
+	 "  --widen PATH TYPE         widen a type: int -> long, float -> double,\n"
+	 "                            decimal(P,S) -> decimal(P2,S) with P2 > P; v3 also\n"
+	 "                            date -> timestamp (also --update-type)\n"
+	 "  --make-optional PATH      a required column becomes optional (also\n"
+	 "                            --drop-not-null; identifier fields stay required)\n"
+	 "  --add-partition EXPR      add partition fields (bucket(16, id), day(ts), ...)\n"
+	 "  --drop-partition FIELD    drop a partition field, by name (id_bucket) or\n"
+	 "                            expression (v1 tables: it becomes void)\n"
+	 "  --replace-partition FIELD EXPR   drop FIELD and add EXPR\n"
+	 "  --write-order ORDER       the table's sort order (\"id desc nulls last\",\n"
+	 "                            \"unsorted\"; also --sort)\n"
+	 "Changes apply in order and commit together, or not at all: each is validated on\n"
+	 "the table's current metadata (again after a lost race) and a refused one names\n"
+	 "the field. Columns are never dropped, renamed or narrowed; existing files are\n"
+	 "not rewritten (readers see null in an added column, promote widened ones).\n",
+	 "floe table alter db.clicks --add-column referrer string --add-column geo "
+	 "\"struct<lat: double, lon: double>\" --doc \"where the click came from\"\n"
+	 "floe table alter db.clicks --add-column geo.alt float --make-optional id\n"
+	 "floe table alter db.clicks --widen geo.alt double\n"
+	 "floe table alter db.clicks --replace-partition id_bucket \"bucket(32, id)\" "
+	 "--add-partition \"truncate(4, user)\" --write-order \"ts desc nulls last, id\"\n"
+	 "floe table alter db.clicks --drop-partition user_trunc --write-order unsorted\n"},
 	{"table properties", NULL, "[--format markdown|json]",
 	 "every table property floe knows, with type, default and whether it is honoured", NULL,
 	 "floe table properties --format json\n"},
@@ -254,6 +282,10 @@ const cli_command cli_commands[] = {
 	 "                                  length, start, end, null-rate, values\n"
 	 "Table (created when missing and --create-schema is given):\n"
 	 "  --create-schema COLUMNS         \"id long not null, ts timestamptz, ...\"\n"
+	 "                                  (an existing table keeps its own schema)\n"
+	 "  --unknown-fields drop|evolve|dead-letter   fields the table lacks: skipped\n"
+	 "                                  (default), added (evolve: also widens numbers,\n"
+	 "                                  relaxes absent required fields), dead letter\n"
 	 "  --partition-by EXPR  --sort-by EXPR  --format-version N\n"
 	 "  --property KEY=VALUE            table property at creation (repeatable)\n"
 	 "  --filter EXPR                   only rows that match (\"kind = 'click'\")\n"
@@ -293,7 +325,8 @@ const cli_command cli_commands[] = {
 	 "floe ingest db.orders orders.csv --create-schema \"id long, customer string, total "
 	 "double\"\n"
 	 "floe ingest db.gen --generator --number-of-rows 1000 --create-schema \"id long, ts "
-	 "timestamptz\" --field id.kind=sequence\n"},
+	 "timestamptz\" --field id.kind=sequence\n"
+	 "floe ingest db.events events.jsonl --pipeline-id doc-evolve --unknown-fields evolve\n"},
 	{"run", cmd_run, "<pipeline.yaml> [--check] [--quiet]", "run a streaming pipeline",
 	 "  --check              validate the file and exit\n"
 	 "  --quiet              no progress line or summary\n"

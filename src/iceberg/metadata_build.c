@@ -126,8 +126,12 @@ static int metadata_copy(floe_metadata **out, const floe_metadata *m)
 	c->properties = floe_arena_calloc(&a, m->n_properties + 1, sizeof(floe_kv));
 	c->snapshots = floe_arena_calloc(&a, m->n_snapshots + 1, sizeof(floe_snapshot));
 	c->refs = floe_arena_calloc(&a, m->n_refs + 1, sizeof(floe_snapshot_ref));
-	c->snapshot_log = floe_arena_memdup(&a, m->snapshot_log,
-					    (m->n_snapshot_log + 1) * sizeof(floe_snapshot_log_entry));
+	/* n + 1 entries, of which the source has n (its array may end there) */
+	c->snapshot_log = floe_arena_calloc(&a, m->n_snapshot_log + 1,
+					    sizeof(floe_snapshot_log_entry));
+	if (c->snapshot_log && m->n_snapshot_log)
+		memcpy(c->snapshot_log, m->snapshot_log,
+		       m->n_snapshot_log * sizeof(floe_snapshot_log_entry));
 	c->metadata_log = floe_arena_calloc(&a, m->n_metadata_log + 1,
 					    sizeof(floe_metadata_log_entry));
 	if (!c->schemas || !c->specs || !c->sort_orders || !c->properties || !c->snapshots ||

@@ -86,6 +86,9 @@ static const char *const maint_names[] = {"off", "auto", NULL};
 static const int maint_values[] = {0, 1};
 static const char *const wmode_names[] = {"append", "overwrite", NULL};
 static const int wmode_values[] = {0, 1};
+static const char *const unknown_names[] = {"drop", "evolve", "dead-letter", NULL};
+static const int unknown_values[] = {STREAM_UNKNOWN_DROP, STREAM_UNKNOWN_EVOLVE,
+				     STREAM_UNKNOWN_DEAD_LETTER};
 static const char *const dist_names[] = {"none", "hash", "range", NULL};
 static const int dist_values[] = {STREAM_DIST_NONE, STREAM_DIST_HASH, STREAM_DIST_RANGE};
 
@@ -281,6 +284,10 @@ static const keydef table_keys[] = {
 	 "write.parquet.compression-codec, write.distribution-mode, ...)"},
 	{"filter", K_STR, T(filter), 0, NULL, NULL, "every row",
 	 "route: only matching rows (\"kind = 'click' and amount > 10\")"},
+	{"unknown-fields", K_ENUM, T(unknown_fields), 0, unknown_names, unknown_values, "drop",
+	 "a record's fields the table lacks: drop (skipped, the value is lost), evolve (the "
+	 "schema gains the column first; also wider numbers widen the column and an absent "
+	 "required field makes it optional), dead-letter (the record goes to the dead letters)"},
 	{"distribution-mode", K_ENUM, T(distribution), 0, dist_names, dist_values,
 	 "write.distribution-mode, else none",
 	 "none: tasks share the rows; hash: one task per partition (one file per partition per "

@@ -488,6 +488,7 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 	floe_arena_init(&t->warena, 4096);
 	stream_offsets_init(&t->skip);
 	stream_offsets_init(&t->committed);
+	floe_buf_init(&t->evo_recs, (size_t)32 << 20);
 	floe_imap_init(&t->owners);
 	if ((rc = floe_catalog_split_ident(tc->name, NULL, &t->ns, &t->name, err)))
 		return floe_error_prefix(err, rc, "table '%s': ", tc->name);
@@ -692,6 +693,8 @@ typedef struct kafka_hook {
 	size_t src;
 } kafka_hook;
 
+/* checkpoint(): dropped, a record needs a schema update first */
+#define CKPT_EVOLVE 1
 static int checkpoint(floe_pipeline *p, floe_error *err);
 
 /* Wait until every admitted block is in a task writer (the tasks are idle). */
@@ -1569,6 +1572,12 @@ static int checkpoint(floe_pipeline *p, floe_error *err)
 		ckpt_free(c, p->n_tables, p->n_sources);
 		return FLOE_ECANCELED;
 	}
+	if (atomic_load(&p->evolve_req)) {
+		/* a record of this checkpoint needs a schema update first
+		 * (stream_evolve.c): nothing of it commits */
+		ckpt_free(c, p->n_tables, p->n_sources);
+		return CKPT_EVOLVE;
+	}
 	c->complete = p->n_sources > 0;
 	for (size_t i = 0; i < p->n_sources; i++)
 		c->complete = c->complete && p->sources[i].eof;
@@ -1845,7 +1854,7 @@ int floe_pipeline_run(floe_pipeline *p, floe_error *err)
 		for (size_t i = 0; i < p->n_sources; i++)
 			all_eof = all_eof && p->sources[i].eof;
 		bool stop = atomic_load(&p->stop_req) || all_eof;
-		if (atomic_load(&p->cancel))
+		if (atomic_load(&p->cancel) || atomic_load(&p->evolve_req))
 			break;
 		floe_mutex_lock(&p->lock);
 		bool rw = p->rewind;
@@ -1866,6 +1875,10 @@ int floe_pipeline_run(floe_pipeline *p, floe_error *err)
 			atomic_store(&p->ckpt_asap, false);
 			rc = checkpoint(p, &local);
 			last_end = now_ms();
+			if (rc == CKPT_EVOLVE) {
+				rc = FLOE_OK;
+				break;
+			}
 			if (rc) {
 				if (rc != FLOE_ECANCELED)
 					stream_fail(p, &local);
@@ -1930,9 +1943,20 @@ done:
 	}
 	floe_mutex_lock(&p->lock);
 	bool failed = p->failed;
+	floe_mutex_unlock(&p->lock);
+	if (!failed && !atomic_load(&p->cancel) && atomic_load(&p->evolve_req)) {
+		/* the committer is idle: the schema first, then (next run) the data */
+		floe_error_clear(&local);
+		if (stream_evolve_commit(p, &local)) {
+			stream_fail(p, &local);
+		}
+	}
+	floe_mutex_lock(&p->lock);
+	failed = p->failed;
 	floe_error first = p->first_err;
 	floe_mutex_unlock(&p->lock);
-	stop_maintenance(p, !failed && !atomic_load(&p->cancel) && !atomic_load(&p->stop_req));
+	stop_maintenance(p, !failed && !atomic_load(&p->cancel) && !atomic_load(&p->stop_req) &&
+				 !p->restart);
 	progress(p);
 	for (size_t i = 0; i < p->n_tables; i++) {
 		const rt_table *t = &p->tables[i];
@@ -2027,6 +2051,7 @@ void floe_pipeline_free(floe_pipeline *p)
 		floe_free(t->pplan);
 		floe_free(t->pcheck);
 		floe_imap_reset(&t->owners);
+		floe_buf_reset(&t->evo_recs);
 		floe_table_free(t->write_t);
 		/* a failed pipeline leaves its lease to expire: a commit of it may
 		 * have an unknown outcome */

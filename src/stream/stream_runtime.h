@@ -133,6 +133,11 @@ typedef struct rt_table {
 	bool overwrite;
 	int64_t ow_base, ow_base_seq;
 	stream_ow_filter *ow_filter;
+	/* unknown-fields: evolve — records that need a wider schema (u32 length
+	 * + bytes each, under the hub lock), committed as a schema update at
+	 * the end of the run (stream_evolve.c) */
+	floe_buf evo_recs;
+	size_t n_evo_recs;
 	rt_pfield *pplan;
 	size_t n_pplan;
 	/* partition fields whose value a record can make unwritable (truncate of a
@@ -311,6 +316,11 @@ struct floe_pipeline {
 	 * a split of ours (stream_split_fence.c): drop what is held and re-seek */
 	bool rewind;
 	int64_t rewinds;
+	/* a record needs a schema update (unknown-fields: evolve): no
+	 * checkpoint commits after it; the run ends, the schema is committed,
+	 * and the caller opens the pipeline again (floe_pipeline_restart_wanted) */
+	atomic_bool evolve_req;
+	bool restart;
 	int64_t next_ckpt;
 	int64_t run_id; /* first checkpoint id of this run (file names) */
 
@@ -379,6 +389,15 @@ int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool 
 int stream_task__open_value_decoders(rt_task *t, floe_error *err) FLOE_WUR;
 void stream_task__close_value_decoders(rt_task *t);
 /* Flush a task's dead-letter lines to the file (fsync when sync). */
+/* stream_evolve.c: a record that did not decode for table ti under
+ * unknown-fields: evolve; *taken when it needs a schema update (it is then
+ * neither written nor dead-lettered: the run ends and replays it). */
+int stream_evolve_note(rt_task *t, size_t ti, const char *rec, size_t n, bool *taken,
+		       floe_error *err) FLOE_WUR;
+/* At the end of a run that asked for it: commit each table's schema update
+ * (fenced); FLOE_OK when something changed (p->restart set). */
+int stream_evolve_commit(floe_pipeline *p, floe_error *err) FLOE_WUR;
+
 int stream_dlq_flush(floe_pipeline *p, floe_buf *lines, bool sync, floe_error *err) FLOE_WUR;
 
 #endif

@@ -515,6 +515,46 @@ done:
 	return rc;
 }
 
+/* ---- table alter: schema and write-order evolution --------------------------------- */
+
+static int run_alter(void *p)
+{
+	commit_ctx *c = p;
+	floe_table *t = NULL;
+	floe_error err = {0};
+	char col[32];
+	char *summary = NULL;
+	int rc;
+	snprintf(col, sizeof(col), "c%d", c->k);
+	floe_alter_op ops[3] = {
+		{FLOE_ALTER_ADD_COLUMN, col, "struct<a: int>", NULL, "a doc"},
+		{FLOE_ALTER_MAKE_OPTIONAL, "id", NULL, NULL, NULL},
+		{FLOE_ALTER_WRITE_ORDER, NULL, c->k % 2 ? "id desc" : "id", NULL, NULL},
+	};
+	if ((rc = floe_table_load(&t, c->cat, "db", "al", &err)))
+		goto done;
+	if (!(rc = floe_table_alter(t, ops, 3, &summary, &err)))
+		c->k++;
+done:
+	if (rc)
+		g_last = err;
+	floe_free(summary);
+	floe_table_free(t);
+	return rc;
+}
+
+static void test_alter(void)
+{
+	wenv e;
+	env_open(&e, true);
+	floe_table *t = make_table(&e, "al", "id long not null", NULL, NULL, 2);
+	floe_table_free(t);
+	commit_ctx c = {e.cat, -1, 0};
+	scenario sc = {"table alter", run_alter, NULL, &c, 200};
+	torture(&sc);
+	env_close(&e);
+}
+
 static void test_pipelines(void)
 {
 	wenv e;
@@ -1134,6 +1174,7 @@ int main(void)
 	T_RUN(test_multi_commit);
 	T_RUN(test_pipelines);
 	T_RUN(test_refs);
+	T_RUN(test_alter);
 	T_RUN(test_orphans);
 	T_RUN(test_task_writer);
 	T_RUN(test_delete_writers);
