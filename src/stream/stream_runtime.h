@@ -151,6 +151,13 @@ typedef struct rt_table {
 	stream_cdc_plan cdc_plan;
 	int32_t *plan_keys, *plan_required;
 	floe_metric *m_del_files, *m_del_records, *m_del_bytes;
+	/* index mode (write.upsert.mode=index; stream_delta.c) */
+	bool index_mode;
+	floe_delta_index *index;
+	size_t index_memory;
+	int64_t idx_expect; /* the snapshot the index describes: head must be it */
+	bool idx_stale;     /* another commit landed: rebuilt after the next commit */
+	int64_t idx_dv_commits, idx_fallbacks;
 } rt_table;
 
 typedef struct rt_source {
@@ -254,6 +261,8 @@ typedef struct ckpt_item {
 	bool complete; /* every source at its end: a one-shot load done */
 	int64_t sealed_ms; /* wall clock when its files were closed: later files are the next
 			      checkpoint's */
+	floe_arena **idx_arenas; /* index-mode tables' delete file entries */
+	size_t n_idx_arenas, cap_idx_arenas;
 } ckpt_item;
 
 struct floe_pipeline {
@@ -333,6 +342,8 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
  * loaded, t->dist computed). */
 int stream_delta_precheck(const stream_config *cfg, floe_catalog *cat, floe_error *err) FLOE_WUR;
 int stream_delta_setup(floe_pipeline *p, rt_table *t, floe_error *err) FLOE_WUR;
+/* index mode: (re)build t->index from the table's current snapshot */
+int stream_index_build(floe_pipeline *p, rt_table *t, floe_error *err) FLOE_WUR;
 
 /* stream_task.c */
 void *stream_task_main(void *arg);
