@@ -34,14 +34,20 @@ def ingest(floe, name, src, rnd, fv, extra=()):
     floe.run(*args)
 
 
-def colliding_append(floe, name, model, rng, n=25):
-    """PyIceberg appends rows of keys the model holds; their next change (the
-    next round starts with one for each) must delete both rows."""
-    tbl = floe.pyiceberg_catalog().load_table(name)
+def colliding_append(floe, name, model, rng, fv, tmp_path, n=25):
+    """Another writer appends rows of keys the model holds (PyIceberg on v2; on
+    v3, which PyIceberg cannot write, a plain floe append of another
+    pipeline); their next change (the next round starts with one for each)
+    must delete both rows."""
     keys = rng.sample(sorted(model.rows), min(n, len(model.rows)))
     rows = [{"id": k[0], "region": k[1], "name": "dup", "v": 1} for k in keys]
-    schema = tbl.schema().as_arrow()
-    tbl.append(pa.Table.from_pylist(rows, schema=schema))
+    if fv == 2:
+        tbl = floe.pyiceberg_catalog().load_table(name)
+        tbl.append(pa.Table.from_pylist(rows, schema=tbl.schema().as_arrow()))
+    else:
+        f = tmp_path / "dups.jsonl"
+        f.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+        floe.run("ingest", name, f, "--pipeline-id", "other", "--quiet")
     return keys
 
 
@@ -72,9 +78,7 @@ def test_index_mode_stream_read_by_java_duckdb_spark_floe(spark_floe, tmp_path, 
         if rnd == 1:
             floe.run("maintain", name, "--steps", "compact", "--quiet")
         if rnd == 3:
-            pending = colliding_append(floe, name, model, rng)
-            for k in pending:  # the table has two rows of the key now
-                pass
+            pending = colliding_append(floe, name, model, rng, fv, tmp_path)
     dvs = [d for d in tbl.inspect.delete_files().to_pylist() if d["content"] == 1]
     assert dvs and {d["file_format"] for d in dvs} == ({"PARQUET"} if fv == 2 else {"PUFFIN"})
 
@@ -94,3 +98,48 @@ def test_index_spilled_equals_in_memory(floe, tmp_path, java_peer):
         ingest(floe, "db.spill", src, rnd, 3, extra)
         tbl = check(floe, "db.spill", java_peer, model.values(), COLS, f"round {rnd}")
         assert eq_delete_files(tbl) == []
+
+
+# ---- convert-deletes -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fv", [2, 3])
+def test_convert_deletes_keeps_rows_and_data_files(spark_floe, tmp_path, java_peer, fv):
+    """An equality-mode upsert table with many equality deletes (and, v3, DVs
+    to merge with) reads the same before and after `floe maintain --steps
+    convert-deletes` in Java, DuckDB, floe (and Spark); afterwards it has no
+    equality delete file and the very same data files."""
+    floe, spark = spark_floe
+    name = f"db.cv{fv}"
+    src = tmp_path / "in"
+    src.mkdir()
+    rng = random.Random(990 + fv)
+    model = Model(["id", "region"])
+    for rnd in range(5):
+        (src / f"r{rnd:02d}.jsonl").write_text(
+            "\n".join(random_round(rng, model, 600, 200)) + "\n")
+        args = ["ingest", name, src, "--upsert", "--equality-fields", "id, region",
+                "--rowkind-field", "op", "--parallelism", "2", "--block-size", "4KiB", "--quiet"]
+        if rnd == 0:
+            args += ["--create-schema", SCHEMA, "--partition-by", "region",
+                     "--format-version", fv]
+        floe.run(*args)
+    sp = spark if fv == 3 else None
+    tbl = check(floe, name, java_peer, model.values(), COLS, "before", sp)
+    assert len(eq_delete_files(tbl)) >= 5
+    data_before = sorted(f["file_path"] for f in tbl.inspect.files().to_pylist() if f["content"] == 0)
+    out = json.loads(floe.run("maintain", name, "--steps", "convert-deletes", "--format", "json")
+                     .stdout)
+    cv = out["convert_deletes"]
+    assert cv["run"] and cv["rows_converted"] > 0 and cv["equality_delete_files_removed"] >= 5
+    if sp is not None:
+        spark.sql(f"REFRESH TABLE {name}")
+    tbl = check(floe, name, java_peer, model.values(), COLS, "after", sp)
+    assert eq_delete_files(tbl) == []
+    data_after = sorted(f["file_path"] for f in tbl.inspect.files().to_pylist() if f["content"] == 0)
+    assert data_after == data_before
+    assert tbl.current_snapshot().summary["floe.operation"] == "convert-deletes"
+    # nothing left to convert: a second run commits nothing
+    out = json.loads(floe.run("maintain", name, "--steps", "convert-deletes", "--format", "json")
+                     .stdout)
+    assert out["convert_deletes"]["snapshot_id"] == -1
