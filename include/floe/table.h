@@ -76,6 +76,10 @@ typedef struct floe_table_file {
 	int64_t snapshot_id;     /* that added it */
 	int64_t sequence_number; /* data sequence number */
 	int status;              /* 0 existing, 1 added */
+	/* the partition as a JSON object of the transforms' values, as the files
+	 * metadata table (Java, PyIceberg) has it: {"region":"eu","ts_day":"2024-01-01"}
+	 * ("{}" unpartitioned) */
+	const char *partition_json;
 } floe_table_file;
 
 typedef int (*floe_table_file_fn)(const floe_table_file *f, void *payload);

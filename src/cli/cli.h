@@ -24,6 +24,10 @@ typedef struct cli_globals {
 	 * above which the run fails (default 1: only when every record is) */
 	bool summary_json;
 	bool wide; /* snapshots, files: long table cells in full */
+	/* --format json on a command whose output is its outcome line: the
+	 * outcome as one JSON object (command, outcome, its fields) */
+	bool outcome_json;
+	const char *command; /* "table create": the running command's name */
 	double max_dead_ratio;
 	bool max_dead_ratio_set;
 } cli_globals;
@@ -76,13 +80,22 @@ extern const char cli_global_help[];
  * subcommands); NULL for an unknown name. */
 const cli_command *cli_find_command(const char *name, const char *sub);
 void cli_print_help(const cli_command *c, FILE *out);
+/* The "Examples:" section of a command that prints its own help. */
+void cli_print_examples(const char *name, FILE *out);
 bool cli_command_is_group(const cli_command *c); /* has subcommands */
 void cli_print_usage(FILE *out);
 int cmd_help(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
 
-/* An outcome line on stdout ("created namespace sales"), unless --quiet. */
+/* An outcome line on stdout ("created namespace sales"), unless --quiet;
+ * with --format json one object {"command":..., "outcome": the line, fields
+ * given before with cli_outcome_str/_i64}. */
 void cli_outcome(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_outcome_str(const char *key, const char *value);
+void cli_outcome_i64(const char *key, long long value);
+void cli_outcome_table(const char *ns, const char *name); /* "table": "ns.name" */
+/* s as a JSON string */
+void cli_json_str(FILE *out, const char *s);
 /* "0.05" into [0, 1] */
 bool cli_parse_ratio(const char *s, double *out);
 /* "1 file", "2 files" */

@@ -53,6 +53,9 @@ static int print_prop(const char *k, const char *v, void *payload)
 static void outcome_set(const char *what, const char *name, size_t n_set, size_t n_removed)
 {
 	char removed[64] = "";
+	cli_outcome_str(what, name);
+	cli_outcome_i64("properties_set", (long long)n_set);
+	cli_outcome_i64("properties_removed", (long long)n_removed);
 	if (n_removed)
 		snprintf(removed, sizeof(removed), "%sremoved %zu", n_set ? " and " : "", n_removed);
 	if (n_set)
@@ -96,16 +99,20 @@ int cmd_namespace(int argc, char **argv)
 			return cli_usage_error("usage: floe namespace create <ns> [--property k=v]...");
 		}
 		rc = floe_catalog_create_namespace(cat, ns, props.items, props.n, &err);
-		if (!rc)
+		if (!rc) {
+			cli_outcome_str("namespace", ns);
 			cli_outcome("created namespace %s%s", ns, props.n ? " with properties" : "");
+		}
 	} else if (!strcmp(sub, "list")) {
 		rc = floe_catalog_list_namespaces(cat, argc > 2 ? argv[2] : NULL, print_name, NULL, &err);
 	} else if (!strcmp(sub, "show") && argc == 3) {
 		rc = floe_catalog_namespace_properties(cat, argv[2], print_prop, NULL, &err);
 	} else if (!strcmp(sub, "drop") && argc == 3) {
 		rc = floe_catalog_drop_namespace(cat, argv[2], &err);
-		if (!rc)
+		if (!rc) {
+			cli_outcome_str("namespace", argv[2]);
 			cli_outcome("dropped namespace %s", argv[2]);
+		}
 	} else if (!strcmp(sub, "set") && argc >= 4) {
 		prop_list props = {.n = 0};
 		const char *remove[256];
@@ -211,8 +218,11 @@ static int table_create(floe_catalog *cat, int argc, char **argv)
 	}
 	floe_table *t = NULL;
 	rc = floe_table_create(&t, cat, ns, name, &o, &err);
-	if (!rc)
+	if (!rc) {
+		cli_outcome_table(ns, name);
+		cli_outcome_str("location", floe_table_location(t));
 		cli_outcome("created table %s.%s at %s", ns, name, floe_table_location(t));
+	}
 	floe_table_free(t);
 	floe_free_string(ns);
 	floe_free_string(name);
@@ -425,6 +435,8 @@ int cmd_table(int argc, char **argv)
 			if (!(purge && !external && (rc = refuse_external_purge(cat, ns, name)))) {
 				rc = floe_catalog_drop_table(cat, ns, name, purge, &err) ? cli_fail(&err)
 											: 0;
+				cli_outcome_table(ns, name);
+				cli_outcome_str("files", purge ? "deleted" : "kept");
 				if (!rc)
 					cli_outcome("dropped table %s.%s%s", ns, name,
 						    purge ? " and deleted its files"
@@ -440,8 +452,14 @@ int cmd_table(int argc, char **argv)
 				rc = floe_catalog_rename_table(cat, fns, fname, tns, tname, &err)
 					     ? cli_fail(&err)
 					     : 0;
-				if (!rc)
-					cli_outcome("renamed %s.%s to %s.%s", fns, fname, tns, tname);
+				if (!rc) {
+					char from[512], to[512];
+					snprintf(from, sizeof(from), "%s.%s", fns, fname);
+					snprintf(to, sizeof(to), "%s.%s", tns, tname);
+					cli_outcome_str("from", from);
+					cli_outcome_str("to", to);
+					cli_outcome("renamed %s to %s", from, to);
+				}
 				floe_free_string(tns);
 				floe_free_string(tname);
 			} else {
@@ -492,9 +510,13 @@ int cmd_add_files(int argc, char **argv)
 	int rc = floe_table_load(&t, cat, ns, name, &err);
 	if (!rc) {
 		rc = floe_table_add_files(t, paths, n, summary.items, summary.n, &sid, &err);
-		if (!rc)
-			cli_outcome("added %zu file%s to %s.%s in snapshot %lld", n, n == 1 ? "" : "s", ns,
-				    name, (long long)sid);
+		if (!rc) {
+			cli_outcome_table(ns, name);
+			cli_outcome_i64("files", (long long)n);
+			cli_outcome_i64("snapshot_id", (long long)sid);
+			cli_outcome("added %zu %s to %s.%s in snapshot %lld", n,
+				    cli_plural((long long)n, "file", "files"), ns, name, (long long)sid);
+		}
 		floe_table_free(t);
 	}
 	floe_free_string(ns);

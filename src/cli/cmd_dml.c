@@ -54,20 +54,6 @@ static void print_files(const floe_dml_result *r)
 		       r->files[i].record_count);
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", (unsigned char)*s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 static void print_json(dml_cmd c, const floe_dml_result *r, bool dry)
 {
 	static const char *names[] = {"delete", "update", "merge"};
@@ -91,7 +77,7 @@ static void print_json(dml_cmd c, const floe_dml_result *r, bool dry)
 	fputs(",\"files\":[", stdout);
 	for (size_t i = 0; i < r->n_files; i++) {
 		fputs(i ? ",{\"path\":" : "{\"path\":", stdout);
-		json_str(r->files[i].path);
+		cli_json_str(stdout, r->files[i].path);
 		printf(",\"rows\":%" PRId64 ",\"record_count\":%" PRId64 "}", r->files[i].rows,
 		       r->files[i].record_count);
 	}

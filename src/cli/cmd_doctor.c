@@ -89,6 +89,7 @@ int cmd_doctor(int argc, char **argv)
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			puts(DOCTOR_USAGE);
+			cli_print_examples("doctor", stdout);
 			return 0;
 		} else if (!strcmp(a, "--all")) {
 			all = true;

@@ -182,7 +182,7 @@ static int file_row(const floe_table_file *f, void *payload)
 			       f->path,
 			       f->format,
 			       spec,
-			       f->partition,
+			       f->partition_json,
 			       rec,
 			       size,
 			       sid,
@@ -213,6 +213,7 @@ int cmd_files(int argc, char **argv)
 		cli_rows_numeric(r, c);
 	cli_rows_numeric(r, 0);
 	cli_rows_numeric(r, 3);
+	cli_rows_raw_json(r, 4); /* the partition: an object, as inspect files has it */
 	rc = floe_table_files(t, a.snapshot_id, file_row, r, &err);
 	if (!rc)
 		cli_rows_print(r, a.fmt, stdout);

@@ -111,20 +111,6 @@ static void orphan_list_free(orphan_list *l)
 	floe_free(l->sizes);
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			printf("\\%c", *p);
-		else if (*p < 0x20)
-			printf("\\u%04x", *p);
-		else
-			putchar(*p);
-	}
-	putchar('"');
-}
-
 /* "; 3 held as pipeline state (floe pipelines list)" */
 static const char *held_note(const floe_expire_result *e)
 {
@@ -178,7 +164,7 @@ static void print_summary(const floe_maintain_result *r, bool dry, cli_format fm
 			printf(",\"files\":[");
 			for (size_t i = 0; i < orphans->n; i++) {
 				printf("%s{\"path\":", i ? "," : "");
-				json_str(orphans->paths[i]);
+				cli_json_str(stdout, orphans->paths[i]);
 				printf(",\"size\":%" PRId64 "}", orphans->sizes[i]);
 			}
 			printf("]");

@@ -92,6 +92,8 @@ int cmd_pipelines(int argc, char **argv)
 		rc = rc ? cli_fail(&err) : 0;
 	} else {
 		rc = floe_table_forget_pipeline(t, pos[2], &err);
+		cli_outcome_table(ns, name);
+		cli_outcome_str("pipeline_id", pos[2]);
 		if (!rc)
 			cli_outcome("forgot pipeline %s of %s.%s: a re-run starts from nothing, and "
 				    "expiry may remove its last snapshot",

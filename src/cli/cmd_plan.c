@@ -61,6 +61,7 @@ int cmd_plan(int argc, char **argv)
 		int64_t sz;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			puts(PLAN_USAGE);
+			cli_print_examples("plan", stdout);
 			return 0;
 		}
 		if (a[0] != '-') {

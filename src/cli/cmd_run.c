@@ -78,29 +78,11 @@ static void print_summary(const floe_pipeline_stats *s)
 		cli_plural(s->checkpoints, "checkpoint", "checkpoints"));
 }
 
-static void json_string(FILE *out, const char *v)
-{
-	if (!v) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
-
 /* --summary json: one object on stdout, for scripts */
 static void print_summary_json(const floe_pipeline_stats *s, int rc)
 {
 	printf("{\"ok\":%s,\"pipeline_id\":", rc ? "false" : "true");
-	json_string(stdout, s->pipeline_id);
+	cli_json_str(stdout, s->pipeline_id);
 	printf(",\"resumed_after_checkpoint\":");
 	if (s->resumed_checkpoint_id >= 0)
 		printf("%lld", (long long)s->resumed_checkpoint_id);
@@ -110,7 +92,7 @@ static void print_summary_json(const floe_pipeline_stats *s, int rc)
 	       "\"records_dead_lettered\":%lld,\"dead_letter_path\":",
 	       (long long)s->records_in, (long long)s->records_skipped,
 	       (long long)s->records_filtered, (long long)s->records_dead);
-	json_string(stdout, s->dead_letter_path);
+	cli_json_str(stdout, s->dead_letter_path);
 	printf(",\"records_committed\":%lld,\"files_committed\":%lld,\"checkpoints\":%lld,"
 	       "\"last_checkpoint_id\":%lld,\"elapsed_ms\":%lld}\n",
 	       (long long)s->records_committed, (long long)s->files_committed,

@@ -14,6 +14,10 @@
 #include "cli.h"
 #include "floe/sql.h"
 
+#ifdef FLOE_HAVE_LIBEDIT
+#include <histedit.h>
+#endif
+
 static floe_sql *volatile g_sql;
 static volatile sig_atomic_t g_sql_signals;
 
@@ -73,18 +77,123 @@ static char *read_all(FILE *f, size_t *n)
 /*
  * The shell: statements end with ';' at the end of a line (several lines
  * make one statement); errors are printed and the session goes on; \q or
- * end of input quits. No line editing yet.
+ * end of input quits. On a terminal, lines are edited with libedit (emacs
+ * keys, arrows through the history); statements are kept in
+ * ~/.floe_sql_history ($FLOE_SQL_HISTORY names another file, "" none).
  */
+typedef struct line_reader {
+	bool cont;
+#ifdef FLOE_HAVE_LIBEDIT
+	EditLine *el;
+	History *h;
+	char hist_path[PATH_MAX];
+#endif
+	char line[8192];
+} line_reader;
+
+#ifdef FLOE_HAVE_LIBEDIT
+static bool g_cont;
+static char *prompt(EditLine *el)
+{
+	(void)el;
+	return g_cont ? "> " : "Flink SQL> ";
+}
+#endif
+
+static void reader_open(line_reader *r)
+{
+	memset(r, 0, sizeof(*r));
+#ifdef FLOE_HAVE_LIBEDIT
+	if (!isatty(0) || !isatty(1))
+		return;
+	const char *hp = getenv("FLOE_SQL_HISTORY"), *home = getenv("HOME");
+	if (hp)
+		snprintf(r->hist_path, sizeof(r->hist_path), "%s", hp);
+	else if (home)
+		snprintf(r->hist_path, sizeof(r->hist_path), "%s/.floe_sql_history", home);
+	r->el = el_init("floe", stdin, stdout, stderr);
+	r->h = history_init();
+	if (!r->el || !r->h) {
+		if (r->el)
+			el_end(r->el);
+		if (r->h)
+			history_end(r->h);
+		r->el = NULL;
+		r->h = NULL;
+		return;
+	}
+	HistEvent ev;
+	history(r->h, &ev, H_SETSIZE, 1000);
+	history(r->h, &ev, H_SETUNIQUE, 1);
+	if (r->hist_path[0])
+		history(r->h, &ev, H_LOAD, r->hist_path);
+	el_set(r->el, EL_PROMPT, prompt);
+	el_set(r->el, EL_EDITOR, "emacs");
+	el_set(r->el, EL_HIST, history, r->h);
+	el_source(r->el, NULL); /* ~/.editrc */
+#endif
+}
+
+/* The next line (with its newline), or NULL at the end of the input. */
+static const char *reader_line(line_reader *r, bool cont)
+{
+#ifdef FLOE_HAVE_LIBEDIT
+	if (r->el) {
+		int n;
+		g_cont = cont;
+		const char *l = el_gets(r->el, &n);
+		if (!l || n <= 0)
+			return NULL;
+		snprintf(r->line, sizeof(r->line), "%s", l);
+		return r->line;
+	}
+#endif
+	fputs(cont ? "> " : "Flink SQL> ", stdout);
+	fflush(stdout);
+	return fgets(r->line, sizeof(r->line), stdin);
+}
+
+/* A statement ran: keep it in the history (one entry, newlines as spaces). */
+static void reader_remember(line_reader *r, char *stmt)
+{
+#ifdef FLOE_HAVE_LIBEDIT
+	if (!r->h)
+		return;
+	for (char *p = stmt; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	HistEvent ev;
+	history(r->h, &ev, H_ENTER, stmt);
+	if (r->hist_path[0])
+		history(r->h, &ev, H_SAVE, r->hist_path);
+#else
+	(void)r;
+	(void)stmt;
+#endif
+}
+
+static void reader_close(line_reader *r)
+{
+#ifdef FLOE_HAVE_LIBEDIT
+	if (r->el)
+		el_end(r->el);
+	if (r->h)
+		history_end(r->h);
+#else
+	(void)r;
+#endif
+}
+
 static int shell(floe_sql *s)
 {
-	char line[8192];
+	line_reader rd;
+	const char *line;
 	char *buf = NULL;
 	size_t len = 0;
+	reader_open(&rd);
 	fputs("floe sql: Flink SQL on Iceberg tables; end statements with ';', \\q quits\n", stdout);
 	for (;;) {
-		fputs(len ? "> " : "Flink SQL> ", stdout);
-		fflush(stdout);
-		if (!fgets(line, sizeof(line), stdin))
+		if (!(line = reader_line(&rd, len > 0)))
 			break;
 		if (!len && (!strncmp(line, "\\q", 2) || !strncasecmp(line, "quit", 4) ||
 			     !strncasecmp(line, "exit", 4)))
@@ -110,9 +219,12 @@ static int shell(floe_sql *s)
 		if (floe_sql_exec(s, buf, len, NULL, &err))
 			fprintf(stderr, "[ERROR] %s\n", err.msg[0] ? err.msg : floe_strerror(err.code));
 		fflush(stdout);
+		buf[e] = 0;
+		reader_remember(&rd, buf);
 		len = 0;
 	}
 	fputc('\n', stdout);
+	reader_close(&rd);
 	floe_free(buf);
 	return 0;
 }

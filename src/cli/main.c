@@ -22,15 +22,68 @@ static void log_stderr(floe_log_level level, const char *msg, void *payload)
 	fprintf(stderr, "floe: %s: %s\n", names[level], msg);
 }
 
+/* the outcome's fields for --format json (a few per command) */
+static struct {
+	const char *key;
+	char value[1024];
+	bool number;
+} g_fields[8];
+static size_t g_n_fields;
+
+void cli_outcome_str(const char *key, const char *value)
+{
+	if (g_n_fields < sizeof(g_fields) / sizeof(g_fields[0])) {
+		g_fields[g_n_fields].key = key;
+		snprintf(g_fields[g_n_fields].value, sizeof(g_fields[0].value), "%s", value ? value : "");
+		g_fields[g_n_fields++].number = false;
+	}
+}
+
+void cli_outcome_i64(const char *key, long long value)
+{
+	if (g_n_fields < sizeof(g_fields) / sizeof(g_fields[0])) {
+		g_fields[g_n_fields].key = key;
+		snprintf(g_fields[g_n_fields].value, sizeof(g_fields[0].value), "%lld", value);
+		g_fields[g_n_fields++].number = true;
+	}
+}
+
+void cli_outcome_table(const char *ns, const char *name)
+{
+	char ident[1024];
+	snprintf(ident, sizeof(ident), "%s.%s", ns, name);
+	cli_outcome_str("table", ident);
+}
+
 void cli_outcome(const char *fmt, ...)
 {
 	va_list ap;
+	char line[2048];
+	size_t n_fields = g_n_fields;
+	g_n_fields = 0;
 	if (g_cli.quiet)
 		return;
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	putchar('\n');
+	if (!g_cli.outcome_json) {
+		puts(line);
+		return;
+	}
+	fputs("{\"command\":", stdout);
+	cli_json_str(stdout, g_cli.command ? g_cli.command : "");
+	fputs(",\"outcome\":", stdout);
+	cli_json_str(stdout, line);
+	for (size_t i = 0; i < n_fields; i++) {
+		putchar(',');
+		cli_json_str(stdout, g_fields[i].key);
+		putchar(':');
+		if (g_fields[i].number)
+			fputs(g_fields[i].value, stdout);
+		else
+			cli_json_str(stdout, g_fields[i].value);
+	}
+	fputs("}\n", stdout);
 }
 
 bool cli_parse_ratio(const char *s, double *out)
@@ -190,6 +243,40 @@ static int print_stdout(const char *data, size_t n, void *payload)
 	return fwrite(data, 1, n, stdout) == n ? 0 : FLOE_EIO;
 }
 
+/* Commands whose output is their outcome line: they take --format text|json
+ * (json: the outcome as one object, for scripts). */
+static const char *const outcome_commands[] = {
+	"namespace create", "namespace set", "namespace drop", "table create", "table set",
+	"table rename",	    "table drop",    "add-files",      "pipelines forget", NULL};
+
+/* Takes --format text|json out of an outcome command's arguments. */
+static int take_outcome_format(const cli_command *c, int *n_args, char **args)
+{
+	bool listed = false;
+	for (size_t k = 0; outcome_commands[k]; k++)
+		listed |= !strcmp(outcome_commands[k], c->name);
+	if (!listed)
+		return 0;
+	int w = 0;
+	for (int i = 0; i < *n_args; i++) {
+		const char *v = NULL;
+		if (!strcmp(args[i], "--format") && i + 1 < *n_args)
+			v = args[++i];
+		else if (!strncmp(args[i], "--format=", 9))
+			v = args[i] + 9;
+		if (!v) {
+			args[w++] = args[i];
+			continue;
+		}
+		if (strcmp(v, "json") && strcmp(v, "text"))
+			return cli_usage_error("floe %s: --format must be text or json", c->name);
+		g_cli.outcome_json = !strcmp(v, "json");
+	}
+	*n_args = w;
+	args[w] = NULL;
+	return 0;
+}
+
 /* args: the command line without the global options; args[0] the command. */
 static int dispatch(int n_args, char **args, bool help, bool version)
 {
@@ -211,6 +298,10 @@ static int dispatch(int n_args, char **args, bool help, bool version)
 		return 0;
 	}
 	const cli_command *top = cli_find_command(args[0], NULL);
+	g_cli.command = c->name;
+	int frc = take_outcome_format(c, &n_args, args);
+	if (frc)
+		return frc;
 	if (top == c && n_args == 1 && cli_command_is_group(c)) {
 		/* a group without its subcommand */
 		cli_print_help(c, stderr);

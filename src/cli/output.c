@@ -69,8 +69,12 @@ void cli_rows_add(cli_rows *r, const char *const *cells)
 	r->n_rows++;
 }
 
-static void json_str(FILE *out, const char *s)
+void cli_json_str(FILE *out, const char *s)
 {
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
 	fputc('"', out);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p == '"' || *p == '\\')
@@ -113,14 +117,14 @@ void cli_rows_print(cli_rows *r, cli_format fmt, FILE *out)
 				const char *v = r->cells[row * r->n_cols + c];
 				if (c)
 					fputc(',', out);
-				json_str(out, r->cols[c]);
+				cli_json_str(out, r->cols[c]);
 				fputc(':', out);
 				if (!v)
 					fputs("null", out);
 				else if ((r->numeric[c] || r->raw[c]) && *v)
 					fputs(v, out);
 				else
-					json_str(out, v);
+					cli_json_str(out, v);
 			}
 			fputs("}\n", out);
 		}

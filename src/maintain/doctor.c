@@ -254,6 +254,46 @@ static int measure_storage(floe_doctor_report *r, floe_table *t, const floe_meta
 	return floe_error_prefix(err, rc, "storage of '%s': ", m->location);
 }
 
+/* ---- pipeline state: which snapshots expiry keeps for a pipeline, and why ---------------- */
+
+typedef struct held_ctx {
+	floe_buf list;    /* "id (snapshot S, checkpoint-less, resumable), ..." */
+	size_t held, listed, stale;
+	const floe_snapshot *current;
+	int64_t now, stale_after_ms;
+	int rc;
+} held_ctx;
+
+#define HELD_LISTED_MAX 8
+
+static int held_cb(const floe_maint_pstate *ps, void *payload)
+{
+	held_ctx *h = payload;
+	if (!ps->held)
+		return 0;
+	h->held++;
+	/* a resumable pipeline quiet for longer than a completed load is kept:
+	 * likely gone, yet its snapshot (and every file it reaches) stays */
+	bool stale = !ps->complete && ps->s != h->current &&
+		     h->now - ps->s->timestamp_ms > h->stale_after_ms;
+	h->stale += stale;
+	if (h->listed >= HELD_LISTED_MAX)
+		return 0;
+	h->listed++;
+	char until[48] = "";
+	if (ps->held_until_ms >= 0) {
+		size_t n = floe_format_timestamp_us(until, sizeof(until) - 1, ps->held_until_ms * 1000, 0);
+		until[n] = 'Z';
+		until[n + 1] = 0;
+	}
+	int rc = floe_buf_printf(&h->list, "%s%s (snapshot %" PRId64 ", %s%s%s)",
+				 h->listed > 1 ? "; " : "", ps->pipeline_id, ps->s->snapshot_id,
+				 ps->complete ? "completed load, held until " : "resumable, held until forgotten",
+				 ps->complete ? until : "",
+				 stale ? ", idle past the completed-load retention" : "");
+	return rc ? (h->rc = rc) : 0;
+}
+
 /* ---- judging ------------------------------------------------------------------------------ */
 
 static floe_health_check *add_check(floe_doctor_report *r, const char *id, const char *title,
@@ -454,6 +494,29 @@ static int judge(floe_doctor_report *r, const floe_metadata *m, int64_t now)
 	else
 		DETAIL(c, "checkpoint interval %.1f s (critical past 10 intervals)", iv);
 	FIX(c, "the pipeline is not committing: check it is running, its lock and its errors");
+
+	/* pipeline state: the snapshots expiry keeps so a pipeline can resume
+	 * (floe pipelines list), and those held for a pipeline that went quiet */
+	held_ctx h = {.current = floe_metadata_current_snapshot(m), .now = now};
+	h.stale_after_ms = floe_metadata_property_duration_ms(
+		m, "history.expire.keep-pipeline-state-for", INT64_C(7) * 24 * HOUR_MS);
+	floe_buf_init(&h.list, 1024);
+	if (floe_maint__pipelines(m, now, held_cb, &h) || h.rc) {
+		floe_buf_reset(&h.list);
+		return FLOE_ENOMEM;
+	}
+	c = add_check(r, "pipeline-state",
+		      "snapshots held for pipelines idle past keep-pipeline-state-for", "snapshots",
+		      (double)h.stale, 0, 10, false);
+	if (!h.held)
+		not_applicable(c, "no snapshot is held as a pipeline's state");
+	else
+		DETAIL(c, "%zu held as pipeline state: %s%s", h.held, floe_buf_cstr(&h.list),
+		       h.held > h.listed ? "; ..." : "");
+	floe_buf_reset(&h.list);
+	FIX(c, "forget a pipeline that will not run again: floe pipelines forget %s <pipeline-id> "
+	       "(floe pipelines list %s shows them)",
+	    tn, tn);
 
 	/* anti-pattern 9: high-cardinality partitioning */
 	double part_bytes = r->n_parts ? (double)st->data_bytes / (double)r->n_parts : 0;

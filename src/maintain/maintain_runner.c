@@ -160,6 +160,9 @@ static void *runner_main(void *arg)
 			r->commits_since += taken_commits;
 			r->not_before_ms = end + r->sched.lock_check_delay_ms;
 			r->st.lock_waits++;
+			size_t hn = strnlen(err.msg, sizeof(r->st.lock_holder) - 1);
+			memcpy(r->st.lock_holder, err.msg, hn);
+			r->st.lock_holder[hn] = 0;
 			FLOE_INFO("maintenance of %s.%s: %s; trying again in %lld ms", r->ns, r->name,
 				  err.msg, (long long)r->sched.lock_check_delay_ms);
 			continue;
@@ -171,6 +174,10 @@ static void *runner_main(void *arg)
 		if (rc == FLOE_OK || (rc == FLOE_ECANCELED && res.steps_run)) {
 			r->st.runs++;
 			account(r, &res);
+			snprintf(r->st.lock_holder, sizeof(r->st.lock_holder),
+				 "this pipeline's maintenance took it for its last run (%lld ms) and "
+				 "released it",
+				 (long long)(end - t0));
 		}
 		if (rc && rc != FLOE_ECANCELED) {
 			r->st.failures++;

@@ -57,6 +57,10 @@ typedef struct floe_maint_runner_stats {
 	int64_t snapshots_expired, files_expired, orphans_deleted, manifests_rewritten;
 	bool running;
 	char last_error[256];
+	/* who held the table's maintenance lock when last looked at: the
+	 * message of a run put off ("table 'db.t' is being maintained by floe
+	 * instance ... (host, pid, heartbeat)"), or this runner after its run */
+	char lock_holder[320];
 } floe_maint_runner_stats;
 
 typedef struct floe_maint_runner floe_maint_runner;

@@ -401,7 +401,9 @@ static const char *const CONSOLE_HTML[] = {
 	"html+=panel('panel-deadletters-table','dead letters for this table',v('records dead-lettered',L(/numrecordsdeadletteredtable/))+"
 	"(dn?'<div class=\"v reason\">latest: '+esc(dn)+'</div>':''));",
 	"html+=panel('panel-maintenance','maintenance runs and what they did',mr===null?v('embedded maintenance','off'):v('runs',mr)+v('failures',mf)+v('last run ms',md)+v('data files rewritten',mw));",
-	"html+=panel('panel-lock','maintenance lock',mr===null?v('lock','not used (maintenance off)'):v('runs put off: another maintainer held the lock',lw));",
+	"const lk=notes['maintenance-lock:'+tb];"
+	"html+=panel('panel-lock','maintenance lock',mr===null?v('lock','not used (maintenance off)'):v('runs put off: another maintainer held the lock',lw)+"
+	"'<div class=\"v holder\">holder: '+(lk?esc(lk):'none seen yet')+'</div>');",
 	"html+='</div>';}",
 	"document.getElementById('tables').innerHTML=html;}\n",
 	"async function tick(){try{const r=await fetch('/api/metrics',{cache:'no-store'});const j=await r.json();notes=j.notes||{};render(j.metrics);",

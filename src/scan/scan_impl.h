@@ -157,6 +157,11 @@ struct floe_scan {
 	size_t n_warenas;
 };
 
+/* scan_out.c: row i of column array a (type t) as CSV output's text; *null
+ * for a NULL (b untouched). */
+int floe_scan__cell_text(floe_buf *b, const struct ArrowArray *a, const floe_type *t, int64_t i,
+			 bool meta, bool *null) FLOE_WUR;
+
 /* scan_plan.c */
 int floe_scan__resolve(floe_scan *s, floe_error *err) FLOE_WUR;
 int floe_scan__columns(floe_scan *s, floe_error *err) FLOE_WUR;

@@ -471,3 +471,10 @@ done:
 		floe_error_prefix(err, rc, "writing '%s': ", path);
 	return rc;
 }
+
+/* A cell's text as the CSV output writes it (for floe sql's executor). */
+int floe_scan__cell_text(floe_buf *b, const struct ArrowArray *a, const floe_type *t, int64_t i,
+			 bool meta, bool *null)
+{
+	return cell_text(b, a, t, i, meta, null);
+}

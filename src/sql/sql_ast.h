@@ -103,7 +103,19 @@ struct sql_column {
 typedef struct sql_order {
 	sql_expr *expr;
 	bool desc;
+	int nulls; /* 0: as written nothing (NULLS LAST), 1: NULLS FIRST, 2: NULLS LAST */
 } sql_order;
+
+/* A joined table: [INNER] JOIN, LEFT [OUTER] JOIN, RIGHT, FULL, CROSS JOIN or ','. */
+typedef struct sql_join {
+	char kind; /* 'I' inner, 'L' left, 'R' right, 'F' full, 'C' cross (or a comma) */
+	sql_name table;
+	const char *alias; /* NULL when none */
+	sql_opt *hints;
+	size_t n_hints;
+	sql_expr *on;      /* NULL for CROSS / ',' */
+	uint32_t off;
+} sql_join;
 
 typedef struct sql_select {
 	sql_expr **items;
@@ -113,8 +125,11 @@ typedef struct sql_select {
 	sql_name from;        /* n == 0: no FROM */
 	sql_opt *hints;       /* OPTIONS hint on the table */
 	size_t n_hints;
-	bool has_join;        /* a JOIN or a second table (parsed to say "not yet") */
+	const char *from_alias; /* FROM t [AS] x: NULL when none */
+	bool has_join;        /* a JOIN or a second table (joins[0..n_joins)) */
 	uint32_t join_off;
+	sql_join *joins;
+	size_t n_joins;
 	sql_expr *where;
 	sql_expr **group_by;
 	size_t n_group_by;
@@ -122,6 +137,7 @@ typedef struct sql_select {
 	sql_order *order_by;
 	size_t n_order_by;
 	int64_t limit; /* -1: none */
+	int64_t offset; /* OFFSET n [ROWS]: 0 when none */
 	uint32_t off, limit_off;
 } sql_select;
 

@@ -788,15 +788,17 @@ static int add_source(sql_ctx *c, const sql_stmt *st, const sql_ref *r)
 	floe_sql *s = c->s;
 	const char *conn = sql_opt_get(st->opts, st->n_opts, "connector");
 	const sql_opt *co = opt_find(st->opts, st->n_opts, "connector");
-	if (strcmp(conn, "filesystem") && strcmp(conn, "datagen")) {
-		if (!strcmp(conn, "kafka") || !strcmp(conn, "upsert-kafka") || !strcmp(conn, "kinesis"))
+	bool stream = !strcmp(conn, "kafka") || !strcmp(conn, "kinesis");
+	if (strcmp(conn, "filesystem") && strcmp(conn, "datagen") && !stream) {
+		if (!strcmp(conn, "upsert-kafka"))
 			return sql_err(c, FLOE_EUNSUPPORTED, co->off,
-				       "connector '%s' is not supported by floe sql yet (filesystem "
-				       "and datagen sources run today)",
-				       conn);
+				       "connector 'upsert-kafka' is not supported by floe sql yet (use "
+				       "'kafka' with 'format' = 'debezium-json', or an upsert target: "
+				       "PRIMARY KEY ... NOT ENFORCED and 'write.upsert.enabled' = 'true')");
 		return sql_err(c, FLOE_EUNSUPPORTED, co->off,
-			       "unknown connector '%s' (floe sql reads 'filesystem' and 'datagen' "
-			       "sources, and writes Iceberg tables of its catalogs)",
+			       "unknown connector '%s' (floe sql reads 'filesystem', 'datagen', "
+			       "'kafka' and 'kinesis' sources, and writes Iceberg tables of its "
+			       "catalogs)",
 			       conn);
 	}
 	if (!st->n_cols)
@@ -805,9 +807,9 @@ static int add_source(sql_ctx *c, const sql_stmt *st, const sql_ref *r)
 		if (st->cols[i].expr)
 			return sql_err(c, FLOE_EUNSUPPORTED, st->cols[i].off,
 				       "computed columns are not supported yet");
-		if (st->cols[i].metadata)
+		if (st->cols[i].metadata && !stream)
 			return sql_err(c, FLOE_EUNSUPPORTED, st->cols[i].off,
-				       "metadata columns are not supported yet");
+				       "metadata columns belong to kafka and kinesis sources");
 		int32_t id = 1;
 		const floe_type *ft;
 		int rc = sql_iceberg_type(c, st->cols[i].type, &id, &ft);

@@ -896,11 +896,45 @@ static int primary(parser *p, sql_expr **out)
 				e->star = true;
 				if (next(p))
 					return p->rc;
+			} else if (!strcmp(fn, "EXTRACT")) {
+				/* EXTRACT(unit FROM e): args 'UNIT', e */
+				sql_expr **u = vec_push(p, &args), **x;
+				if (!u || !(*u = enew(p, SQL_E_STR, p->t.off)))
+					return p->rc;
+				if (p->t.kind != TK_WORD)
+					return perr(p, p->t.off, "expected a time unit (YEAR, MONTH, DAY, "
+								 "HOUR, ...), found %s",
+						    tok_desc(p, b, sizeof(b)));
+				if (!((*u)->text = word_upper(p)) || next(p) || expect_kw(p, "FROM") ||
+				    !(x = vec_push(p, &args)) || expr_parse(p, x))
+					return p->rc;
 			} else if (!is_p(p, ")")) {
 				if (accept_kw(p, "DISTINCT"))
 					e->distinct = true;
 				if (expr_list(p, &args))
 					return p->rc;
+				bool fl = !strcmp(fn, "FLOOR") || !strcmp(fn, "CEIL") || !strcmp(fn, "CEILING");
+				if (fl && args.n == 1 && is_kw(p, "TO")) {
+					/* FLOOR(ts TO HOUR): args ts, 'HOUR' */
+					sql_expr **u;
+					if (next(p) || !(u = vec_push(p, &args)) ||
+					    !(*u = enew(p, SQL_E_STR, p->t.off)))
+						return p->rc;
+					if (p->t.kind != TK_WORD)
+						return perr(p, p->t.off, "expected a time unit, found %s",
+							    tok_desc(p, b, sizeof(b)));
+					if (!((*u)->text = word_upper(p)) || next(p))
+						return p->rc;
+				}
+				bool sub = !strcmp(fn, "SUBSTRING") || !strcmp(fn, "SUBSTR");
+				if (sub && args.n == 1 && accept_kw(p, "FROM")) {
+					/* SUBSTRING(s FROM start [FOR len]) */
+					sql_expr **x = vec_push(p, &args);
+					if (!x || expr_parse(p, x))
+						return p->rc;
+					if (accept_kw(p, "FOR") && (!(x = vec_push(p, &args)) || expr_parse(p, x)))
+						return p->rc;
+				}
 			}
 			if (set_args(p, e, args.data, args.n))
 				return p->rc;
@@ -1176,22 +1210,73 @@ static int select_parse(parser *p, sql_select **out)
 			return p->rc;
 		/* an alias */
 		if (accept_kw(p, "AS")) {
-			if (!ident(p, "a table alias"))
+			if (!(q->from_alias = ident(p, "a table alias")))
 				return p->rc;
 		} else if ((p->t.kind == TK_WORD && !is_clause_word(p)) || p->t.kind == TK_QIDENT) {
-			if (!ident(p, "a table alias"))
+			if (!(q->from_alias = ident(p, "a table alias")))
 				return p->rc;
 		}
-		if (is_p(p, ",") || is_kw(p, "JOIN") || is_kw(p, "INNER") || is_kw(p, "LEFT") ||
-		    is_kw(p, "RIGHT") || is_kw(p, "FULL") || is_kw(p, "CROSS")) {
-			q->has_join = true;
-			q->join_off = p->t.off;
-			/* skip to the next clause: joins are refused at execution */
-			while (p->t.kind != TK_EOF && !is_p(p, ";") && !is_kw(p, "WHERE") &&
-			       !is_kw(p, "GROUP") && !is_kw(p, "ORDER") && !is_kw(p, "LIMIT"))
+		vec joins = {NULL, 0, 0, sizeof(sql_join)};
+		for (;;) {
+			uint32_t joff = p->t.off;
+			char kind;
+			if (accept_p(p, ",")) {
+				kind = 'C';
+			} else if (accept_kw(p, "CROSS")) {
+				kind = 'C';
+				if (expect_kw(p, "JOIN"))
+					return p->rc;
+			} else if (accept_kw(p, "JOIN")) {
+				kind = 'I';
+			} else if (accept_kw(p, "INNER")) {
+				kind = 'I';
+				if (expect_kw(p, "JOIN"))
+					return p->rc;
+			} else if (is_kw(p, "LEFT") || is_kw(p, "RIGHT") || is_kw(p, "FULL")) {
+				kind = is_kw(p, "LEFT") ? 'L' : is_kw(p, "RIGHT") ? 'R' : 'F';
 				if (next(p))
 					return p->rc;
+				accept_kw(p, "OUTER");
+				if (expect_kw(p, "JOIN"))
+					return p->rc;
+			} else {
+				break;
+			}
+			if (p->rc)
+				return p->rc;
+			if (!q->has_join) {
+				q->has_join = true;
+				q->join_off = joff;
+			}
+			sql_join *j = vec_push(p, &joins);
+			if (!j)
+				return p->rc;
+			j->kind = kind;
+			j->off = joff;
+			if (is_p(p, "("))
+				return perr(p, p->t.off, "subqueries in FROM are not supported yet");
+			if (name_parse(p, &j->table, "a table name"))
+				return p->rc;
+			if (p->t.kind == TK_HINT && hint_parse(p, &j->hints, &j->n_hints))
+				return p->rc;
+			if (accept_kw(p, "AS")) {
+				if (!(j->alias = ident(p, "a table alias")))
+					return p->rc;
+			} else if ((p->t.kind == TK_WORD && !is_clause_word(p)) ||
+				   p->t.kind == TK_QIDENT) {
+				if (!(j->alias = ident(p, "a table alias")))
+					return p->rc;
+			}
+			if (kind != 'C') {
+				if (is_kw(p, "USING"))
+					return perr(p, p->t.off, "JOIN ... USING is not supported yet "
+								 "(write ON a.k = b.k)");
+				if (expect_kw(p, "ON") || expr_parse(p, &j->on))
+					return p->rc;
+			}
 		}
+		q->joins = joins.data;
+		q->n_joins = joins.n;
 	}
 	if (accept_kw(p, "WHERE") && expr_parse(p, &q->where))
 		return p->rc;
@@ -1216,6 +1301,15 @@ static int select_parse(parser *p, sql_select **out)
 				o->desc = true;
 			else
 				accept_kw(p, "ASC");
+			if (accept_kw(p, "NULLS")) {
+				if (accept_kw(p, "FIRST"))
+					o->nulls = 1;
+				else if (accept_kw(p, "LAST"))
+					o->nulls = 2;
+				else
+					return perr(p, p->t.off, "expected FIRST or LAST after NULLS, "
+								 "found %s", tok_desc(p, b, sizeof(b)));
+			}
 		} while (accept_p(p, ","));
 		q->order_by = v.data;
 		q->n_order_by = v.n;
@@ -1230,6 +1324,18 @@ static int select_parse(parser *p, sql_select **out)
 				    tok_desc(p, b, sizeof(b)));
 		if (next(p))
 			return p->rc;
+	}
+	if (is_kw(p, "OFFSET")) {
+		if (next(p))
+			return p->rc;
+		if (p->t.kind != TK_NUMBER || !floe_parse_i64(p->s + p->t.off, p->t.len, &q->offset) ||
+		    q->offset < 0)
+			return perr(p, p->t.off, "expected a row count after OFFSET, found %s",
+				    tok_desc(p, b, sizeof(b)));
+		if (next(p))
+			return p->rc;
+		if (!accept_kw(p, "ROWS"))
+			accept_kw(p, "ROW");
 	}
 	if (is_kw(p, "UNION") || is_kw(p, "EXCEPT") || is_kw(p, "INTERSECT"))
 		return perr(p, p->t.off, "%s is not supported yet", is_kw(p, "UNION") ? "UNION" :

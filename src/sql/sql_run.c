@@ -20,6 +20,7 @@
 
 #include "iceberg/metadata.h"
 #include "sql/sql_exec.h"
+#include "sql/sql_vec.h"
 #include "table/table_impl.h"
 #include "util/hash.h"
 #include "util/log.h"
@@ -224,6 +225,8 @@ static const char *FS_OPTS[] = {"connector", "path", "format", "source.monitor-i
 				"json.fail-on-missing-field", "json.timestamp-format.standard",
 				"source.path.regex-pattern", NULL};
 
+static int stream_source_yaml(sql_ctx *sc, const sql_stmt *d, const char *conn, floe_buf *y);
+
 static int source_yaml(sql_ctx *c, const sql_source *src, const floe_schema *target,
 		       floe_buf *y)
 {
@@ -302,6 +305,8 @@ static int source_yaml(sql_ctx *c, const sql_source *src, const floe_schema *tar
 		}
 		return rc ? floe_error_oom(c->err) : 0;
 	}
+	if (!strcmp(conn, "kafka") || !strcmp(conn, "kinesis"))
+		return stream_source_yaml(&sc, d, conn, y);
 	/* datagen: Flink's option names are the generator's */
 	rc = floe_buf_puts(y, "\n    type: generator\n    schema: \"");
 	for (size_t i = 0; i < d->n_cols && !rc; i++) {
@@ -335,6 +340,104 @@ static int source_yaml(sql_ctx *c, const sql_source *src, const floe_schema *tar
 			rc = floe_buf_putc(y, '\n');
 	}
 	return rc ? floe_error_oom(c->err) : 0;
+}
+
+/* Flink's Kafka / Kinesis connector options floe's sources take by the same
+ * name ("*" at the end: a prefix). */
+static const char *const KAFKA_OPTS[] = {
+	"topic", "topic-pattern", "properties.*", "scan.startup.mode",
+	"scan.startup.timestamp-millis", "scan.startup.specific-offsets", "scan.bounded.mode",
+	"format", "value.format", "key.format", "avro-confluent.url", "commit.offsets.on.checkpoint",
+	NULL};
+static const char *const KINESIS_OPTS[] = {
+	"stream", "aws.*", "scan.stream.initpos", "scan.stream.initpos-timestamp",
+	"scan.shard.getrecords.maxrecordcount", "scan.shard.getrecords.intervalmillis",
+	"scan.shard.discovery.intervalmillis", "format", NULL};
+/* Flink's metadata keys -> floe's (kafka: the same names; kinesis: Flink's
+ * 'timestamp', 'shard-id', 'sequence-number') */
+static const char *const KAFKA_META[] = {"topic", "partition", "offset", "timestamp",
+					 "timestamp-type", "key", "headers", NULL};
+static const char *const KINESIS_META[] = {"stream", "shard-id", "sequence-number", "timestamp",
+					   "key", NULL};
+
+static bool opt_known(const char *const *list, const char *k)
+{
+	for (size_t i = 0; list[i]; i++) {
+		size_t n = strlen(list[i]);
+		if (list[i][n - 1] == '*' ? !strncmp(list[i], k, n - 1) : !strcmp(list[i], k))
+			return true;
+	}
+	return false;
+}
+
+/* A kafka or kinesis source: Flink's option names are floe's source keys. */
+static int stream_source_yaml(sql_ctx *sc, const sql_stmt *d, const char *conn, floe_buf *y)
+{
+	bool kafka = !strcmp(conn, "kafka");
+	const char *const *known = kafka ? KAFKA_OPTS : KINESIS_OPTS;
+	int rc = floe_buf_printf(y, "\n    type: %s\n", conn);
+	const char *fmt = sql_opt_get(d->opts, d->n_opts, "format");
+	if (!fmt)
+		fmt = sql_opt_get(d->opts, d->n_opts, "value.format");
+	if (fmt && strcmp(fmt, "json") && strcmp(fmt, "debezium-json") && strcmp(fmt, "csv") &&
+	    strcmp(fmt, "raw") && strcmp(fmt, "avro-confluent"))
+		return sql_err(sc, FLOE_EUNSUPPORTED, d->off,
+			       "format '%s' is not supported (json, debezium-json, csv, raw%s)", fmt,
+			       kafka ? ", avro-confluent" : "");
+	if (kafka && !sql_opt_get(d->opts, d->n_opts, "properties.bootstrap.servers"))
+		return sql_err(sc, FLOE_EINVAL, d->off,
+			       "a kafka table needs 'properties.bootstrap.servers'");
+	if (kafka && !sql_opt_get(d->opts, d->n_opts, "topic") &&
+	    !sql_opt_get(d->opts, d->n_opts, "topic-pattern"))
+		return sql_err(sc, FLOE_EINVAL, d->off, "a kafka table needs 'topic' or 'topic-pattern'");
+	if (!kafka && !sql_opt_get(d->opts, d->n_opts, "stream"))
+		return sql_err(sc, FLOE_EINVAL, d->off, "a kinesis table needs 'stream'");
+	for (size_t i = 0; i < d->n_opts && !rc; i++) {
+		const char *k = d->opts[i].key;
+		if (!strcmp(k, "connector"))
+			continue;
+		/* accepted, nothing to do: floe reads and decodes every field by name */
+		if (!strcmp(k, "json.ignore-parse-errors") || !strcmp(k, "json.fail-on-missing-field") ||
+		    !strcmp(k, "value.fields-include") || !strcmp(k, "key.fields") ||
+		    !strcmp(k, "json.timestamp-format.standard"))
+			continue;
+		if (!opt_known(known, k))
+			return sql_err(sc, FLOE_EUNSUPPORTED, d->opts[i].off,
+				       "%s option '%s' is not supported (floe's %s source takes %s)",
+				       conn, k, conn,
+				       kafka ? "topic, topic-pattern, properties.*, scan.startup.*, "
+					       "scan.bounded.mode, format, key.format, avro-confluent.url"
+					     : "stream, aws.*, scan.stream.initpos[-timestamp], "
+					       "scan.shard.*, format");
+		rc = floe_buf_printf(y, "    %s: ", k);
+		if (!rc)
+			rc = yq(y, d->opts[i].value);
+		if (!rc)
+			rc = floe_buf_putc(y, '\n');
+	}
+	/* METADATA [FROM 'key'] VIRTUAL columns */
+	for (size_t i = 0; i < d->n_cols && !rc; i++) {
+		const sql_column *col = &d->cols[i];
+		if (!col->metadata)
+			continue;
+		const char *key = col->metadata[0] ? col->metadata : col->name;
+		const char *const *meta = kafka ? KAFKA_META : KINESIS_META;
+		bool ok = false;
+		for (size_t k = 0; meta[k]; k++)
+			ok |= !strcmp(meta[k], key);
+		if (!ok)
+			return sql_err(sc, FLOE_EUNSUPPORTED, col->off,
+				       "%s metadata '%s' is not supported (%s)", conn, key,
+				       kafka ? "topic, partition, offset, timestamp, timestamp-type, "
+					       "key, headers"
+					     : "stream, shard-id, sequence-number, timestamp, key");
+		rc = floe_buf_printf(y, "    metadata.%s: ", key);
+		if (!rc)
+			rc = yq(y, col->name);
+		if (!rc)
+			rc = floe_buf_putc(y, '\n');
+	}
+	return rc ? floe_error_oom(sc->err) : 0;
 }
 
 /* Flink maintenance keys -> the table's maintenance.* keys (seconds become durations). */
@@ -382,13 +485,14 @@ static int check_insert(sql_ctx *c, target *tg)
 			       "with SELECT");
 	for (size_t i = 0; i < st->n_opts; i++) {
 		const sql_opt *o = &st->opts[i];
-		if (!strcmp(o->key, "upsert-enabled") && !strcasecmp(o->value, "false"))
+		if (!strcmp(o->key, "upsert-enabled") || !strcmp(o->key, "equality-field-columns"))
 			continue;
 		if (!strcmp(o->key, "write-parallelism") || !strcmp(o->key, "distribution-mode"))
 			continue;
 		return sql_err(c, FLOE_EUNSUPPORTED, o->off,
 			       "write option '%s' is not supported by floe sql yet "
-			       "(write-parallelism, distribution-mode)",
+			       "(upsert-enabled, equality-field-columns, write-parallelism, "
+			       "distribution-mode)",
 			       o->key);
 	}
 	if (!q->from.n)
@@ -575,6 +679,17 @@ int sql_run_insert(sql_ctx *c, const sql_stmt *const *inserts, size_t n)
 			rc = floe_error_oom(c->err);
 			break;
 		}
+		/* the upsert hint and its key go to the table entry (the table's
+		 * write.upsert.enabled and identifier fields apply without it) */
+		static const char *const WOPTS[] = {"upsert-enabled", "equality-field-columns"};
+		for (size_t k = 0; k < 2 && !rc; k++) {
+			const char *wv = sql_opt_get(ins->opts, ins->n_opts, WOPTS[k]);
+			if (wv && (floe_buf_printf(&y, "    %s: ", WOPTS[k]) || yq(&y, wv) ||
+				   floe_buf_putc(&y, '\n')))
+				rc = floe_error_oom(c->err);
+		}
+		if (rc)
+			break;
 		const char *dm = sql_opt_get(ins->opts, ins->n_opts, "distribution-mode");
 		if (dm && (floe_buf_puts(&y, "    distribution-mode: ") || yq(&y, dm) ||
 			   floe_buf_putc(&y, '\n'))) {
@@ -732,14 +847,10 @@ int sql_run_select(sql_ctx *c, const sql_select *q)
 	if (!q->from.n)
 		return sql_err(c, FLOE_EUNSUPPORTED, q->off, "SELECT without FROM is not supported "
 							     "yet");
-	if (q->has_join)
-		return sql_err(c, FLOE_EUNSUPPORTED, q->join_off, "joins are not supported yet");
-	if (q->n_group_by || q->having || q->distinct)
-		return sql_err(c, FLOE_EUNSUPPORTED, q->off,
-			       "GROUP BY, HAVING and DISTINCT are not supported yet");
-	if (q->n_order_by)
-		return sql_err(c, FLOE_EUNSUPPORTED, q->order_by[0].expr->off,
-			       "ORDER BY is not supported yet");
+	/* computed items, aggregates, joins, ORDER BY, and any WHERE: the executor
+	 * (which pushes what it can of the WHERE into the scan) */
+	if (sql_vec_needed(q) || q->where)
+		return sql_vec_select(c, q);
 	if ((rc = sql_resolve(c, &q->from, &r)))
 		return rc;
 	if (sql_find_source(c->s, &r))

@@ -1294,6 +1294,14 @@ again:;
 	if (t->maint) {
 		floe_maint_commit mc = {n_data, bytes, n_pos, n_eq};
 		floe_maint_runner_note_commit(t->maint, &mc);
+		/* the web console shows who holds the maintenance lock */
+		floe_maint_runner_stats ms;
+		floe_maint_runner_get_stats(t->maint, &ms);
+		if (ms.lock_holder[0]) {
+			char key[300];
+			snprintf(key, sizeof(key), "maintenance-lock:%s", t->ident);
+			floe_metrics_note(p->metrics, key, ms.lock_holder);
+		}
 	}
 	if (n_pos + n_eq)
 		FLOE_INFO("table %s: checkpoint %lld committed as snapshot %lld (%lld data files, "

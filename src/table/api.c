@@ -14,6 +14,8 @@
 #include "catalog/rest.h"
 #include "iceberg/metrics.h"
 #include "iceberg/props.h"
+#include "iceberg/transform.h"
+#include "iceberg/value.h"
 #include "json/json.h"
 #include "table/commit.h"
 #include "table/create.h"
@@ -408,8 +410,29 @@ typedef struct files_ctx {
 	floe_table *t;
 	floe_table_file_fn fn;
 	void *payload;
-	floe_buf part;
+	floe_buf part, part_json;
 } files_ctx;
+
+/* {"name": value, ...} with each value of its transform's result type */
+static int partition_json(floe_buf *out, const floe_partition_spec *spec, const floe_schema *s,
+			  const floe_partition *p)
+{
+	floe_jw w;
+	floe_jw_init(&w, out, 0);
+	floe_jw_obj_begin(&w);
+	for (size_t i = 0; spec && i < spec->n_fields && i < p->n; i++) {
+		const floe_partition_field *f = &spec->fields[i];
+		const floe_schema_entry *e = s ? floe_schema_find(s, f->source_id) : NULL;
+		const floe_type *rt = e ? floe_transform_result_type(&f->transform, e->type) : NULL;
+		floe_jw_key(&w, f->name);
+		if (p->values[i].is_null || !rt)
+			floe_jw_null(&w);
+		else
+			floe_value_write_json(&w, &p->values[i], rt);
+	}
+	floe_jw_obj_end(&w);
+	return floe_jw_finish(&w);
+}
 
 static int files_cb(const floe_manifest_entry *e, const floe_manifest_file *mf, void *payload)
 {
@@ -419,16 +442,22 @@ static int files_cb(const floe_manifest_entry *e, const floe_manifest_file *mf, 
 	floe_table_file fi = {0};
 	(void)mf;
 	floe_buf_clear(&c->part);
+	floe_buf_clear(&c->part_json);
 	if (spec && spec->n_fields) {
 		const floe_schema *s = floe_metadata_current_schema(m);
 		if (floe_partition_path(&c->part, spec, s, &e->file.partition))
 			floe_buf_clear(&c->part);
+		if (partition_json(&c->part_json, spec, s, &e->file.partition))
+			return FLOE_ENOMEM;
+	} else if (floe_buf_puts(&c->part_json, "{}")) {
+		return FLOE_ENOMEM;
 	}
 	fi.content = e->file.content;
 	fi.path = e->file.file_path;
 	fi.format = e->file.file_format;
 	fi.spec_id = e->file.spec_id;
 	fi.partition = floe_buf_cstr(&c->part);
+	fi.partition_json = floe_buf_cstr(&c->part_json);
 	fi.record_count = e->file.record_count;
 	fi.file_size_in_bytes = e->file.file_size_in_bytes;
 	fi.snapshot_id = e->snapshot_id;
@@ -443,7 +472,7 @@ int floe_table_files(floe_table *t, int64_t snapshot_id, floe_table_file_fn fn, 
 	const floe_metadata *m = floe_table_metadata(t);
 	const floe_snapshot *s = snapshot_id < 0 ? floe_metadata_current_snapshot(m)
 						 : floe_metadata_snapshot(m, snapshot_id);
-	files_ctx c = {t, fn, payload, {0}};
+	files_ctx c = {t, fn, payload, {0}, {0}};
 	int rc;
 	if (snapshot_id >= 0 && !s)
 		return floe_error_set(err, FLOE_ENOTFOUND, "snapshot %lld does not exist",
@@ -451,8 +480,10 @@ int floe_table_files(floe_table *t, int64_t snapshot_id, floe_table_file_fn fn, 
 	if (!s)
 		return FLOE_OK;
 	floe_buf_init(&c.part, 0);
+	floe_buf_init(&c.part_json, 0);
 	rc = floe_table_walk(t, s, FLOE_WALK_DATA | FLOE_WALK_DELETES, files_cb, &c, err);
 	floe_buf_reset(&c.part);
+	floe_buf_reset(&c.part_json);
 	return rc;
 }
 

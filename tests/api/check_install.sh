@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # cmake --install into a temporary prefix gives a working floe command, the
-# headers and libfloe.a with a pkg-config file, and the shell completions;
+# headers and libfloe.a with a pkg-config file, the shell completions and
+# the man page;
 # the installed floe runs the demo's pipeline (smaller) from the PATH; a
 # program using only floe/floe.h builds against the installed prefix and runs.
 #   check_install.sh <build dir> <source dir>
@@ -14,6 +15,11 @@ test -x "$prefix/bin/floe"
 test -f "$prefix/include/floe/floe.h"
 test -s "$prefix/share/bash-completion/completions/floe"
 test -s "$prefix/share/zsh/site-functions/_floe"
+# the man page: roff made from the command table, every command in it
+man1=$(find "$prefix" -path '*/man1/floe.1')
+head -2 "$man1" | grep -q '^\.TH FLOE 1'
+for c in ingest run scan maintain doctor sql; do grep -q "^\.SS \"floe $c\"" "$man1"; done
+if command -v groff > /dev/null; then groff -man -Tutf8 -ww -z "$man1"; fi
 # the demo's pipeline (scripts/demo's own file, 5,000 rows), run by the
 # installed floe found on the PATH; then the next commands the demo prints,
 # from another folder

@@ -9,6 +9,8 @@ report carries the plots; commit freshness is judged against the checkpoint
 interval."""
 import json
 import os
+import signal
+import subprocess
 import sqlite3
 import time
 import uuid
@@ -203,3 +205,35 @@ def test_doctor_commit_age_against_the_checkpoint_interval(floe, tmp_path):
     p = floe.run("doctor", "db.fresh", "--checkpoint-interval", "1h", check=False)
     assert p.returncode == 0, p.stdout
     assert floe.run("doctor", "db.nope", check=False).returncode == 3
+
+
+def test_doctor_names_the_snapshots_held_as_pipeline_state(floe, tmp_path):
+    """Doctor lists each snapshot expiry keeps as a pipeline's state and why
+    (a completed load until a time, a resumable pipeline until forgotten), and
+    warns for a resumable pipeline that went quiet past
+    history.expire.keep-pipeline-state-for, naming the command that frees it."""
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"id": i}) + "\n" for i in range(10)))
+    floe.run("namespace", "create", "db")
+    floe.run("table", "create", "db.held", "--schema", "id long",
+             "--property", "history.expire.keep-pipeline-state-for=1s")
+    # a following load stopped by SIGTERM: resumable, held until forgotten
+    p = subprocess.Popen([floe.bin, "--dir", str(floe.root), "ingest", "db.held", str(src), "--follow",
+                          "--pipeline-id", "quiet", "--checkpoint-interval", "200ms", "--quiet"])
+    deadline = time.time() + 60
+    while time.time() < deadline and floe.run("scan", "db.held", "--count").stdout.strip() != "10":
+        time.sleep(0.2)
+    p.send_signal(signal.SIGTERM)
+    assert p.wait(timeout=60) == 0
+    # then a one-shot load of another pipeline: complete, the current snapshot
+    floe.run("ingest", "db.held", src, "--pipeline-id", "daily")
+    time.sleep(1.2)
+    code, (rep,) = doctor(floe, "db.held")
+    c = checks(rep)["pipeline-state"]
+    assert c["applicable"] and c["severity"] == "warn" and c["value"] == 1, c
+    assert c["detail"].startswith("1 held as pipeline state: quiet (snapshot "), c["detail"]
+    assert "resumable, held until forgotten, idle past" in c["detail"]
+    assert "floe pipelines forget db.held <pipeline-id>" in c["fix"]
+    floe.run("pipelines", "forget", "db.held", "quiet")
+    c = checks(doctor(floe, "db.held")[1][0])["pipeline-state"]
+    assert not c["applicable"] and c["severity"] == "ok", c

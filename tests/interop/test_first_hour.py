@@ -8,6 +8,8 @@ import time
 import urllib.error
 import urllib.request
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 
@@ -39,6 +41,31 @@ def test_outcome_lines(floe):
     assert floe.run("table", "rename", "db.t", "db.u").stdout == "renamed db.t to db.u\n"
     assert floe.run("--quiet", "table", "drop", "db.u").stdout == ""
     assert floe.run("namespace", "drop", "db").stdout == "dropped namespace db\n"
+
+
+def test_outcomes_as_json_for_scripts(floe, tmp_path):
+    """--format json on the commands that print only their outcome: one object
+    with the command, the outcome line and its fields; a bad format is refused."""
+    def out(*args):
+        p = floe.run(*args, "--format", "json")
+        (line,) = p.stdout.splitlines()
+        return json.loads(line)
+    assert out("namespace", "create", "db") == {"command": "namespace create", "outcome": "created namespace db",
+                                                "namespace": "db"}
+    o = out("table", "create", "db.t", "--schema", "id long, kind string")
+    assert o["table"] == "db.t" and o["location"].startswith("file://") and o["outcome"].startswith("created table")
+    assert out("table", "set", "db.t", "a=1", "--unset", "b") == {
+        "command": "table set", "outcome": "set 1 property and removed 1 of table db.t", "table": "db.t",
+        "properties_set": 1, "properties_removed": 1}
+    p = tmp_path / "f.parquet"
+    pq.write_table(pa.table({"id": pa.array([1, 2], pa.int64()), "kind": ["a", "b"]}), p)
+    o = out("add-files", "db.t", p)
+    assert o["files"] == 1 and o["snapshot_id"] == floe.json_rows("snapshots", "db.t")[-1]["snapshot_id"]
+    assert out("table", "rename", "db.t", "db.u")["to"] == "db.u"
+    assert out("table", "drop", "db.u")["files"] == "kept"
+    assert floe.run("--quiet", "namespace", "drop", "db", "--format", "json").stdout == ""
+    bad = floe.run("namespace", "create", "db2", "--format", "xml", check=False)
+    assert bad.returncode == 2 and "--format must be text or json" in bad.stderr
 
 
 def test_table_show_format_json(floe):

@@ -710,6 +710,27 @@ static void test_sql_session(void)
 	torture(&sc);
 }
 
+/* the query executor: binding, aggregation, joins, sorting over a metadata table */
+static void test_sql_queries(void)
+{
+	sql_ctx_t c;
+	const char *dir = t_tmpdir();
+	snprintf(c.script, sizeof(c.script),
+		 "CREATE CATALOG c WITH ('type' = 'iceberg', 'catalog-type' = 'jdbc', "
+		 "'uri' = 'jdbc:sqlite:%s/catq.db', 'warehouse' = '%s/whq');\n"
+		 "USE CATALOG c;\nCREATE DATABASE IF NOT EXISTS db;\nUSE db;\n"
+		 "CREATE TABLE IF NOT EXISTS t (id BIGINT, s STRING);\n"
+		 "SELECT UPPER(CAST(COUNT(*) AS STRING)) AS n, MAX(file) IS NOT NULL, "
+		 "COUNT(DISTINCT latest_schema_id) FROM t$metadata_log_entries "
+		 "GROUP BY latest_schema_id HAVING COUNT(*) > 0 ORDER BY 1 DESC LIMIT 2 OFFSET 0;\n"
+		 "SELECT a.id, b.s FROM t a LEFT JOIN t b ON a.id = b.id AND b.s <> 'x' ORDER BY a.id;\n"
+		 "SELECT id * 2, CASE WHEN id > 1 THEN 'x' END, REGEXP_EXTRACT(s, 'b(c)', 1) FROM t "
+		 "WHERE id + 1 > 0 AND s LIKE 'a%%';\n",
+		 dir, dir);
+	scenario sc = {"SQL queries", run_sql, NULL, &c, 0};
+	torture(&sc);
+}
+
 /* ---- orphan cleanup beside a writer -------------------------------------- */
 
 typedef struct orphan_ctx {
@@ -901,6 +922,7 @@ int main(void)
 	T_RUN(test_task_writer);
 	T_RUN(test_delete_writers);
 	T_RUN(test_sql_session);
+	T_RUN(test_sql_queries);
 	T_RUN(test_dml);
 	return t_finish();
 }
