@@ -188,7 +188,9 @@ const cli_command cli_commands[] = {
 	 "compact, expire snapshots, delete orphans, rewrite manifests",
 	 "Runs compact -> expire -> orphans -> manifests (never in another order)\n"
 	 "under the table's maintenance lock.\n"
-	 "  --steps LIST               which steps, e.g. expire,orphans (default: all)\n"
+	 "  --steps LIST               which steps, e.g. expire,orphans (default: all);\n"
+	 "                             convert-deletes (equality deletes -> DVs, no data\n"
+	 "                             rewritten) runs first and only when listed\n"
 	 "  --skip LIST                all steps but these\n"
 	 "  --dry-run                  plan and report; change nothing\n"
 	 "  --format table|json        the summary's format (default table)\n"
@@ -218,7 +220,8 @@ const cli_command cli_commands[] = {
 	 "  --lock-id ID               default <catalog>.<namespace>.<table>\n"
 	 "  --break-lock               remove the table's lock (a dead Java holder) and exit\n",
 	 "floe maintain db.events --dry-run --format json\n"
-	 "floe maintain db.events --steps compact --target-file-size 128MB\n"},
+	 "floe maintain db.events --steps compact --target-file-size 128MB\n"
+	 "floe maintain db.events --steps convert-deletes,compact\n"},
 
 	/* ---- row-level changes ---- */
 	{"delete", cmd_delete, "<ns.table> --where EXPR [options]",

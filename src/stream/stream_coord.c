@@ -1173,6 +1173,9 @@ static void ckpt_free(ckpt_item *c, size_t n_tables, size_t n_sources)
 	for (size_t i = 0; i < c->n_arenas; i++)
 		floe_arena_free(c->arenas[i]);
 	floe_free(c->arenas);
+	for (size_t i = 0; i < c->n_idx_arenas; i++)
+		floe_arena_free(c->idx_arenas[i]);
+	floe_free(c->idx_arenas);
 	for (size_t i = 0; c->files && i < n_tables; i++)
 		floe_free(c->files[i]);
 	floe_free(c->files);
@@ -1198,9 +1201,74 @@ static void ckpt_free(ckpt_item *c, size_t n_tables, size_t n_sources)
  * concurrent compaction keeps its data sequence number, so the equality
  * deletes committed here still apply to the rows it rewrote.
  */
+/* index mode: every attempt's base must be the snapshot the index describes */
+typedef struct idx_check {
+	int64_t expect;
+	bool failed;
+} idx_check;
+
+static int idx_check_cb(void *payload, const floe_metadata *base, const floe_snapshot *parent,
+			floe_error *err)
+{
+	idx_check *ic = payload;
+	int64_t head = parent ? parent->snapshot_id : FLOE_NO_SNAPSHOT;
+	(void)base;
+	if (head == ic->expect)
+		return FLOE_OK;
+	ic->failed = true;
+	return floe_error_set(err, FLOE_ECONFLICT,
+			      "snapshot %lld landed after the key index's snapshot %lld",
+			      (long long)head, (long long)ic->expect);
+}
+
+/* Whether file f of an index-mode checkpoint goes into the commit. */
+static bool idx_take(const floe_data_file *f, bool dv_mode)
+{
+	unsigned tag = f->absent_metrics & FLOE_DELTA_TAGS;
+	if (tag & FLOE_DELTA_TAG_FALLBACK)
+		return !dv_mode;
+	if (tag & (FLOE_DELTA_TAG_INDEX | FLOE_DELTA_TAG_REMOVE))
+		return dv_mode;
+	return true;
+}
+
+/* After an index-mode commit: delete what was written and not committed (the
+ * equality deletes, or the index's DVs). Never after an unknown outcome. */
+static void idx_discard(rt_table *t, const floe_data_file *files, size_t n, bool dv_mode)
+{
+	floe_hmap seen;
+	floe_hmap_init(&seen);
+	for (size_t i = 0; i < n; i++) {
+		const floe_data_file *f = &files[i];
+		unsigned tag = f->absent_metrics & FLOE_DELTA_TAGS;
+		if (!tag || (tag & FLOE_DELTA_TAG_REMOVE) || idx_take(f, dv_mode))
+			continue;
+		if (floe_hmap_get_str(&seen, f->file_path, NULL))
+			continue; /* DVs share one Puffin file */
+		if (floe_hmap_put_str(&seen, f->file_path, 1))
+			break;
+		floe_io_remove_quiet(floe_table_io(t->commit_t), f->file_path);
+	}
+	floe_hmap_reset(&seen);
+}
+
 static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, bool *conflict,
 			floe_error *err)
 {
+	bool dv_mode = false;
+	idx_check ic = {0, false};
+	if (t->index_mode) {
+		int rc0 = floe_table_refresh(t->commit_t, err);
+		if (rc0)
+			return floe_error_prefix(err, rc0, "checkpoint %lld: table %s: ",
+						 (long long)c->id, t->ident);
+		const floe_snapshot *h =
+			floe_metadata_branch_head(floe_table_metadata(t->commit_t), NULL);
+		int64_t head = h ? h->snapshot_id : FLOE_NO_SNAPSHOT;
+		dv_mode = !t->idx_stale && t->index && head == t->idx_expect;
+		ic.expect = t->idx_expect;
+	}
+again:;
 	floe_snapshot_op *ap = NULL;
 	stream_split_check_ctx ck;
 	memset(&ck, 0, sizeof(ck));
@@ -1217,6 +1285,10 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 		return FLOE_OK; /* empty checkpoint: nothing to commit */
 	for (size_t i = 0; i < n; i++) {
 		const floe_data_file *f = &c->files[ti][i];
+		if (t->index_mode && !idx_take(f, dv_mode))
+			continue;
+		if (f->absent_metrics & FLOE_DELTA_TAG_REMOVE)
+			continue;
 		if (f->content == FLOE_CONTENT_DATA) {
 			n_data++;
 			records += f->record_count;
@@ -1260,8 +1332,18 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 		    (rc = floe_op_set_summary(ap, "floe.overwrite-base", ob, err)))
 			goto done;
 	}
-	for (size_t i = 0; i < n && !rc; i++)
-		rc = floe_op_add_file(ap, &c->files[ti][i], err);
+	for (size_t i = 0; i < n && !rc; i++) {
+		floe_data_file f = c->files[ti][i];
+		if (t->index_mode && !idx_take(&f, dv_mode))
+			continue;
+		unsigned tag = f.absent_metrics & FLOE_DELTA_TAGS;
+		f.absent_metrics &= ~FLOE_DELTA_TAGS;
+		rc = tag & FLOE_DELTA_TAG_REMOVE ? floe_op_remove_file(ap, &f, err)
+						 : floe_op_add_file(ap, &f, err);
+	}
+	if (!rc && t->index_mode)
+		rc = floe_append_set_summary(ap, "floe.upsert-mode",
+					     dv_mode ? "index" : "index-fallback", err);
 	snprintf(num, sizeof(num), "%lld", (long long)c->id);
 	rc = rc ? rc : floe_append_set_summary(ap, "floe.pipeline-id", p->pipeline_id, err);
 	rc = rc ? rc : floe_append_set_summary(ap, "floe.checkpoint-id", num, err);
@@ -1281,12 +1363,38 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 		floe_op_set_check(ap, stream_split_check, &ck);
 	} else {
 		rc = rc ? rc : floe_op_fence_pipeline(ap, p->pipeline_id, t->fence_snap, err);
+		if (dv_mode)
+			floe_op_set_check(ap, idx_check_cb, &ic);
 	}
 	if (p->sink == &stream_sink_task_writers)
 		floe_op_verify_added(ap); /* its files: they must still be there */
 	if (n == 0)
 		floe_op_allow_empty(ap); /* the offsets moved: they are the change */
 	rc = rc ? rc : floe_op_commit(ap, &snap, err);
+	if (rc && dv_mode && ic.failed) {
+		/* another commit landed meanwhile: this checkpoint's equality
+		 * deletes instead, and an index rebuilt after it */
+		FLOE_INFO("table %s: checkpoint %lld: %s; committing its equality deletes "
+			  "instead of the index's deletion vectors",
+			  t->ident, (long long)c->id, err ? err->msg : "a concurrent commit");
+		floe_error_clear(err);
+		floe_op_free(ap);
+		ap = NULL;
+		stream_split_check_reset(&ck);
+		dv_mode = false;
+		ic.failed = false;
+		goto again;
+	}
+	if (!rc && t->index_mode) {
+		idx_discard(t, c->files[ti], n, dv_mode);
+		if (dv_mode && snap >= 0) {
+			t->idx_expect = snap;
+			t->idx_dv_commits++;
+		} else if (!dv_mode) {
+			t->idx_stale = true;
+			t->idx_fallbacks++;
+		}
+	}
 	if (rc) {
 		if (t->split_fence && ck.conflict)
 			*conflict = true;
@@ -1641,6 +1749,39 @@ static int checkpoint(floe_pipeline *p, floe_error *err)
 			t->ckpt_n[i] = 0;
 		}
 	}
+	/* index-mode tables: the index's DVs / position deletes of this checkpoint */
+	for (size_t i = 0; i < p->n_tables; i++) {
+		rt_table *tb = &p->tables[i];
+		if (!tb->index)
+			continue;
+		floe_data_file *rep = NULL;
+		size_t n_rep = 0;
+		floe_arena *ia = floe_arena_new(65536);
+		if (!ia) {
+			ckpt_free(c, p->n_tables, p->n_sources);
+			return floe_error_oom(err);
+		}
+		rc = floe_delta_index_complete(tb->index, &c->files[i], &c->n_files[i], &rep, &n_rep,
+					       ia, err);
+		for (size_t k = 0; k < n_rep && !rc; k++) {
+			floe_data_file *f = floe_realloc(c->files[i], (c->n_files[i] + 1) * sizeof(*f));
+			if (!f) {
+				rc = floe_error_oom(err);
+				break;
+			}
+			f[c->n_files[i]++] = rep[k];
+			c->files[i] = f;
+		}
+		floe_free(rep);
+		if (!rc && FLOE_ARRAY_RESERVE(c->idx_arenas, c->cap_idx_arenas, c->n_idx_arenas + 1))
+			rc = floe_error_oom(err);
+		if (rc) {
+			floe_arena_free(ia);
+			ckpt_free(c, p->n_tables, p->n_sources);
+			return floe_error_prefix(err, rc, "table %s: ", tb->ident);
+		}
+		c->idx_arenas[c->n_idx_arenas++] = ia;
+	}
 	/* dead letters of this checkpoint are on disk before its commit */
 	floe_buf none;
 	floe_buf_init(&none, 0);
@@ -1685,8 +1826,22 @@ static int checkpoint(floe_pipeline *p, floe_error *err)
 	}
 	p->pending = c;
 	floe_cond_broadcast(&p->commit_cv);
+	/* index mode: the next checkpoint's lookups need this one's commit (and,
+	 * when another commit landed, an index rebuilt after it) */
+	bool any_index = false;
+	for (size_t i = 0; i < p->n_tables; i++)
+		any_index = any_index || p->tables[i].index_mode;
+	if (any_index)
+		while (p->pending && !atomic_load(&p->cancel) && !p->failed)
+			floe_cond_wait(&p->commit_cv, &p->lock);
 	floe_mutex_unlock(&p->lock);
-	return FLOE_OK;
+	for (size_t i = 0; any_index && i < p->n_tables && !rc; i++) {
+		rt_table *tb = &p->tables[i];
+		if (tb->index_mode && tb->idx_stale &&
+		    !atomic_load(&p->cancel))
+			rc = stream_index_build(p, tb, err);
+	}
+	return rc;
 }
 
 static void progress(floe_pipeline *p)
@@ -1842,7 +1997,10 @@ int floe_pipeline_run(floe_pipeline *p, floe_error *err)
 	floe_error_clear(&local);
 	if (p->threads_started)
 		return floe_error_set(err, FLOE_EINVAL, "the pipeline is already running");
-	if ((rc = start_maintenance(p, &local)) || (rc = start_threads(p, &local))) {
+	for (size_t i = 0; i < p->n_tables && !rc; i++)
+		if (p->tables[i].index_mode)
+			rc = stream_index_build(p, &p->tables[i], &local);
+	if (rc || (rc = start_maintenance(p, &local)) || (rc = start_threads(p, &local))) {
 		stream_fail(p, &local);
 		goto done;
 	}
@@ -2058,6 +2216,7 @@ void floe_pipeline_free(floe_pipeline *p)
 		if (t->commit_t)
 			floe_table__lease_drop(t->commit_t, p->failed);
 		floe_table_free(t->commit_t);
+		floe_delta_index_free(t->index);
 		floe_arena_reset(&t->warena);
 		floe_free(t->ns);
 		floe_free(t->name);

@@ -169,6 +169,13 @@ typedef struct rt_table {
 	 * from these (committer thread; read by the coordinator once no commit
 	 * is pending) */
 	stream_offsets committed;
+	/* index mode (write.upsert.mode=index; stream_delta.c) */
+	bool index_mode;
+	floe_delta_index *index;
+	size_t index_memory;
+	int64_t idx_expect; /* the snapshot the index describes: head must be it */
+	bool idx_stale;     /* another commit landed: rebuilt after the next commit */
+	int64_t idx_dv_commits, idx_fallbacks;
 } rt_table;
 
 typedef struct rt_source {
@@ -273,6 +280,8 @@ typedef struct ckpt_item {
 	bool complete; /* every source at its end: a one-shot load done */
 	int64_t sealed_ms; /* wall clock when its files were closed: later files are the next
 			      checkpoint's */
+	floe_arena **idx_arenas; /* index-mode tables' delete file entries */
+	size_t n_idx_arenas, cap_idx_arenas;
 } ckpt_item;
 
 struct floe_pipeline {
@@ -364,6 +373,8 @@ int stream_ow_filter_scope(void *payload, const floe_data_file *df);
  * loaded, t->dist computed). */
 int stream_delta_precheck(const stream_config *cfg, floe_catalog *cat, floe_error *err) FLOE_WUR;
 int stream_delta_setup(floe_pipeline *p, rt_table *t, floe_error *err) FLOE_WUR;
+/* index mode: (re)build t->index from the table's current snapshot */
+int stream_index_build(floe_pipeline *p, rt_table *t, floe_error *err) FLOE_WUR;
 
 /* stream_task.c */
 void *stream_task_main(void *arg);

@@ -366,6 +366,7 @@ static int write_batch(rt_task *t, size_t ti, struct ArrowArray *batch, const ui
 			o.equality_ids = tb->eq_ids;
 			o.n_equality_ids = tb->n_eq;
 			o.upsert = tb->upsert;
+			o.index = tb->index;
 			if ((rc = floe_delta_writer_new(&t->deltas[ti], floe_table_io(tb->write_t),
 							tb->meta, &tb->wcfg, &o, err)))
 				return floe_error_prefix(err, rc, "table %s: ", tb->ident);
