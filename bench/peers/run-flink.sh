@@ -13,8 +13,8 @@
 # Runs are interleaved (floe, Flink, floe, ...); each whole process runs under
 # /usr/bin/time (CPU = user + sys, peak RSS); the table shows the medians. JVM
 # start-up is measured apart: a 1,000-record run of each side. The 1-minute load
-# average is recorded with every run (the machine may be shared). Both tables are
-# read back with PyIceberg and must hold every record.
+# average is recorded with every run (the machine may be shared). Ingest: both
+# tables are read back with PyIceberg and must hold every record.
 # Knobs: BENCH_OUT (bench/out/peers-flink), FLINK_JAVA_OPTS (e.g. -Xmx512m), FLOE.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
