@@ -41,8 +41,9 @@ typedef struct floe_compact_opts {
 				      finishes, at most this many commits (0 = one commit) */
 	bool sort;                 /* sort rows by the table's sort order */
 	bool dry_run;              /* plan and report; write nothing */
+	const char *branch;        /* compact this branch's head (NULL: main) */
 } floe_compact_opts;
-#define FLOE_COMPACT_OPTS_INIT {1, -1, -1, -1, 5, 1, -1, INT64_C(107374182400), 0, false, false}
+#define FLOE_COMPACT_OPTS_INIT {1, -1, -1, -1, 5, 1, -1, INT64_C(107374182400), 0, false, false, NULL}
 
 typedef struct floe_compact_result {
 	size_t groups, groups_committed, groups_failed;
@@ -147,6 +148,25 @@ typedef struct floe_rewrite_manifests_result {
 	int64_t snapshot_id; /* -1 when nothing changed */
 } floe_rewrite_manifests_result;
 
+/* ---- equality deletes turned into DVs / position deletes ------------------------- */
+
+typedef struct floe_convert_deletes_opts {
+	int version; /* 1 */
+	bool dry_run;
+} floe_convert_deletes_opts;
+#define FLOE_CONVERT_DELETES_OPTS_INIT {1, false}
+
+typedef struct floe_convert_deletes_result {
+	int64_t data_files_read;     /* with equality deletes attached */
+	int64_t bytes_read;          /* their sizes */
+	int64_t data_files_touched;  /* got a DV / position delete */
+	int64_t rows_converted;
+	int64_t delete_files_written;
+	int64_t equality_delete_files_removed;
+	int64_t snapshot_id;         /* -1: nothing committed */
+	int64_t duration_ms;
+} floe_convert_deletes_result;
+
 /* ---- the steps ---------------------------------------------------------------------- */
 
 /*
@@ -192,6 +212,17 @@ FLOE_EXPORT int floe_delete_orphan_files(floe_table *t, const floe_orphan_opts *
 FLOE_EXPORT int floe_rewrite_manifests(floe_table *t, const floe_rewrite_manifests_opts *opts,
 			   floe_rewrite_manifests_result *res, floe_error *err) FLOE_WUR;
 
+/*
+ * Convert deletes: the rows each live equality delete matches in the data
+ * files it applies to (data sequence number lower than the delete's, same
+ * partition unless the delete's spec is unpartitioned) become DVs (v3,
+ * merged with existing ones) or position deletes (v2), and every equality
+ * delete file is removed — one row delta, no data file rewritten. Only
+ * appends may land meanwhile (else FLOE_ECONFLICT, nothing committed).
+ */
+FLOE_EXPORT int floe_convert_deletes(floe_table *t, const floe_convert_deletes_opts *opts,
+			 floe_convert_deletes_result *res, floe_error *err) FLOE_WUR;
+
 /* ---- all of it, in order, under the lock ------------------------------------------ */
 
 typedef enum floe_maintain_step {
@@ -200,6 +231,8 @@ typedef enum floe_maintain_step {
 	FLOE_STEP_ORPHANS = 4,
 	FLOE_STEP_REWRITE_MANIFESTS = 8,
 	FLOE_STEP_ALL = 15,
+	/* opt-in (not in ALL): runs first, before compaction */
+	FLOE_STEP_CONVERT_DELETES = 16,
 } floe_maintain_step;
 
 /* Progress: `done` of `total` units (files, or 0/0 when unknown) of a step. */
@@ -249,6 +282,7 @@ typedef struct floe_maintain_result {
 	floe_orphan_result orphans;
 	floe_rewrite_manifests_result manifests;
 	unsigned steps_run; /* FLOE_STEP_* bits */
+	floe_convert_deletes_result convert;
 	int64_t duration_ms;
 	bool lock_held;     /* FLOE_ECONFLICT because another maintainer holds the lock */
 } floe_maintain_result;

@@ -98,6 +98,15 @@ FLOE_EXPORT void floe_pipeline_get_stats(const floe_pipeline *p, floe_pipeline_s
 
 FLOE_EXPORT void floe_pipeline_free(floe_pipeline *p);
 
+/*
+ * After floe_pipeline_run returned 0: whether the run ended to let a schema
+ * update land first (a table with unknown-fields: evolve got records its
+ * schema could not hold; the update is committed). Free the pipeline and
+ * open it again: it resumes from the tables and replays those records with
+ * the new schema.
+ */
+FLOE_EXPORT bool floe_pipeline_restart_wanted(const floe_pipeline *p);
+
 /* The reference of every configuration key as Markdown. */
 FLOE_EXPORT int floe_pipeline_config_reference(floe_write_fn fn, void *payload, floe_error *err) FLOE_WUR;
 

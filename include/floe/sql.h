@@ -57,6 +57,26 @@ FLOE_EXPORT int floe_sql_exec(floe_sql *s, const char *text, size_t n, const cha
 FLOE_EXPORT int floe_sql_check(const char *text, size_t n, const char *origin,
 			       floe_error *err) FLOE_WUR;
 
+/*
+ * Plan only: parse the script and interpret its catalog and table DDL and
+ * SET in memory — no catalog is opened, created or changed, no source is
+ * read — and give each INSERT job (or statement set) as the pipeline YAML
+ * floe sql would run (floe/pipeline.h's format), to fn in script order.
+ * Beyond what the run path writes, the YAML carries what the target
+ * tables' CREATE TABLE says (partition-by, PRIMARY KEY as
+ * equality-field-columns, WITH properties such as write.upsert.enabled and
+ * write.distribution-mode), so floe_plan_run can predict it. A target
+ * table must be created by the script (CREATE TABLE [IF NOT EXISTS]):
+ * FLOE_EUNSUPPORTED otherwise. SHOW, DESCRIBE, SELECT, ALTER TABLE and
+ * DROP TABLE of Iceberg tables are skipped. job: "sql-<id>", the id floe
+ * sql gives the job; line: its statement's first line. fn's non-zero
+ * return stops and is returned. What `floe plan job.sql` runs.
+ */
+typedef int (*floe_sql_pipeline_fn)(const char *job, unsigned line, const char *yaml, size_t n,
+				    void *payload);
+FLOE_EXPORT int floe_sql_pipelines(const char *text, size_t n, const char *origin,
+				   floe_sql_pipeline_fn fn, void *payload, floe_error *err) FLOE_WUR;
+
 /* A running INSERT job finishes its current checkpoint and ends
  * (async-signal-safe); cancel: ends without another commit. */
 FLOE_EXPORT void floe_sql_stop(floe_sql *s);

@@ -119,6 +119,95 @@ FLOE_EXPORT int floe_table_add_files(floe_table *t, const char *const *paths, si
 			 const floe_prop *summary, size_t n_summary, int64_t *snapshot_id,
 			 floe_error *err) FLOE_WUR;
 
+/*
+ * Branches and tags (Java's ManageSnapshots). A change is committed through
+ * the catalog like any other; its rules follow Java's: a name is one ref,
+ * main is a branch that is never dropped, fast-forward needs the branch's
+ * head to be an ancestor of the new one, retention is per ref
+ * (min-snapshots-to-keep and max-snapshot-age-ms for branches,
+ * max-ref-age-ms for any ref but main; snapshot expiry honours them).
+ */
+typedef enum floe_ref_action {
+	FLOE_REF_CREATE_BRANCH = 1, /* at snapshot_id, else from's head (main) */
+	FLOE_REF_CREATE_TAG,
+	FLOE_REF_DROP_BRANCH,
+	FLOE_REF_DROP_TAG,
+	FLOE_REF_REPLACE_BRANCH,    /* point at any snapshot (snapshot_id or from's head) */
+	FLOE_REF_FAST_FORWARD,      /* to from's head (or snapshot_id), a descendant;
+				       a missing branch is created there */
+	FLOE_REF_SET_RETENTION,     /* only the retention fields given */
+} floe_ref_action;
+
+typedef struct floe_ref_opts {
+	int version; /* 1 */
+	int action;  /* floe_ref_action */
+	const char *name;
+	int64_t snapshot_id;           /* -1: the head of `from` */
+	const char *from;              /* a ref; NULL: main */
+	int64_t min_snapshots_to_keep; /* -1: unset (the table's history.expire.*) */
+	int64_t max_snapshot_age_ms;   /* -1: unset */
+	int64_t max_ref_age_ms;        /* -1: unset (never expires) */
+} floe_ref_opts;
+#define FLOE_REF_OPTS_INIT {1, 0, NULL, -1, NULL, -1, -1, -1}
+
+/* The head of branch or tag `name` (main: the current snapshot);
+ * FLOE_ENOTFOUND when there is none. */
+FLOE_EXPORT int floe_table_ref(floe_table *t, const char *name, int64_t *snapshot_id, bool *is_tag);
+FLOE_EXPORT int floe_table_manage_ref(floe_table *t, const floe_ref_opts *o, floe_error *err) FLOE_WUR;
+
+/*
+ * Cherry-pick snapshot_id onto `branch` (NULL: main), as Java's
+ * CherryPickOperation: a snapshot whose parent is the branch's head is
+ * fast-forwarded to (its id is kept); an append is applied again as a new
+ * append with summary source-snapshot-id; a snapshot already in the
+ * branch, or picked before, is refused; other operations on a head that
+ * moved on are refused (FLOE_EUNSUPPORTED). *new_snapshot (optional): the
+ * branch's new head.
+ */
+FLOE_EXPORT int floe_table_cherry_pick(floe_table *t, int64_t snapshot_id, const char *branch,
+				       int64_t *new_snapshot, floe_error *err) FLOE_WUR;
+
+/*
+ * Schema, partition and write-order evolution (`floe table alter`). Each op
+ * is one change; all of them are validated on the current metadata and
+ * committed together (retried on a lost race, re-applied on the new base),
+ * or none is. Columns are never dropped, renamed or narrowed.
+ *   ADD_COLUMN      path ("a.b.c"; a list's struct is "xs.element") and
+ *                   arg, a type ("long", "struct<lat: double>"): an
+ *                   optional column with fresh ids; doc optional
+ *   UPDATE_TYPE     path, arg a wider type (int -> long, float -> double,
+ *                   decimal(P,S) -> decimal(P2,S) with P2 > P; v3: date ->
+ *                   timestamp)
+ *   MAKE_OPTIONAL   path (not an identifier field)
+ *   ADD_PARTITION   arg a partition expression ("bucket(16, id)", "day(ts)")
+ *   DROP_PARTITION  arg a partition field name ("id_bucket") or expression
+ *   REPLACE_PARTITION  arg the field to drop, arg2 the expression to add
+ *   WRITE_ORDER     arg a sort order ("id desc nulls last, day(ts)";
+ *                   "unsorted")
+ * FLOE_EINVAL names the field on a refused change. *summary (optional,
+ * caller frees with floe_free) says what changed ("" when nothing did).
+ */
+typedef enum floe_alter_kind {
+	FLOE_ALTER_ADD_COLUMN = 1,
+	FLOE_ALTER_UPDATE_TYPE,
+	FLOE_ALTER_MAKE_OPTIONAL,
+	FLOE_ALTER_ADD_PARTITION,
+	FLOE_ALTER_DROP_PARTITION,
+	FLOE_ALTER_REPLACE_PARTITION,
+	FLOE_ALTER_WRITE_ORDER,
+} floe_alter_kind;
+
+typedef struct floe_alter_op {
+	floe_alter_kind kind;
+	const char *path;
+	const char *arg;
+	const char *arg2;
+	const char *doc;
+} floe_alter_op;
+
+FLOE_EXPORT int floe_table_alter(floe_table *t, const floe_alter_op *ops, size_t n, char **summary,
+				 floe_error *err) FLOE_WUR;
+
 #ifdef __cplusplus
 }
 #endif

@@ -297,6 +297,80 @@ static int table_set(floe_catalog *cat, int argc, char **argv)
 	return rc ? cli_fail(&err) : 0;
 }
 
+#define ALTER_USAGE                                                                              \
+	"usage: floe table alter <ns.table> [--add-column PATH TYPE [--doc TEXT]] [--widen PATH "   \
+	"TYPE] [--make-optional PATH] [--add-partition EXPR] [--drop-partition FIELD] "          \
+	"[--replace-partition FIELD EXPR] [--write-order ORDER]..."
+
+/* floe table alter: schema, partition and write-order evolution in one commit. */
+static int table_alter(floe_catalog *cat, int argc, char **argv)
+{
+	floe_alter_op ops[128];
+	size_t n = 0;
+	char *ns, *name, *summary = NULL;
+	floe_error err = {0};
+	floe_table *t;
+	if (argc < 2)
+		return cli_usage_error(ALTER_USAGE);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int need = 0;
+		floe_alter_op o = {0};
+		if (!strcmp(a, "--doc") && i + 1 < argc && n &&
+		    ops[n - 1].kind == FLOE_ALTER_ADD_COLUMN) {
+			ops[n - 1].doc = argv[++i];
+			continue;
+		}
+		if (!strcmp(a, "--add-column"))
+			o.kind = FLOE_ALTER_ADD_COLUMN, need = 2;
+		else if (!strcmp(a, "--widen") || !strcmp(a, "--update-type"))
+			o.kind = FLOE_ALTER_UPDATE_TYPE, need = 2;
+		else if (!strcmp(a, "--make-optional") || !strcmp(a, "--drop-not-null"))
+			o.kind = FLOE_ALTER_MAKE_OPTIONAL, need = 1;
+		else if (!strcmp(a, "--add-partition"))
+			o.kind = FLOE_ALTER_ADD_PARTITION, need = 1;
+		else if (!strcmp(a, "--drop-partition"))
+			o.kind = FLOE_ALTER_DROP_PARTITION, need = 1;
+		else if (!strcmp(a, "--replace-partition"))
+			o.kind = FLOE_ALTER_REPLACE_PARTITION, need = 2;
+		else if (!strcmp(a, "--write-order") || !strcmp(a, "--sort"))
+			o.kind = FLOE_ALTER_WRITE_ORDER, need = 1;
+		else
+			return cli_usage_error("table alter: unexpected '%s'\n" ALTER_USAGE, a);
+		if (i + need >= argc)
+			return cli_usage_error("table alter: %s needs %d %s", a, need,
+					       need == 1 ? "argument" : "arguments");
+		if (n == sizeof(ops) / sizeof(ops[0]))
+			return cli_usage_error("table alter: at most 128 changes at once");
+		bool column = o.kind <= FLOE_ALTER_MAKE_OPTIONAL;
+		if (column) {
+			o.path = argv[i + 1];
+			o.arg = need == 2 ? argv[i + 2] : NULL;
+		} else {
+			o.arg = argv[i + 1];
+			o.arg2 = need == 2 ? argv[i + 2] : NULL;
+		}
+		i += need;
+		ops[n++] = o;
+	}
+	if (!n)
+		return cli_usage_error("table alter: no change given\n" ALTER_USAGE);
+	if (!cli_split(argv[0], &ns, &name))
+		return 1;
+	int rc = floe_table_load(&t, cat, ns, name, &err);
+	if (!rc) {
+		rc = floe_table_alter(t, ops, n, &summary, &err);
+		if (!rc)
+			cli_outcome("altered table %s.%s: %s", ns, name,
+				    summary && *summary ? summary : "nothing to change");
+		floe_table_free(t);
+	}
+	floe_free(summary);
+	floe_free_string(ns);
+	floe_free_string(name);
+	return rc ? cli_fail(&err) : 0;
+}
+
 static int collect_ns(const char *ns, const char *name, void *payload)
 {
 	ns_list *l = payload;
@@ -386,7 +460,7 @@ int cmd_table(int argc, char **argv)
 	floe_catalog *cat;
 	int rc = 0;
 	if (argc < 2)
-		return cli_usage_error("usage: floe table create|list|show|drop|rename|set|properties ...");
+		return cli_usage_error("usage: floe table create|list|show|drop|rename|set|alter|properties ...");
 	const char *sub = argv[1];
 	if (!strcmp(sub, "properties")) {
 		/* the properties floe knows; needs no catalog */
@@ -406,6 +480,8 @@ int cmd_table(int argc, char **argv)
 		rc = table_show(cat, argc - 2, argv + 2);
 	} else if (!strcmp(sub, "set")) {
 		rc = table_set(cat, argc - 2, argv + 2);
+	} else if (!strcmp(sub, "alter")) {
+		rc = table_alter(cat, argc - 2, argv + 2);
 	} else if (!strcmp(sub, "list")) {
 		if (argc > 2) {
 			rc = floe_catalog_list_tables(cat, argv[2], print_name, NULL, &err) ? cli_fail(&err)

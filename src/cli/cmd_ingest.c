@@ -88,7 +88,7 @@ static const char *const FLAGS[] = {
 	"--csv-delimiter", "--null-literal", "--epoch-unit", "--rows-per-second", "--number-of-rows",
 	"--seed", "--block-size", "--property", "--field", "--maintenance", "--maintenance-option",
 	"--metrics-bind", "--summary", "--max-dead-letter-ratio", "--upsert", "--equality-fields",
-	"--rowkind-field", NULL,
+	"--rowkind-field", "--overwrite", "--overwrite-where", "--branch", "--unknown-fields", NULL,
 };
 
 /* Edit distance (for the nearest flag). */
@@ -203,9 +203,10 @@ int cmd_ingest(int argc, char **argv)
 	const char *dist = NULL, *budget = NULL, *pid = NULL, *errors = NULL, *dlq = NULL;
 	const char *mport = NULL, *mbind = NULL, *summary = NULL, *dead_ratio = NULL, *delim = NULL, *nulls = NULL, *unit = NULL;
 	const char *rps = NULL, *nrows = NULL, *seed = NULL, *block = NULL, *maint = NULL;
-	const char *eqf = NULL, *rowkind = NULL;
+	const char *eqf = NULL, *rowkind = NULL, *unknown = NULL;
 	bool follow = false, gen = false, no_header = false, print = false, quiet = false;
-	bool upsert = false;
+	bool upsert = false, overwrite = false;
+	const char *ow_where = NULL, *branch = NULL;
 	bool use_stdin = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -242,6 +243,12 @@ int cmd_ingest(int argc, char **argv)
 			upsert = true;
 			continue;
 		}
+		if (!strcmp(a, "--overwrite")) {
+			overwrite = true;
+			continue;
+		}
+		OPT("--overwrite-where", ow_where)
+		OPT("--branch", branch)
 		OPT("--format", format)
 		OPT("--pattern", pattern)
 		OPT("--create-schema", schema)
@@ -271,6 +278,7 @@ int cmd_ingest(int argc, char **argv)
 		OPT("--maintenance", maint)
 		OPT("--equality-fields", eqf)
 		OPT("--rowkind-field", rowkind)
+		OPT("--unknown-fields", unknown)
 #undef OPT
 		if (!strcmp(a, "--property") || !strcmp(a, "--field") ||
 		    !strcmp(a, "--maintenance-option")) {
@@ -350,8 +358,8 @@ int cmd_ingest(int argc, char **argv)
 		q(f, pid);
 	} else {
 		char id[512];
-		snprintf(id, sizeof(id), "ingest-%s-%08x", table,
-			 inputs_hash(paths, n_paths, use_stdin, gen));
+		snprintf(id, sizeof(id), "ingest-%s%s%s-%08x", table, branch ? "@" : "",
+			 branch ? branch : "", inputs_hash(paths, n_paths, use_stdin, gen));
 		q(f, id);
 	}
 	fprintf_sb(f, "\nexecution.checkpointing.interval: ");
@@ -488,6 +496,23 @@ int cmd_ingest(int argc, char **argv)
 	}
 	if (upsert)
 		fprintf_sb(f, "    upsert-enabled: true\n");
+	if (overwrite || ow_where)
+		fprintf_sb(f, "    write.mode: overwrite\n");
+	if (ow_where) {
+		fprintf_sb(f, "    overwrite-where: ");
+		q(f, ow_where);
+		fputc_sb('\n', f);
+	}
+	if (branch) {
+		fprintf_sb(f, "    branch: ");
+		q(f, branch);
+		fputc_sb('\n', f);
+	}
+	if (unknown) {
+		fprintf_sb(f, "    unknown-fields: ");
+		q(f, unknown);
+		fputc_sb('\n', f);
+	}
 	if (eqf) {
 		fprintf_sb(f, "    equality-field-columns: ");
 		q(f, eqf);

@@ -27,6 +27,7 @@ static const char *step_name(floe_maintain_step s)
 	case FLOE_STEP_EXPIRE: return "expire";
 	case FLOE_STEP_ORPHANS: return "orphans";
 	case FLOE_STEP_REWRITE_MANIFESTS: return "manifests";
+	case FLOE_STEP_CONVERT_DELETES: return "convert-deletes";
 	default: return "?";
 	}
 }
@@ -131,6 +132,16 @@ static void print_summary(const floe_maintain_result *r, bool dry, cli_format fm
 	if (fmt == OUT_JSON) {
 		printf("{\"dry_run\":%s,\"duration_ms\":%" PRId64 ",", dry ? "true" : "false",
 		       r->duration_ms);
+		printf("\"convert_deletes\":{\"run\":%s,\"data_files_read\":%" PRId64
+		       ",\"bytes_read\":%" PRId64 ",\"data_files_touched\":%" PRId64
+		       ",\"rows_converted\":%" PRId64 ",\"delete_files_written\":%" PRId64
+		       ",\"equality_delete_files_removed\":%" PRId64 ",\"snapshot_id\":%" PRId64
+		       ",\"duration_ms\":%" PRId64 "},",
+		       (r->steps_run & FLOE_STEP_CONVERT_DELETES) ? "true" : "false",
+		       r->convert.data_files_read, r->convert.bytes_read, r->convert.data_files_touched,
+		       r->convert.rows_converted, r->convert.delete_files_written,
+		       r->convert.equality_delete_files_removed, r->convert.snapshot_id,
+		       r->convert.duration_ms);
 		printf("\"compact\":{\"run\":%s,\"groups\":%zu,\"commits\":%zu,"
 		       "\"data_files_rewritten\":%zu,\"data_files_added\":%zu,"
 		       "\"delete_files_removed\":%zu,\"bytes_rewritten\":%" PRId64
@@ -203,6 +214,11 @@ static void print_summary(const floe_maintain_result *r, bool dry, cli_format fm
 		printf("planned in %.1f s\n", (double)r->duration_ms / 1000.0);
 		return;
 	}
+	if (r->steps_run & FLOE_STEP_CONVERT_DELETES)
+		printf("convert:   %" PRId64 " rows of %" PRId64 " data files into %" PRId64
+		       " delete files; %" PRId64 " equality delete files removed\n",
+		       r->convert.rows_converted, r->convert.data_files_touched,
+		       r->convert.delete_files_written, r->convert.equality_delete_files_removed);
 	if (r->steps_run & FLOE_STEP_COMPACT) {
 		human_bytes(b1, sizeof(b1), c->bytes_rewritten);
 		human_bytes(b2, sizeof(b2), c->bytes_added);
@@ -305,6 +321,9 @@ int cmd_maintain(int argc, char **argv)
 		}
 		else if (!strcmp(a, "--sort")) {
 			o.compact.sort = true;
+		} else if (!strcmp(a, "--branch") && has) {
+			o.compact.branch = v;
+			i++;
 		} else if (!strcmp(a, "--older-than") && has) {
 			if (!floe_parse_duration_ms(v, &v64))
 				return cli_usage_error("--older-than: bad duration '%s'", v);

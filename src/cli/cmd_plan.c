@@ -1,5 +1,5 @@
 /*
- * cmd_plan.c — floe plan <pipeline.yaml>: predict files, snapshots, storage
+ * cmd_plan.c — floe plan <pipeline.yaml | job.sql>: predict files, snapshots, storage
  * and cost of a pipeline with and without maintenance, and lint it against
  * the anti-patterns (floe/plan.h). Exit code: 0 no lint, 1 a warning, 2 a
  * critical lint, 3 the plan failed.
@@ -11,11 +11,15 @@
 
 #include "cli.h"
 #include "floe/plan.h"
+#include "floe/sql.h"
 
 #define EXIT_FAILED 3
 
 static const char PLAN_USAGE[] =
-	"usage: floe plan <pipeline.yaml> [workload] [prices] [--format text|json]\n"
+	"usage: floe plan <pipeline.yaml | job.sql> [workload] [prices] [--format text|json]\n"
+	"  job.sql: a Flink SQL script; each INSERT job (or statement set) is planned from its\n"
+	"  CREATE CATALOG/TABLE, PARTITIONED BY, PRIMARY KEY, WITH and SET, in memory: no\n"
+	"  catalog is opened or created, so its target tables must be created by the script\n"
 	"workload:\n"
 	"  --rate N[/s]             records per second into each table (the generator's rate, "
 	"else 20000)\n"
@@ -48,6 +52,82 @@ static bool parse_double(const char *s, double *out)
 	}
 	*out = v;
 	return *end == 0;
+}
+
+/* ---- a Flink SQL script: one plan per INSERT job (floe_sql_pipelines) ---------- */
+
+#define MAX_JOBS 64
+
+typedef struct sql_jobs {
+	const floe_plan_opts *o;
+	floe_plan *plans[MAX_JOBS];
+	char ids[MAX_JOBS][32];
+	unsigned lines[MAX_JOBS];
+	size_t n;
+	floe_error *err;
+} sql_jobs;
+
+static int on_job(const char *job, unsigned line, const char *yaml, size_t n, void *payload)
+{
+	sql_jobs *j = payload;
+	if (j->n == MAX_JOBS)
+		return floe_error_set(j->err, FLOE_EUNSUPPORTED, "line %u: more than %d jobs", line,
+				      MAX_JOBS);
+	int rc = floe_plan_run(&j->plans[j->n], yaml, n, j->o, j->err);
+	if (rc)
+		return floe_error_prefix(j->err, rc, "line %u: job %s: ", line, job);
+	snprintf(j->ids[j->n], sizeof(j->ids[0]), "%s", job);
+	j->lines[j->n++] = line;
+	return 0;
+}
+
+/* Each job's plan in script order: text, one section a job; JSON,
+ * {"jobs": [{"job", "line", "severity", "plan": <the pipeline's plan>}]}.
+ * The exit code is the worst job's. */
+static int plan_sql(const char *path, char *text, size_t n, const floe_plan_opts *o, bool json)
+{
+	static const char *const SEV[] = {"ok", "warn", "critical"};
+	floe_error err = {0};
+	sql_jobs *j = floe_calloc(1, sizeof(*j));
+	if (!j) {
+		floe_free(text);
+		fprintf(stderr, "floe: out of memory\n");
+		return EXIT_FAILED;
+	}
+	j->o = o;
+	j->err = &err;
+	int rc = floe_sql_pipelines(text, n, path, on_job, j, &err);
+	floe_free(text);
+	if (!rc && !j->n)
+		rc = floe_error_set(&err, FLOE_EINVAL, "%s: no INSERT job to plan", path);
+	int worst = 0;
+	if (!rc && json)
+		printf("{\"jobs\": [");
+	for (size_t i = 0; i < j->n && !rc; i++) {
+		int sev = (int)floe_plan_severity(j->plans[i]);
+		if (sev > worst)
+			worst = sev;
+		if (json)
+			printf("%s{\"job\": \"%s\", \"line\": %u, \"severity\": \"%s\", \"plan\": ",
+			       i ? ", " : "", j->ids[i], j->lines[i], SEV[sev < 0 || sev > 2 ? 2 : sev]);
+		else
+			printf("%sfloe plan: %s, job %s (line %u)\n", i ? "\n" : "", path, j->ids[i],
+			       j->lines[i]);
+		fflush(stdout);
+		rc = floe_plan_write(j->plans[i], json, cli_stdout_write, NULL, &err);
+		if (json)
+			printf("}");
+	}
+	if (!rc && json)
+		printf("]}\n");
+	for (size_t i = 0; i < j->n; i++)
+		floe_plan_free(j->plans[i]);
+	floe_free(j);
+	if (rc) {
+		cli_fail(&err);
+		return EXIT_FAILED;
+	}
+	return worst;
 }
 
 int cmd_plan(int argc, char **argv)
@@ -129,11 +209,7 @@ int cmd_plan(int argc, char **argv)
 		return EXIT_FAILED;
 	}
 	size_t pl = strlen(path);
-	if (pl > 4 && !strcmp(path + pl - 4, ".sql")) {
-		fprintf(stderr, "floe: plan reads pipeline YAML; SQL jobs are not supported yet (floe "
-				"has no SQL front end)\n");
-		return EXIT_FAILED;
-	}
+	bool sql = pl > 4 && !strcmp(path + pl - 4, ".sql");
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		fprintf(stderr, "floe: cannot read '%s': %s\n", path, strerror(errno));
@@ -149,6 +225,8 @@ int cmd_plan(int argc, char **argv)
 		return EXIT_FAILED;
 	}
 	floe_error err = {0};
+	if (sql)
+		return plan_sql(path, text, n, &o, json);
 	floe_plan *p = NULL;
 	int rc = floe_plan_run(&p, text, n, &o, &err);
 	floe_free(text);

@@ -36,7 +36,7 @@ const cli_command cli_commands[] = {
 	 "Fails while the namespace holds tables or namespaces.\n", "floe namespace drop sales\n"},
 
 	/* ---- tables ---- */
-	{"table", cmd_table, "create|list|show|set|rename|drop|properties ...", "manage tables", NULL,
+	{"table", cmd_table, "create|list|show|set|alter|rename|drop|properties ...", "manage tables", NULL,
 	 NULL},
 	{"table create", NULL, "<ns.table> --schema COLUMNS|JSON|@FILE [options]", "create a table",
 	 "  --schema S           a column list, Iceberg schema JSON, or @file with either\n"
@@ -72,6 +72,34 @@ const cli_command cli_commands[] = {
 	 "Known keys are validated (floe table properties lists them).\n",
 	 "floe table set db.clicks write.metadata.previous-versions-max=20\n"
 	 "floe table set db.clicks --unset write.metadata.previous-versions-max\n"},
+	{"table alter", NULL, "<ns.table> CHANGE...",
+	 "evolve a table's schema, partitioning and write order (one commit)",
+	 "  --add-column PATH TYPE    add an optional column; PATH a.b.c adds inside struct a.b\n"
+	 "                            (a list's struct is xs.element, a map's m.value); TYPE as\n"
+	 "                            in table create, nested types too\n"
+	 "  --doc TEXT                the doc of the column added just before\n"
+	 "  --widen PATH TYPE         widen a type: int -> long, float -> double,\n"
+	 "                            decimal(P,S) -> decimal(P2,S) with P2 > P; v3 also\n"
+	 "                            date -> timestamp (also --update-type)\n"
+	 "  --make-optional PATH      a required column becomes optional (also\n"
+	 "                            --drop-not-null; identifier fields stay required)\n"
+	 "  --add-partition EXPR      add partition fields (bucket(16, id), day(ts), ...)\n"
+	 "  --drop-partition FIELD    drop a partition field, by name (id_bucket) or\n"
+	 "                            expression (v1 tables: it becomes void)\n"
+	 "  --replace-partition FIELD EXPR   drop FIELD and add EXPR\n"
+	 "  --write-order ORDER       the table's sort order (\"id desc nulls last\",\n"
+	 "                            \"unsorted\"; also --sort)\n"
+	 "Changes apply in order and commit together, or not at all: each is validated on\n"
+	 "the table's current metadata (again after a lost race) and a refused one names\n"
+	 "the field. Columns are never dropped, renamed or narrowed; existing files are\n"
+	 "not rewritten (readers see null in an added column, promote widened ones).\n",
+	 "floe table alter db.clicks --add-column referrer string --add-column geo "
+	 "\"struct<lat: double, lon: double>\" --doc \"where the click came from\"\n"
+	 "floe table alter db.clicks --add-column geo.alt float --make-optional id\n"
+	 "floe table alter db.clicks --widen geo.alt double\n"
+	 "floe table alter db.clicks --replace-partition id_bucket \"bucket(32, id)\" "
+	 "--add-partition \"truncate(4, user)\" --write-order \"ts desc nulls last, id\"\n"
+	 "floe table alter db.clicks --drop-partition user_trunc --write-order unsorted\n"},
 	{"table properties", NULL, "[--format markdown|json]",
 	 "every table property floe knows, with type, default and whether it is honoured", NULL,
 	 "floe table properties --format json\n"},
@@ -163,7 +191,9 @@ const cli_command cli_commands[] = {
 	 "compact, expire snapshots, delete orphans, rewrite manifests",
 	 "Runs compact -> expire -> orphans -> manifests (never in another order)\n"
 	 "under the table's maintenance lock.\n"
-	 "  --steps LIST               which steps, e.g. expire,orphans (default: all)\n"
+	 "  --steps LIST               which steps, e.g. expire,orphans (default: all);\n"
+	 "                             convert-deletes (equality deletes -> DVs, no data\n"
+	 "                             rewritten) runs first and only when listed\n"
 	 "  --skip LIST                all steps but these\n"
 	 "  --dry-run                  plan and report; change nothing\n"
 	 "  --format table|json        the summary's format (default table)\n"
@@ -172,6 +202,8 @@ const cli_command cli_commands[] = {
 	 "  --min-file-size SIZE       smaller files are rewritten (75% of the target)\n"
 	 "  --max-file-size SIZE       larger files are split (180% of the target)\n"
 	 "  --min-input-files N        smallest group worth rewriting (5)\n"
+	 "  --branch NAME              compact this branch (default main; expiry and\n"
+	 "                             orphans always keep what any branch or tag reaches)\n"
 	 "  --delete-file-threshold N  files with this many deletes attached are rewritten (1)\n"
 	 "  --max-bytes SIZE           read at most this much per run\n"
 	 "  --max-commits N            commit group by group, at most N commits\n"
@@ -191,7 +223,8 @@ const cli_command cli_commands[] = {
 	 "  --lock-id ID               default <catalog>.<namespace>.<table>\n"
 	 "  --break-lock               remove the table's lock (a dead Java holder) and exit\n",
 	 "floe maintain db.events --dry-run --format json\n"
-	 "floe maintain db.events --steps compact --target-file-size 128MB\n"},
+	 "floe maintain db.events --steps compact --target-file-size 128MB\n"
+	 "floe maintain db.events --steps convert-deletes,compact\n"},
 
 	/* ---- row-level changes ---- */
 	{"delete", cmd_delete, "<ns.table> --where EXPR [options]",
@@ -255,6 +288,10 @@ const cli_command cli_commands[] = {
 	 "                                  length, start, end, null-rate, values\n"
 	 "Table (created when missing and --create-schema is given):\n"
 	 "  --create-schema COLUMNS         \"id long not null, ts timestamptz, ...\"\n"
+	 "                                  (an existing table keeps its own schema)\n"
+	 "  --unknown-fields drop|evolve|dead-letter   fields the table lacks: skipped\n"
+	 "                                  (default), added (evolve: also widens numbers,\n"
+	 "                                  relaxes absent required fields), dead letter\n"
 	 "  --partition-by EXPR  --sort-by EXPR  --format-version N\n"
 	 "  --property KEY=VALUE            table property at creation (repeatable)\n"
 	 "  --filter EXPR                   only rows that match (\"kind = 'click'\")\n"
@@ -262,6 +299,10 @@ const cli_command cli_commands[] = {
 	 "  --upsert                        each row replaces the row of its key\n"
 	 "  --equality-fields A,B           the key (default: the schema's identifier\n"
 	 "                                  fields); must include the partition columns\n"
+	 "Overwrite and branches:\n"
+	 "  --overwrite             replace the partitions the input touches\n"
+	 "  --overwrite-where EXPR  replace the rows EXPR selects (by partition)\n"
+	 "  --branch NAME           commit to branch NAME (made from main)\n"
 	 "Checkpoints and writers:\n"
 	 "  --checkpoint-interval D         default 10s\n"
 	 "  --min-pause D                   least time between checkpoints (default 0)\n"
@@ -290,7 +331,8 @@ const cli_command cli_commands[] = {
 	 "floe ingest db.orders orders.csv --create-schema \"id long, customer string, total "
 	 "double\"\n"
 	 "floe ingest db.gen --generator --number-of-rows 1000 --create-schema \"id long, ts "
-	 "timestamptz\" --field id.kind=sequence\n"},
+	 "timestamptz\" --field id.kind=sequence\n"
+	 "floe ingest db.events events.jsonl --pipeline-id doc-evolve --unknown-fields evolve\n"},
 	{"run", cmd_run, "<pipeline.yaml> [--check] [--quiet]", "run a streaming pipeline",
 	 "  --check              validate the file and exit\n"
 	 "  --quiet              no progress line or summary\n"
@@ -321,12 +363,57 @@ const cli_command cli_commands[] = {
 	 "forget a pipeline's state: a re-run of it starts from nothing, expiry may drop it",
 	 NULL, "floe pipelines forget db.events doc-example\n"},
 
+	/* ---- branches, tags, write-audit-publish ---- */
+	{"branch", cmd_branch, "create|drop|fast-forward|replace ...",
+	 "manage branches (write-audit-publish: stage on a branch, then publish)",
+	 "A pipeline or floe ingest --branch writes to a branch; fast-forward main to\n"
+	 "it to publish. floe inspect <table> refs lists branches and tags; floe scan\n"
+	 "--branch reads one. Expiry keeps each branch's retention.\n",
+	 NULL},
+	{"branch create", NULL, "<ns.table> <name> [--snapshot ID | --from REF] [retention]",
+	 "create a branch at main's head (or a snapshot, or another ref's head)",
+	 "  --snapshot ID               the snapshot it points at\n"
+	 "  --from REF                  the head of this branch or tag\n"
+	 "  --min-snapshots-to-keep N   expiry keeps this many of its snapshots\n"
+	 "  --max-snapshot-age-ms MS    and those younger than this\n"
+	 "  --max-ref-age-ms MS         expiry drops the branch when its head is older\n",
+	 "floe branch create db.events audit --min-snapshots-to-keep 5\n"},
+	{"branch fast-forward", NULL, "<ns.table> <branch> <to-ref>",
+	 "move a branch to another ref's head (its head must be an ancestor of it)", NULL,
+	 "floe branch fast-forward db.events main audit\n"},
+	{"branch replace", NULL, "<ns.table> <branch> --snapshot ID | --from REF",
+	 "point a branch at any snapshot (its retention is kept)", NULL,
+	 "floe branch replace db.events audit --from main\n"},
+	{"branch drop", NULL, "<ns.table> <branch>", "drop a branch (never main)", NULL,
+	 "floe branch drop db.events audit\n"},
+	{"tag", cmd_tag, "create|drop ...", "manage tags (named snapshots)",
+	 "Expiry keeps a tag's snapshot until the tag is older than its\n"
+	 "max-ref-age-ms (then the tag goes).\n",
+	 NULL},
+	{"tag create", NULL, "<ns.table> <name> [--snapshot ID | --from REF] [--max-ref-age-ms MS]",
+	 "tag main's head (or a snapshot, or a ref's head)",
+	 "  --snapshot ID          the snapshot it names\n"
+	 "  --from REF             the head of this branch or tag\n"
+	 "  --max-ref-age-ms MS    expiry drops the tag when its snapshot is older\n",
+	 "floe tag create db.events v1 --max-ref-age-ms 604800000\n"},
+	{"tag drop", NULL, "<ns.table> <name>", "drop a tag", NULL, "floe tag drop db.events v1\n"},
+	{"cherry-pick", cmd_cherry_pick, "<ns.table> <snapshot-id> [--branch B]",
+	 "publish one staged snapshot onto main (or branch B)",
+	 "A snapshot whose parent is the branch's head is fast-forwarded to; an append\n"
+	 "is applied again as a new append (summary source-snapshot-id), once; other\n"
+	 "operations need the branch not to have moved since their parent.\n"
+	 "  --branch B    the branch to publish onto (default main)\n",
+	 "floe ingest db.events events.jsonl --branch pick --pipeline-id doc-pick --quiet\n"
+	 "floe cherry-pick db.events \"$(floe inspect db.events refs --format csv | grep '^pick,' | "
+	 "cut -d, -f3)\"\n"},
+
 	{"doctor", cmd_doctor, "[<ns.table> | <namespace> | --all] [options]",
 	 "health checks; exit 0 ok, 1 warn, 2 critical", NULL,
 	 "floe doctor db.events\nfloe doctor db --format json --no-storage\n", true},
-	{"plan", cmd_plan, "<pipeline.yaml> [workload] [prices] [--format text|json]",
+	{"plan", cmd_plan, "<pipeline.yaml | job.sql> [workload] [prices] [--format text|json]",
 	 "predict files, snapshots, cost; lint anti-patterns", NULL,
-	 "floe plan pipeline.yaml\nfloe plan pipeline.yaml --rate 50000/s --partitions 24 --days 30\n",
+	 "floe plan pipeline.yaml\nfloe plan pipeline.yaml --rate 50000/s --partitions 24 --days 30\n"
+	 "floe plan job.sql --partitions 10 --format json\n",
 	 true},
 	{"sql", cmd_sql, "-f job.sql | -e 'SQL'", "Flink SQL: catalogs, DDL, INSERT jobs, SELECT",
 	 NULL,

@@ -126,8 +126,12 @@ static int metadata_copy(floe_metadata **out, const floe_metadata *m)
 	c->properties = floe_arena_calloc(&a, m->n_properties + 1, sizeof(floe_kv));
 	c->snapshots = floe_arena_calloc(&a, m->n_snapshots + 1, sizeof(floe_snapshot));
 	c->refs = floe_arena_calloc(&a, m->n_refs + 1, sizeof(floe_snapshot_ref));
-	c->snapshot_log = floe_arena_memdup(&a, m->snapshot_log,
-					    (m->n_snapshot_log + 1) * sizeof(floe_snapshot_log_entry));
+	/* n + 1 entries, of which the source has n (its array may end there) */
+	c->snapshot_log = floe_arena_calloc(&a, m->n_snapshot_log + 1,
+					    sizeof(floe_snapshot_log_entry));
+	if (c->snapshot_log && m->n_snapshot_log)
+		memcpy(c->snapshot_log, m->snapshot_log,
+		       m->n_snapshot_log * sizeof(floe_snapshot_log_entry));
 	c->metadata_log = floe_arena_calloc(&a, m->n_metadata_log + 1,
 					    sizeof(floe_metadata_log_entry));
 	if (!c->schemas || !c->specs || !c->sort_orders || !c->properties || !c->snapshots ||
@@ -591,7 +595,12 @@ int floe_mb_set_ref(floe_metadata_builder *b, const floe_snapshot_ref *ref, floe
 	if (strcmp(ref->name, "main") == 0 && m->current_snapshot_id != ref->snapshot_id) {
 		m->current_snapshot_id = ref->snapshot_id;
 		GROW(m, m->snapshot_log, m->n_snapshot_log, floe_snapshot_log_entry);
-		m->snapshot_log[m->n_snapshot_log].timestamp_ms = snap->timestamp_ms;
+		/* sorted, as Java requires of the log: a branch published later can
+		 * hold snapshots older than main's last entry */
+		int64_t ts = snap->timestamp_ms;
+		if (m->n_snapshot_log && m->snapshot_log[m->n_snapshot_log - 1].timestamp_ms > ts)
+			ts = m->snapshot_log[m->n_snapshot_log - 1].timestamp_ms;
+		m->snapshot_log[m->n_snapshot_log].timestamp_ms = ts;
 		m->snapshot_log[m->n_snapshot_log].snapshot_id = snap->snapshot_id;
 		m->n_snapshot_log++;
 	}

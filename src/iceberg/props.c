@@ -68,6 +68,13 @@ static const floe_prop_def DEFS[] = {
 	{"write.upsert.enabled", FLOE_PROP_BOOL, "false", 0, 0, NULL, NULL, NULL, H,
 	 "pipelines write upserts on the equality fields (Flink's upsert mode; a pipeline's "
 	 "upsert-enabled overrides it)"},
+	{"write.upsert.mode", FLOE_PROP_CHOICE, "equality", 0, 0, "equality|index", NULL, NULL, H,
+	 "upserts delete a key's old row by equality deletes (Flink's way; the default: no index "
+	 "to build or hold) or, with index, by a DV / position delete found through a key index "
+	 "(readers pay no equality deletes)"},
+	{"write.upsert.index.memory", FLOE_PROP_INT, "268435456", 65536, I64_MAX, NULL, NULL, NULL,
+	 H, "index mode: the key index's memory (bytes, all writer tasks); beyond it the index "
+	 "spills to local disk"},
 	{"write.delete.mode", FLOE_PROP_CHOICE, "copy-on-write", 0, 0, "copy-on-write|merge-on-read",
 	 NULL, NULL, H,
 	 "floe delete: rewrite the affected data files, or add position deletes (v2) / DVs (v3)"},

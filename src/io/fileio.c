@@ -26,6 +26,29 @@ int floe_io_remove(floe_fileio *io, const char *path, floe_error *err)
 	return io->ops->remove(io, path, err);
 }
 
+int floe_io_remove_batch(floe_fileio *io, const char *const *paths, size_t n, int *codes,
+			 floe_error *err)
+{
+	if (!n)
+		return FLOE_OK;
+	if (io->ops->remove_batch)
+		return io->ops->remove_batch(io, paths, n, codes, err);
+	for (size_t i = 0; i < n; i++) {
+		floe_error e;
+		floe_error_clear(&e);
+		int rc = io->ops->remove(io, paths[i], &e);
+		codes[i] = rc == FLOE_ENOTFOUND ? FLOE_OK : rc;
+		if (codes[i])
+			FLOE_WARN("cannot delete '%s': %s", paths[i], e.msg);
+		if (rc == FLOE_ENOMEM) {
+			for (size_t k = i + 1; k < n; k++)
+				codes[k] = rc;
+			return floe_error_oom(err);
+		}
+	}
+	return FLOE_OK;
+}
+
 void floe_io_remove_quiet(floe_fileio *io, const char *path)
 {
 	floe_error err;
@@ -189,6 +212,37 @@ static int r_rename(floe_fileio *io, const char *from, const char *to, floe_erro
 	floe_fileio *t = route((router *)io, from, err);
 	return t ? floe_io_rename_noreplace(t, from, to, err) : FLOE_EUNSUPPORTED;
 }
+/* runs of paths on one backend, each handed to it whole */
+static int r_remove_batch(floe_fileio *io, const char *const *paths, size_t n, int *codes,
+			  floe_error *err)
+{
+	router *r = (router *)io;
+	size_t i = 0;
+	while (i < n) {
+		floe_error e;
+		floe_error_clear(&e);
+		floe_fileio *t = route(r, paths[i], &e);
+		size_t j = i + 1;
+		while (j < n && route(r, paths[j], NULL) == t)
+			j++;
+		if (!t) {
+			for (size_t k = i; k < j; k++) {
+				codes[k] = FLOE_EUNSUPPORTED;
+				FLOE_WARN("cannot delete '%s': %s", paths[k], e.msg);
+			}
+		} else {
+			int rc = floe_io_remove_batch(t, paths + i, j - i, codes + i, err);
+			if (rc) {
+				for (size_t k = j; k < n; k++)
+					codes[k] = rc;
+				return rc;
+			}
+		}
+		i = j;
+	}
+	return FLOE_OK;
+}
+
 static void r_free(floe_fileio *io)
 {
 	router *r = (router *)io;
@@ -199,7 +253,7 @@ static void r_free(floe_fileio *io)
 }
 
 static const floe_fileio_ops router_ops = {r_open, r_create, r_remove, r_stat,
-					   r_list, r_rename, r_free};
+					   r_list, r_rename, r_free, r_remove_batch};
 
 floe_fileio *floe_io_router_new(floe_fileio *local, floe_fileio *memory, floe_fileio *s3)
 {

@@ -46,6 +46,11 @@ typedef struct floe_fileio_ops {
 	 * FLOE_EUNSUPPORTED (object stores). */
 	int (*rename_noreplace)(floe_fileio *io, const char *from, const char *to, floe_error *err);
 	void (*free)(floe_fileio *io);
+	/* Optional (NULL: one remove per path): delete n files in as few
+	 * requests as the backend allows; codes[i] is 0 (deleted or absent) or
+	 * the FLOE_E* of paths[i]. */
+	int (*remove_batch)(floe_fileio *io, const char *const *paths, size_t n, int *codes,
+			    floe_error *err);
 } floe_fileio_ops;
 
 struct floe_fileio {
@@ -57,6 +62,15 @@ int floe_io_open_read(floe_fileio *io, const char *path, floe_input **out, floe_
 int floe_io_create(floe_fileio *io, const char *path, bool overwrite, floe_output **out,
 		   floe_error *err) FLOE_WUR;
 int floe_io_remove(floe_fileio *io, const char *path, floe_error *err) FLOE_WUR;
+/*
+ * Delete n files at once (S3: DeleteObjects, up to s3.delete.batch-size keys
+ * a request). codes[i] receives 0 (deleted, or it was not there) or the
+ * FLOE_E* of paths[i]; each failed path is logged with its reason. Returns
+ * FLOE_OK when every path was tried (codes tell), else the error that
+ * stopped it (the untried paths' codes are that error too).
+ */
+int floe_io_remove_batch(floe_fileio *io, const char *const *paths, size_t n, int *codes,
+			 floe_error *err) FLOE_WUR;
 /* Best-effort removal for cleanup paths: failures are logged, not returned. */
 void floe_io_remove_quiet(floe_fileio *io, const char *path);
 int floe_io_stat(floe_fileio *io, const char *path, floe_file_info *info, floe_error *err) FLOE_WUR;

@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "io/aws.h"
 #include "io/http.h"
 #include "io/s3_xml.h"
@@ -54,6 +56,7 @@ typedef struct s3io {
 	size_t part_size;
 	size_t read_ahead;
 	int64_t max_keys;  /* ListObjectsV2 page size */
+	size_t delete_batch; /* keys per DeleteObjects */
 	floe_retry retry; /* template */
 } s3io;
 
@@ -849,6 +852,179 @@ static int s_remove(floe_fileio *io, const char *uri, floe_error *err)
 	return rc;
 }
 
+/* text with XML's five special characters as entities */
+static int xml_text(floe_buf *b, const char *s)
+{
+	int rc = 0;
+	for (; *s && !rc; s++) {
+		switch (*s) {
+		case '&': rc = floe_buf_puts(b, "&amp;"); break;
+		case '<': rc = floe_buf_puts(b, "&lt;"); break;
+		case '>': rc = floe_buf_puts(b, "&gt;"); break;
+		case '"': rc = floe_buf_puts(b, "&quot;"); break;
+		case '\'': rc = floe_buf_puts(b, "&apos;"); break;
+		default: rc = floe_buf_putc(b, *s); break;
+		}
+	}
+	return rc;
+}
+
+/* an S3 error code of one key as FLOE_E* (NoSuchKey: it is gone, so 0) */
+static int key_code(const char *code)
+{
+	if (!code || !strcmp(code, "NoSuchKey"))
+		return FLOE_OK;
+	if (!strcmp(code, "AccessDenied") || !strcmp(code, "InvalidArgument"))
+		return FLOE_EINVAL;
+	return FLOE_EIO;
+}
+
+/*
+ * One DeleteObjects request (quiet: S3 answers with the failed keys only)
+ * for keys[0..n) of one bucket; the failures go to codes.
+ */
+static int delete_objects(s3io *s, const char *bucket, const char *scheme, const char **keys,
+			  size_t n, int *codes, floe_error *err)
+{
+	floe_buf body, out, doc, md5b64;
+	floe_arena pa;
+	int rc = FLOE_OK;
+	floe_buf_init(&body, (size_t)64 << 20);
+	floe_buf_init(&out, LIST_MAX);
+	floe_buf_init(&doc, ERRDOC_MAX);
+	floe_buf_init(&md5b64, 64);
+	floe_arena_init(&pa, 1 << 16);
+	int brc = floe_buf_puts(&body, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+				       "<Delete xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+				       "<Quiet>true</Quiet>");
+	for (size_t i = 0; i < n && !brc; i++)
+		brc = floe_buf_puts(&body, "<Object><Key>") || xml_text(&body, keys[i]) ||
+		      floe_buf_puts(&body, "</Key></Object>");
+	brc = brc || floe_buf_puts(&body, "</Delete>");
+	/* DeleteObjects requires the body's MD5 (Content-MD5, base64) */
+	uint8_t md5[16];
+	unsigned int ml = 16;
+	if (!brc && !EVP_Digest(body.data, body.len, md5, &ml, EVP_md5(), NULL))
+		memset(md5, 0, sizeof(md5));
+	if (brc || floe_base64_encode(&md5b64, md5, 16)) {
+		rc = floe_error_oom(err);
+		goto done;
+	}
+	s3req q = {0};
+	floe_http_resp resp;
+	q.method = "POST";
+	q.bucket = bucket;
+	q.query = "delete=";
+	q.hname[0] = "Content-MD5";
+	q.hvalue[0] = floe_buf_cstr(&md5b64);
+	q.hname[1] = "Content-Type";
+	q.hvalue[1] = "application/xml";
+	q.n_h = 2;
+	q.body = body.data;
+	q.body_len = body.len;
+	q.out = &out;
+	if ((rc = s3_do(s, &q, &resp, &doc, err)))
+		goto done;
+	if (resp.status != 200) {
+		char uri[300];
+		snprintf(uri, sizeof(uri), "%s://%s", scheme, bucket);
+		rc = status_err(err, &resp, &doc, "DeleteObjects in", uri);
+		goto done;
+	}
+	floe_xml *x;
+	if ((rc = floe_xml_parse(&x, &pa, floe_buf_cstr(&out), out.len, err))) {
+		rc = floe_error_prefix(err, rc, "DeleteObjects in %s://%s: ", scheme, bucket);
+		goto done;
+	}
+	size_t deleted = n;
+	for (const floe_xml *e = floe_xml_child(x, "Error"); e; e = floe_xml_next_same(e)) {
+		const char *key = floe_xml_child_text(e, "Key");
+		const char *code = floe_xml_child_text(e, "Code");
+		const char *msg = floe_xml_child_text(e, "Message");
+		int c = key_code(code);
+		if (!key || !c)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (!codes[i] && !strcmp(keys[i], key)) {
+				codes[i] = c;
+				deleted--;
+				FLOE_WARN("cannot delete '%s://%s/%s': %s%s%s", scheme, bucket, key,
+					  code ? code : "", msg && *msg ? ": " : "", msg ? msg : "");
+				break;
+			}
+	}
+	FLOE_DEBUG("S3 DeleteObjects in %s://%s: %zu of %zu keys deleted", scheme, bucket, deleted,
+		   n);
+done:
+	floe_buf_reset(&body);
+	floe_buf_reset(&out);
+	floe_buf_reset(&doc);
+	floe_buf_reset(&md5b64);
+	floe_arena_reset(&pa);
+	return rc;
+}
+
+/*
+ * Runs of paths in one bucket, s3.delete.batch-size keys a request. A
+ * request that fails as a whole marks its keys (and is logged once); the
+ * next requests are still made.
+ */
+static int s_remove_batch(floe_fileio *io, const char *const *paths, size_t n, int *codes,
+			  floe_error *err)
+{
+	s3io *s = (s3io *)io;
+	floe_arena a;
+	const char **keys = floe_malloc(sizeof(*keys) * (s->delete_batch ? s->delete_batch : 1));
+	int rc = FLOE_OK;
+	if (!keys)
+		return floe_error_oom(err);
+	for (size_t i = 0; i < n; i++)
+		codes[i] = 0;
+	size_t i = 0;
+	while (i < n) {
+		char *b0, *k;
+		floe_error e;
+		floe_error_clear(&e);
+		floe_arena_init(&a, 1 << 16);
+		if ((rc = floe_s3_split(&a, paths[i], &b0, &k, &e))) {
+			codes[i] = rc;
+			FLOE_WARN("cannot delete '%s': %s", paths[i], e.msg);
+			floe_arena_reset(&a);
+			rc = FLOE_OK;
+			i++;
+			continue;
+		}
+		size_t j = i, nk = 0;
+		while (j < n && nk < s->delete_batch) {
+			char *b, *kk;
+			if (j > i && (floe_s3_split(&a, paths[j], &b, &kk, NULL) || strcmp(b, b0)))
+				break;
+			keys[nk++] = j == i ? k : kk;
+			j++;
+		}
+		char scheme[8];
+		size_t sl = scheme_len(paths[i]);
+		snprintf(scheme, sizeof(scheme), "%.*s", (int)(sl < 7 ? sl : 7), paths[i]);
+		rc = delete_objects(s, b0, scheme, keys, nk, codes + i, &e);
+		floe_arena_reset(&a);
+		if (rc == FLOE_ENOMEM) {
+			for (size_t m = i; m < n; m++)
+				codes[m] = rc;
+			floe_free(keys);
+			return floe_error_oom(err);
+		}
+		if (rc) {
+			for (size_t m = i; m < j; m++)
+				codes[m] = rc;
+			FLOE_WARN("cannot delete %zu files in '%s://%s': %s", j - i, scheme, b0, e.msg);
+			rc = FLOE_OK;
+		}
+		i = j;
+	}
+	floe_free(keys);
+	return rc;
+}
+
 static int s_list(floe_fileio *io, const char *prefix, floe_file_list_fn fn, void *payload,
 		  floe_error *err)
 {
@@ -966,7 +1142,7 @@ static void s_free(floe_fileio *io)
 }
 
 static const floe_fileio_ops s3_ops = {s_open_read, s_create, s_remove, s_stat,
-				       s_list,	    NULL,     s_free};
+				       s_list,	    NULL,     s_free,	s_remove_batch};
 
 static const char *prop(const floe_strmap *m, const char *k)
 {
@@ -990,7 +1166,7 @@ static int prop_i64(const floe_strmap *m, const char *k, int64_t dflt, int64_t l
 int floe_io_s3_new(floe_fileio **out, const floe_strmap *props, floe_error *err)
 {
 	int rc;
-	int64_t part, retries, minw, maxw, deadline, ra, keys;
+	int64_t part, retries, minw, maxw, deadline, ra, keys, dbatch;
 	*out = NULL;
 	if ((rc = prop_i64(props, "s3.multipart.part-size-bytes", DEFAULT_PART, MIN_PART,
 			   (int64_t)1 << 32, &part, err)) ||
@@ -999,7 +1175,8 @@ int floe_io_s3_new(floe_fileio **out, const floe_strmap *props, floe_error *err)
 	    (rc = prop_i64(props, "s3.retry.max-wait-ms", 10000, 0, 600000, &maxw, err)) ||
 	    (rc = prop_i64(props, "s3.retry.deadline-ms", 120000, 0, 3600000, &deadline, err)) ||
 	    (rc = prop_i64(props, "s3.read-ahead-bytes", 256 << 10, 4096, 64 << 20, &ra, err)) ||
-	    (rc = prop_i64(props, "s3.list.max-keys", 1000, 1, 1000, &keys, err)))
+	    (rc = prop_i64(props, "s3.list.max-keys", 1000, 1, 1000, &keys, err)) ||
+	    (rc = prop_i64(props, "s3.delete.batch-size", 1000, 1, 1000, &dbatch, err)))
 		return rc;
 	const char *ps = prop(props, "s3.path-style-access");
 	if (ps && !floe_str_ieq(ps, "true") && !floe_str_ieq(ps, "false"))
@@ -1013,6 +1190,7 @@ int floe_io_s3_new(floe_fileio **out, const floe_strmap *props, floe_error *err)
 	s->part_size = (size_t)part;
 	s->read_ahead = (size_t)ra;
 	s->max_keys = keys;
+	s->delete_batch = (size_t)dbatch;
 	s->retry.max_attempts = (int)retries + 1;
 	s->retry.min_wait_ms = minw;
 	s->retry.max_wait_ms = maxw;

@@ -19,6 +19,7 @@
  *   s3.retry.min-wait-ms, s3.retry.max-wait-ms   backoff caps (100, 10000)
  *   s3.retry.deadline-ms     all attempts of one request (default 120000)
  *   s3.list.max-keys         ListObjectsV2 page size (default 1000)
+ *   s3.delete.batch-size     keys per DeleteObjects (1..1000, default 1000)
  *   s3.read-ahead-bytes      smallest ranged GET (default 256 KiB): small
  *                            reads near each other are served from one GET
  *

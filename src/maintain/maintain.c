@@ -84,6 +84,18 @@ int floe_maintain(floe_table *t, const floe_maintain_opts *opts, floe_maintain_r
 	 * it deletes anything. */
 	if ((rc = floe_table__verify_refs(t, err)))
 		goto done;
+	if (o->steps & FLOE_STEP_CONVERT_DELETES) {
+		floe_convert_deletes_opts cv = FLOE_CONVERT_DELETES_OPTS_INIT;
+		cv.dry_run = o->dry_run;
+		report(o, FLOE_STEP_CONVERT_DELETES, "converting equality deletes");
+		if ((rc = floe_convert_deletes(t, &cv, &res->convert, err)))
+			goto done;
+		res->steps_run |= FLOE_STEP_CONVERT_DELETES;
+		if (lock && (rc = floe_maint_lock_check(lock, err)))
+			goto done;
+		if ((o->steps & FLOE_STEP_COMPACT) && (rc = floe_table_refresh(t, err)))
+			goto done;
+	}
 	if (o->steps & FLOE_STEP_COMPACT) {
 		floe_compact_opts c = o->compact;
 		c.dry_run = c.dry_run || o->dry_run;
@@ -146,6 +158,7 @@ bool floe_maintain_parse_steps(const char *list, unsigned *out)
 		{"expire", "expire-snapshots", FLOE_STEP_EXPIRE},
 		{"orphans", "delete-orphan-files", FLOE_STEP_ORPHANS},
 		{"manifests", "rewrite-manifests", FLOE_STEP_REWRITE_MANIFESTS},
+		{"convert-deletes", "convert-equality-deletes", FLOE_STEP_CONVERT_DELETES},
 	};
 	*out = 0;
 	for (const char *p = list; p && *p;) {

@@ -493,7 +493,7 @@ static int commit_groups(compactor *c, size_t from, size_t to, floe_error *err)
 	int64_t bytes_in = 0, bytes_out = 0;
 	int rc;
 	floe_imap_init(&dec);
-	if ((rc = floe_op_new(&op, c->t, FLOE_OP_REPLACE, NULL, err)))
+	if ((rc = floe_op_new(&op, c->t, FLOE_OP_REPLACE, c->o->branch, err)))
 		goto done;
 	floe_op_verify_added(op); /* the rewritten files are ours */
 	for (size_t gi = from; gi < to && !rc; gi++) {
@@ -693,7 +693,9 @@ int floe_compact__run(floe_table *t, const floe_compact_opts *opts,
 			goto done;
 		}
 	}
-	const floe_snapshot *base = floe_metadata_current_snapshot(c.m);
+	const floe_snapshot *base = o->branch ? floe_metadata_branch_head(c.m, o->branch)
+					      : floe_metadata_current_snapshot(c.m);
+	so.branch = o->branch;
 	if (!base) {
 		rc = FLOE_OK;
 		goto done;

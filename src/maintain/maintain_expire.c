@@ -134,10 +134,41 @@ static void count_deleted(floe_expire_result *res, uint64_t kind)
 	}
 }
 
+typedef struct del_batch {
+	char **paths;
+	uint64_t *kinds;
+	int64_t *sizes;
+	int *codes;
+	size_t n, cap;
+} del_batch;
+
+static void flush_batch(floe_table *t, del_batch *d, floe_expire_result *res)
+{
+	if (!d->n)
+		return;
+	floe_error e;
+	floe_error_clear(&e);
+	if (floe_io_remove_batch(floe_table_io(t), (const char *const *)d->paths, d->n, d->codes,
+				 &e))
+		FLOE_WARN("expire: deleting a batch of %zu files stopped: %s", d->n, e.msg);
+	size_t ok = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		if (!d->codes[i]) {
+			res->bytes_deleted += d->sizes[i];
+			count_deleted(res, d->kinds[i]);
+			ok++;
+		}
+		floe_free(d->paths[i]);
+	}
+	FLOE_DEBUG("expire: deleted a batch of %zu files (%zu asked)", ok, d->n);
+	d->n = 0;
+}
+
 /*
- * Delete the candidates no retained snapshot reaches, in batches: data and
- * delete files first, then manifests, then manifest lists, so an
- * interrupted run never leaves a manifest list naming a missing manifest.
+ * Delete the candidates no retained snapshot reaches, in batches (one
+ * floe_io_remove_batch each: S3 DeleteObjects requests): data and delete
+ * files first, then manifests, then manifest lists, so an interrupted run
+ * never leaves a manifest list naming a missing manifest.
  */
 static void delete_unreached(floe_table *t, const floe_reach *cand, const floe_reach *keep,
 			     size_t batch, floe_expire_result *res)
@@ -145,7 +176,16 @@ static void delete_unreached(floe_table *t, const floe_reach *cand, const floe_r
 	static const uint64_t order[][2] = {{FLOE_REACH_DATA, FLOE_REACH_EQ_DELETES},
 					    {FLOE_REACH_MANIFEST, FLOE_REACH_MANIFEST},
 					    {FLOE_REACH_MANIFEST_LIST, FLOE_REACH_METADATA}};
-	size_t in_batch = 0;
+	del_batch d = {0};
+	d.cap = batch ? batch : 1;
+	d.paths = floe_calloc(d.cap, sizeof(*d.paths));
+	d.kinds = floe_calloc(d.cap, sizeof(*d.kinds));
+	d.sizes = floe_calloc(d.cap, sizeof(*d.sizes));
+	d.codes = floe_calloc(d.cap, sizeof(*d.codes));
+	if (!d.paths || !d.kinds || !d.sizes || !d.codes) {
+		FLOE_WARN("expire: out of memory: no file deleted");
+		goto done;
+	}
 	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
 		for (size_t i = 0; i < cand->files.cap; i++) {
 			const floe_hmap_slot *s = &cand->files.slots[i];
@@ -159,24 +199,22 @@ static void delete_unreached(floe_table *t, const floe_reach *cand, const floe_r
 				continue;
 			}
 			floe_file_info fi;
-			floe_error e;
-			int64_t size = floe_io_stat(floe_table_io(t), p, &fi, NULL) == 0
+			d.sizes[d.n] = floe_io_stat(floe_table_io(t), p, &fi, NULL) == 0
 					       ? (int64_t)fi.size
 					       : 0;
-			floe_error_clear(&e);
-			if (floe_io_remove(floe_table_io(t), p, &e) == 0) {
-				res->bytes_deleted += size;
-				count_deleted(res, s->val);
-			} else if (e.code != FLOE_ENOTFOUND) {
-				FLOE_WARN("expire: cannot delete '%s': %s", p, e.msg);
-			}
-			floe_free(p);
-			if (++in_batch >= batch) {
-				FLOE_DEBUG("expire: deleted a batch of %zu files", in_batch);
-				in_batch = 0;
-			}
+			d.kinds[d.n] = s->val;
+			d.paths[d.n++] = p;
+			if (d.n == d.cap)
+				flush_batch(t, &d, res);
 		}
+		/* a class is gone before the next one's deletes start */
+		flush_batch(t, &d, res);
 	}
+done:
+	floe_free(d.paths);
+	floe_free(d.kinds);
+	floe_free(d.sizes);
+	floe_free(d.codes);
 }
 
 static int cleanup(floe_table *t, const floe_metadata *before, const floe_metadata *after,

@@ -36,6 +36,8 @@
 #include "util/log.h"
 #include "util/timeutil.h"
 
+/* files per floe_io_remove_batch (S3 caps a DeleteObjects at 1000 keys) */
+#define ORPHAN_BATCH 1000
 #define DAY_MS INT64_C(86400000)
 
 /* Add what the current metadata reaches; snapshots whose manifest list is
@@ -119,6 +121,9 @@ int floe_delete_orphan_files(floe_table *t, const floe_orphan_opts *opts, floe_o
 	orphan_ctx c;
 	floe_lease_scan leases;
 	char *mdir = NULL;
+	const char **doomed = NULL;
+	int *codes = NULL;
+	size_t n_doomed = 0;
 	int rc;
 	int64_t now = floe_now_ms();
 	memset(res, 0, sizeof(*res));
@@ -156,6 +161,12 @@ int floe_delete_orphan_files(floe_table *t, const floe_orphan_opts *opts, floe_o
 	if (leases.live)
 		FLOE_DEBUG("orphans: %zu live writer leases protect files newer than %lld",
 			   leases.live, (long long)leased);
+	doomed = floe_calloc(c.n ? c.n : 1, sizeof(*doomed));
+	codes = floe_calloc(ORPHAN_BATCH, sizeof(*codes));
+	if (!doomed || !codes) {
+		rc = floe_error_oom(err);
+		goto done;
+	}
 	for (size_t i = 0; i < c.n; i++) {
 		candidate *k = &c.c[i];
 		if (floe_reach_has(&valid, k->path))
@@ -172,14 +183,22 @@ int floe_delete_orphan_files(floe_table *t, const floe_orphan_opts *opts, floe_o
 			goto done;
 		if (o->dry_run)
 			continue;
+		/* deleted in batches (S3: DeleteObjects), after the whole check */
+		doomed[n_doomed++] = k->path;
+	}
+	for (size_t i = 0; i < n_doomed; i += ORPHAN_BATCH) {
+		size_t m = n_doomed - i < ORPHAN_BATCH ? n_doomed - i : ORPHAN_BATCH;
 		floe_error e;
 		floe_error_clear(&e);
-		if (floe_io_remove(floe_table_io(t), k->path, &e) == 0)
-			res->files_deleted++;
-		else if (e.code != FLOE_ENOTFOUND)
-			FLOE_WARN("orphans: cannot delete '%s': %s", k->path, e.msg);
+		if (floe_io_remove_batch(floe_table_io(t), doomed + i, m, codes, &e))
+			FLOE_WARN("orphans: deleting a batch of %zu files stopped: %s", m, e.msg);
+		for (size_t j = 0; j < m; j++)
+			if (!codes[j])
+				res->files_deleted++;
 	}
 done:
+	floe_free(doomed);
+	floe_free(codes);
 	for (size_t i = 0; i < c.n; i++)
 		floe_free(c.c[i].path);
 	floe_free(c.c);

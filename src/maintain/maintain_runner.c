@@ -221,7 +221,10 @@ static void seed_from_history(floe_maint_runner *r)
 	floe_maint_commit c = {0, 0, 0, 0};
 	int64_t commits = 0, last_ms = -1;
 	size_t guard = 0;
-	for (const floe_snapshot *s = floe_metadata_branch_head(m, NULL); s && guard++ < 1000000;
+	const floe_snapshot *from = floe_metadata_branch_head(m, r->opts.compact.branch);
+	if (!from)
+		from = floe_metadata_branch_head(m, NULL);
+	for (const floe_snapshot *s = from; s && guard++ < 1000000;
 	     s = floe_metadata_parent(m, s)) {
 		const char *op = floe_snapshot_summary(s, "operation");
 		if (floe_snapshot_summary(s, FLOE_MAINTENANCE_SUMMARY_KEY) ||

@@ -181,7 +181,7 @@ static sql_catalog *find_catalog(floe_sql *s, const char *name)
 
 int sql_need_catalog(sql_ctx *c, const sql_catalog *cat, uint32_t off)
 {
-	if (cat && cat->cat)
+	if (cat && (cat->cat || cat->planned))
 		return 0;
 	return sql_err(c, FLOE_EINVAL, off,
 		       "catalog '%s' holds only source tables (no Iceberg catalog is configured): "
@@ -449,10 +449,16 @@ static int open_catalog(sql_ctx *c, const char *name, const sql_opt *opts, size_
 			       "unknown catalog-type '%s' (hadoop, jdbc, rest, hive, glue)", ctype);
 	}
 	floe_catalog *cat = NULL;
+	const char *ddb = sql_opt_get(opts, n_opts, "default-database");
+	if (s->planning) { /* plan only: the catalog is not opened (nothing created) */
+		int rc = add_catalog(s, name, NULL, false, ftype, cfg.uri, wh, ddb, c->err);
+		if (!rc)
+			s->cats[s->n_cats - 1]->planned = true;
+		return rc;
+	}
 	int rc = floe_catalog_open(&cat, &cfg, c->err);
 	if (rc)
 		return sql_wrap(c, rc, off);
-	const char *ddb = sql_opt_get(opts, n_opts, "default-database");
 	return add_catalog(s, name, cat, true, ftype, cfg.uri, wh, ddb, c->err);
 }
 
@@ -688,7 +694,7 @@ static bool is_connector_opt(const char *k)
 }
 
 /* Build the Iceberg schema of a CREATE TABLE's columns. */
-static int build_schema(sql_ctx *c, const sql_stmt *st, floe_schema **out)
+int sql_build_schema(sql_ctx *c, const sql_stmt *st, floe_schema **out)
 {
 	floe_type *root = new_type(c, FLOE_T_STRUCT);
 	int32_t next_id = 1;
@@ -738,7 +744,7 @@ static int build_schema(sql_ctx *c, const sql_stmt *st, floe_schema **out)
 
 /* PARTITIONED BY (a, day(ts), bucket(16, id), truncate(4, s)) as floe's
  * partition expression text. */
-static int partition_text(sql_ctx *c, const sql_stmt *st, floe_buf *b)
+int sql_partition_text(sql_ctx *c, const sql_stmt *st, floe_buf *b)
 {
 	for (size_t i = 0; i < st->n_partition; i++) {
 		const sql_expr *e = st->partition[i];
@@ -960,11 +966,58 @@ static int create_table(sql_ctx *c, const sql_stmt *st)
 	return create_iceberg(c, st, &r);
 }
 
+const sql_planned *sql_find_planned(floe_sql *s, const sql_ref *r)
+{
+	for (size_t i = 0; i < s->n_planned; i++)
+		if (!strcmp(s->planned[i].catalog, r->cat->name) && !strcmp(s->planned[i].db, r->db) &&
+		    !strcmp(s->planned[i].name, r->table))
+			return &s->planned[i];
+	return NULL;
+}
+
+static void planned_free(sql_planned *p)
+{
+	floe_free(p->catalog);
+	floe_free(p->db);
+	floe_free(p->name);
+}
+
+/* Plan only: the CREATE TABLE is kept in memory for the INSERTs to read. */
+static int plan_table(sql_ctx *c, const sql_stmt *st, const sql_ref *r)
+{
+	floe_sql *s = c->s;
+	if (sql_find_planned(s, r)) {
+		if (st->if_not_exists)
+			return ok(s);
+		return sql_err(c, FLOE_EEXISTS, st->name.off, "table '%s.%s.%s' already exists",
+			       r->cat->name, r->db, r->table);
+	}
+	sql_planned *pl = floe_realloc(s->planned, (s->n_planned + 1) * sizeof(*pl));
+	if (!pl)
+		return floe_error_oom(c->err);
+	s->planned = pl;
+	pl = &s->planned[s->n_planned];
+	pl->catalog = floe_strdup(r->cat->name);
+	pl->db = floe_strdup(r->db);
+	pl->name = floe_strdup(r->table);
+	pl->def = st;
+	if (!pl->catalog || !pl->db || !pl->name) {
+		planned_free(pl);
+		return floe_error_oom(c->err);
+	}
+	s->n_planned++;
+	return ok(s);
+}
+
 /* The Iceberg table of a CREATE TABLE (r: where it goes). */
 static int create_iceberg(sql_ctx *c, const sql_stmt *st, const sql_ref *rp)
 {
 	sql_ref r = *rp;
 	int rc;
+	if (st->like.n && c->s->planning)
+		return sql_err(c, FLOE_EUNSUPPORTED, st->like.off,
+			       "floe plan does not take CREATE TABLE ... LIKE yet: declare the "
+			       "table's columns and PARTITIONED BY");
 	if (st->like.n)
 		return create_like(c, st, &r);
 	if (st->has_watermark)
@@ -972,7 +1025,7 @@ static int create_iceberg(sql_ctx *c, const sql_stmt *st, const sql_ref *rp)
 			       "WATERMARK on an Iceberg table is not supported (declare it on the "
 			       "source table)");
 	floe_schema *schema;
-	if ((rc = build_schema(c, st, &schema)))
+	if ((rc = sql_build_schema(c, st, &schema)))
 		return rc;
 	floe_buf pb;
 	floe_buf_init(&pb, 1 << 16);
@@ -980,7 +1033,7 @@ static int create_iceberg(sql_ctx *c, const sql_stmt *st, const sql_ref *rp)
 	floe_strmap props;
 	floe_strmap_init(&props);
 	int fv = 0;
-	if ((rc = partition_text(c, st, &pb)))
+	if ((rc = sql_partition_text(c, st, &pb)))
 		goto done;
 	if (pb.len) {
 		int32_t lp = FLOE_PARTITION_FIELD_ID_START - 1;
@@ -1021,6 +1074,10 @@ static int create_iceberg(sql_ctx *c, const sql_stmt *st, const sql_ref *rp)
 	rc = sql_need_catalog(c, r.cat, st->name.off);
 	if (rc)
 		goto done;
+	if (c->s->planning) {
+		rc = plan_table(c, st, &r);
+		goto done;
+	}
 	rc = floe_table__create(NULL, r.cat->cat, r.db, r.table, &ts, c->err);
 	if (rc == FLOE_EEXISTS && st->if_not_exists)
 		rc = 0;
@@ -1612,6 +1669,8 @@ static int database(sql_ctx *c, const sql_stmt *st)
 	int rc = sql_need_catalog(c, cat, st->name.off);
 	if (rc)
 		return rc;
+	if (s->planning)
+		return ok(s); /* plan only: databases are names */
 	if (st->kind == SQL_S_CREATE_DATABASE) {
 		floe_prop *props = floe_arena_calloc(c->a, st->n_opts + 2, sizeof(floe_prop));
 		size_t n = 0;
@@ -1682,6 +1741,19 @@ static int drop_table(sql_ctx *c, const sql_stmt *st)
 	}
 	if ((rc = sql_need_catalog(c, r.cat, st->name.off)))
 		return rc;
+	if (s->planning) { /* plan only: forget a table the script created */
+		for (size_t i = 0; i < s->n_planned; i++) {
+			sql_planned *pl = &s->planned[i];
+			if (strcmp(pl->catalog, r.cat->name) || strcmp(pl->db, r.db) ||
+			    strcmp(pl->name, r.table))
+				continue;
+			planned_free(pl);
+			memmove(pl, pl + 1, (s->n_planned - i - 1) * sizeof(*pl));
+			s->n_planned--;
+			break;
+		}
+		return ok(s);
+	}
 	rc = floe_catalog_drop_table(r.cat->cat, r.db, r.table, false, c->err);
 	if (rc == FLOE_ENOTFOUND && st->if_exists)
 		rc = 0;
@@ -1693,6 +1765,15 @@ static int drop_table(sql_ctx *c, const sql_stmt *st)
 
 static int run_stmt(sql_ctx *c, const sql_stmt *st)
 {
+	if (c->s->planning) /* plan only: what reads or changes existing tables is skipped */
+		switch (st->kind) {
+		case SQL_S_SHOW:
+		case SQL_S_SHOW_CREATE_TABLE:
+		case SQL_S_DESCRIBE:
+		case SQL_S_ALTER_TABLE:
+		case SQL_S_SELECT: return 0;
+		default: break;
+		}
 	switch (st->kind) {
 	case SQL_S_CREATE_CATALOG: return create_catalog(c, st);
 	case SQL_S_USE_CATALOG:
@@ -1793,6 +1874,9 @@ void floe_sql_free(floe_sql *s)
 		floe_free(al->to_name);
 	}
 	floe_free(s->aliases);
+	for (size_t i = 0; i < s->n_planned; i++)
+		planned_free(&s->planned[i]);
+	floe_free(s->planned);
 	for (size_t i = 0; i < s->n_scripts; i++) {
 		floe_sql__script_free(s->scripts[i]);
 		floe_free(s->texts[i]);
@@ -1848,6 +1932,26 @@ int floe_sql_exec(floe_sql *s, const char *text, size_t n, const char *origin,
 		if (atomic_load(&s->stop_req))
 			break;
 	}
+	return rc;
+}
+
+int floe_sql_pipelines(const char *text, size_t n, const char *origin, floe_sql_pipeline_fn fn,
+		       void *payload, floe_error *err_out)
+{
+	floe_error local = {0}, *err = err_out ? err_out : &local;
+	floe_sql_opts o = FLOE_SQL_OPTS_INIT;
+	o.quiet = true;
+	floe_sql *s = NULL;
+	if (!fn)
+		return floe_error_set(err, FLOE_EINVAL, "floe_sql_pipelines: no function");
+	int rc = floe_sql_new(&s, &o, err);
+	if (rc)
+		return rc;
+	s->planning = true;
+	s->plan_fn = fn;
+	s->plan_payload = payload;
+	rc = floe_sql_exec(s, text, n, origin, err);
+	floe_sql_free(s);
 	return rc;
 }
 

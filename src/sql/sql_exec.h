@@ -26,7 +26,14 @@ typedef struct sql_catalog {
 	char *uri;       /* sql: the database; NULL for filesystem */
 	char *warehouse;
 	char *default_db;
+	bool planned; /* floe_sql_pipelines: an Iceberg catalog not opened (cat NULL) */
 } sql_catalog;
+
+/* floe_sql_pipelines: an Iceberg table its script creates (in memory only). */
+typedef struct sql_planned {
+	char *catalog, *db, *name;
+	const sql_stmt *def; /* CREATE TABLE (in a script the session keeps) */
+} sql_planned;
 
 /* A source table (connector filesystem or datagen): lives in the session. */
 typedef struct sql_source {
@@ -57,6 +64,12 @@ struct floe_sql {
 	char **texts;
 	_Atomic(floe_pipeline *) running;
 	atomic_int stop_req; /* 1 stop, 2 cancel */
+	/* floe_sql_pipelines: DDL in memory, each INSERT job's YAML to plan_fn */
+	bool planning;
+	floe_sql_pipeline_fn plan_fn;
+	void *plan_payload;
+	sql_planned *planned;
+	size_t n_planned;
 };
 
 /* The current statement while it runs (for errors). */
@@ -101,6 +114,13 @@ const sql_source *sql_find_source(floe_sql *s, const sql_ref *r);
 const char *sql_opt_get(const sql_opt *opts, size_t n, const char *key);
 /* Flink type -> Iceberg type ("STRING" -> string); ids from *next_id. */
 int sql_iceberg_type(sql_ctx *c, const sql_type *t, int32_t *next_id, const floe_type **out) FLOE_WUR;
+
+/* The Iceberg schema of a CREATE TABLE's columns (in c->a). */
+int sql_build_schema(sql_ctx *c, const sql_stmt *st, floe_schema **out) FLOE_WUR;
+/* PARTITIONED BY (...) as floe's partition expression text. */
+int sql_partition_text(sql_ctx *c, const sql_stmt *st, floe_buf *b) FLOE_WUR;
+/* The table a planning session's script created, or NULL. */
+const sql_planned *sql_find_planned(floe_sql *s, const sql_ref *r);
 
 /* sql_run.c */
 int sql_run_insert(sql_ctx *c, const sql_stmt *const *inserts, size_t n) FLOE_WUR;

@@ -467,6 +467,8 @@ typedef struct target {
 	sql_ref ref;
 	const sql_source *src;
 	floe_table *t;
+	const floe_schema *schema;  /* the table's (loaded or, planning, from its CREATE TABLE) */
+	const sql_planned *planned; /* planning: the script's CREATE TABLE */
 } target;
 
 static int check_insert(sql_ctx *c, target *tg)
@@ -474,8 +476,6 @@ static int check_insert(sql_ctx *c, target *tg)
 	const sql_stmt *st = tg->st;
 	const sql_select *q = st->select;
 	int rc;
-	if (st->overwrite)
-		return sql_err(c, FLOE_EUNSUPPORTED, st->off, "INSERT OVERWRITE is not supported yet");
 	if (st->n_partition)
 		return sql_err(c, FLOE_EUNSUPPORTED, st->partition_off,
 			       "INSERT ... PARTITION (...) is not supported yet");
@@ -487,12 +487,13 @@ static int check_insert(sql_ctx *c, target *tg)
 		const sql_opt *o = &st->opts[i];
 		if (!strcmp(o->key, "upsert-enabled") || !strcmp(o->key, "equality-field-columns"))
 			continue;
-		if (!strcmp(o->key, "write-parallelism") || !strcmp(o->key, "distribution-mode"))
+		if (!strcmp(o->key, "write-parallelism") || !strcmp(o->key, "distribution-mode") ||
+		    !strcmp(o->key, "branch"))
 			continue;
 		return sql_err(c, FLOE_EUNSUPPORTED, o->off,
 			       "write option '%s' is not supported by floe sql yet "
 			       "(upsert-enabled, equality-field-columns, write-parallelism, "
-			       "distribution-mode)",
+			       "distribution-mode, branch)",
 			       o->key);
 	}
 	if (!q->from.n)
@@ -530,15 +531,30 @@ static int check_insert(sql_ctx *c, target *tg)
 			       floe_sql__name_str(c->a, &st->name));
 	if ((rc = sql_need_catalog(c, tg->ref.cat, st->name.off)))
 		return rc;
-	rc = floe_table_load(&tg->t, tg->ref.cat->cat, tg->ref.db, tg->ref.table, c->err);
-	if (rc == FLOE_ENOTFOUND)
-		return sql_err(c, rc, st->name.off, "table '%s' does not exist",
-			       floe_sql__name_str(c->a, &st->name));
-	if (rc)
-		return floe_error_prefix(c->err, rc, "INSERT INTO %s: ",
-					 floe_sql__name_str(c->a, &st->name));
+	if (c->s->planning) {
+		/* plan only: the table is the script's CREATE TABLE; no catalog is read */
+		floe_schema *sch = NULL;
+		if (!(tg->planned = sql_find_planned(c->s, &tg->ref)))
+			return sql_err(c, FLOE_EUNSUPPORTED, st->name.off,
+				       "floe plan takes table '%s' from the script's CREATE TABLE and "
+				       "opens no catalog: declare it with CREATE TABLE IF NOT EXISTS "
+				       "(columns, PARTITIONED BY, PRIMARY KEY, WITH properties)",
+				       floe_sql__name_str(c->a, &st->name));
+		if ((rc = sql_build_schema(c, tg->planned->def, &sch)))
+			return rc;
+		tg->schema = sch;
+	} else {
+		rc = floe_table_load(&tg->t, tg->ref.cat->cat, tg->ref.db, tg->ref.table, c->err);
+		if (rc == FLOE_ENOTFOUND)
+			return sql_err(c, rc, st->name.off, "table '%s' does not exist",
+				       floe_sql__name_str(c->a, &st->name));
+		if (rc)
+			return floe_error_prefix(c->err, rc, "INSERT INTO %s: ",
+						 floe_sql__name_str(c->a, &st->name));
+		tg->schema = floe_metadata_current_schema(floe_table_metadata(tg->t));
+	}
 	/* the columns: the SELECT's, by position, onto the table's (or the listed ones) */
-	const floe_schema *ts = floe_metadata_current_schema(floe_table_metadata(tg->t));
+	const floe_schema *ts = tg->schema;
 	const sql_stmt *d = tg->src->def;
 	const char **names = floe_arena_calloc(c->a, d->n_cols + q->n_items + 1, sizeof(char *));
 	const sql_column **scol = floe_arena_calloc(c->a, d->n_cols + q->n_items + 1, sizeof(void *));
@@ -615,6 +631,51 @@ static int check_insert(sql_ctx *c, target *tg)
 	return 0;
 }
 
+/* Plan only: what the run path leaves to the existing table — its partition
+ * spec, its key (PRIMARY KEY unless the INSERT's hint names one) and its
+ * WITH properties (upsert, distribution, target file size, retention) —
+ * goes into the table entry. */
+static int planned_yaml(sql_ctx *c, const target *tg, floe_buf *y)
+{
+	const sql_stmt *def = tg->planned->def, *ins = tg->st;
+	floe_buf pb;
+	floe_buf_init(&pb, 1 << 16);
+	int rc = sql_partition_text(c, def, &pb);
+	if (!rc && pb.len &&
+	    (floe_buf_puts(y, "    partition-by: ") || yq(y, floe_buf_cstr(&pb)) ||
+	     floe_buf_putc(y, '\n')))
+		rc = floe_error_oom(c->err);
+	floe_buf_reset(&pb);
+	if (rc)
+		return rc;
+	const floe_schema *ts = tg->schema;
+	if (ts->n_identifier_field_ids &&
+	    !sql_opt_get(ins->opts, ins->n_opts, "equality-field-columns")) {
+		if (floe_buf_puts(y, "    equality-field-columns: \""))
+			return floe_error_oom(c->err);
+		for (size_t k = 0; k < ts->n_identifier_field_ids; k++) {
+			const floe_schema_entry *e = floe_schema_find(ts, ts->identifier_field_ids[k]);
+			if (e && floe_buf_printf(y, "%s%s", k ? "," : "", e->full_name))
+				return floe_error_oom(c->err);
+		}
+		if (floe_buf_puts(y, "\"\n"))
+			return floe_error_oom(c->err);
+	}
+	bool any = false;
+	for (size_t k = 0; k < def->n_opts; k++) {
+		const sql_opt *o = &def->opts[k];
+		if (!strcmp(o->key, "connector") || !strncmp(o->key, "catalog-", 8) ||
+		    !strcmp(o->key, "format-version"))
+			continue;
+		if ((!any && floe_buf_puts(y, "    properties:\n")) || floe_buf_puts(y, "      ") ||
+		    yq(y, o->key) || floe_buf_puts(y, ": ") || yq(y, o->value) ||
+		    floe_buf_putc(y, '\n'))
+			return floe_error_oom(c->err);
+		any = true;
+	}
+	return 0;
+}
+
 int sql_run_insert(sql_ctx *c, const sql_stmt *const *inserts, size_t n)
 {
 	floe_sql *s = c->s;
@@ -664,8 +725,7 @@ int sql_run_insert(sql_ctx *c, const sql_stmt *const *inserts, size_t n)
 		for (size_t k = 0; k < i; k++)
 			seen |= tg[k].src == tg[i].src;
 		if (!seen)
-			rc = source_yaml(c, tg[i].src,
-					 floe_metadata_current_schema(floe_table_metadata(tg[i].t)), &y);
+			rc = source_yaml(c, tg[i].src, tg[i].schema, &y);
 	}
 	if (!rc && floe_buf_puts(&y, "tables:\n"))
 		rc = floe_error_oom(c->err);
@@ -696,6 +756,15 @@ int sql_run_insert(sql_ctx *c, const sql_stmt *const *inserts, size_t n)
 			rc = floe_error_oom(c->err);
 			break;
 		}
+		/* INSERT OVERWRITE: Flink's dynamic overwrite (the partitions the job
+		 * writes are replaced); 'branch': the Flink sink's write option */
+		const char *br = sql_opt_get(ins->opts, ins->n_opts, "branch");
+		if ((ins->overwrite && floe_buf_puts(&y, "    write.mode: overwrite\n")) ||
+		    (br && (floe_buf_puts(&y, "    branch: ") || yq(&y, br) ||
+			    floe_buf_putc(&y, '\n')))) {
+			rc = floe_error_oom(c->err);
+			break;
+		}
 		if (ins->select->where) {
 			floe_buf f;
 			floe_buf_init(&f, 1 << 16);
@@ -710,6 +779,8 @@ int sql_run_insert(sql_ctx *c, const sql_stmt *const *inserts, size_t n)
 			if (rc)
 				break;
 		}
+		if (tg[i].planned && (rc = planned_yaml(c, &tg[i], &y)))
+			break;
 		if (comp && !strcasecmp(comp, "true")) {
 			if (floe_buf_puts(&y, "    maintenance.mode: auto\n")) {
 				rc = floe_error_oom(c->err);
@@ -727,6 +798,15 @@ int sql_run_insert(sql_ctx *c, const sql_stmt *const *inserts, size_t n)
 		goto done;
 	floe_log(FLOE_LOG_DEBUG, "floe sql: pipeline for line %u:\n%s", st->off,
 		 floe_buf_cstr(&y));
+	if (s->planning) {
+		unsigned line = 1;
+		for (uint32_t k = 0; k < st->off; k++)
+			line += c->sc->text[k] == '\n';
+		char job[32];
+		snprintf(job, sizeof(job), "sql-%016llx", (unsigned long long)h);
+		rc = s->plan_fn(job, line, floe_buf_cstr(&y), y.len, s->plan_payload);
+		goto done;
+	}
 	floe_pipeline_opts po = FLOE_PIPELINE_OPTS_INIT;
 	po.base_dir = s->opts.base_dir;
 	rc = floe_pipeline_open(&p, tg[0].ref.cat->cat, floe_buf_cstr(&y), y.len, &po, c->err);

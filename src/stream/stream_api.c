@@ -38,3 +38,8 @@ int floe_pipeline_config_reference(floe_write_fn fn, void *payload, floe_error *
 	floe_buf_reset(&b);
 	return rc;
 }
+
+bool floe_pipeline_restart_wanted(const floe_pipeline *p)
+{
+	return p && p->restart;
+}

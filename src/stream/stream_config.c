@@ -84,6 +84,11 @@ static const char *const unit_names[] = {"ms", "s", "us", "ns", NULL};
 static const int unit_values[] = {STREAM_EPOCH_MS, STREAM_EPOCH_S, STREAM_EPOCH_US, STREAM_EPOCH_NS};
 static const char *const maint_names[] = {"off", "auto", NULL};
 static const int maint_values[] = {0, 1};
+static const char *const wmode_names[] = {"append", "overwrite", NULL};
+static const int wmode_values[] = {0, 1};
+static const char *const unknown_names[] = {"drop", "evolve", "dead-letter", NULL};
+static const int unknown_values[] = {STREAM_UNKNOWN_DROP, STREAM_UNKNOWN_EVOLVE,
+				     STREAM_UNKNOWN_DEAD_LETTER};
 static const char *const dist_names[] = {"none", "hash", "range", NULL};
 static const int dist_values[] = {STREAM_DIST_NONE, STREAM_DIST_HASH, STREAM_DIST_RANGE};
 
@@ -279,6 +284,10 @@ static const keydef table_keys[] = {
 	 "write.parquet.compression-codec, write.distribution-mode, ...)"},
 	{"filter", K_STR, T(filter), 0, NULL, NULL, "every row",
 	 "route: only matching rows (\"kind = 'click' and amount > 10\")"},
+	{"unknown-fields", K_ENUM, T(unknown_fields), 0, unknown_names, unknown_values, "drop",
+	 "a record's fields the table lacks: drop (skipped, the value is lost), evolve (the "
+	 "schema gains the column first; also wider numbers widen the column and an absent "
+	 "required field makes it optional), dead-letter (the record goes to the dead letters)"},
 	{"distribution-mode", K_ENUM, T(distribution), 0, dist_names, dist_values,
 	 "write.distribution-mode, else none",
 	 "none: tasks share the rows; hash: one task per partition (one file per partition per "
@@ -291,6 +300,18 @@ static const keydef table_keys[] = {
 	 "the schema's identifier fields",
 	 "the key of upserts and change records (\"id, region\"); must include every partition "
 	 "source column"},
+	{"write.mode", K_ENUM, T(write_mode), 0, wmode_names, wmode_values, "append",
+	 "overwrite: each load replaces the partitions its rows touch (dynamic partition "
+	 "overwrite, as Spark's dynamic mode and Flink's overwrite); with overwrite-where, the rows "
+	 "the filter selects"},
+	{"overwrite-where", K_STR, T(overwrite_where), 0, NULL, NULL, "",
+	 "a filtered overwrite (Java's overwriteByRowFilter): the load replaces the rows matching "
+	 "this filter (\"region = 'eu'\"), which must be decided by partition values; every "
+	 "row written must match it"},
+	{"branch", K_STR, T(branch), 0, NULL, NULL, "main",
+	 "commit to this branch (created from main's head when missing); the pipeline's offsets "
+	 "follow the branch's own ancestry (write-audit-publish: publish with floe branch "
+	 "fast-forward)"},
 	{"maintenance.mode", K_ENUM, T(maint.mode), 0, maint_names, maint_values, "off",
 	 "auto: maintain the table from the pipeline after its commits (compact, expire "
 	 "snapshots, delete orphans, rewrite manifests, in that order, under the table's lock)"},
@@ -783,6 +804,7 @@ static int parse_tables(pctx *x, yaml_node_t *v)
 			return fail_at(x, v, "too many nodes");
 		t->distribution = STREAM_DIST_UNSET;
 		t->upsert = -1;
+		t->write_mode = -1;
 		t->maint.commit_count = 10;
 		t->maint.data_file_count = 1000;
 		t->maint.data_file_size = INT64_C(100) << 30;
@@ -1233,6 +1255,39 @@ static int check_kinesis(stream_source_cfg *s, floe_error *err)
 	return FLOE_OK;
 }
 
+/* write.mode, overwrite-where and branch of one table. */
+static int check_write_mode(const stream_config *c, stream_table_cfg *t, floe_error *err)
+{
+	const stream_source_cfg *sc = stream_config_source(c, t->source);
+	if (t->overwrite_where && t->write_mode == 0)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: table '%s': overwrite-where needs write.mode: overwrite",
+				      t->line, t->name);
+	if (t->overwrite_where && !*t->overwrite_where)
+		return floe_error_set(err, FLOE_EINVAL, "line %d: table '%s': overwrite-where is empty",
+				      t->line, t->name);
+	if (t->overwrite_where)
+		t->write_mode = 1;
+	if (t->branch && (!*t->branch || strlen(t->branch) > 255))
+		return floe_error_set(err, FLOE_EINVAL, "line %d: table '%s': a branch needs a name",
+				      t->line, t->name);
+	if (t->write_mode != 1)
+		return FLOE_OK;
+	if (t->upsert == 1 || (sc && (sc->cdc || sc->rowkind_field)))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: table '%s': write.mode: overwrite and upserts (or change "
+				      "records) together are refused: an overwrite replaces rows, an "
+				      "upsert merges them",
+				      t->line, t->name);
+	if (sc && (sc->type == STREAM_SRC_KAFKA || sc->type == STREAM_SRC_KINESIS || sc->follow))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: table '%s': write.mode: overwrite needs a bounded source "
+				      "(files without follow, stdin, a generator with a count), as "
+				      "Flink's overwrite is for batch jobs",
+				      t->line, t->name);
+	return FLOE_OK;
+}
+
 static int validate(stream_config *c, floe_error *err)
 {
 	if (!c->n_sources)
@@ -1380,7 +1435,7 @@ static int validate(stream_config *c, floe_error *err)
 					      "line %d: table '%s': format-version must be 1, 2 or 3",
 					      t->line, t->name);
 		int rc = check_maint(&t->maint, t, c->checkpoint_interval_ms, err);
-		if (rc)
+		if (rc || (rc = check_write_mode(c, t, err)))
 			return rc;
 	}
 	for (size_t i = 0; i < c->n_sources; i++) {

@@ -45,6 +45,13 @@ typedef enum stream_cdc_kind {
 	STREAM_CDC_DEBEZIUM, /* format: debezium-json */
 } stream_cdc_kind;
 
+/* unknown-fields: what a record's fields the table lacks do (stream_evolve.c) */
+typedef enum stream_unknown {
+	STREAM_UNKNOWN_DROP = 0,    /* skipped (the value is lost) */
+	STREAM_UNKNOWN_EVOLVE,      /* the schema evolves first */
+	STREAM_UNKNOWN_DEAD_LETTER, /* the record goes to the dead letters */
+} stream_unknown;
+
 typedef enum stream_errors {
 	STREAM_ERRORS_DEAD_LETTER = 0,
 	STREAM_ERRORS_FAIL,
@@ -146,7 +153,11 @@ typedef struct stream_table_cfg {
 	int distribution;       /* stream_dist; UNSET: write.distribution-mode, else none */
 	int upsert;             /* upsert-enabled: 1, 0, -1 = write.upsert.enabled */
 	const char *equality_fields; /* equality-field-columns (NULL: identifier fields) */
+	int write_mode;              /* write.mode: 0 append, 1 overwrite, -1 unset */
+	const char *overwrite_where; /* overwrite-where: a filtered overwrite (NULL: dynamic) */
+	const char *branch;          /* branch: the branch commits go to (NULL: main) */
 	stream_maint_cfg maint;
+	int unknown_fields; /* stream_unknown */
 	int line;
 } stream_table_cfg;
 

@@ -282,18 +282,49 @@ static int restore_splits(floe_pipeline *p, rt_table *t, floe_error *err)
 	return FLOE_OK;
 }
 
+/* The head of the table's branch; a branch not created yet starts from
+ * main's head (its first commit creates it there). */
+static const floe_snapshot *table_head(rt_table *t)
+{
+	const floe_metadata *m = floe_table_metadata(t->commit_t);
+	const floe_snapshot *s = floe_metadata_branch_head(m, t->cfg->branch);
+	if (!s && t->cfg->branch && !floe_metadata_ref(m, t->cfg->branch))
+		s = floe_metadata_branch_head(m, NULL);
+	return s;
+}
+
+/* An overwrite resumed in the middle of its load keeps the base it started
+ * from (else its second half would replace its first half). */
+static void restore_overwrite_base(rt_table *t, const floe_snapshot *s)
+{
+	const char *ob = floe_snapshot_summary(s, "floe.overwrite-base");
+	const char *done = floe_snapshot_summary(s, "floe.load-complete");
+	int64_t id, seq;
+	if (!t->overwrite || !ob || (done && !strcmp(done, "true")))
+		return;
+	const char *colon = strchr(ob, ':');
+	if (colon && floe_parse_i64(ob, (size_t)(colon - ob), &id) &&
+	    floe_parse_i64(colon + 1, strlen(colon + 1), &seq)) {
+		t->ow_base = id;
+		t->ow_base_seq = seq;
+	}
+}
+
 /* The committed state of this pipeline in table t (newest first). */
 static int restore_table(floe_pipeline *p, rt_table *t, floe_error *err)
 {
 	if (t->split_fence)
 		return restore_splits(p, t, err);
 	const floe_metadata *m = floe_table_metadata(t->commit_t);
-	const floe_snapshot *s = floe_metadata_branch_head(m, NULL);
+	const floe_snapshot *s = table_head(t);
 	int guard = 0;
 	t->fence_snap = FLOE_NO_SNAPSHOT;
+	t->ow_base = s ? s->snapshot_id : FLOE_NO_SNAPSHOT;
+	t->ow_base_seq = s ? s->sequence_number : 0;
 	while (s && guard++ < 1000000) {
 		if (floe_pipeline_snapshot_counts(m, s, p->pipeline_id)) {
 			t->fence_snap = s->snapshot_id;
+			restore_overwrite_base(t, s);
 			const char *offs = floe_snapshot_summary(s, "floe.source-offsets");
 			const char *ck = floe_snapshot_summary(s, "floe.checkpoint-id");
 			int rc;
@@ -381,6 +412,7 @@ static int open_kafka_table(floe_pipeline *p, rt_table *t, const stream_source_c
 		t->split_fence = true;
 		if ((rc = stream_split_state_new(&t->splits, kafka_group(p, sc), err)))
 			return rc;
+		t->splits->branch = t->cfg->branch;
 	}
 	if (!sc->metadata.len)
 		return FLOE_OK;
@@ -456,6 +488,7 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 	floe_arena_init(&t->warena, 4096);
 	stream_offsets_init(&t->skip);
 	stream_offsets_init(&t->committed);
+	floe_buf_init(&t->evo_recs, (size_t)32 << 20);
 	floe_imap_init(&t->owners);
 	if ((rc = floe_catalog_split_ident(tc->name, NULL, &t->ns, &t->name, err)))
 		return floe_error_prefix(err, rc, "table '%s': ", tc->name);
@@ -589,11 +622,21 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 		return floe_error_prefix(err, rc, "table %s: ", t->ident);
 	/* a table whose head lost entries (a truncated manifest list or manifest)
 	 * is not written: a commit on top would make the loss permanent */
-	if ((rc = floe_table__verify_snapshot(t->commit_t,
-					      floe_metadata_branch_head(
-						      floe_table_metadata(t->commit_t), NULL),
-					      err)))
+	if ((rc = floe_table__verify_snapshot(t->commit_t, table_head(t), err)))
 		return rc;
+	if (tc->branch) {
+		const floe_snapshot_ref *ref =
+			floe_metadata_ref(floe_table_metadata(t->commit_t), tc->branch);
+		if (ref && ref->is_tag)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "table %s: '%s' is a tag, not a branch: a pipeline writes "
+					      "to a branch",
+					      t->ident, tc->branch);
+	}
+	t->overwrite = tc->write_mode == 1;
+	if (tc->overwrite_where &&
+	    (rc = stream_ow_filter_new(&t->ow_filter, t->commit_t, tc->overwrite_where, err)))
+		return floe_error_prefix(err, rc, "table %s: ", t->ident);
 	const stream_source_cfg *sc = stream_config_source(p->cfg, tc->source);
 	if (sc && (sc->type == STREAM_SRC_KAFKA || sc->type == STREAM_SRC_KINESIS) &&
 	    (rc = open_kafka_table(p, t, sc, err)))
@@ -650,6 +693,8 @@ typedef struct kafka_hook {
 	size_t src;
 } kafka_hook;
 
+/* checkpoint(): dropped, a record needs a schema update first */
+#define CKPT_EVOLVE 1
 static int checkpoint(floe_pipeline *p, floe_error *err);
 
 /* Wait until every admitted block is in a task writer (the tasks are idle). */
@@ -1128,6 +1173,9 @@ static void ckpt_free(ckpt_item *c, size_t n_tables, size_t n_sources)
 	for (size_t i = 0; i < c->n_arenas; i++)
 		floe_arena_free(c->arenas[i]);
 	floe_free(c->arenas);
+	for (size_t i = 0; i < c->n_idx_arenas; i++)
+		floe_arena_free(c->idx_arenas[i]);
+	floe_free(c->idx_arenas);
 	for (size_t i = 0; c->files && i < n_tables; i++)
 		floe_free(c->files[i]);
 	floe_free(c->files);
@@ -1153,9 +1201,74 @@ static void ckpt_free(ckpt_item *c, size_t n_tables, size_t n_sources)
  * concurrent compaction keeps its data sequence number, so the equality
  * deletes committed here still apply to the rows it rewrote.
  */
+/* index mode: every attempt's base must be the snapshot the index describes */
+typedef struct idx_check {
+	int64_t expect;
+	bool failed;
+} idx_check;
+
+static int idx_check_cb(void *payload, const floe_metadata *base, const floe_snapshot *parent,
+			floe_error *err)
+{
+	idx_check *ic = payload;
+	int64_t head = parent ? parent->snapshot_id : FLOE_NO_SNAPSHOT;
+	(void)base;
+	if (head == ic->expect)
+		return FLOE_OK;
+	ic->failed = true;
+	return floe_error_set(err, FLOE_ECONFLICT,
+			      "snapshot %lld landed after the key index's snapshot %lld",
+			      (long long)head, (long long)ic->expect);
+}
+
+/* Whether file f of an index-mode checkpoint goes into the commit. */
+static bool idx_take(const floe_data_file *f, bool dv_mode)
+{
+	unsigned tag = f->absent_metrics & FLOE_DELTA_TAGS;
+	if (tag & FLOE_DELTA_TAG_FALLBACK)
+		return !dv_mode;
+	if (tag & (FLOE_DELTA_TAG_INDEX | FLOE_DELTA_TAG_REMOVE))
+		return dv_mode;
+	return true;
+}
+
+/* After an index-mode commit: delete what was written and not committed (the
+ * equality deletes, or the index's DVs). Never after an unknown outcome. */
+static void idx_discard(rt_table *t, const floe_data_file *files, size_t n, bool dv_mode)
+{
+	floe_hmap seen;
+	floe_hmap_init(&seen);
+	for (size_t i = 0; i < n; i++) {
+		const floe_data_file *f = &files[i];
+		unsigned tag = f->absent_metrics & FLOE_DELTA_TAGS;
+		if (!tag || (tag & FLOE_DELTA_TAG_REMOVE) || idx_take(f, dv_mode))
+			continue;
+		if (floe_hmap_get_str(&seen, f->file_path, NULL))
+			continue; /* DVs share one Puffin file */
+		if (floe_hmap_put_str(&seen, f->file_path, 1))
+			break;
+		floe_io_remove_quiet(floe_table_io(t->commit_t), f->file_path);
+	}
+	floe_hmap_reset(&seen);
+}
+
 static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, bool *conflict,
 			floe_error *err)
 {
+	bool dv_mode = false;
+	idx_check ic = {0, false};
+	if (t->index_mode) {
+		int rc0 = floe_table_refresh(t->commit_t, err);
+		if (rc0)
+			return floe_error_prefix(err, rc0, "checkpoint %lld: table %s: ",
+						 (long long)c->id, t->ident);
+		const floe_snapshot *h =
+			floe_metadata_branch_head(floe_table_metadata(t->commit_t), NULL);
+		int64_t head = h ? h->snapshot_id : FLOE_NO_SNAPSHOT;
+		dv_mode = !t->idx_stale && t->index && head == t->idx_expect;
+		ic.expect = t->idx_expect;
+	}
+again:;
 	floe_snapshot_op *ap = NULL;
 	stream_split_check_ctx ck;
 	memset(&ck, 0, sizeof(ck));
@@ -1172,6 +1285,10 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 		return FLOE_OK; /* empty checkpoint: nothing to commit */
 	for (size_t i = 0; i < n; i++) {
 		const floe_data_file *f = &c->files[ti][i];
+		if (t->index_mode && !idx_take(f, dv_mode))
+			continue;
+		if (f->absent_metrics & FLOE_DELTA_TAG_REMOVE)
+			continue;
 		if (f->content == FLOE_CONTENT_DATA) {
 			n_data++;
 			records += f->record_count;
@@ -1194,11 +1311,39 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 		if ((rc = floe_table_refresh(t->commit_t, err)))
 			goto done;
 	}
-	if ((rc = floe_op_new(&ap, t->commit_t, n_pos + n_eq ? FLOE_OP_ROW_DELTA : FLOE_OP_APPEND,
-			      NULL, err)))
+	if ((rc = floe_op_new(&ap, t->commit_t,
+			      t->overwrite	? FLOE_OP_OVERWRITE
+			      : n_pos + n_eq ? FLOE_OP_ROW_DELTA
+					     : FLOE_OP_APPEND,
+			      t->cfg->branch, err)))
 		goto done;
-	for (size_t i = 0; i < n && !rc; i++)
-		rc = floe_op_add_file(ap, &c->files[ti][i], err);
+	if (t->overwrite) {
+		floe_overwrite_scope os = {!t->ow_filter,
+					   t->ow_filter ? stream_ow_filter_scope : NULL,
+					   t->ow_filter,
+					   t->cfg->overwrite_where,
+					   t->ow_base,
+					   t->ow_base == FLOE_NO_SNAPSHOT ? 0 : t->ow_base_seq,
+					   p->pipeline_id};
+		char ob[48];
+		snprintf(ob, sizeof(ob), "%lld:%lld", (long long)t->ow_base,
+			 (long long)t->ow_base_seq);
+		if ((rc = floe_op_set_overwrite(ap, &os, err)) ||
+		    (rc = floe_op_set_summary(ap, "floe.overwrite-base", ob, err)))
+			goto done;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		floe_data_file f = c->files[ti][i];
+		if (t->index_mode && !idx_take(&f, dv_mode))
+			continue;
+		unsigned tag = f.absent_metrics & FLOE_DELTA_TAGS;
+		f.absent_metrics &= ~FLOE_DELTA_TAGS;
+		rc = tag & FLOE_DELTA_TAG_REMOVE ? floe_op_remove_file(ap, &f, err)
+						 : floe_op_add_file(ap, &f, err);
+	}
+	if (!rc && t->index_mode)
+		rc = floe_append_set_summary(ap, "floe.upsert-mode",
+					     dv_mode ? "index" : "index-fallback", err);
 	snprintf(num, sizeof(num), "%lld", (long long)c->id);
 	rc = rc ? rc : floe_append_set_summary(ap, "floe.pipeline-id", p->pipeline_id, err);
 	rc = rc ? rc : floe_append_set_summary(ap, "floe.checkpoint-id", num, err);
@@ -1218,12 +1363,38 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 		floe_op_set_check(ap, stream_split_check, &ck);
 	} else {
 		rc = rc ? rc : floe_op_fence_pipeline(ap, p->pipeline_id, t->fence_snap, err);
+		if (dv_mode)
+			floe_op_set_check(ap, idx_check_cb, &ic);
 	}
 	if (p->sink == &stream_sink_task_writers)
 		floe_op_verify_added(ap); /* its files: they must still be there */
 	if (n == 0)
 		floe_op_allow_empty(ap); /* the offsets moved: they are the change */
 	rc = rc ? rc : floe_op_commit(ap, &snap, err);
+	if (rc && dv_mode && ic.failed) {
+		/* another commit landed meanwhile: this checkpoint's equality
+		 * deletes instead, and an index rebuilt after it */
+		FLOE_INFO("table %s: checkpoint %lld: %s; committing its equality deletes "
+			  "instead of the index's deletion vectors",
+			  t->ident, (long long)c->id, err ? err->msg : "a concurrent commit");
+		floe_error_clear(err);
+		floe_op_free(ap);
+		ap = NULL;
+		stream_split_check_reset(&ck);
+		dv_mode = false;
+		ic.failed = false;
+		goto again;
+	}
+	if (!rc && t->index_mode) {
+		idx_discard(t, c->files[ti], n, dv_mode);
+		if (dv_mode && snap >= 0) {
+			t->idx_expect = snap;
+			t->idx_dv_commits++;
+		} else if (!dv_mode) {
+			t->idx_stale = true;
+			t->idx_fallbacks++;
+		}
+	}
 	if (rc) {
 		if (t->split_fence && ck.conflict)
 			*conflict = true;
@@ -1509,6 +1680,12 @@ static int checkpoint(floe_pipeline *p, floe_error *err)
 		ckpt_free(c, p->n_tables, p->n_sources);
 		return FLOE_ECANCELED;
 	}
+	if (atomic_load(&p->evolve_req)) {
+		/* a record of this checkpoint needs a schema update first
+		 * (stream_evolve.c): nothing of it commits */
+		ckpt_free(c, p->n_tables, p->n_sources);
+		return CKPT_EVOLVE;
+	}
 	c->complete = p->n_sources > 0;
 	for (size_t i = 0; i < p->n_sources; i++)
 		c->complete = c->complete && p->sources[i].eof;
@@ -1572,6 +1749,39 @@ static int checkpoint(floe_pipeline *p, floe_error *err)
 			t->ckpt_n[i] = 0;
 		}
 	}
+	/* index-mode tables: the index's DVs / position deletes of this checkpoint */
+	for (size_t i = 0; i < p->n_tables; i++) {
+		rt_table *tb = &p->tables[i];
+		if (!tb->index)
+			continue;
+		floe_data_file *rep = NULL;
+		size_t n_rep = 0;
+		floe_arena *ia = floe_arena_new(65536);
+		if (!ia) {
+			ckpt_free(c, p->n_tables, p->n_sources);
+			return floe_error_oom(err);
+		}
+		rc = floe_delta_index_complete(tb->index, &c->files[i], &c->n_files[i], &rep, &n_rep,
+					       ia, err);
+		for (size_t k = 0; k < n_rep && !rc; k++) {
+			floe_data_file *f = floe_realloc(c->files[i], (c->n_files[i] + 1) * sizeof(*f));
+			if (!f) {
+				rc = floe_error_oom(err);
+				break;
+			}
+			f[c->n_files[i]++] = rep[k];
+			c->files[i] = f;
+		}
+		floe_free(rep);
+		if (!rc && FLOE_ARRAY_RESERVE(c->idx_arenas, c->cap_idx_arenas, c->n_idx_arenas + 1))
+			rc = floe_error_oom(err);
+		if (rc) {
+			floe_arena_free(ia);
+			ckpt_free(c, p->n_tables, p->n_sources);
+			return floe_error_prefix(err, rc, "table %s: ", tb->ident);
+		}
+		c->idx_arenas[c->n_idx_arenas++] = ia;
+	}
 	/* dead letters of this checkpoint are on disk before its commit */
 	floe_buf none;
 	floe_buf_init(&none, 0);
@@ -1616,8 +1826,22 @@ static int checkpoint(floe_pipeline *p, floe_error *err)
 	}
 	p->pending = c;
 	floe_cond_broadcast(&p->commit_cv);
+	/* index mode: the next checkpoint's lookups need this one's commit (and,
+	 * when another commit landed, an index rebuilt after it) */
+	bool any_index = false;
+	for (size_t i = 0; i < p->n_tables; i++)
+		any_index = any_index || p->tables[i].index_mode;
+	if (any_index)
+		while (p->pending && !atomic_load(&p->cancel) && !p->failed)
+			floe_cond_wait(&p->commit_cv, &p->lock);
 	floe_mutex_unlock(&p->lock);
-	return FLOE_OK;
+	for (size_t i = 0; any_index && i < p->n_tables && !rc; i++) {
+		rt_table *tb = &p->tables[i];
+		if (tb->index_mode && tb->idx_stale &&
+		    !atomic_load(&p->cancel))
+			rc = stream_index_build(p, tb, err);
+	}
+	return rc;
 }
 
 static void progress(floe_pipeline *p)
@@ -1709,6 +1933,7 @@ static int start_maintenance(floe_pipeline *p, floe_error *err)
 		o.compact.max_bytes = m->max_rewrite_bytes;
 		o.compact.max_commits = (int)m->max_commits;
 		o.compact.sort = m->sort;
+		o.compact.branch = t->cfg->branch; /* the branch this pipeline writes */
 		o.expire.retain_last = (int)m->retain_last;
 		o.lock_uri = m->lock_uri;
 		sc.commit_count = m->commit_count;
@@ -1772,7 +1997,10 @@ int floe_pipeline_run(floe_pipeline *p, floe_error *err)
 	floe_error_clear(&local);
 	if (p->threads_started)
 		return floe_error_set(err, FLOE_EINVAL, "the pipeline is already running");
-	if ((rc = start_maintenance(p, &local)) || (rc = start_threads(p, &local))) {
+	for (size_t i = 0; i < p->n_tables && !rc; i++)
+		if (p->tables[i].index_mode)
+			rc = stream_index_build(p, &p->tables[i], &local);
+	if (rc || (rc = start_maintenance(p, &local)) || (rc = start_threads(p, &local))) {
 		stream_fail(p, &local);
 		goto done;
 	}
@@ -1784,7 +2012,7 @@ int floe_pipeline_run(floe_pipeline *p, floe_error *err)
 		for (size_t i = 0; i < p->n_sources; i++)
 			all_eof = all_eof && p->sources[i].eof;
 		bool stop = atomic_load(&p->stop_req) || all_eof;
-		if (atomic_load(&p->cancel))
+		if (atomic_load(&p->cancel) || atomic_load(&p->evolve_req))
 			break;
 		floe_mutex_lock(&p->lock);
 		bool rw = p->rewind;
@@ -1805,6 +2033,10 @@ int floe_pipeline_run(floe_pipeline *p, floe_error *err)
 			atomic_store(&p->ckpt_asap, false);
 			rc = checkpoint(p, &local);
 			last_end = now_ms();
+			if (rc == CKPT_EVOLVE) {
+				rc = FLOE_OK;
+				break;
+			}
 			if (rc) {
 				if (rc != FLOE_ECANCELED)
 					stream_fail(p, &local);
@@ -1869,9 +2101,20 @@ done:
 	}
 	floe_mutex_lock(&p->lock);
 	bool failed = p->failed;
+	floe_mutex_unlock(&p->lock);
+	if (!failed && !atomic_load(&p->cancel) && atomic_load(&p->evolve_req)) {
+		/* the committer is idle: the schema first, then (next run) the data */
+		floe_error_clear(&local);
+		if (stream_evolve_commit(p, &local)) {
+			stream_fail(p, &local);
+		}
+	}
+	floe_mutex_lock(&p->lock);
+	failed = p->failed;
 	floe_error first = p->first_err;
 	floe_mutex_unlock(&p->lock);
-	stop_maintenance(p, !failed && !atomic_load(&p->cancel) && !atomic_load(&p->stop_req));
+	stop_maintenance(p, !failed && !atomic_load(&p->cancel) && !atomic_load(&p->stop_req) &&
+				 !p->restart);
 	progress(p);
 	for (size_t i = 0; i < p->n_tables; i++) {
 		const rt_table *t = &p->tables[i];
@@ -1959,18 +2202,21 @@ void floe_pipeline_free(floe_pipeline *p)
 		rt_table *t = &p->tables[i];
 		floe_arrow_schema_release(&t->aschema);
 		stream_filter_free(t->filter);
+		stream_ow_filter_free(t->ow_filter);
 		stream_filter_free(t->pre_filter);
 		stream_offsets_reset(&t->skip);
 		stream_split_state_free(t->splits);
 		floe_free(t->pplan);
 		floe_free(t->pcheck);
 		floe_imap_reset(&t->owners);
+		floe_buf_reset(&t->evo_recs);
 		floe_table_free(t->write_t);
 		/* a failed pipeline leaves its lease to expire: a commit of it may
 		 * have an unknown outcome */
 		if (t->commit_t)
 			floe_table__lease_drop(t->commit_t, p->failed);
 		floe_table_free(t->commit_t);
+		floe_delta_index_free(t->index);
 		floe_arena_reset(&t->warena);
 		floe_free(t->ns);
 		floe_free(t->name);

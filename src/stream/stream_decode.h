@@ -40,6 +40,8 @@ typedef struct stream_json_dec {
 	stream_reason why;
 	size_t err_at;    /* byte offset in the record of a syntax error */
 	bool pathed;      /* why already starts with a field path */
+	bool reject_unknown; /* a member the schema lacks rejects the record
+			      * (unknown-fields: evolve, dead-letter) */
 } stream_json_dec;
 
 void stream_json_dec_init(stream_json_dec *d, const stream_coerce_opts *opts);

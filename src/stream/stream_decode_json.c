@@ -456,6 +456,11 @@ static int parse_object(stream_json_dec *d, jcur *c, stream_col *col, int depth)
 			if (c->p >= c->end || *c->p != ':')
 				return syntax(d, c, "expected ':'");
 			c->p++;
+			if (idx < 0 && d->reject_unknown) {
+				stream_reason_set(&d->why, "unknown field '%.*s'", (int)(kn > 64 ? 64 : kn),
+						  key);
+				return FLOE_EINVAL;
+			}
 			if (idx < 0) {
 				if ((rc = skip_value(d, c, depth + 1)))
 					return rc;

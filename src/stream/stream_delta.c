@@ -27,6 +27,9 @@
 #include <string.h>
 
 #include "json/json.h"
+#include "arrow/arrow_build.h"
+#include "scan/scan_select.h"
+#include "util/timeutil.h"
 #include "stream/stream_runtime.h"
 #include "util/log.h"
 
@@ -172,6 +175,14 @@ int stream_delta_precheck(const stream_config *cfg, floe_catalog *cat, floe_erro
 			rc = FLOE_OK;
 			goto next;
 		}
+		if (tc->write_mode == 1 &&
+		    (tc->upsert >= 0 ? tc->upsert == 1 : truthy(in.prop_upsert))) {
+			rc = floe_error_set(err, FLOE_EINVAL,
+					    "write.mode: overwrite and upserts (write.upsert.enabled) "
+					    "together are refused: an overwrite replaces rows, an upsert "
+					    "merges them");
+			goto next;
+		}
 		rc = rules(&in, &out, err);
 next:
 		if (rc)
@@ -283,8 +294,156 @@ int stream_delta_setup(floe_pipeline *p, rt_table *t, floe_error *err)
 	pl->n_required = n_req;
 	pl->ts_field = ts_field;
 	pl->kind_field = kind_field;
-	FLOE_INFO("table %s: %s on %zu equality field(s)%s", t->ident,
+	const char *mode = floe_metadata_property(t->meta, "write.upsert.mode");
+	const char *mode_cfg = prop(&tc->properties, "write.upsert.mode");
+	if (mode_cfg)
+		mode = mode_cfg;
+	/* index mode is for upserts (a change stream's insert does not replace its key) */
+	t->index_mode = mode && !strcmp(mode, "index") && t->upsert;
+	t->index_memory = (size_t)256 << 20;
+	const char *mem = prop(&tc->properties, "write.upsert.index.memory");
+	if (!mem)
+		mem = floe_metadata_property(t->meta, "write.upsert.index.memory");
+	int64_t mv;
+	if (mem && floe_parse_i64(mem, strlen(mem), &mv) && mv > 0)
+		t->index_memory = (size_t)mv;
+	FLOE_INFO("table %s: %s on %zu equality field(s)%s%s", t->ident,
 		  t->upsert ? "upserts" : "change records", t->n_eq,
-		  t->cdc == STREAM_CDC_DEBEZIUM ? " from Debezium JSON" : "");
+		  t->cdc == STREAM_CDC_DEBEZIUM ? " from Debezium JSON" : "",
+		  t->index_mode ? " (index mode)" : "");
+	return FLOE_OK;
+}
+
+/* ---- index mode ------------------------------------------------------------------- */
+
+/*
+ * The key index of an index-mode table, built from the table's current
+ * snapshot: every live data file (with its DV) is registered, then the key
+ * columns of its live rows are read with _file and _pos (deletes applied:
+ * the scan's own rules) into the index partitions. t->idx_expect becomes
+ * that snapshot: a checkpoint commits the index's DVs only when the table's
+ * head is still it (stream_coord.c commit_table). A table the index cannot
+ * describe exactly (a v3 data file with position delete files beside its DV,
+ * relocated file paths) runs in equality mode instead, with a warning.
+ */
+int stream_index_build(floe_pipeline *p, rt_table *t, floe_error *err)
+{
+	int rc;
+	floe_scan *s = NULL;
+	floe_delta_index *ix = NULL;
+	struct ArrowSchema sch;
+	memset(&sch, 0, sizeof(sch));
+	int64_t t0 = floe_monotonic_ns();
+	t->idx_stale = false;
+	if ((rc = floe_table_refresh(t->commit_t, err)))
+		return rc;
+	const floe_metadata *m = floe_table_metadata(t->commit_t);
+	const floe_snapshot *head = floe_metadata_current_snapshot(m);
+	floe_delta_index_opts o;
+	memset(&o, 0, sizeof(o));
+	o.equality_ids = t->eq_ids;
+	o.n_equality_ids = t->n_eq;
+	o.n_parts = (size_t)p->n_tasks;
+	o.memory = t->index_memory;
+	o.partition_id = p->n_tasks; /* after the tasks' partition ids: its own file names */
+	o.task_id = p->run_id;
+	o.operation_id = p->op_id;
+	if (t->index) { /* a rebuild: the delta writers hold it */
+		ix = t->index;
+		t->index = NULL;
+		if ((rc = floe_delta_index_clear(ix, err)))
+			goto done;
+	} else if ((rc = floe_delta_index_new(&ix, floe_table_io(t->write_t), t->meta, &t->wcfg,
+					      &o, err))) {
+		return rc;
+	}
+	t->idx_expect = head ? head->snapshot_id : FLOE_NO_SNAPSHOT;
+	if (!head) {
+		t->index = ix;
+		return FLOE_OK;
+	}
+	const char *cols[66];
+	const floe_type *root = t->schema->root;
+	for (size_t k = 0; k < t->n_eq; k++)
+		for (size_t i = 0; i < root->n_fields; i++)
+			if (root->fields[i].id == t->eq_ids[k])
+				cols[k] = root->fields[i].name;
+	cols[t->n_eq] = "_file";
+	cols[t->n_eq + 1] = "_pos";
+	floe_scan_opts so = FLOE_SCAN_OPTS_INIT;
+	so.columns = cols;
+	so.n_columns = t->n_eq + 2;
+	so.snapshot_id = head->snapshot_id;
+	if ((rc = floe_scan_open(&s, t->commit_t, &so, err)))
+		goto done;
+	scan_file *const *files;
+	size_t nf;
+	bool usable = true;
+	floe_scan__plan_files(s, &files, &nf);
+	for (size_t i = 0; i < nf && !rc && usable; i++) {
+		const scan_file *f = files[i];
+		const scan_file *dv = NULL;
+		if (strcmp(f->path, f->raw_path) != 0)
+			usable = false;
+		for (size_t k = 0; k < f->n_deletes; k++) {
+			if (f->deletes[k]->is_dv)
+				dv = f->deletes[k];
+			else if (f->deletes[k]->content == FLOE_CONTENT_POSITION_DELETES &&
+				 m->format_version >= 3)
+				usable = false;
+		}
+		floe_data_file d;
+		if (dv) {
+			floe_data_file_init(&d);
+			d.content = dv->content;
+			d.file_path = dv->raw_path;
+			d.file_format = dv->format;
+			d.spec_id = dv->spec_id;
+			d.partition = dv->partition;
+			d.record_count = dv->record_count;
+			d.file_size_in_bytes = dv->file_size;
+			d.referenced_data_file = dv->referenced;
+			d.content_offset = dv->content_offset;
+			d.content_size_in_bytes = dv->content_size;
+		}
+		rc = floe_delta_index_add_file(ix, f->raw_path, f->spec_id, &f->partition,
+					       dv ? &d : NULL, err);
+	}
+	if (!rc && !usable) {
+		FLOE_WARN("table %s: the key index cannot describe this table (position delete "
+			  "files beside deletion vectors, or relocated files): upserts use "
+			  "equality deletes in this run (floe maintain compaction removes the cause)",
+			  t->ident);
+		t->idx_stale = true;
+		t->idx_expect = INT64_MIN; /* never trusted: every commit takes the fallback */
+		rc = floe_delta_index_clear(ix, err);
+		goto done;
+	}
+	if (!rc)
+		rc = floe_scan_arrow_schema(s, &sch, err);
+	while (!rc) {
+		struct ArrowArray b;
+		bool eof;
+		if ((rc = floe_scan_next(s, &b, &eof, err)) || eof)
+			break;
+		rc = floe_delta_index_load(ix, &b, &sch, err);
+		floe_arrow_array_release(&b);
+	}
+done:
+	if (sch.release)
+		sch.release(&sch);
+	floe_scan_free(s);
+	t->index = ix; /* freed with the table */
+	if (rc)
+		return floe_error_prefix(err, rc, "table %s: building the key index: ", t->ident);
+	if (ix) {
+		floe_delta_index_stats st;
+		floe_delta_index_get_stats(ix, &st);
+		FLOE_INFO("table %s: key index of snapshot %lld: %zu keys in %zu data files, %zu "
+			  "bytes in memory, %llu spills (%lld ms)",
+			  t->ident, (long long)t->idx_expect, st.entries, st.files, st.memory,
+			  (unsigned long long)st.spills,
+			  (long long)((floe_monotonic_ns() - t0) / 1000000));
+	}
 	return FLOE_OK;
 }

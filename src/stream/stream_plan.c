@@ -356,18 +356,20 @@ static void lint_table(floe_plan *p, const plan_table *pt, const stream_table_cf
 		     pt->writers, pt->without.files_per_commit, pt->partitions);
 	/* 3-5: upserts */
 	if (pt->upsert) {
+		/* the key: --equality-fields, else the table entry's equality-field-columns */
+		const char *eq = o->equality_fields ? o->equality_fields : t->equality_fields;
 		if (pt->dist == STREAM_DIST_NONE && pt->writers > 1)
 			lint(p, "upsert-distribution-none", FLOE_HEALTH_CRITICAL, tn,
 			     "upsert with distribution-mode none: two writers may hold versions of one key "
 			     "in one checkpoint and neither's equality delete removes the other's row; "
 			     "distribute by hash on the equality fields");
-		if (!o->equality_fields || !*o->equality_fields)
+		if (!eq || !*eq)
 			lint(p, "upsert-without-key", FLOE_HEALTH_CRITICAL, tn,
 			     "upsert without equality fields: there is no key to delete the old row by "
 			     "(--equality-fields, the table's identifier fields)");
 		else
 			for (size_t i = 0; i < si->n_sources; i++)
-				if (!in_list(o->equality_fields, si->sources[i]))
+				if (!in_list(eq, si->sources[i]))
 					lint(p, "upsert-partition-not-in-key", FLOE_HEALTH_CRITICAL, tn,
 					     "partition column '%s' is not an equality field: a key that "
 					     "changes partition keeps its old row, since an equality delete "
@@ -521,7 +523,8 @@ int floe_plan_run(floe_plan **out, const char *yaml, size_t n, const floe_plan_o
 						    : prop_i64(t, "history.expire.max-snapshot-age-ms",
 							       INT64_C(432000000)));
 		const char *up = floe_strmap_get(&t->properties, "write.upsert.enabled");
-		pt->upsert = (up && !strcmp(up, "true")) || opts->update_ratio > 0;
+		pt->upsert = t->upsert == 1 || (t->upsert < 0 && up && !strcmp(up, "true")) ||
+			     opts->update_ratio > 0;
 		if ((rc = predict(p, pt, cfg, t))) {
 			rc = floe_error_oom(err);
 			goto fail;

@@ -88,6 +88,8 @@ typedef struct rt_pfield {
 	const floe_partition_field *pf;
 } rt_pfield;
 
+typedef struct stream_ow_filter stream_ow_filter;
+
 typedef struct rt_table {
 	const stream_table_cfg *cfg;
 	char *ns, *name, *ident;
@@ -125,6 +127,17 @@ typedef struct rt_table {
 	 * (resumed from or committed; FLOE_NO_SNAPSHOT): every commit is fenced
 	 * on it (floe_op_fence_pipeline) */
 	int64_t fence_snap;
+	/* write.mode: overwrite — the load's base (the branch head when it
+	 * started, kept in every checkpoint's floe.overwrite-base) and, for
+	 * overwrite-where, its filter */
+	bool overwrite;
+	int64_t ow_base, ow_base_seq;
+	stream_ow_filter *ow_filter;
+	/* unknown-fields: evolve — records that need a wider schema (u32 length
+	 * + bytes each, under the hub lock), committed as a schema update at
+	 * the end of the run (stream_evolve.c) */
+	floe_buf evo_recs;
+	size_t n_evo_recs;
 	rt_pfield *pplan;
 	size_t n_pplan;
 	/* partition fields whose value a record can make unwritable (truncate of a
@@ -156,6 +169,13 @@ typedef struct rt_table {
 	 * from these (committer thread; read by the coordinator once no commit
 	 * is pending) */
 	stream_offsets committed;
+	/* index mode (write.upsert.mode=index; stream_delta.c) */
+	bool index_mode;
+	floe_delta_index *index;
+	size_t index_memory;
+	int64_t idx_expect; /* the snapshot the index describes: head must be it */
+	bool idx_stale;     /* another commit landed: rebuilt after the next commit */
+	int64_t idx_dv_commits, idx_fallbacks;
 } rt_table;
 
 typedef struct rt_source {
@@ -260,6 +280,8 @@ typedef struct ckpt_item {
 	bool complete; /* every source at its end: a one-shot load done */
 	int64_t sealed_ms; /* wall clock when its files were closed: later files are the next
 			      checkpoint's */
+	floe_arena **idx_arenas; /* index-mode tables' delete file entries */
+	size_t n_idx_arenas, cap_idx_arenas;
 } ckpt_item;
 
 struct floe_pipeline {
@@ -303,6 +325,11 @@ struct floe_pipeline {
 	 * a split of ours (stream_split_fence.c): drop what is held and re-seek */
 	bool rewind;
 	int64_t rewinds;
+	/* a record needs a schema update (unknown-fields: evolve): no
+	 * checkpoint commits after it; the run ends, the schema is committed,
+	 * and the caller opens the pipeline again (floe_pipeline_restart_wanted) */
+	atomic_bool evolve_req;
+	bool restart;
 	int64_t next_ckpt;
 	int64_t run_id; /* first checkpoint id of this run (file names) */
 
@@ -334,11 +361,20 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 			 const stream_sink_ops *sink, const floe_pipeline_opts *opts,
 			 floe_error *err) FLOE_WUR;
 
+/* stream_overwrite.c: the row filter of overwrite-where, decided per file
+ * (a floe_op_scope_fn over the table's current metadata). */
+int stream_ow_filter_new(stream_ow_filter **out, floe_table *t, const char *text,
+			 floe_error *err) FLOE_WUR;
+void stream_ow_filter_free(stream_ow_filter *f);
+int stream_ow_filter_scope(void *payload, const floe_data_file *df);
+
 /* stream_delta.c: the rules of upsert / change-record tables, checked for
  * every table before any is created; the plan of a delta table (t->meta
  * loaded, t->dist computed). */
 int stream_delta_precheck(const stream_config *cfg, floe_catalog *cat, floe_error *err) FLOE_WUR;
 int stream_delta_setup(floe_pipeline *p, rt_table *t, floe_error *err) FLOE_WUR;
+/* index mode: (re)build t->index from the table's current snapshot */
+int stream_index_build(floe_pipeline *p, rt_table *t, floe_error *err) FLOE_WUR;
 
 /* stream_task.c */
 void *stream_task_main(void *arg);
@@ -364,6 +400,15 @@ int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool 
 int stream_task__open_value_decoders(rt_task *t, floe_error *err) FLOE_WUR;
 void stream_task__close_value_decoders(rt_task *t);
 /* Flush a task's dead-letter lines to the file (fsync when sync). */
+/* stream_evolve.c: a record that did not decode for table ti under
+ * unknown-fields: evolve; *taken when it needs a schema update (it is then
+ * neither written nor dead-lettered: the run ends and replays it). */
+int stream_evolve_note(rt_task *t, size_t ti, const char *rec, size_t n, bool *taken,
+		       floe_error *err) FLOE_WUR;
+/* At the end of a run that asked for it: commit each table's schema update
+ * (fenced); FLOE_OK when something changed (p->restart set). */
+int stream_evolve_commit(floe_pipeline *p, floe_error *err) FLOE_WUR;
+
 int stream_dlq_flush(floe_pipeline *p, floe_buf *lines, bool sync, floe_error *err) FLOE_WUR;
 
 #endif

@@ -133,7 +133,9 @@ static int walk(stream_split_state *st, const floe_metadata *m, const floe_snaps
 int stream_split_refresh(stream_split_state *st, const floe_metadata *m, const char *pipeline_id,
 			 int64_t *last_ckpt, floe_error *err)
 {
-	const floe_snapshot *head = floe_metadata_branch_head(m, NULL);
+	const floe_snapshot *head = floe_metadata_branch_head(m, st->branch);
+	if (!head && st->branch)
+		head = floe_metadata_branch_head(m, NULL); /* the branch starts from main */
 	stream_offsets seen;
 	bool reached;
 	int rc;

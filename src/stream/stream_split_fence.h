@@ -22,6 +22,7 @@ typedef struct stream_split_state {
 	int64_t at;            /* FLOE_NO_SNAPSHOT: nothing merged yet */
 	stream_offsets expect; /* the splits this process owns: their table position as it knows it */
 	char *group;           /* the consumer group (floe.kafka.group-id) */
+	const char *branch;    /* the table's branch (not owned; NULL: main) */
 } stream_split_state;
 
 int stream_split_state_new(stream_split_state **out, const char *group, floe_error *err) FLOE_WUR;

@@ -366,6 +366,7 @@ static int write_batch(rt_task *t, size_t ti, struct ArrowArray *batch, const ui
 			o.equality_ids = tb->eq_ids;
 			o.n_equality_ids = tb->n_eq;
 			o.upsert = tb->upsert;
+			o.index = tb->index;
 			if ((rc = floe_delta_writer_new(&t->deltas[ti], floe_table_io(tb->write_t),
 							tb->meta, &tb->wcfg, &o, err)))
 				return floe_error_prefix(err, rc, "table %s: ", tb->ident);
@@ -823,10 +824,28 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 			rc = stream_cdc_decode_debezium(&t->cdc[ti], root, cur, n, kinds, &n_rows);
 			why = t->cdc[ti].why.msg;
 		} else {
-			if (csv)
+			if (csv) {
 				rc = stream_csv_decode(&t->csv[ti], root, cur, n);
-			else
+			} else {
+				t->json.reject_unknown = tb->cfg->unknown_fields != STREAM_UNKNOWN_DROP;
 				rc = stream_json_decode(&t->json, root, cur, n);
+				t->json.reject_unknown = false;
+				if (rc == FLOE_EINVAL && !tb->delta &&
+				    tb->cfg->unknown_fields == STREAM_UNKNOWN_EVOLVE) {
+					bool taken = false, wanted = true;
+					/* another table's record says nothing of this one */
+					if (tb->pre_filter &&
+					    (rc = stream_task__wanted_by_filter(t, ti, b, csv, cur, n,
+										&wanted, err)))
+						return rc;
+					if (wanted &&
+					    (rc = stream_evolve_note(t, ti, cur, n, &taken, err)))
+						return rc;
+					if (taken)
+						continue; /* replayed after the schema update */
+					rc = FLOE_EINVAL;
+				}
+			}
 			why = csv ? t->csv[ti].why.msg : t->json.why.msg;
 			if (rc == FLOE_OK && tb->delta) {
 				/* the row's kind, its key, its required columns */

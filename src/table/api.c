@@ -20,6 +20,7 @@
 #include "table/commit.h"
 #include "table/create.h"
 #include "util/alloc.h"
+#include "util/log.h"
 #include "util/opts.h"
 #include "util/hmap.h"
 #include "util/str.h"
@@ -765,13 +766,34 @@ int floe_catalog_drop_table(floe_catalog *cat, const char *ns, const char *name,
 	/* first out of the catalog (no reader sees a half-deleted table), then files */
 	rc = floe_catalog__drop_table(cat, ns, name, err);
 	if (!rc) {
-		for (size_t i = 0; i < c.paths.cap; i++)
-			if (c.paths.slots[i].key) {
-				char *p = floe_strndup(c.paths.slots[i].key, c.paths.slots[i].klen);
-				if (p)
-					floe_io_remove_quiet(floe_table_io(t), p);
-				floe_free(p);
+		/* in batches: S3 deletes up to 1000 keys a request (DeleteObjects) */
+		enum { PURGE_BATCH = 1000 };
+		char **batch = floe_calloc(PURGE_BATCH, sizeof(*batch));
+		int *codes = floe_calloc(PURGE_BATCH, sizeof(*codes));
+		size_t nb = 0, failed = 0;
+		for (size_t i = 0; batch && codes && i <= c.paths.cap; i++) {
+			if (i < c.paths.cap && c.paths.slots[i].key &&
+			    (batch[nb] = floe_strndup(c.paths.slots[i].key, c.paths.slots[i].klen)))
+				nb++;
+			if (nb && (nb == PURGE_BATCH || i == c.paths.cap)) {
+				floe_error e;
+				floe_error_clear(&e);
+				if (floe_io_remove_batch(floe_table_io(t), (const char *const *)batch,
+							 nb, codes, &e))
+					FLOE_WARN("drop %s.%s: purging stopped: %s", ns, name, e.msg);
+				for (size_t k = 0; k < nb; k++) {
+					failed += codes[k] != 0;
+					floe_free(batch[k]);
+				}
+				nb = 0;
 			}
+		}
+		if (!batch || !codes)
+			FLOE_WARN("drop %s.%s: out of memory: its files are left", ns, name);
+		else if (failed)
+			FLOE_WARN("drop %s.%s: %zu files could not be deleted", ns, name, failed);
+		floe_free(batch);
+		floe_free(codes);
 	}
 	floe_hmap_reset(&c.paths);
 	floe_table_free(t);

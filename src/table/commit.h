@@ -110,6 +110,39 @@ int64_t floe_pipeline_forgotten_seq(const floe_metadata *m, const char *pipeline
 /* Whether s is a snapshot of pipeline_id that still counts as its state. */
 bool floe_pipeline_snapshot_counts(const floe_metadata *m, const floe_snapshot *s,
 				   const char *pipeline_id);
+/*
+ * Overwrite (an OVERWRITE operation): replace what the scope selects, with
+ * the conflict validations of Java's ReplacePartitions / OverwriteFiles.
+ *  - dynamic: the partitions (spec and tuple) of the data files added here
+ *    (Spark's dynamic mode, Flink's overwrite; an unpartitioned table is
+ *    replaced whole);
+ *  - filter: a row filter decided per file by `filter` (a higher layer's
+ *    evaluator): FLOE_SCOPE_ALL removes the file, FLOE_SCOPE_SOME fails
+ *    ("some, but not all, rows match", as overwriteByRowFilter), and every
+ *    data file added here must be FLOE_SCOPE_ALL
+ *    (validateAddedFilesMatchOverwriteFilter).
+ * The first attempt removes the live data and delete files in the scope of
+ * its base whose data sequence number is <= base_seq (-1: all; a pipeline
+ * keeps its own earlier checkpoints of the same load). Every attempt fails
+ * with a final FLOE_ECONFLICT when a snapshot after base_snapshot (not one
+ * of own_pipeline's) added a data file in the scope (validateNoConflictingData
+ * from the starting snapshot; FLOE_NO_SNAPSHOT: the table had none, the
+ * whole ancestry is validated),
+ * and the producer's validation of removed files applies from there too.
+ */
+enum { FLOE_SCOPE_NONE = 0, FLOE_SCOPE_SOME = 1, FLOE_SCOPE_ALL = 2 };
+typedef int (*floe_op_scope_fn)(void *payload, const floe_data_file *f);
+typedef struct floe_overwrite_scope {
+	bool dynamic;
+	floe_op_scope_fn filter; /* when not dynamic */
+	void *filter_payload;
+	const char *filter_text; /* for messages (copied) */
+	int64_t base_snapshot;   /* the head the overwrite saw (FLOE_NO_SNAPSHOT: none) */
+	int64_t base_seq;        /* -1: every live file of the scope */
+	const char *own_pipeline; /* (copied; NULL: none) */
+} floe_overwrite_scope;
+int floe_op_set_overwrite(floe_snapshot_op *op, const floe_overwrite_scope *scope,
+			  floe_error *err) FLOE_WUR;
 /* The id the snapshot will have. */
 int64_t floe_op_snapshot_id(const floe_snapshot_op *op);
 /* A new manifest writer at <metadata>/<commit uuid>-m<N>.avro for the

@@ -26,4 +26,17 @@ int floe_table__create(floe_table **out, floe_catalog *cat, const char *ns, cons
 int floe_table_update_properties(floe_table *t, const floe_strmap *set, const char *const *remove,
 				 size_t n_remove, floe_error *err) FLOE_WUR;
 
+/*
+ * A pipeline's schema update from its records: merge `want` into the current
+ * schema (floe_evo_merge: new columns, wider types, and with
+ * missing_optional required columns want lacks made optional), fenced as
+ * the pipeline's data commits (pipeline_id's newest snapshot must be
+ * `expected`, else a final FLOE_ECONFLICT). Nothing to commit when the
+ * table holds the change already. *summary (optional; floe_free) says what
+ * changed.
+ */
+int floe_table__evolve_schema(floe_table *t, const floe_type *want, bool missing_optional,
+			      const char *pipeline_id, int64_t expected, char **summary,
+			      floe_error *err) FLOE_WUR;
+
 #endif

@@ -99,6 +99,12 @@ struct floe_snapshot_op {
 	bool lease_held, lease_keep;
 	bool verify_added; /* floe_op_verify_added */
 	bool allow_empty;  /* floe_op_allow_empty */
+	/* floe_op_set_overwrite */
+	bool ow_on, ow_dynamic, ow_resolved, ow_base_known;
+	floe_op_scope_fn ow_filter;
+	void *ow_filter_payload;
+	char *ow_filter_text, *ow_pipeline;
+	int64_t ow_base, ow_base_seq, ow_validated_head;
 };
 
 static int ensure_lease(floe_snapshot_op *op, floe_error *err);
@@ -153,6 +159,8 @@ void floe_op_free(floe_snapshot_op *op)
 	floe_arena_reset(&op->arena);
 	floe_free(op->attempt_list);
 	floe_free(op->fence_pipeline);
+	floe_free(op->ow_filter_text);
+	floe_free(op->ow_pipeline);
 	floe_free(op->branch);
 	floe_free(op);
 }
@@ -1145,6 +1153,218 @@ static int build_summary(floe_snapshot_op *op, const floe_snapshot *parent,
 	return rc;
 }
 
+/* ---- overwrite ------------------------------------------------------------------------ */
+
+int floe_op_set_overwrite(floe_snapshot_op *op, const floe_overwrite_scope *scope,
+			  floe_error *err)
+{
+	if (op->kind != FLOE_OP_OVERWRITE)
+		return floe_error_set(err, FLOE_EINVAL, "an overwrite scope needs an OVERWRITE operation");
+	if (!scope->dynamic && !scope->filter)
+		return floe_error_set(err, FLOE_EINVAL, "an overwrite needs a scope (dynamic or filter)");
+	op->ow_on = true;
+	op->ow_dynamic = scope->dynamic;
+	op->ow_filter = scope->filter;
+	op->ow_filter_payload = scope->filter_payload;
+	op->ow_base = scope->base_snapshot;
+	op->ow_base_known = true;
+	op->ow_base_seq = scope->base_seq;
+	op->ow_validated_head = FLOE_NO_SNAPSHOT;
+	floe_free(op->ow_filter_text);
+	floe_free(op->ow_pipeline);
+	op->ow_filter_text = floe_strdup(scope->filter_text ? scope->filter_text : "true");
+	op->ow_pipeline = scope->own_pipeline ? floe_strdup(scope->own_pipeline) : NULL;
+	if (!op->ow_filter_text || (scope->own_pipeline && !op->ow_pipeline))
+		return floe_error_oom(err);
+	op->validate_from = op->ow_base; /* (none: the first attempt's base) */
+	if (scope->dynamic)
+		return floe_op_set_summary(op, "replace-partitions", "true", err);
+	return FLOE_OK;
+}
+
+/* Is file f (data or delete) in the overwrite's scope? */
+static int ow_scope(const floe_snapshot_op *op, const floe_data_file *f)
+{
+	if (!op->ow_dynamic)
+		return op->ow_filter(op->ow_filter_payload, f);
+	for (size_t g = 0; g < op->n_groups; g++) {
+		const file_group *fg = &op->groups[g];
+		if (fg->deletes || fg->spec_id != f->spec_id)
+			continue;
+		for (size_t i = 0; i < fg->n; i++)
+			if (floe_partition_equal(&fg->files[i].partition, &f->partition))
+				return FLOE_SCOPE_ALL;
+	}
+	return FLOE_SCOPE_NONE;
+}
+
+typedef struct ow_ctx {
+	floe_snapshot_op *op;
+	floe_error *err;
+	int rc;
+	int64_t snapshot_id; /* validation: the snapshot whose added files are looked at */
+	const char *conflict;
+	floe_arena *a;
+	const floe_metadata *m;
+	int64_t base_ts; /* the base snapshot's time */
+} ow_ctx;
+
+static int ow_remove_cb(const floe_manifest_entry *e, const floe_manifest_file *mf, void *payload)
+{
+	ow_ctx *c = payload;
+	floe_snapshot_op *op = c->op;
+	(void)mf;
+	if (op->ow_base_seq >= 0 && e->sequence_number > op->ow_base_seq)
+		return 0; /* added by this load after it started */
+	if (op->ow_pipeline) {
+		/* (v1 has no sequence numbers) a file of this load's own earlier
+		 * checkpoints */
+		const floe_snapshot *s = floe_metadata_snapshot(c->m, e->snapshot_id);
+		const char *pid = s ? floe_snapshot_summary(s, "floe.pipeline-id") : NULL;
+		if (pid && strcmp(pid, op->ow_pipeline) == 0 && s->timestamp_ms > c->base_ts)
+			return 0;
+	}
+	int sc = ow_scope(op, &e->file);
+	if (sc == FLOE_SCOPE_ALL) {
+		c->rc = floe_op_remove_file(op, &e->file, c->err);
+		return c->rc ? 1 : 0;
+	}
+	if (sc == FLOE_SCOPE_SOME && e->file.content == FLOE_CONTENT_DATA) {
+		c->rc = floe_error_set(c->err, FLOE_EINVAL,
+				       "Cannot delete file where some, but not all, rows match filter "
+				       "%s: %s (the filter must be decided by the partition values)",
+				       op->ow_filter_text, e->file.file_path);
+		return 1;
+	}
+	return 0;
+}
+
+/* The first attempt: what the scope removes from its base. */
+static int overwrite_resolve(floe_snapshot_op *op, const floe_metadata *m,
+			     const floe_snapshot *parent, floe_error *err)
+{
+	if (op->ow_resolved)
+		return FLOE_OK;
+	if (!op->ow_base_known) {
+		op->ow_base = parent ? parent->snapshot_id : FLOE_NO_SNAPSHOT;
+		op->ow_base_known = true;
+	}
+	if (!op->ow_dynamic)
+		for (size_t g = 0; g < op->n_groups; g++)
+			for (size_t i = 0; !op->groups[g].deletes && i < op->groups[g].n; i++)
+				if (op->ow_filter(op->ow_filter_payload, &op->groups[g].files[i]) !=
+				    FLOE_SCOPE_ALL)
+					return floe_error_set(
+						err, FLOE_EINVAL,
+						"Cannot append file with rows that do not match filter: "
+						"%s: %s",
+						op->ow_filter_text, op->groups[g].files[i].file_path);
+	ow_ctx c = {op, err, FLOE_OK, -1, NULL, NULL, m, INT64_MAX};
+	const floe_snapshot *bs = floe_metadata_snapshot(m, op->ow_base);
+	if (bs)
+		c.base_ts = bs->timestamp_ms;
+	else if (op->ow_base == FLOE_NO_SNAPSHOT)
+		c.base_ts = INT64_MIN;
+	if (parent) {
+		int rc = floe_table_walk(op->t, parent, FLOE_WALK_DATA | FLOE_WALK_DELETES,
+					 ow_remove_cb, &c, err);
+		if (c.rc)
+			return c.rc;
+		if (rc)
+			return rc;
+	}
+	op->ow_resolved = true;
+	return FLOE_OK;
+}
+
+static int ow_added_cb(const floe_manifest_entry *e, const floe_manifest_file *mf, void *payload)
+{
+	ow_ctx *c = payload;
+	(void)mf;
+	if (e->status != FLOE_ENTRY_ADDED || e->snapshot_id != c->snapshot_id ||
+	    e->file.content != FLOE_CONTENT_DATA)
+		return 0;
+	if (ow_scope(c->op, &e->file) == FLOE_SCOPE_NONE)
+		return 0;
+	c->conflict = floe_arena_strdup(c->a, e->file.file_path);
+	return 1;
+}
+
+/* Java's validateAddedDataFiles: no append or overwrite committed since
+ * the overwrite's base added a data file its scope covers. */
+static int overwrite_validate(floe_snapshot_op *op, const floe_metadata *m,
+			      const floe_snapshot *head, floe_error *err)
+{
+	floe_arena a;
+	int rc = FLOE_OK;
+	floe_arena_init(&a, 4096);
+	for (const floe_snapshot *s = head;
+	     s && s->snapshot_id != op->ow_base && s->snapshot_id != op->ow_validated_head && !rc;
+	     s = floe_metadata_parent(m, s)) {
+		const char *operation = floe_snapshot_summary(s, "operation");
+		if (!operation || (strcmp(operation, "append") && strcmp(operation, "overwrite")))
+			continue;
+		if (op->ow_pipeline) {
+			const char *pid = floe_snapshot_summary(s, "floe.pipeline-id");
+			if (pid && strcmp(pid, op->ow_pipeline) == 0)
+				continue; /* this load's own earlier checkpoints */
+		}
+		floe_manifest_file *mfs = NULL;
+		size_t n = 0;
+		ow_ctx c = {op, err, FLOE_OK, s->snapshot_id, NULL, &a, m, 0};
+		rc = floe_table_manifests(&mfs, &n, &a, op->t, s, err);
+		for (size_t i = 0; i < n && !rc; i++) {
+			if (mfs[i].content != FLOE_MANIFEST_DATA ||
+			    (mfs[i].added_snapshot_id >= 0 && mfs[i].added_snapshot_id != s->snapshot_id))
+				continue;
+			rc = floe_table_walk_manifest(op->t, &mfs[i], FLOE_WALK_DATA, ow_added_cb, &c,
+						      err);
+		}
+		if (rc == 1 && c.conflict) {
+			if (op->ow_dynamic) {
+				/* Java names the partitions it replaces */
+				floe_buf parts;
+				floe_buf_init(&parts, 0);
+				for (size_t g = 0; g < op->n_groups; g++) {
+					const file_group *fg = &op->groups[g];
+					const floe_partition_spec *sp = floe_metadata_spec(m, fg->spec_id);
+					for (size_t i = 0; !fg->deletes && sp && i < fg->n; i++) {
+						bool dup = false;
+						for (size_t k = 0; k < i && !dup; k++)
+							dup = floe_partition_equal(&fg->files[k].partition,
+										   &fg->files[i].partition);
+						if (dup)
+							continue;
+						if ((parts.len && floe_buf_append(&parts, ", ", 2)) ||
+						    floe_partition_path(&parts, sp,
+									floe_metadata_current_schema(m),
+									&fg->files[i].partition))
+							break; /* (out of memory: a shorter message) */
+					}
+				}
+				rc = floe_error_set(err, FLOE_ECONFLICT,
+						    "Found conflicting files that can contain records "
+						    "matching partitions [%.*s]: [%s] (added by snapshot "
+						    "%lld after %lld)",
+						    (int)(parts.len > 2000 ? 2000 : parts.len),
+						    parts.data ? (const char *)parts.data : "", c.conflict,
+						    (long long)s->snapshot_id, (long long)op->ow_base);
+				floe_buf_reset(&parts);
+			} else {
+				rc = floe_error_set(err, FLOE_ECONFLICT,
+						    "Found conflicting files that can contain records "
+						    "matching %s: [%s] (added by snapshot %lld after %lld)",
+						    op->ow_filter_text, c.conflict,
+						    (long long)s->snapshot_id, (long long)op->ow_base);
+			}
+		}
+	}
+	if (!rc)
+		op->ow_validated_head = head ? head->snapshot_id : FLOE_NO_SNAPSHOT;
+	floe_arena_reset(&a);
+	return rc;
+}
+
 /* ---- pipeline fencing ----------------------------------------------------------------- */
 
 int floe_op_fence_pipeline(floe_snapshot_op *op, const char *pipeline_id, int64_t expected,
@@ -1281,6 +1501,9 @@ static int build_attempt(void *payload, const floe_metadata *base, int n_attempt
 	if (op->fence_pipeline && (rc = check_fence(op, base, parent, err)))
 		goto done;
 	if (op->check && (rc = op->check(op->check_payload, base, parent, err)))
+		goto done;
+	if (op->ow_on && ((rc = overwrite_resolve(op, base, parent, err)) ||
+			  (rc = overwrite_validate(op, base, parent, err))))
 		goto done;
 	if ((rc = validate(op, base, parent, err)) ||
 	    (rc = validate_row_delta(op, base, parent, err)))
@@ -1463,7 +1686,8 @@ int floe_op_commit(floe_snapshot_op *op, int64_t *snapshot_id, floe_error *err_o
 	if (!floe_table_catalog(t))
 		return floe_error_set(err, FLOE_EUNSUPPORTED,
 				      "this table was opened by path: commit through a catalog");
-	if (floe_op_added(op) == 0 && op->n_removes == 0 && op->n_mr_old == 0 && !op->allow_empty)
+	if (floe_op_added(op) == 0 && op->n_removes == 0 && op->n_mr_old == 0 && !op->allow_empty &&
+	    !op->ow_on)
 		return FLOE_OK;
 	if ((rc = count_partitions(op)))
 		return floe_error_oom(err);

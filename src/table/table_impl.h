@@ -113,4 +113,18 @@ typedef struct floe_file_counts {
 int floe_table_count_files(floe_file_counts *out, floe_table *t, const floe_snapshot *snap,
 			   floe_error *err) FLOE_WUR;
 
+
+/* refs.c: one change of a branch or tag (floe_ref_opts without version),
+ * applied to base as a pure step (unit-tested), and committed. */
+typedef struct floe_ref_change {
+	int action; /* floe_ref_action */
+	const char *name;
+	int64_t snapshot_id;
+	const char *from;
+	int64_t min_snapshots_to_keep, max_snapshot_age_ms, max_ref_age_ms;
+} floe_ref_change;
+int floe_refs_apply(const floe_metadata *base, const floe_ref_change *c, floe_metadata **next,
+		    floe_error *err) FLOE_WUR;
+int floe_table__update_ref(floe_table *t, const floe_ref_change *c, floe_error *err) FLOE_WUR;
+
 #endif

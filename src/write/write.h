@@ -489,8 +489,9 @@ typedef struct floe_delta_writer_opts {
 	size_t n_equality_ids;
 	bool upsert;                 /* every insert replaces its key (Flink's upsert
 					mode); false: CDC, deletes carry whole rows */
+	struct floe_delta_index *index; /* index mode (below); NULL = equality mode */
 } floe_delta_writer_opts;
-#define FLOE_DELTA_WRITER_OPTS_INIT {1, 0, 0, NULL, NULL, 0, 1000, 0, 0, NULL, 0, true}
+#define FLOE_DELTA_WRITER_OPTS_INIT {1, 0, 0, NULL, NULL, 0, 1000, 0, 0, NULL, 0, true, NULL}
 
 typedef struct floe_delta_writer_stats {
 	int64_t rows;             /* rows written to data files */
@@ -538,5 +539,63 @@ size_t floe_delta_writer_buffered(const floe_delta_writer *w);
 void floe_delta_writer_get_stats(const floe_delta_writer *w, floe_delta_writer_stats *out);
 void floe_delta_writer_abort(floe_delta_writer *w); /* deletes what was not handed out; NULL ok */
 void floe_delta_writer_free(floe_delta_writer *w);
+
+/*
+ * Index mode (write.upsert.mode=index): a table's key index, shared by the
+ * delta writers of its tasks (thread-safe; one key index partition per task,
+ * chosen by a hash of the key). Built from the current snapshot's key
+ * columns (floe_delta_index_add_file for every live data file with its DV,
+ * then floe_delta_index_load for the rows), it maps each key to the data
+ * file and position of its live row. A delta writer given it writes, for
+ * every key whose equality delete it writes, also the DV bit / position
+ * delete of the row the index knows — through the index's own DV / position
+ * delete writer, so one DV per data file per snapshot holds across tasks —
+ * and at complete() records where its keys' rows are now. Its outputs are
+ * tagged in absent_metrics (cleared before committing):
+ *   FLOE_DELTA_TAG_FALLBACK: equality delete files, committed only when the
+ *                            index cannot be trusted (another commit landed);
+ *   FLOE_DELTA_TAG_INDEX:    the index's DVs / position deletes, committed
+ *                            only when it can;
+ *   FLOE_DELTA_TAG_REMOVE:   DVs those replace (removed in the same commit).
+ */
+#define FLOE_DELTA_TAG_FALLBACK 0x10000u
+#define FLOE_DELTA_TAG_INDEX 0x20000u
+#define FLOE_DELTA_TAG_REMOVE 0x40000u
+#define FLOE_DELTA_TAGS (FLOE_DELTA_TAG_FALLBACK | FLOE_DELTA_TAG_INDEX | FLOE_DELTA_TAG_REMOVE)
+
+typedef struct floe_delta_index floe_delta_index;
+typedef struct floe_delta_index_opts {
+	const int32_t *equality_ids;
+	size_t n_equality_ids;
+	size_t n_parts;       /* partitions (writer tasks) */
+	size_t memory;        /* budget in bytes, all partitions (0 = unbounded) */
+	const char *spill_dir; /* NULL = $TMPDIR or /tmp */
+	int partition_id;     /* names of its delete files */
+	int64_t task_id;
+	const char *operation_id;
+} floe_delta_index_opts;
+typedef struct floe_delta_index_stats {
+	size_t memory, entries, files;
+	uint64_t spills, disk_reads, lookups;
+	int64_t hits;
+} floe_delta_index_stats;
+int floe_delta_index_new(floe_delta_index **out, floe_fileio *io, const floe_metadata *m,
+			 const floe_write_config *cfg, const floe_delta_index_opts *o,
+			 floe_error *err) FLOE_WUR;
+int floe_delta_index_add_file(floe_delta_index *ix, const char *path, int32_t spec_id,
+			      const floe_partition *partition, const floe_data_file *dv,
+			      floe_error *err) FLOE_WUR;
+/* Rows of a scan: the key columns in equality order, then _file, _pos. */
+int floe_delta_index_load(floe_delta_index *ix, const struct ArrowArray *batch,
+			  const struct ArrowSchema *schema, floe_error *err) FLOE_WUR;
+/* The checkpoint's index DVs / position deletes (tagged), after every task's
+ * complete(). */
+int floe_delta_index_complete(floe_delta_index *ix, floe_data_file **files, size_t *n,
+			      floe_data_file **replaced, size_t *n_replaced, floe_arena *a,
+			      floe_error *err) FLOE_WUR;
+/* Forget every key and file (a rebuild follows); the writers keep it. */
+int floe_delta_index_clear(floe_delta_index *ix, floe_error *err) FLOE_WUR;
+void floe_delta_index_get_stats(floe_delta_index *ix, floe_delta_index_stats *out);
+void floe_delta_index_free(floe_delta_index *ix);
 
 #endif

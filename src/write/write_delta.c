@@ -47,6 +47,7 @@
  * floe_delta_writer_key_bytes() reports it, so the caller can end a
  * checkpoint early when the keys of one grow too many.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,7 +55,10 @@
 #include "arrow/arrow_check.h"
 #include "arrow/arrow_take.h"
 #include "util/alloc.h"
+#include "util/hash.h"
 #include "util/hmap.h"
+#include "util/thread.h"
+#include "write/write_index.h"
 #include "write/write_int.h"
 
 /* Map values: bit 63 = an equality delete of the key was written in this
@@ -99,8 +103,12 @@ struct floe_delta_writer {
 	int64_t *pbuf;
 	size_t cap_pbuf;
 	floe_delta_writer_stats stats;
+	floe_delta_index *index; /* index mode: the table's key index (shared) */
 	bool failed;
 };
+
+static int index_delete(floe_delta_index *ix, const uint8_t *key, size_t klen, floe_error *err);
+static int index_apply(floe_delta_index *ix, floe_delta_writer *w, floe_error *err);
 
 static int encode_key(floe_buf *b, const floe_value *v)
 {
@@ -273,6 +281,7 @@ int floe_delta_writer_new(floe_delta_writer **out, floe_fileio *io, const floe_m
 	w->schema = floe_metadata_current_schema(m);
 	w->fv = m->format_version;
 	w->upsert = opts->upsert;
+	w->index = opts->index;
 	if (!w->schema) {
 		rc = floe_error_set(err, FLOE_EINVAL, "delta writer: the table has no current schema");
 		goto fail;
@@ -447,7 +456,7 @@ static int flush_positions(floe_delta_writer *w, floe_error *err)
 
 /* A delete of the key of row r (upsert) or of row r (otherwise). */
 static int delete_key(floe_delta_writer *w, uint64_t *val, int64_t r, size_t *n_del,
-		      floe_error *err)
+		      const uint8_t *key, size_t klen, floe_error *err)
 {
 	int rc;
 	if (*val & V_ROW) {
@@ -457,6 +466,10 @@ static int delete_key(floe_delta_writer *w, uint64_t *val, int64_t r, size_t *n_
 		return FLOE_OK;
 	}
 	if (!(*val & V_EQ)) {
+		/* index mode: the row the table holds for the key gets its DV bit
+		 * too; the equality delete is the fallback (stream_coord.c) */
+		if (w->index && (rc = index_delete(w->index, key, klen, err)))
+			return rc;
 		w->del_rows[(*n_del)++] = r;
 		*val |= V_EQ;
 	}
@@ -519,7 +532,7 @@ static int write_batch(floe_delta_writer *w, const struct ArrowArray *batch,
 		}
 		if (k == FLOE_ROW_INSERT || k == FLOE_ROW_UPDATE_AFTER) {
 			if (w->upsert) {
-				if ((rc = delete_key(w, val, i, &n_del, err)))
+				if ((rc = delete_key(w, val, i, &n_del, key, klen, err)))
 					return rc;
 			} else if (*val & V_ROW) {
 				if ((rc = note_pos(w, *val, err)))
@@ -533,7 +546,7 @@ static int write_batch(floe_delta_writer *w, const struct ArrowArray *batch,
 			*val = (*val & V_EQ) | V_ROW | file << POS_BITS | pos;
 			w->stats.rows++;
 		} else {
-			if ((rc = delete_key(w, val, i, &n_del, err)))
+			if ((rc = delete_key(w, val, i, &n_del, key, klen, err)))
 				return rc;
 		}
 	}
@@ -573,12 +586,23 @@ int floe_delta_writer_complete(floe_delta_writer *w, floe_data_file **files, siz
 		return floe_error_set(err, FLOE_EINVAL, "delta writer: failed earlier (abort it)");
 	/* the position deletes name the data files: both before the data
 	 * writer forgets its files */
-	if (w->dv)
+	size_t n0 = *n;
+	rc = w->index ? index_apply(w->index, w, err) : FLOE_OK;
+	if (!rc && w->dv)
 		rc = floe_dv_writer_complete(w->dv, files, n, replaced, n_replaced, a, err);
-	else
+	else if (!rc)
 		rc = floe_pos_delete_writer_complete(w->pos, files, n, a, err);
+	for (size_t i = n0; w->index && w->dv && i < *n && !rc; i++) {
+		const floe_data_file *d = &(*files)[i];
+		if (d->referenced_data_file)
+			rc = floe_delta_index_add_file(w->index, d->referenced_data_file, d->spec_id,
+						       &d->partition, d, err);
+	}
+	size_t n1 = *n;
 	if (!rc)
 		rc = floe_eq_delete_writer_complete(w->eq, files, n, a, err);
+	for (size_t i = n1; w->index && !rc && i < *n; i++)
+		(*files)[i].absent_metrics |= FLOE_DELTA_TAG_FALLBACK;
 	if (!rc)
 		rc = floe_task_writer_complete(w->data, files, n, a, err);
 	if (rc) {
@@ -634,4 +658,462 @@ void floe_delta_writer_abort(floe_delta_writer *w)
 void floe_delta_writer_free(floe_delta_writer *w)
 {
 	floe_delta_writer_abort(w);
+}
+
+/* ---- index mode: the table's key index (write.upsert.mode=index) ---------------- */
+
+typedef struct ix_file {
+	floe_data_file df; /* path, spec, partition (copied) */
+	floe_data_file dv; /* its live DV (v3), when has_dv */
+	bool has_dv;
+} ix_file;
+
+struct floe_delta_index {
+	floe_mutex mu;
+	const floe_metadata *m;
+	int fv;
+	keycol *keys;
+	size_t n_keys;
+	bool exact;
+	floe_key_index **parts;
+	size_t n_parts;
+	ix_file *files;
+	size_t n_files, cap_files;
+	floe_hmap by_path;
+	floe_arena a;
+	floe_file_namer *namer;
+	floe_dv_writer *dv;
+	floe_pos_delete_writer *pos;
+	floe_hmap merged; /* paths whose previous DV this checkpoint's DV holds */
+	floe_buf kbuf;
+	int64_t hits, deletes;
+	size_t part_budget;
+	char spill_dir[512];
+	/* keys with more than one live row (another writer appended the key):
+	 * key → first of its extra rows in dup (a chain through dup[i].next) */
+	floe_hmap dup_keys;
+	struct ix_dup {
+		uint32_t fid;
+		uint64_t pos;
+		size_t next; /* SIZE_MAX: end */
+	} *dup;
+	size_t n_dup, cap_dup;
+};
+
+int floe_delta_index_new(floe_delta_index **out, floe_fileio *io, const floe_metadata *m,
+			 const floe_write_config *cfg, const floe_delta_index_opts *o,
+			 floe_error *err)
+{
+	int rc;
+	*out = NULL;
+	floe_delta_index *ix = floe_calloc(1, sizeof(*ix));
+	if (!ix)
+		return floe_error_oom(err);
+	if (floe_mutex_init(&ix->mu)) {
+		floe_free(ix);
+		return floe_error_oom(err);
+	}
+	floe_hmap_init(&ix->by_path);
+	floe_hmap_init(&ix->merged);
+	floe_hmap_init(&ix->dup_keys);
+	floe_arena_init(&ix->a, 65536);
+	floe_buf_init(&ix->kbuf, 0);
+	ix->m = m;
+	ix->fv = m->format_version;
+	const floe_type *root = floe_metadata_current_schema(m)->root;
+	ix->keys = floe_calloc(o->n_equality_ids + 1, sizeof(*ix->keys));
+	ix->n_parts = o->n_parts ? o->n_parts : 1;
+	ix->parts = floe_calloc(ix->n_parts, sizeof(*ix->parts));
+	if (!ix->keys || !ix->parts) {
+		rc = floe_error_oom(err);
+		goto fail;
+	}
+	ix->exact = o->n_equality_ids == 1;
+	for (size_t k = 0; k < o->n_equality_ids; k++) {
+		size_t i;
+		for (i = 0; i < root->n_fields && root->fields[i].id != o->equality_ids[k]; i++)
+			;
+		if (i == root->n_fields) {
+			rc = floe_error_set(err, FLOE_EINVAL, "equality field id %d is not a top-level "
+					    "column", o->equality_ids[k]);
+			goto fail;
+		}
+		ix->keys[k].field = i;
+		ix->keys[k].type = root->fields[i].type;
+		ix->keys[k].name = root->fields[i].name;
+		switch (root->fields[i].type->id) {
+		case FLOE_T_INT:
+		case FLOE_T_DATE:
+		case FLOE_T_LONG:
+		case FLOE_T_TIME:
+		case FLOE_T_TIMESTAMP:
+		case FLOE_T_TIMESTAMPTZ:
+		case FLOE_T_TIMESTAMP_NS:
+		case FLOE_T_TIMESTAMPTZ_NS: break;
+		default: ix->exact = false;
+		}
+	}
+	ix->n_keys = o->n_equality_ids;
+	ix->part_budget = o->memory / ix->n_parts;
+	snprintf(ix->spill_dir, sizeof(ix->spill_dir), "%s", o->spill_dir ? o->spill_dir : "");
+	for (size_t i = 0; i < ix->n_parts; i++)
+		if ((rc = floe_key_index_new(&ix->parts[i], ix->exact, ix->part_budget,
+					     ix->spill_dir, err)))
+			goto fail;
+	if ((rc = floe_file_namer_new(&ix->namer, o->partition_id, o->task_id, o->operation_id,
+				      err)))
+		goto fail;
+	floe_delete_writer_opts dopt = FLOE_DELETE_WRITER_OPTS_INIT;
+	dopt.namer = ix->namer;
+	dopt.file_scoped = true;
+	if (ix->fv >= 3)
+		rc = floe_dv_writer_new(&ix->dv, io, m, cfg, &dopt, err);
+	else
+		rc = floe_pos_delete_writer_new(&ix->pos, io, m, cfg, &dopt, err);
+	if (rc)
+		goto fail;
+	*out = ix;
+	return FLOE_OK;
+fail:
+	floe_delta_index_free(ix);
+	return floe_error_prefix(err, rc, "key index: ");
+}
+
+void floe_delta_index_free(floe_delta_index *ix)
+{
+	if (!ix)
+		return;
+	for (size_t i = 0; ix->parts && i < ix->n_parts; i++)
+		floe_key_index_free(ix->parts[i]);
+	floe_free(ix->parts);
+	floe_free(ix->keys);
+	floe_free(ix->files);
+	floe_hmap_reset(&ix->by_path);
+	floe_hmap_reset(&ix->merged);
+	floe_hmap_reset(&ix->dup_keys);
+	floe_free(ix->dup);
+	floe_arena_reset(&ix->a);
+	floe_buf_reset(&ix->kbuf);
+	floe_dv_writer_abort(ix->dv);
+	floe_pos_delete_writer_abort(ix->pos);
+	floe_file_namer_free(ix->namer);
+	floe_mutex_destroy(&ix->mu);
+	floe_free(ix);
+}
+
+int floe_delta_index_clear(floe_delta_index *ix, floe_error *err)
+{
+	int rc = FLOE_OK;
+	floe_mutex_lock(&ix->mu);
+	for (size_t i = 0; i < ix->n_parts && !rc; i++) {
+		floe_key_index_stats st;
+		floe_key_index_get_stats(ix->parts[i], &st);
+		(void)st;
+		floe_key_index_free(ix->parts[i]);
+		ix->parts[i] = NULL;
+		rc = floe_key_index_new(&ix->parts[i], ix->exact, ix->part_budget, ix->spill_dir,
+					err);
+	}
+	ix->n_files = 0;
+	ix->n_dup = 0;
+	floe_hmap_reset(&ix->dup_keys);
+	floe_hmap_init(&ix->dup_keys);
+	floe_hmap_reset(&ix->by_path);
+	floe_hmap_init(&ix->by_path);
+	floe_arena_reset(&ix->a);
+	floe_arena_init(&ix->a, 65536);
+	floe_mutex_unlock(&ix->mu);
+	return rc;
+}
+
+static floe_key_index *part_of(floe_delta_index *ix, const uint8_t *key, size_t klen)
+{
+	return ix->parts[floe_hash64(key, klen) % ix->n_parts];
+}
+
+/* The registry id of a data file (added when new). Locked by the caller. */
+static int file_id(floe_delta_index *ix, const char *path, int32_t spec_id,
+		   const floe_partition *part, uint32_t *id, floe_error *err)
+{
+	uint64_t v;
+	if (floe_hmap_get_str(&ix->by_path, path, &v)) {
+		*id = (uint32_t)v;
+		return FLOE_OK;
+	}
+	if (ix->n_files >= FLOE_KEY_INDEX_MAX_FILES)
+		return floe_error_set(err, FLOE_EINVAL, "key index: more than %llu data files",
+				      (unsigned long long)FLOE_KEY_INDEX_MAX_FILES);
+	if (FLOE_ARRAY_RESERVE(ix->files, ix->cap_files, ix->n_files + 1))
+		return floe_error_oom(err);
+	ix_file *f = &ix->files[ix->n_files];
+	memset(f, 0, sizeof(*f));
+	floe_data_file d;
+	floe_data_file_init(&d);
+	d.content = FLOE_CONTENT_DATA;
+	d.file_path = path;
+	d.spec_id = spec_id;
+	if (part)
+		d.partition = *part;
+	if (floe_data_file_copy(&f->df, &ix->a, &d) ||
+	    floe_hmap_put_str(&ix->by_path, f->df.file_path, ix->n_files))
+		return floe_error_oom(err);
+	*id = (uint32_t)ix->n_files++;
+	return FLOE_OK;
+}
+
+int floe_delta_index_add_file(floe_delta_index *ix, const char *path, int32_t spec_id,
+			      const floe_partition *partition, const floe_data_file *dv,
+			      floe_error *err)
+{
+	uint32_t id;
+	int rc;
+	floe_mutex_lock(&ix->mu);
+	rc = file_id(ix, path, spec_id, partition, &id, err);
+	if (!rc && dv) {
+		ix->files[id].has_dv = floe_data_file_copy(&ix->files[id].dv, &ix->a, dv) == 0;
+		if (!ix->files[id].has_dv)
+			rc = floe_error_oom(err);
+	}
+	floe_mutex_unlock(&ix->mu);
+	return rc;
+}
+
+/* The keys of rows of the current snapshot: children 0..n_keys-1 are the key
+ * columns (in equality order), then _file and _pos. */
+int floe_delta_index_load(floe_delta_index *ix, const struct ArrowArray *batch,
+			  const struct ArrowSchema *bs, floe_error *err)
+{
+	floe_arrow_view root, fv, pv;
+	keycol kc[64];
+	int rc;
+	if (ix->n_keys > 64 || bs->n_children != (int64_t)ix->n_keys + 2)
+		return floe_error_set(err, FLOE_EINVAL, "key index: unexpected scan columns");
+	if ((rc = floe_arrow_view_init(&root, bs, batch, err)))
+		return rc;
+	root.validity = NULL;
+	for (size_t k = 0; k < ix->n_keys; k++) {
+		kc[k] = ix->keys[k];
+		if ((rc = floe_arrow_view_child(&kc[k].src.view, &root, bs->children[k],
+						batch->children[k], err)) ||
+		    (rc = floe_write__source_bind(&kc[k].src, kc[k].type, kc[k].name, err)))
+			return rc;
+	}
+	if ((rc = floe_arrow_view_child(&fv, &root, bs->children[ix->n_keys],
+					batch->children[ix->n_keys], err)) ||
+	    (rc = floe_arrow_view_child(&pv, &root, bs->children[ix->n_keys + 1],
+					batch->children[ix->n_keys + 1], err)))
+		return rc;
+	floe_write__source fsrc, psrc;
+	memset(&fsrc, 0, sizeof(fsrc));
+	memset(&psrc, 0, sizeof(psrc));
+	fsrc.view = fv;
+	psrc.view = pv;
+	if ((rc = floe_write__source_bind(&fsrc, floe_type_primitive(FLOE_T_STRING), "_file", err)) ||
+	    (rc = floe_write__source_bind(&psrc, floe_type_primitive(FLOE_T_LONG), "_pos", err)))
+		return rc;
+	floe_mutex_lock(&ix->mu);
+	char *last = NULL;
+	uint32_t last_id = 0;
+	for (int64_t i = 0; i < batch->length && !rc; i++) {
+		floe_value v, f, p;
+		floe_buf_clear(&ix->kbuf);
+		for (size_t k = 0; k < ix->n_keys && !rc; k++) {
+			floe_write__source_value(&v, &kc[k].src, i);
+			if (encode_key(&ix->kbuf, &v))
+				rc = floe_error_oom(err);
+		}
+		floe_write__source_value(&f, &fsrc, i);
+		floe_write__source_value(&p, &psrc, i);
+		if (rc)
+			break;
+		if (f.is_null || p.is_null) {
+			rc = floe_error_set(err, FLOE_ECORRUPT, "key index: a row without _file/_pos");
+			break;
+		}
+		if (!last || strlen(last) != f.v.bin.n || memcmp(last, f.v.bin.p, f.v.bin.n)) {
+			uint64_t id;
+			floe_free(last);
+			if (!(last = floe_strndup((const char *)f.v.bin.p, f.v.bin.n))) {
+				rc = floe_error_oom(err);
+				break;
+			}
+			if (!floe_hmap_get_str(&ix->by_path, last, &id)) {
+				rc = floe_error_set(err, FLOE_ECORRUPT,
+						    "key index: '%s' was read but not planned", last);
+				break;
+			}
+			last_id = (uint32_t)id;
+		}
+		floe_key_index *part = part_of(ix, ix->kbuf.data, ix->kbuf.len);
+		bool found;
+		uint32_t of;
+		uint64_t op;
+		rc = floe_key_index_get(part, ix->kbuf.data, ix->kbuf.len, &found, &of, &op, err);
+		if (!rc && found) {
+			/* a second live row of the key: both get deleted by its next change */
+			uint64_t *head;
+			bool existed;
+			if (FLOE_ARRAY_RESERVE(ix->dup, ix->cap_dup, ix->n_dup + 1) ||
+			    floe_hmap_upsert(&ix->dup_keys, ix->kbuf.data, ix->kbuf.len, &head,
+					     &existed)) {
+				rc = floe_error_oom(err);
+				break;
+			}
+			ix->dup[ix->n_dup].fid = last_id;
+			ix->dup[ix->n_dup].pos = (uint64_t)p.v.i64;
+			ix->dup[ix->n_dup].next = existed && *head != UINT64_MAX ? (size_t)*head : SIZE_MAX;
+			*head = ix->n_dup++;
+			continue;
+		}
+		if (!rc)
+			rc = floe_key_index_put(part, ix->kbuf.data, ix->kbuf.len, last_id,
+						(uint64_t)p.v.i64, err);
+	}
+	floe_free(last);
+	floe_mutex_unlock(&ix->mu);
+	return rc;
+}
+
+/* A key's row in the table (before this checkpoint) is deleted: a DV bit /
+ * position delete of it, when the index knows it. */
+static int index_delete(floe_delta_index *ix, const uint8_t *key, size_t klen, floe_error *err)
+{
+	bool found;
+	uint32_t fid;
+	uint64_t pos;
+	int rc;
+	floe_mutex_lock(&ix->mu);
+	rc = floe_key_index_get(part_of(ix, key, klen), key, klen, &found, &fid, &pos, err);
+	uint64_t d = UINT64_MAX;
+	if (!(!rc && found && ix->n_dup && floe_hmap_get(&ix->dup_keys, key, klen, &d)))
+		d = UINT64_MAX;
+	for (;;) {
+		if (rc || !found || fid >= ix->n_files)
+			break;
+		ix_file *f = &ix->files[fid];
+		int64_t p = (int64_t)pos;
+		ix->hits++;
+		if (ix->dv) {
+			bool seen = floe_hmap_get_str(&ix->merged, f->df.file_path, NULL);
+			if (!seen) {
+				if (f->has_dv)
+					rc = floe_dv_writer_merge_previous(ix->dv, &f->dv, err);
+				if (!rc && floe_hmap_put_str(&ix->merged, f->df.file_path, 1))
+					rc = floe_error_oom(err);
+			}
+			if (!rc)
+				rc = floe_dv_writer_delete(ix->dv, f->df.file_path, f->df.spec_id,
+							   &f->df.partition, &p, 1, err);
+		} else {
+			rc = floe_pos_delete_writer_delete(ix->pos, f->df.file_path, f->df.spec_id,
+							   &f->df.partition, &p, 1, err);
+		}
+		ix->deletes++;
+		if (d == UINT64_MAX || d >= ix->n_dup)
+			break;
+		fid = ix->dup[d].fid; /* the key's other rows */
+		pos = ix->dup[d].pos;
+		d = ix->dup[d].next == SIZE_MAX ? UINT64_MAX : ix->dup[d].next;
+	}
+	floe_mutex_unlock(&ix->mu);
+	return rc;
+}
+
+int floe_delta_index_complete(floe_delta_index *ix, floe_data_file **files, size_t *n,
+			      floe_data_file **replaced, size_t *n_replaced, floe_arena *a,
+			      floe_error *err)
+{
+	int rc;
+	size_t n0 = *n, r0 = *n_replaced;
+	floe_mutex_lock(&ix->mu);
+	if (ix->dv)
+		rc = floe_dv_writer_complete(ix->dv, files, n, replaced, n_replaced, a, err);
+	else
+		rc = floe_pos_delete_writer_complete(ix->pos, files, n, a, err);
+	for (size_t i = n0; i < *n && !rc; i++) {
+		floe_data_file *d = &(*files)[i];
+		d->absent_metrics |= FLOE_DELTA_TAG_INDEX;
+		uint64_t id;
+		if (ix->dv && d->referenced_data_file &&
+		    floe_hmap_get_str(&ix->by_path, d->referenced_data_file, &id)) {
+			/* the DV the file has once this commits (else the index is rebuilt) */
+			ix->files[id].has_dv = floe_data_file_copy(&ix->files[id].dv, &ix->a, d) == 0;
+			if (!ix->files[id].has_dv)
+				rc = floe_error_oom(err);
+		}
+	}
+	for (size_t i = r0; i < *n_replaced; i++)
+		(*replaced)[i].absent_metrics |= FLOE_DELTA_TAG_REMOVE;
+	floe_hmap_reset(&ix->merged);
+	floe_hmap_init(&ix->merged);
+	floe_mutex_unlock(&ix->mu);
+	return rc ? floe_error_prefix(err, rc, "key index: ") : FLOE_OK;
+}
+
+/* After a task's checkpoint: its keys' rows as they stand now. Locked. */
+static int index_apply(floe_delta_index *ix, floe_delta_writer *w, floe_error *err)
+{
+	int rc = FLOE_OK;
+	floe_mutex_lock(&ix->mu);
+	uint32_t *ids = NULL;
+	size_t n_ids = 0;
+	for (size_t i = 0; i < w->map.cap && !rc; i++) {
+		const floe_hmap_slot *s = &w->map.slots[i];
+		if (!s->key)
+			continue;
+		floe_key_index *part = part_of(ix, s->key, s->klen);
+		uint64_t *dh, d0;
+		if (ix->n_dup && floe_hmap_get(&ix->dup_keys, s->key, s->klen, &d0) &&
+		    d0 != UINT64_MAX && floe_hmap_upsert(&ix->dup_keys, s->key, s->klen, &dh, NULL) == 0)
+			*dh = UINT64_MAX; /* its extra rows were deleted with it */
+		if (!(s->val & V_ROW)) {
+			rc = floe_key_index_del(part, s->key, s->klen, err);
+			continue;
+		}
+		uint32_t file = (uint32_t)((s->val & ~(V_EQ | V_ROW)) >> POS_BITS);
+		uint64_t pos = s->val & POS_MASK;
+		if (file >= n_ids) {
+			size_t nn = (size_t)file + 16;
+			uint32_t *ni = floe_realloc(ids, nn * sizeof(uint32_t));
+			if (!ni) {
+				rc = floe_error_oom(err);
+				break;
+			}
+			for (size_t j = n_ids; j < nn; j++)
+				ni[j] = UINT32_MAX;
+			ids = ni;
+			n_ids = nn;
+		}
+		if (ids[file] == UINT32_MAX) {
+			floe_written_file wf;
+			if (floe_task_writer_file(w->data, (int32_t)file, &wf)) {
+				rc = floe_error_set(err, FLOE_EINVAL, "internal: no data file %u", file);
+				break;
+			}
+			if ((rc = file_id(ix, wf.path, wf.spec_id, wf.partition, &ids[file], err)))
+				break;
+		}
+		rc = floe_key_index_put(part, s->key, s->klen, ids[file], pos, err);
+	}
+	floe_free(ids);
+	floe_mutex_unlock(&ix->mu);
+	return rc;
+}
+
+void floe_delta_index_get_stats(floe_delta_index *ix, floe_delta_index_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	floe_mutex_lock(&ix->mu);
+	out->files = ix->n_files;
+	out->hits = ix->hits;
+	for (size_t i = 0; i < ix->n_parts; i++) {
+		floe_key_index_stats st;
+		floe_key_index_get_stats(ix->parts[i], &st);
+		out->memory += st.memory;
+		out->entries += st.entries_mem + st.spilled;
+		out->spills += st.spills;
+		out->disk_reads += st.disk_reads;
+		out->lookups += st.lookups;
+	}
+	floe_mutex_unlock(&ix->mu);
 }

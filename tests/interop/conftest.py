@@ -212,3 +212,23 @@ def kinesis_endpoint(tmp_path_factory):
         yield k
     finally:
         k.stop()
+
+
+@pytest.fixture(scope="session")
+def rest_servers(tmp_path_factory):
+    """The tests' S3 server (s3_server.py, bucket "floe") and Iceberg's REST
+    catalog server on it (rest_server.py), one pair for the session."""
+    from rest_server import RestServer
+    from s3_server import S3Server
+
+    tmp = tmp_path_factory.mktemp("rest")
+    s3 = S3Server(tmp / "moto.log")
+    s3.client().create_bucket(Bucket="floe")
+    try:
+        rest = RestServer(s3, "floe", tmp / "rest.log", tmp)
+    except Exception:
+        s3.stop()
+        raise
+    yield s3, rest
+    rest.stop()
+    s3.stop()

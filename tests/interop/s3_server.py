@@ -9,7 +9,11 @@ tests prove floe's signing, not just its HTTP.
 The proxy forwards requests unchanged (the Host header too, so signatures
 stay valid) and, for a chosen fraction of them, answers 503 SlowDown, 500
 InternalError, resets the connection before answering, or cuts the body of
-the answer short. Everything listens on 127.0.0.1 only.
+the answer short; with deny="text" it answers AccessDenied in a
+DeleteObjects result for every key containing the text (what a bucket
+policy denying some keys does: a partial failure reported per key). It
+records "METHOD path?query" of every request. Everything listens on
+127.0.0.1 only.
 """
 import http.client
 import json
@@ -99,8 +103,10 @@ class FaultProxy:
 
     FAULTS = ("slowdown", "internal", "reset", "truncate")
 
-    def __init__(self, target_port, rate=0.1, seed=14):
+    def __init__(self, target_port, rate=0.1, seed=14, deny=None):
         self.rate = rate
+        self.deny = deny
+        self.seen = []
         self.rng = random.Random(seed)
         self.lock = threading.Lock()
         self.counts = {f: 0 for f in self.FAULTS}
@@ -118,6 +124,7 @@ class FaultProxy:
                 body = self.rfile.read(n) if n else b""
                 with proxy.lock:
                     proxy.requests += 1
+                    proxy.seen.append(f"{self.command} {self.path}")
                     fault = None
                     if proxy.rng.random() < proxy.rate:
                         # the kinds in turn, so that a short run sees each
@@ -144,6 +151,18 @@ class FaultProxy:
                 c.endheaders(body if body else None)
                 r = c.getresponse()
                 data = r.read()
+                if (proxy.deny and self.command == "POST" and "delete" in self.path.split("?", 1)[-1]
+                        and r.status == 200):
+                    import re
+                    from xml.sax.saxutils import escape
+
+                    keys = [k for k in re.findall(r"<Key>(.*?)</Key>", body.decode()) if proxy.deny in k]
+                    errs = "".join(f"<Error><Key>{k}</Key><Code>AccessDenied</Code>"
+                                   f"<Message>denied by the test</Message></Error>" for k in keys)
+                    data = data.replace(b"</DeleteResult>", errs.encode() + b"</DeleteResult>")
+                    if b"</DeleteResult>" not in data:
+                        data = data.replace(b"<DeleteResult/>", b"<DeleteResult>" + errs.encode()
+                                            + b"</DeleteResult>")
                 self.send_response(r.status)
                 for k, v in r.getheaders():
                     if k.lower() not in ("transfer-encoding", "connection", "content-length", "date", "server"):
@@ -167,6 +186,8 @@ class FaultProxy:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
+        # a client that goes away (a killed floe, a reset it was sent) is no error here
+        self.server.handle_error = lambda request, address: None
         self.port = self.server.server_address[1]
         self.endpoint = f"http://127.0.0.1:{self.port}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

@@ -77,6 +77,48 @@ def start(warehouse: Path):
     return SparkOnFloe(spark)
 
 
+def start_rest(uri: str, warehouse: str, s3_endpoint: str, key: str, secret: str, region: str,
+               extra_jars=()):
+    """A Spark session whose catalog "rest" is Iceberg's RESTCatalog at uri,
+    files through S3FileIO on the tests' S3 server (extra_jars: Iceberg's
+    AWS bundle, which the REST fixture's setup fetched). The caller stops it."""
+    import time
+
+    from pyspark.sql import SparkSession
+
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    jars = ",".join([*spark_jars(), *map(str, extra_jars)])
+    cat = "spark.sql.catalog.rest"
+    b = (SparkSession.builder.master("local[1]")
+         .appName("floe-interop-rest")
+         .config("spark.jars", jars)
+         .config("spark.driver.memory", "1g")
+         .config("spark.ui.enabled", "false")
+         .config("spark.sql.shuffle.partitions", "1")
+         .config("spark.default.parallelism", "1")
+         .config("spark.sql.session.timeZone", "UTC")
+         .config("spark.driver.extraJavaOptions",
+                 f"-Duser.timezone=UTC -XX:+UseSerialGC -Daws.region={region}")
+         .config("spark.sql.extensions",
+                 "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+         .config(cat, "org.apache.iceberg.spark.SparkCatalog")
+         .config(f"{cat}.type", "rest")
+         .config(f"{cat}.uri", uri)
+         .config(f"{cat}.warehouse", warehouse)
+         .config(f"{cat}.cache-enabled", "false")
+         .config(f"{cat}.io-impl", "org.apache.iceberg.aws.s3.S3FileIO")
+         .config(f"{cat}.s3.endpoint", s3_endpoint)
+         .config(f"{cat}.s3.path-style-access", "true")
+         .config(f"{cat}.s3.access-key-id", key)
+         .config(f"{cat}.s3.secret-access-key", secret)
+         .config(f"{cat}.client.region", region)
+         .config("spark.sql.defaultCatalog", "rest"))
+    spark = b.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
 class SparkOnFloe:
     """The Spark session, with a fresh catalog for every statement.
 

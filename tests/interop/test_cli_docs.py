@@ -100,6 +100,16 @@ def sandbox(tmp_path):
         "  - name: demo.events\n"
         "    schema: \"event_id long not null, ts timestamptz\"\n"
         "    partition-by: \"day(ts)\"\n")
+    (box / "job.sql").write_text(
+        "CREATE CATALOG lake WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='lake');\n"
+        "USE CATALOG lake;\n"
+        "CREATE DATABASE IF NOT EXISTS db;\n"
+        "CREATE TABLE IF NOT EXISTS db.clicks (id BIGINT NOT NULL, region STRING) PARTITIONED BY (region);\n"
+        "CREATE TEMPORARY TABLE gen (id BIGINT NOT NULL, region STRING)\n"
+        "  WITH ('connector'='datagen', 'number-of-rows'='1000');\n"
+        "SET 'execution.checkpointing.interval' = '60s';\n"
+        "SET 'parallelism.default' = '4';\n"
+        "INSERT INTO db.clicks SELECT id, region FROM gen;\n")
     (box / "schema.avsc").write_text(json.dumps(
         {"type": "record", "name": "r", "fields": [{"name": "a", "type": "long"}, {"name": "b", "type": "string"}]}))
     (box / "records.jsonl").write_text('{"a": 1, "b": "x"}\n{"a": 2, "b": "y"}\n')

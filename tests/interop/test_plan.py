@@ -147,3 +147,81 @@ def test_each_anti_pattern_lints(floe, tmp_path, lint_id):
     assert lint_id in ids, out["lints"]
     assert code == max({"warn": 1, "critical": 2}[l["severity"]] for l in out["lints"])
     assert ids[lint_id]["message"]
+
+
+# ---- the same from a Flink SQL job: `floe plan job.sql` ---------------------------
+
+def sql_job(wh, table_ddl, insert, sets=("SET 'execution.checkpointing.interval' = '60s';",
+                                          "SET 'parallelism.default' = '4';")):
+    return "\n".join([
+        f"CREATE CATALOG lake WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='{wh}');",
+        "USE CATALOG lake;",
+        "CREATE DATABASE IF NOT EXISTS db;",
+        table_ddl,
+        "CREATE TEMPORARY TABLE gen (id BIGINT NOT NULL, region STRING) WITH ('connector'='datagen');",
+        *sets,
+        insert,
+        "SELECT * FROM db.events;",  # skipped by plan: it would read the table
+        ""])
+
+
+WORKED_SQL_TABLE = ("CREATE TABLE IF NOT EXISTS db.events (id BIGINT NOT NULL, region STRING) "
+                    "PARTITIONED BY (region) WITH ('write.distribution-mode'='none');")
+
+
+def tree(root):
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+def test_worked_example_from_sql_creates_nothing(floe, tmp_path):
+    wh = tmp_path / "wh"
+    job = tmp_path / "job.sql"
+    job.write_text(sql_job(wh, WORKED_SQL_TABLE, "INSERT INTO db.events SELECT id, region FROM gen;"))
+    before_root, before_tmp = tree(floe.root), tree(tmp_path)
+    p = floe.run("plan", job, "--partitions", "10", "--rate", "20000/s", "--days", "7", check=False)
+    assert p.returncode == 1, p.stderr  # warnings: none distribution, no maintenance
+    assert "57,600" in p.stdout and "403,200" in p.stdout, p.stdout
+    assert "job sql-" in p.stdout and "(line 8)" in p.stdout, p.stdout
+    p = floe.run("plan", job, "--partitions", "10", "--format", "json", check=False)
+    assert p.returncode == 1, p.stderr
+    (j,) = json.loads(p.stdout)["jobs"]
+    assert j["job"].startswith("sql-") and j["line"] == 8 and j["severity"] == "warn"
+    (t,) = j["plan"]["tables"]
+    w = t["without_maintenance"]
+    assert (t["table"], t["writers"], t["partitions"], t["distribution"]) == ("db.events", 4, 10, "none")
+    assert t["checkpoint_interval_s"] == pytest.approx(60)
+    assert t["rate"] == pytest.approx(10000)  # datagen's default rows-per-second
+    assert w["files_per_day"] == pytest.approx(57600)
+    assert w["data_files_after"] == pytest.approx(403200)
+    # plan opened no catalog: no warehouse, no catalog file, nothing new anywhere
+    assert not wh.exists()
+    assert tree(floe.root) == before_root and tree(tmp_path) == before_tmp
+
+
+def test_sql_lints_and_worst_exit_code(floe, tmp_path):
+    """Two jobs: an upsert table (PRIMARY KEY, write.upsert.enabled) written
+    with distribution none (critical), and a healthy hash-distributed job
+    with maintenance: the exit code is the worst job's."""
+    up = ("CREATE TABLE IF NOT EXISTS db.users (id BIGINT, region STRING, PRIMARY KEY (id) NOT ENFORCED) "
+          "PARTITIONED BY (bucket(8, id)) WITH ('format-version'='2', 'write.upsert.enabled'='true', "
+          "'write.distribution-mode'='none');")
+    text = sql_job(tmp_path / "wh", WORKED_SQL_TABLE + "\n" + up,
+                   "INSERT INTO db.users SELECT id, region FROM gen;\n"
+                   "INSERT INTO db.events /*+ OPTIONS('distribution-mode'='hash') */ SELECT id, region FROM gen;",
+                   sets=("SET 'execution.checkpointing.interval' = '5min';", "SET 'parallelism.default' = '4';",
+                         "SET 'compaction-enabled' = 'true';",
+                         "SET 'flink-maintenance.expire-snapshots.retain-last' = '100';",
+                         "SET 'flink-maintenance.expire-snapshots.max-snapshot-age-seconds' = '3600';"))
+    code, out = plan(floe, tmp_path, text, name="up.sql")
+    assert code == 2
+    users, events = out["jobs"]
+    ids = {l["id"] for l in users["plan"]["lints"]}
+    assert "upsert-distribution-none" in ids and "upsert-without-key" not in ids, users
+    assert users["severity"] == "critical"
+    assert events["plan"]["tables"][0]["distribution"] == "hash"
+    assert events["plan"]["tables"][0]["maintenance"] is True
+    # a target table the script does not create: plan opens no catalog to find it
+    (tmp_path / "x.sql").write_text(text.replace("INSERT INTO db.users", "INSERT INTO db.other"))
+    p = floe.run("plan", tmp_path / "x.sql", check=False)
+    assert p.returncode == 3 and "CREATE TABLE IF NOT EXISTS" in p.stderr, p.stderr
+    assert not (tmp_path / "wh").exists()

@@ -7,23 +7,12 @@ import subprocess
 import pytest
 
 from conftest import floe_bin
-from rest_server import RecordingProxy, RestServer
-from s3_server import S3Server
+from rest_server import RecordingProxy
 
 
 @pytest.fixture(scope="module")
-def servers(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("rest")
-    s3 = S3Server(tmp / "moto.log")
-    s3.client().create_bucket(Bucket="floe")
-    try:
-        rest = RestServer(s3, "floe", tmp / "rest.log", tmp)
-    except Exception:
-        s3.stop()
-        raise
-    yield s3, rest
-    rest.stop()
-    s3.stop()
+def servers(rest_servers):
+    return rest_servers
 
 
 def floe_rest(servers, *args, uri=None, props=(), check=True, input=None):

@@ -48,18 +48,38 @@ def test_fileio_contract_on_a_signing_server(s3):
 
 def test_faults_are_retried(s3):
     """Through a proxy that answers 10% of requests with 503 SlowDown, 500,
-    a reset or a cut body, every object is written and read back intact and
-    no multipart upload is left behind."""
+    a reset or a cut body, every object is written and read back intact,
+    deleted in DeleteObjects batches (of 5 here), and no multipart upload is
+    left behind."""
     proxy = FaultProxy(s3.port, rate=0.1)
     try:
         p = run_tool(s3, "stress", "s3://floe/faults", "16", "s3.multipart.part-size-bytes=5242880",
                      "s3.retry.min-wait-ms=5", "s3.retry.max-wait-ms=50", "s3.retry.num-retries=8",
-                     endpoint=proxy.endpoint)
+                     "s3.delete.batch-size=5", endpoint=proxy.endpoint)
         assert "0 failed" in p.stdout, p.stdout
         assert all(n > 0 for n in proxy.counts.values()), (proxy.counts, proxy.requests)
+        assert len([s for s in proxy.seen if s.startswith("POST /floe?delete")]) >= 4
+        assert not [s for s in proxy.seen if s.startswith("DELETE ")]
     finally:
         proxy.stop()
     assert s3.client().list_multipart_uploads(Bucket="floe").get("Uploads", []) == []
+
+
+def test_batch_delete_reports_each_key(s3):
+    """floe_io_remove_batch on S3: DeleteObjects of at most s3.delete.batch-size
+    keys (names with XML's special characters escaped), absent keys count as
+    deleted, and keys the server refuses (AccessDenied in the result, from
+    the proxy) are reported one by one while the rest are gone."""
+    proxy = FaultProxy(s3.port, rate=0.0, deny="denied")
+    try:
+        p = run_tool(s3, "batch", "s3://floe/batch", "25", "s3.delete.batch-size=10",
+                     endpoint=proxy.endpoint)
+        assert "0 failed" in p.stdout and "denied 2" in p.stdout, p.stdout + p.stderr
+        assert "AccessDenied" in p.stderr and p.stderr.count("cannot delete") == 2, p.stderr
+        posts = [s for s in proxy.seen if s.startswith("POST /floe?delete")]
+        assert len(posts) == 3, proxy.seen  # 27 keys, 10 a request
+    finally:
+        proxy.stop()
 
 
 def floe_s3(s3, tmp_path, *args, check=True, input=None):

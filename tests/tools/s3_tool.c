@@ -8,7 +8,13 @@
  *       list with pagination, stat, delete; exits 0 when all hold
  *   s3_tool stress s3://bucket/prefix FILES [k=v ...]
  *       writes FILES objects (small and multipart), reads each back and
- *       compares, deletes them: for runs through a fault-injecting proxy
+ *       compares, deletes them in batches: for runs through a fault-injecting proxy
+ *   s3_tool batch s3://bucket/prefix FILES [k=v ...]
+ *       writes FILES small objects (some names with XML's special characters
+ *       and spaces), deletes them and two absent names in one
+ *       floe_io_remove_batch; prints "denied N" for the keys whose code is
+ *       not 0 (a proxy may deny keys containing "denied") and checks the
+ *       others are gone
  *
  * k=v are S3 properties (s3.endpoint, s3.path-style-access, ...).
  * Prints one line per failed check and "N passed, N failed".
@@ -241,22 +247,88 @@ static void stress(floe_fileio *io, const char *root, int files)
 	listed l = {0};
 	int rc = floe_io_list(io, root, on_file, &l, &err);
 	CHECK(rc == 0 && l.n == files, "list: %d of %d: %s", l.n, files, err.msg);
-	for (int i = 0; i < files; i++) {
+	char **paths = floe_calloc((size_t)files + 1, sizeof(*paths));
+	int *codes = floe_calloc((size_t)files + 1, sizeof(*codes));
+	for (int i = 0; paths && i < files; i++) {
 		snprintf(p, sizeof(p), "%s/f%04d", root, i);
-		rc = floe_io_remove(io, p, &err);
-		CHECK(rc == 0, "remove %s: %s", p, err.msg);
+		paths[i] = floe_strdup(p);
 	}
+	rc = paths && codes ? floe_io_remove_batch(io, (const char *const *)paths, (size_t)files,
+						   codes, &err)
+			    : FLOE_ENOMEM;
+	CHECK(rc == 0, "remove batch: %s", err.msg);
+	for (int i = 0; !rc && i < files; i++)
+		CHECK(codes[i] == 0, "remove %s: %d", paths[i], codes[i]);
+	l.n = 0;
+	rc = floe_io_list(io, root, on_file, &l, &err);
+	CHECK(rc == 0 && l.n == 0, "after the batch delete: %d left: %s", l.n, err.msg);
+	for (int i = 0; paths && i < files; i++)
+		floe_free(paths[i]);
+	floe_free(paths);
+	floe_free(codes);
+}
+
+static void batch(floe_fileio *io, const char *root, int files)
+{
+	static const char *const odd[] = {"a&b", "x<y>z", "q\"uote's", "with space", "denied-1",
+					  "denied-2", "%percent+plus"};
+	size_t n = (size_t)files + 2;
+	char **paths = floe_calloc(n, sizeof(*paths));
+	int *codes = floe_calloc(n, sizeof(*codes));
+	floe_error err = {0};
+	char p[512];
+	if (!paths || !codes) {
+		CHECK(0, "out of memory");
+		return;
+	}
+	for (int i = 0; i < files; i++) {
+		if ((size_t)i < sizeof(odd) / sizeof(odd[0]))
+			snprintf(p, sizeof(p), "%s/%s", root, odd[i]);
+		else
+			snprintf(p, sizeof(p), "%s/f%05d", root, i);
+		paths[i] = floe_strdup(p);
+		int rc = floe_io_write_all(io, p, "x", 1, true, &err);
+		CHECK(rc == 0, "write %s: %s", p, err.msg);
+	}
+	snprintf(p, sizeof(p), "%s/absent-1", root);
+	paths[files] = floe_strdup(p);
+	snprintf(p, sizeof(p), "%s/absent-2", root);
+	paths[files + 1] = floe_strdup(p);
+	int rc = floe_io_remove_batch(io, (const char *const *)paths, n, codes, &err);
+	CHECK(rc == 0, "remove batch: %s", err.msg);
+	int denied = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (codes[i]) {
+			denied++;
+			CHECK(strstr(paths[i], "denied") != NULL, "%s: code %d", paths[i], codes[i]);
+		} else {
+			CHECK(!floe_io_exists(io, paths[i]), "%s still there", paths[i]);
+		}
+	}
+	printf("denied %d\n", denied);
+	for (size_t i = 0; i < n; i++)
+		floe_free(paths[i]);
+	floe_free(paths);
+	floe_free(codes);
+}
+
+static void to_stderr(floe_log_level level, const char *msg, void *payload)
+{
+	(void)level;
+	(void)payload;
+	fprintf(stderr, "%s\n", msg);
 }
 
 int main(int argc, char **argv)
 {
+	floe_set_logger(to_stderr, NULL, FLOE_LOG_WARN);
 	if (argc < 3) {
-		fprintf(stderr, "usage: s3_tool contract|stress s3://bucket/prefix [FILES] [k=v...]\n");
+		fprintf(stderr, "usage: s3_tool contract|stress|batch s3://bucket/prefix [FILES] [k=v...]\n");
 		return 2;
 	}
 	floe_strmap props;
 	floe_strmap_init(&props);
-	int first = !strcmp(argv[1], "stress") ? 4 : 3;
+	int first = !strcmp(argv[1], "stress") || !strcmp(argv[1], "batch") ? 4 : 3;
 	for (int i = first; i < argc; i++) {
 		char *eq = strchr(argv[i], '=');
 		if (!eq)
@@ -275,6 +347,8 @@ int main(int argc, char **argv)
 		contract(io, argv[2]);
 	else if (!strcmp(argv[1], "stress") && argc > 3)
 		stress(io, argv[2], atoi(argv[3]));
+	else if (!strcmp(argv[1], "batch") && argc > 3)
+		batch(io, argv[2], atoi(argv[3]));
 	else
 		return 2;
 	floe_io_free(io);

@@ -34,6 +34,7 @@
 #include "parquet/writer.h"
 #include "floe/maintain.h"
 #include "floe/scan.h"
+#include "floe/plan.h"
 #include "floe/sql.h"
 #include "stream/stream_kinesis.h"
 #include "test_write_util.h"
@@ -517,6 +518,46 @@ done:
 	return rc;
 }
 
+/* ---- table alter: schema and write-order evolution --------------------------------- */
+
+static int run_alter(void *p)
+{
+	commit_ctx *c = p;
+	floe_table *t = NULL;
+	floe_error err = {0};
+	char col[32];
+	char *summary = NULL;
+	int rc;
+	snprintf(col, sizeof(col), "c%d", c->k);
+	floe_alter_op ops[3] = {
+		{FLOE_ALTER_ADD_COLUMN, col, "struct<a: int>", NULL, "a doc"},
+		{FLOE_ALTER_MAKE_OPTIONAL, "id", NULL, NULL, NULL},
+		{FLOE_ALTER_WRITE_ORDER, NULL, c->k % 2 ? "id desc" : "id", NULL, NULL},
+	};
+	if ((rc = floe_table_load(&t, c->cat, "db", "al", &err)))
+		goto done;
+	if (!(rc = floe_table_alter(t, ops, 3, &summary, &err)))
+		c->k++;
+done:
+	if (rc)
+		g_last = err;
+	floe_free(summary);
+	floe_table_free(t);
+	return rc;
+}
+
+static void test_alter(void)
+{
+	wenv e;
+	env_open(&e, true);
+	floe_table *t = make_table(&e, "al", "id long not null", NULL, NULL, 2);
+	floe_table_free(t);
+	commit_ctx c = {e.cat, -1, 0};
+	scenario sc = {"table alter", run_alter, NULL, &c, 200};
+	torture(&sc);
+	env_close(&e);
+}
+
 static void test_pipelines(void)
 {
 	wenv e;
@@ -525,6 +566,91 @@ static void test_pipelines(void)
 	floe_table_free(t);
 	commit_ctx c = {e.cat, -1, 0};
 	scenario sc = {"pipeline state list and forget", run_pipelines, NULL, &c, 0};
+	torture(&sc);
+	env_close(&e);
+}
+
+/* ---- refs and overwrites: a branch commit, publish, tag, a dynamic overwrite -------- */
+
+static int run_refs(void *p)
+{
+	commit_ctx *c = p;
+	floe_table *t = NULL;
+	floe_snapshot_op *op = NULL;
+	floe_error err = {0};
+	floe_arena a;
+	char br[32], tag[32];
+	int rc;
+	floe_arena_init(&a, 0);
+	snprintf(br, sizeof(br), "b%d", c->k);
+	snprintf(tag, sizeof(tag), "t%d", c->k);
+	if ((rc = floe_table_load(&t, c->cat, "db", "rf", &err)))
+		goto done;
+	floe_data_file f;
+	floe_data_file_init(&f);
+	f.content = FLOE_CONTENT_DATA;
+	f.file_path = floe_arena_sprintf(&a, "%s/data/r%d.parquet", floe_table_metadata(t)->location,
+					 c->k++);
+	if (!f.file_path) {
+		rc = FLOE_ENOMEM;
+		goto done;
+	}
+	f.record_count = 1;
+	f.file_size_in_bytes = 100;
+	floe_ref_opts o = FLOE_REF_OPTS_INIT;
+	o.name = br;
+	if ((rc = floe_op_new(&op, t, FLOE_OP_APPEND, br, &err)) ||
+	    (rc = floe_op_add_file(op, &f, &err)) || (rc = floe_op_commit(op, NULL, &err)))
+		goto done;
+	floe_op_free(op);
+	op = NULL;
+	o.action = FLOE_REF_FAST_FORWARD;
+	o.name = "main";
+	o.from = br;
+	if ((rc = floe_table_manage_ref(t, &o, &err)))
+		goto done;
+	o = (floe_ref_opts)FLOE_REF_OPTS_INIT;
+	o.action = FLOE_REF_CREATE_TAG;
+	o.name = tag;
+	o.max_ref_age_ms = 86400000;
+	if ((rc = floe_table_manage_ref(t, &o, &err)))
+		goto done;
+	o = (floe_ref_opts)FLOE_REF_OPTS_INIT;
+	o.action = FLOE_REF_DROP_BRANCH;
+	o.name = br;
+	if ((rc = floe_table_manage_ref(t, &o, &err)))
+		goto done;
+	/* a dynamic overwrite replaces what the unpartitioned table holds */
+	f.file_path = floe_arena_sprintf(&a, "%s/data/o%d.parquet", floe_table_metadata(t)->location,
+					 c->k++);
+	if (!f.file_path) {
+		rc = FLOE_ENOMEM;
+		goto done;
+	}
+	floe_overwrite_scope os = {true, NULL, NULL, NULL, floe_table_metadata(t)->current_snapshot_id,
+				   -1, NULL};
+	if ((rc = floe_op_new(&op, t, FLOE_OP_OVERWRITE, NULL, &err)) ||
+	    (rc = floe_op_add_file(op, &f, &err)) || (rc = floe_op_set_overwrite(op, &os, &err)) ||
+	    (rc = floe_op_commit(op, NULL, &err)))
+		goto done;
+done:
+	if (rc)
+		g_last = err;
+	floe_op_free(op);
+	floe_table_free(t);
+	floe_arena_reset(&a);
+	return rc;
+}
+
+static void test_refs(void)
+{
+	wenv e;
+	env_open(&e, true);
+	floe_table *t = make_table(&e, "rf", "id long", NULL, NULL, 2);
+	floe_table_free(t);
+	commit_ctx c = {e.cat, -1, 0};
+	scenario sc = {"branch commit, fast-forward, tag, drop, dynamic overwrite", run_refs, NULL,
+		       &c, 0};
 	torture(&sc);
 	env_close(&e);
 }
@@ -820,6 +946,48 @@ static void test_sql_queries(void)
 	torture(&sc);
 }
 
+/* plan only (floe plan job.sql): the script's DDL in memory, each job planned */
+static int plan_job(const char *job, unsigned line, const char *yaml, size_t n, void *payload)
+{
+	floe_error *err = payload;
+	floe_plan *p = NULL;
+	(void)job;
+	(void)line;
+	int rc = floe_plan_run(&p, yaml, n, NULL, err);
+	if (!rc)
+		rc = floe_plan_write(p, true, discard, NULL, err);
+	floe_plan_free(p);
+	return rc;
+}
+
+static int run_sql_plan(void *p)
+{
+	sql_ctx_t *c = p;
+	floe_error err = {0};
+	int rc = floe_sql_pipelines(c->script, strlen(c->script), "torture.sql", plan_job, &err,
+				    &err);
+	if (rc)
+		g_last = err;
+	return rc;
+}
+
+static void test_sql_plan(void)
+{
+	sql_ctx_t c;
+	snprintf(c.script, sizeof(c.script),
+		 "CREATE CATALOG c WITH ('type' = 'iceberg', 'catalog-type' = 'hadoop', "
+		 "'warehouse' = '%s/whp');\n"
+		 "USE CATALOG c;\nCREATE DATABASE IF NOT EXISTS db;\nUSE db;\n"
+		 "SET 'execution.checkpointing.interval' = '60s';\nSET 'parallelism.default' = '4';\n"
+		 "CREATE TABLE IF NOT EXISTS t (id BIGINT, region STRING, PRIMARY KEY (id) NOT "
+		 "ENFORCED) PARTITIONED BY (region) WITH ('write.upsert.enabled' = 'true');\n"
+		 "CREATE TEMPORARY TABLE g (id BIGINT, region STRING) WITH ('connector' = 'datagen');\n"
+		 "INSERT INTO t /*+ OPTIONS('distribution-mode'='hash') */ SELECT * FROM g WHERE id > 0;\n",
+		 t_tmpdir());
+	scenario sc = {"SQL plan", run_sql_plan, NULL, &c, 0};
+	torture(&sc);
+}
+
 /* ---- orphan cleanup beside a writer -------------------------------------- */
 
 typedef struct orphan_ctx {
@@ -1105,11 +1273,14 @@ int main(void)
 	T_RUN(test_commit);
 	T_RUN(test_multi_commit);
 	T_RUN(test_pipelines);
+	T_RUN(test_refs);
+	T_RUN(test_alter);
 	T_RUN(test_orphans);
 	T_RUN(test_task_writer);
 	T_RUN(test_delete_writers);
 	T_RUN(test_sql_session);
 	T_RUN(test_sql_queries);
+	T_RUN(test_sql_plan);
 	T_RUN(test_dml);
 	T_RUN(test_kinesis);
 	return t_finish();

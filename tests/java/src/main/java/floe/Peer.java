@@ -38,8 +38,13 @@ import org.apache.iceberg.util.JsonUtil;
  *   write <catalog.db> <warehouse> <ns.table> <path:records:kind>...   create + one append
  *   dv    <catalog.db> <warehouse> <ns.table> <data file path>=<pos,pos,...>...
  *         deletion vectors (one Puffin file) for live data files, committed as a row delta
- *   scan  <catalog.db> <warehouse> <ns.table>
+ *   scan  <catalog.db> <warehouse> <ns.table> [branch or tag]
  *         the table's rows through IcebergGenerics (deletes applied), one JSON object a line
+ *   append  <catalog.db> <warehouse> <ns.table> <path:records:partition-path>...
+ *         one AppendFiles on an existing table (prints the snapshot id)
+ *   replace <catalog.db> <warehouse> <ns.table> <from-snapshot> <path:records:partition-path>...
+ *         ReplacePartitions validated from a snapshot (validateNoConflictingData): prints
+ *         "ok <snapshot id>" or "conflict: <Java's message>"
  *   count <catalog.db> <warehouse> <ns.table> [repeats]
  *         (bench/upsert) reads the table through IcebergGenerics `repeats` times (default 3)
  *         in one JVM and prints {"rows":N,"ms":[...],"cpu_ms":[...]} — wall and CPU time (of the
@@ -65,6 +70,8 @@ public class Peer {
       dv(cat, args);
     } else if (args[0].equals("scan")) {
       scan(cat, args);
+    } else if (args[0].equals("append") || args[0].equals("replace")) {
+      appendOrReplace(cat, args);
     } else if (args[0].equals("count")) {
       count(cat, args);
     } else {
@@ -169,7 +176,11 @@ public class Peer {
   static void scan(JdbcCatalog cat, String[] args) throws IOException {
     Table t = cat.loadTable(TableIdentifier.parse(args[3]));
     StringBuilder out = new StringBuilder();
-    try (CloseableIterable<Record> rows = IcebergGenerics.read(t).build()) {
+    IcebergGenerics.ScanBuilder sb = IcebergGenerics.read(t);
+    if (args.length > 4) {
+      sb = sb.useSnapshot(t.snapshot(args[4]).snapshotId());
+    }
+    try (CloseableIterable<Record> rows = sb.build()) {
       for (Record r : rows) {
         List<Types.NestedField> fields = t.schema().columns();
         String json = JsonUtil.generate(gen -> {
@@ -194,6 +205,41 @@ public class Peer {
       }
     }
     System.out.print(out);
+  }
+
+  static DataFile dataFile(Table t, String arg) throws IOException {
+    String[] parts = arg.split(":");
+    return DataFiles.builder(t.spec())
+        .withPath("file://" + parts[0])
+        .withFormat(FileFormat.PARQUET)
+        .withFileSizeInBytes(Files.size(java.nio.file.Paths.get(parts[0])))
+        .withRecordCount(Long.parseLong(parts[1]))
+        .withPartitionPath(parts[2])
+        .build();
+  }
+
+  static void appendOrReplace(JdbcCatalog cat, String[] args) throws IOException {
+    Table t = cat.loadTable(TableIdentifier.parse(args[3]));
+    if (args[0].equals("append")) {
+      AppendFiles append = t.newAppend();
+      for (int i = 4; i < args.length; i++) {
+        append.appendFile(dataFile(t, args[i]));
+      }
+      append.commit();
+      System.out.println(t.currentSnapshot().snapshotId());
+      return;
+    }
+    org.apache.iceberg.ReplacePartitions rp = t.newReplacePartitions()
+        .validateFromSnapshot(Long.parseLong(args[4])).validateNoConflictingData();
+    for (int i = 5; i < args.length; i++) {
+      rp.addFile(dataFile(t, args[i]));
+    }
+    try {
+      rp.commit();
+      System.out.println("ok " + t.currentSnapshot().snapshotId());
+    } catch (org.apache.iceberg.exceptions.ValidationException e) {
+      System.out.println("conflict: " + e.getMessage());
+    }
   }
 
   static void write(JdbcCatalog cat, String[] args) throws IOException {
