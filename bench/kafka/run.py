@@ -63,10 +63,11 @@ def produce(b, topic, start, n, rate=0):
     pr.flush(300)
 
 
-def pipeline(path, name, b, topic, bounded, interval, table, parallelism=2):
+def pipeline(path, name, b, topic, bounded, interval, table, parallelism=2, props=None):
     src = {"name": "k", "type": "kafka", "topic": topic, "properties.bootstrap.servers": b.bootstrap,
            "scan.startup.mode": "earliest-offset", "properties.session.timeout.ms": "3000",
            "properties.heartbeat.interval.ms": "1000"}
+    src.update({f"properties.{k}": v for k, v in (props or {}).items()})
     if bounded:
         src["scan.bounded.mode"] = "latest-offset"
     doc = {"pipeline.name": name, "execution.checkpointing.interval": interval,
@@ -101,20 +102,25 @@ def catalog(d):
     return SqlCatalog("default", uri=f"sqlite:///{d}/warehouse/catalog.db", warehouse=f"file://{d}/warehouse")
 
 
-def bench_throughput(b, floe, n, work):
+def bench_throughput(b, floe, n, work, variants=()):
+    """One run with floe's librdkafka settings, then one per variant
+    ("k=v,k=v": consumer properties) reading the same topic."""
     topic = f"bench-{n}"
     b.create_topic(topic, 6)
     t0 = time.time()
     produce(b, topic, 0, n)
     print(f"produced {n} records in {time.time() - t0:.1f} s", flush=True)
-    d = work / "tp"
-    d.mkdir()
-    cfg = pipeline(d / "p.yaml", "bench", b, topic, True, "10s", "bench.events")
-    cpu, wall, rss, summary = timed_run(floe, d, cfg)
-    rows = catalog(d).load_table("bench.events").scan(selected_fields=("id",)).to_arrow().num_rows
-    assert rows == n, (rows, n)
-    print(f"throughput: {n} records, CPU {cpu:.1f} s ({n / cpu / 1e3:.0f} K records per CPU second), "
-          f"wall {wall}, peak RSS {rss / 1024:.0f} MB; {summary}", flush=True)
+    for k, variant in enumerate(["", *variants]):
+        props = dict(kv.split("=", 1) for kv in variant.split(",") if kv)
+        d = work / f"tp{k}"
+        d.mkdir()
+        cfg = pipeline(d / "p.yaml", "bench", b, topic, True, "10s", "bench.events", props=props)
+        cpu, wall, rss, summary = timed_run(floe, d, cfg)
+        rows = catalog(d).load_table("bench.events").scan(selected_fields=("id",)).to_arrow().num_rows
+        assert rows == n, (rows, n)
+        print(f"throughput [{variant or 'defaults'}]: {n} records, CPU {cpu:.1f} s "
+              f"({n / cpu / 1e3:.0f} K records per CPU second), wall {wall}, peak RSS "
+              f"{rss / 1024:.0f} MB; load {os.getloadavg()[0]:.1f}; {summary}", flush=True)
 
 
 def bench_latency(b, floe, seconds, rate, work):
@@ -177,13 +183,15 @@ def main():
     ap.add_argument("--kills", type=int, default=20)
     ap.add_argument("--floe", default=str(ROOT / "build" / "release" / "floe"))
     ap.add_argument("--only", choices=["throughput", "latency", "kills"])
+    ap.add_argument("--variant", action="append", default=[],
+                    help="throughput: also run with these consumer properties (k=v,k=v; repeatable)")
     a = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="floe-bench-kafka-"))
     b = Broker(work / "broker", extra={"log.retention.bytes": str(8 << 30)})
     b.start()
     try:
         if a.only in (None, "throughput"):
-            bench_throughput(b, a.floe, a.records, work)
+            bench_throughput(b, a.floe, a.records, work, a.variant)
         if a.only in (None, "latency"):
             bench_latency(b, a.floe, a.latency_seconds, a.latency_rate, work)
         if a.only in (None, "kills"):

@@ -96,6 +96,18 @@ typedef int (*floe_pipeline_state_fn)(const floe_pipeline_state *s, void *payloa
  * fn's non-zero return stops and is returned). */
 FLOE_EXPORT int floe_table_pipelines(floe_table *t, floe_pipeline_state_fn fn, void *payload,
 				     floe_error *err) FLOE_WUR;
+/* The snapshot a pipeline left the table in at a checkpoint: the newest
+ * snapshot of the main branch's history (the current snapshot and its
+ * ancestors) written by pipeline_id (summary floe.pipeline-id) whose
+ * floe.checkpoint-id is <= checkpoint_id (< 0: the newest checkpoint).
+ * *snapshot_id receives it and *checkpoint_used (may be NULL) its checkpoint
+ * id. Used to read tables of one pipeline at the same checkpoint when their
+ * commits are not atomic (floe scan --consistent-with). FLOE_ENOTFOUND when
+ * no such snapshot is left. */
+FLOE_EXPORT int floe_table_pipeline_checkpoint_snapshot(floe_table *t, const char *pipeline_id,
+						      int64_t checkpoint_id, int64_t *snapshot_id,
+						      int64_t *checkpoint_used,
+						      floe_error *err) FLOE_WUR;
 /* Forget a pipeline's state: a restart of it starts from nothing, and expiry
  * no longer holds its snapshot (a table property commit). FLOE_ENOTFOUND
  * when no pipeline of that id has state here. */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "floe/maintain.h"
 #include "floe/scan.h"
 
 #define MAX_LIST 256
@@ -420,6 +421,116 @@ static int cmd_scan_changelog(int argc, char **argv)
 	return rc ? cli_fail(&err) : 0;
 }
 
+/* ---- floe scan --consistent-with ------------------------------------------------------ */
+
+#define MAX_PIPES 64
+
+typedef struct pipe_ids {
+	char *id[MAX_PIPES];
+	int64_t ts[MAX_PIPES];
+	size_t n;
+} pipe_ids;
+
+static int collect_pipe(const floe_pipeline_state *s, void *payload)
+{
+	pipe_ids *p = payload;
+	if (p->n >= MAX_PIPES)
+		return 0;
+	if (!(p->id[p->n] = floe_strdup(s->pipeline_id)))
+		return FLOE_ENOMEM;
+	p->ts[p->n++] = s->timestamp_ms;
+	return 0;
+}
+
+static void pipe_ids_free(pipe_ids *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		floe_free(p->id[i]);
+	p->n = 0;
+}
+
+/*
+ * --consistent-with OTHER[@CHECKPOINT]: the snapshot of t written by the
+ * pipeline both tables share, at CHECKPOINT or else at the smaller of the
+ * two tables' newest checkpoints (commits of a multi-table pipeline without
+ * pipeline.atomic-commit land table by table, so one table may be a
+ * checkpoint ahead). Several shared pipelines: the one that wrote t last.
+ * Returns 0, or the exit code (the error printed).
+ */
+static int resolve_consistent(floe_table *t, const char *ident, const char *spec,
+			      int64_t *snapshot_id)
+{
+	char other_name[1024];
+	int64_t want = -1;
+	if ((size_t)snprintf(other_name, sizeof(other_name), "%s", spec) >= sizeof(other_name))
+		return cli_usage_error("--consistent-with: table name too long");
+	char *at = strrchr(other_name, '@');
+	if (at) {
+		*at = 0;
+		if (!parse_i64(at + 1, &want) || want < 0)
+			return cli_usage_error("--consistent-with: '%s' is not a checkpoint id (a "
+					       "number 0 or more: TABLE@CHECKPOINT)",
+					       at + 1);
+	}
+	if (!other_name[0])
+		return cli_usage_error("--consistent-with: no table (TABLE or TABLE@CHECKPOINT)");
+	floe_catalog *ocat = NULL;
+	floe_table *other = open_any(other_name, NULL, 0, &ocat);
+	if (!other) {
+		floe_catalog_free(ocat);
+		return 1;
+	}
+	floe_error err = {0};
+	pipe_ids mine = {0}, theirs = {0};
+	int rc = floe_table_pipelines(t, collect_pipe, &mine, &err);
+	rc = rc ? rc : floe_table_pipelines(other, collect_pipe, &theirs, &err);
+	if (rc == FLOE_ENOMEM && !err.msg[0])
+		floe_error_oom(&err);
+	const char *pid = NULL;
+	int64_t best_ts = -1, ck_mine = -1, ck_theirs = -1;
+	for (size_t i = 0; !rc && i < mine.n; i++) {
+		bool shared = false;
+		for (size_t k = 0; k < theirs.n && !shared; k++)
+			shared = !strcmp(mine.id[i], theirs.id[k]);
+		int64_t s1, s2, c1, c2;
+		if (!shared || mine.ts[i] <= best_ts ||
+		    floe_table_pipeline_checkpoint_snapshot(t, mine.id[i], -1, &s1, &c1, NULL) ||
+		    floe_table_pipeline_checkpoint_snapshot(other, mine.id[i], -1, &s2, &c2, NULL))
+			continue;
+		pid = mine.id[i];
+		best_ts = mine.ts[i];
+		ck_mine = c1;
+		ck_theirs = c2;
+	}
+	if (!rc && !pid)
+		rc = floe_error_set(&err, FLOE_ENOTFOUND,
+				    "--consistent-with: %s and %s share no pipeline (no checkpoint "
+				    "commits of one floe.pipeline-id in both tables' history; floe "
+				    "pipelines list shows each table's)",
+				    ident, other_name);
+	int64_t reached = ck_mine < ck_theirs ? ck_mine : ck_theirs;
+	if (!rc && want >= 0 && want > reached)
+		rc = floe_error_set(&err, FLOE_ENOTFOUND,
+				    "--consistent-with: checkpoint %lld of pipeline '%s' is not in "
+				    "both tables yet (%s is at checkpoint %lld, %s at %lld): give one "
+				    "up to %lld",
+				    (long long)want, pid, ident, (long long)ck_mine, other_name,
+				    (long long)ck_theirs, (long long)reached);
+	int64_t c = want >= 0 ? want : reached, used = -1;
+	if (!rc)
+		rc = floe_table_pipeline_checkpoint_snapshot(t, pid, c, snapshot_id, &used, &err);
+	if (!rc && g_cli.verbose)
+		fprintf(stderr,
+			"floe: --consistent-with %s: pipeline '%s' checkpoint %lld: snapshot %lld "
+			"(checkpoint %lld) of %s\n",
+			other_name, pid, (long long)c, (long long)*snapshot_id, (long long)used, ident);
+	pipe_ids_free(&mine);
+	pipe_ids_free(&theirs);
+	floe_table_free(other);
+	floe_catalog_free(ocat);
+	return rc ? cli_fail(&err) : 0;
+}
+
 int cmd_scan(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
@@ -427,7 +538,7 @@ int cmd_scan(int argc, char **argv)
 			return cmd_scan_changelog(argc, argv);
 
 	floe_scan_opts o = FLOE_SCAN_OPTS_INIT;
-	const char *ident = NULL, *output = NULL, *from = NULL;
+	const char *ident = NULL, *output = NULL, *from = NULL, *consistent = NULL;
 	const char *cols[MAX_LIST], *maps[MAX_LIST];
 	size_t n_cols = 0, n_maps = 0;
 	floe_output_format fmt = FLOE_OUTPUT_CSV;
@@ -470,6 +581,9 @@ int cmd_scan(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--tag") && v) {
 			o.tag = v;
+			i++;
+		} else if (!strcmp(a, "--consistent-with") && v) {
+			consistent = v;
 			i++;
 		} else if (!strcmp(a, "--format") && v) {
 			if (!parse_format(v, &fmt, &parquet))
@@ -549,6 +663,12 @@ int cmd_scan(int argc, char **argv)
 	}
 	if (from || follow)
 		incremental = true;
+	if (consistent && (incremental || o.snapshot_id >= 0 || o.as_of_ms >= 0 || o.branch || o.tag)) {
+		floe_free(colbuf);
+		return cli_usage_error("--consistent-with picks the snapshot itself: it does not go "
+				       "with --snapshot-id, --as-of, --branch, --tag or incremental "
+				       "reads");
+	}
 	if (incremental) {
 		if (!from)
 			from = follow ? "table" : "earliest";
@@ -585,6 +705,12 @@ int cmd_scan(int argc, char **argv)
 		floe_catalog_free(cat);
 		floe_free(colbuf);
 		return 1;
+	}
+	if (consistent && (rc = resolve_consistent(t, ident, consistent, &o.snapshot_id))) {
+		floe_table_free(t);
+		floe_catalog_free(cat);
+		floe_free(colbuf);
+		return rc;
 	}
 	floe_error err = {0};
 	file_sink sink = {stdout};

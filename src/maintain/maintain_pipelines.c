@@ -118,3 +118,43 @@ int floe_table_forget_pipeline(floe_table *t, const char *pipeline_id, floe_erro
 	floe_prop p = {key, seq};
 	return floe_table_set_properties(t, &p, 1, NULL, 0, err);
 }
+
+int floe_table_pipeline_checkpoint_snapshot(floe_table *t, const char *pipeline_id,
+					    int64_t checkpoint_id, int64_t *snapshot_id,
+					    int64_t *checkpoint_used, floe_error *err)
+{
+	if (!t || !pipeline_id || !snapshot_id)
+		return floe_error_set(err, FLOE_EINVAL, "pipeline checkpoint: no table, pipeline "
+				      "id or result");
+	const floe_metadata *m = floe_table_metadata(t);
+	int64_t newest_ck = -1, oldest_ck = -1;
+	size_t steps = 0;
+	/* the main branch's history, newest first; a cap against parent loops */
+	for (const floe_snapshot *s = floe_metadata_snapshot(m, m->current_snapshot_id);
+	     s && steps <= m->n_snapshots; s = floe_metadata_snapshot(m, s->parent_id), steps++) {
+		const char *pid = floe_snapshot_summary(s, "floe.pipeline-id");
+		const char *ck = floe_snapshot_summary(s, "floe.checkpoint-id");
+		int64_t c;
+		if (!pid || strcmp(pid, pipeline_id) || !ck || !floe_parse_i64(ck, strlen(ck), &c))
+			continue;
+		if (newest_ck < 0)
+			newest_ck = c;
+		oldest_ck = c;
+		if (checkpoint_id < 0 || c <= checkpoint_id) {
+			*snapshot_id = s->snapshot_id;
+			if (checkpoint_used)
+				*checkpoint_used = c;
+			return FLOE_OK;
+		}
+	}
+	if (newest_ck < 0)
+		return floe_error_set(err, FLOE_ENOTFOUND,
+				      "pipeline '%s' has no checkpoint commits in the table's "
+				      "history (floe pipelines list shows the pipelines that write it)",
+				      pipeline_id);
+	return floe_error_set(err, FLOE_ENOTFOUND,
+			      "pipeline '%s' has no snapshot at or before checkpoint %lld left in "
+			      "the table's history (its checkpoints there: %lld to %lld)",
+			      pipeline_id, (long long)checkpoint_id, (long long)oldest_ck,
+			      (long long)newest_ck);
+}

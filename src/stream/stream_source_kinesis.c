@@ -196,8 +196,13 @@ int stream_kinesis_parse_records(stream_kinesis_reply *r, const char *p, size_t 
 			goto done;
 		}
 		size_t at = r->data.len;
-		if (floe_base64_decode(&r->data, d->s, d->len)) {
-			rc = floe_error_corrupt(err, "GetRecords: record %zu: Data is not base64", i);
+		int drc = floe_base64_decode(&r->data, d->s, d->len);
+		if (drc) {
+			/* a failed allocation is no bad record */
+			rc = drc == FLOE_ENOMEM ? floe_error_oom(err)
+					       : floe_error_corrupt(err, "GetRecords: record %zu: Data is "
+									 "not base64",
+								    i);
 			goto done;
 		}
 		size_t vlen = r->data.len - at;

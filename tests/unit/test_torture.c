@@ -16,7 +16,9 @@
  * partitioned table with a primary key, set a property, DESCRIBE, SHOW
  * CREATE TABLE, SELECT from a metadata table, drop the table), and a
  * row-level update (merge-on-read on v3: a DV merged and replaced, a new data
- * file, one row delta).
+ * file, one row delta), and the Kinesis source's bookkeeping (a GetRecords
+ * answer parsed, each shard's position and sequence number recorded, written
+ * as floe.source-offsets, read back and merged with another table's).
  * Every failure point is visited while an operation
  * has at most MAX_POINTS allocations; beyond that an even stride of them.
  */
@@ -34,6 +36,7 @@
 #include "floe/scan.h"
 #include "floe/plan.h"
 #include "floe/sql.h"
+#include "stream/stream_kinesis.h"
 #include "test_write_util.h"
 #include "util/timeutil.h"
 
@@ -1166,6 +1169,103 @@ static void test_dml(void)
 	env_close(&e);
 }
 
+/* ---- Kinesis: GetRecords answers and shard positions ------------------------------------ */
+
+#define KIN_RECORDS 24
+
+typedef struct kin_ctx {
+	floe_buf reply; /* a GetRecords answer */
+} kin_ctx;
+
+static void b64(floe_buf *out, const char *s, size_t n)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)(uint8_t)s[i] << 16;
+		if (i + 1 < n)
+			v |= (uint32_t)(uint8_t)s[i + 1] << 8;
+		if (i + 2 < n)
+			v |= (uint8_t)s[i + 2];
+		char q[4] = {tab[v >> 18], tab[(v >> 12) & 63], i + 1 < n ? tab[(v >> 6) & 63] : '=',
+			     i + 2 < n ? tab[v & 63] : '='};
+		T_CHECK(floe_buf_append(out, q, 4) == 0);
+	}
+}
+
+static int append_str(floe_buf *b, const char *s)
+{
+	return floe_buf_append(b, s, strlen(s));
+}
+
+static int run_kinesis(void *p)
+{
+	kin_ctx *c = p;
+	floe_error *err = &g_last;
+	memset(&g_last, 0, sizeof(g_last));
+	stream_kinesis_reply r;
+	stream_offsets pos, back, other;
+	floe_buf json;
+	char split[64], seq[32];
+	stream_kinesis_reply_init(&r);
+	stream_offsets_init(&pos);
+	stream_offsets_init(&back);
+	stream_offsets_init(&other);
+	floe_buf_init(&json, 0);
+	/* records of three shards, round robin; the last shard is closed */
+	int rc = stream_kinesis_parse_records(&r, (const char *)c->reply.data, c->reply.len, 64, err);
+	for (size_t i = 0; !rc && i < r.n; i++) {
+		snprintf(split, sizeof(split), "kinesis:s:shardId-%012zu", i % 3);
+		snprintf(seq, sizeof(seq), "%.*s", (int)r.msgs[i].seq_len,
+			 (const char *)r.data.data + r.msgs[i].seq_off);
+		rc = stream_offsets_set_tok(&pos, split, (int64_t)(i / 3 + 1), seq);
+	}
+	rc = rc ? rc : stream_offsets_set_tok(&pos, "kinesis:s:shardId-000000000002", KIN_RECORDS / 3,
+					      "SHARD_END");
+	rc = rc ? rc : stream_offsets_write_json(&pos, &json);
+	rc = rc ? rc : stream_offsets_parse_json(&back, (const char *)json.data, json.len, err);
+	/* another table is behind on shard 0 and has not seen shard 1 */
+	rc = rc ? rc : stream_offsets_set_tok(&other, "kinesis:s:shardId-000000000000", 2, "1003");
+	rc = rc ? rc : stream_offsets_set_tok(&other, "kinesis:s:shardId-000000000002", 99, "9");
+	rc = rc ? rc : stream_offsets_min(&back, &other);
+	if (!rc) {
+		T_EQ_INT((int64_t)r.n, KIN_RECORDS);
+		T_EQ_STR(r.next_iter, "AAAAitNext");
+		T_EQ_INT(stream_offsets_get(&back, "kinesis:s:shardId-000000000000", -1), 2);
+		T_EQ_STR(stream_offsets_tok(&back, "kinesis:s:shardId-000000000000"), "1003");
+		T_EQ_STR(stream_offsets_tok(&back, "kinesis:s:shardId-000000000002"), "SHARD_END");
+		T_CHECK(r.msgs[KIN_RECORDS - 1].flags & STREAM_MSG_OVERSIZE);
+	}
+	floe_buf_reset(&json);
+	stream_offsets_reset(&pos);
+	stream_offsets_reset(&back);
+	stream_offsets_reset(&other);
+	stream_kinesis_reply_reset(&r);
+	return rc;
+}
+
+static void test_kinesis(void)
+{
+	kin_ctx c;
+	floe_buf_init(&c.reply, 0);
+	T_CHECK(append_str(&c.reply, "{\"Records\":[") == 0);
+	for (int i = 0; i < KIN_RECORDS; i++) {
+		char val[200], head[160];
+		int n = i == KIN_RECORDS - 1 ? snprintf(val, sizeof(val), "{\"id\":%d,\"pad\":\"%0120d\"}", i, 0)
+					     : snprintf(val, sizeof(val), "{\"id\":%d,\"k\":\"v%d\"}", i, i);
+		snprintf(head, sizeof(head), "%s{\"PartitionKey\":\"pk%d\",\"SequenceNumber\":\"%d\","
+			 "\"ApproximateArrivalTimestamp\":1700000000.%03d,\"Data\":\"",
+			 i ? "," : "", i % 7, 1000 + i, i);
+		T_CHECK(append_str(&c.reply, head) == 0);
+		b64(&c.reply, val, (size_t)n);
+		T_CHECK(append_str(&c.reply, "\"}") == 0);
+	}
+	T_CHECK(append_str(&c.reply, "],\"NextShardIterator\":\"AAAAitNext\","
+					      "\"MillisBehindLatest\":250}") == 0);
+	scenario sc = {"Kinesis records and shard positions", run_kinesis, NULL, &c, 0};
+	torture(&sc);
+	floe_buf_reset(&c.reply);
+}
+
 int main(void)
 {
 	T_RUN(test_metadata);
@@ -1182,5 +1282,6 @@ int main(void)
 	T_RUN(test_sql_queries);
 	T_RUN(test_sql_plan);
 	T_RUN(test_dml);
+	T_RUN(test_kinesis);
 	return t_finish();
 }
