@@ -236,7 +236,9 @@ def test_kinesis_reshard_sigkill_exactly_once(floe, kinesis_endpoint, tmp_path):
             o = offs[f"kinesis:{name}:{s['ShardId']}"]
             # read to its end: marked so, or positioned at its last record
             assert o["seq"] in ("SHARD_END", s["SequenceNumberRange"]["EndingSequenceNumber"]), (s, o)
-    assert sum(o["n"] for o in offs.values()) == total
+    # a shard that got no record may be recorded as a bare 0 (no sequence number yet)
+    assert all(isinstance(o, dict) or o == 0 for o in offs.values()), offs
+    assert sum(o["n"] for o in offs.values() if isinstance(o, dict)) == total
 
 
 def test_kinesis_credentials_chain(floe, kinesis_endpoint, tmp_path):
