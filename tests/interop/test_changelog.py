@@ -441,7 +441,9 @@ tables:
 
     following = cfg(tmp_path / "f.yaml", True)
     offs = kill_when(floe, following, "db.out", lambda o: True)
-    assert offs and offs[-1]["@hybrid-phase"] == 0, offs[-1:]  # killed in the bootstrap
+    # killed in the bootstrap (a run that got past it before its first commit
+    # was seen is killed after the switch instead: the checks below still hold)
+    assert offs and offs[-1]["@hybrid-phase"] in (0, 1), offs[-1:]
     offs = kill_when(floe, following, "db.out", lambda o: o["@hybrid-phase"] == 1)
     assert offs[-1]["@hybrid-phase"] == 1  # killed after the switch
     (src / "d.jsonl").write_text(lines(22000, 22500))
