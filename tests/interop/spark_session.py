@@ -16,6 +16,10 @@ SQLITE_JDBC_VERSION = "3.50.3.0"
 ARTIFACTS = [
     ("org.apache.iceberg", "iceberg-spark-runtime-3.5_2.12", ICEBERG_VERSION),
     ("org.xerial", "sqlite-jdbc", SQLITE_JDBC_VERSION),
+    # S3FileIO's AWS SDK: on every session, since a test suite's Spark is one
+    # session (getOrCreate ignores spark.jars once it runs) and the REST + S3
+    # tests need it after others started Spark
+    ("org.apache.iceberg", "iceberg-aws-bundle", ICEBERG_VERSION),
 ]
 
 
