@@ -56,105 +56,25 @@ typedef struct glue_resp {
 static int attempt(glue_catalog *c, const char *op, const floe_buf *body, floe_buf *out,
 		   glue_resp *gr, bool once, floe_error *err)
 {
-	floe_aws_creds cr = {0};
-	char host[512], hash[65], amz[17], target[128], hd[64], hs[100];
-	char *auth = NULL, *tokh = NULL;
-	const char *wire[8];
-	size_t nw = 0;
-	floe_buf sig;
-	int rc;
-	floe_buf_init(&sig, 4096);
-	if ((rc = floe_aws_provider_get(c->aws, &cr, err)))
-		goto done;
-	const char *h = strstr(c->endpoint, "://") + 3;
-	snprintf(host, sizeof(host), "%.*s", (int)strcspn(h, "/"), h);
-	floe_sha256_hex(hash, body->data ? (const char *)body->data : "", body->len);
-	floe_amz_date(amz, floe_now_ms() / 1000);
-	snprintf(target, sizeof(target), "AWSGlue.%s", op);
-	floe_sigv4_header sh[6];
-	size_t ns = 0;
-	sh[ns++] = (floe_sigv4_header){"host", host};
-	sh[ns++] = (floe_sigv4_header){"x-amz-content-sha256", hash};
-	sh[ns++] = (floe_sigv4_header){"x-amz-date", amz};
-	sh[ns++] = (floe_sigv4_header){"x-amz-target", target};
-	if (cr.token)
-		sh[ns++] = (floe_sigv4_header){"x-amz-security-token", cr.token};
-	floe_sigv4_req sr = {0};
-	sr.method = "POST";
-	sr.path = "/";
-	sr.query = "";
-	sr.headers = sh;
-	sr.n_headers = ns;
-	sr.payload_hash = hash;
-	sr.region = c->region;
-	sr.service = "glue";
-	sr.amz_date = amz;
-	if ((rc = floe_sigv4_sign(&sig, &sr, cr.access_key, cr.secret_key, err)))
-		goto done;
-	size_t al = sig.len + 32;
-	if (!(auth = floe_malloc(al)) ||
-	    (cr.token && !(tokh = floe_malloc(strlen(cr.token) + 32)))) {
-		rc = floe_error_oom(err);
-		goto done;
-	}
-	snprintf(auth, al, "Authorization: %s", floe_buf_cstr(&sig));
-	snprintf(hd, sizeof(hd), "x-amz-date: %s", amz);
-	snprintf(hs, sizeof(hs), "x-amz-content-sha256: %s", hash);
-	char th[160];
-	snprintf(th, sizeof(th), "X-Amz-Target: %s", target);
-	wire[nw++] = "Content-Type: application/x-amz-json-1.1";
-	wire[nw++] = th;
-	wire[nw++] = auth;
-	wire[nw++] = hd;
-	wire[nw++] = hs;
-	if (tokh) {
-		snprintf(tokh, strlen(cr.token) + 32, "x-amz-security-token: %s", cr.token);
-		wire[nw++] = tokh;
-	}
-	floe_http_req rq = {0};
+	char target[128];
+	floe_aws_json_req r = {0};
 	floe_http_resp rs;
-	rq.method = "POST";
-	rq.url = c->endpoint;
-	rq.headers = wire;
-	rq.n_headers = nw;
-	rq.body = body->data;
-	rq.body_len = body->len;
-	rq.out = out;
-	rq.total_timeout_ms = 60000;
-	rq.at_most_once = once;
-	rc = floe_http_perform(c->http, &rq, &rs, err);
+	snprintf(target, sizeof(target), "AWSGlue.%s", op);
+	r.endpoint = c->endpoint;
+	r.region = c->region;
+	r.service = "glue";
+	r.target = target;
+	r.body = body->data ? (const char *)body->data : "";
+	r.body_len = body->len;
+	r.total_timeout_ms = 60000;
+	r.at_most_once = once;
+	int rc = floe_aws_json_call(c->http, c->aws, &r, out, &rs, err);
 	gr->status = rs.status;
 	gr->sent = rs.sent;
 	gr->type[0] = gr->message[0] = 0;
-	if (!rc && rs.status != 200 && out->len) {
-		floe_arena a;
-		floe_json *j;
-		floe_arena_init(&a, 4096);
-		if (!floe_json_parse(&j, &a, floe_buf_cstr(out), out->len, NULL, NULL)) {
-			const floe_json *t = floe_json_get(j, "__type");
-			const floe_json *m = floe_json_get(j, "message");
-			if (!m)
-				m = floe_json_get(j, "Message");
-			if (t && t->type == FLOE_JSON_STRING) {
-				const char *hash_at = strrchr(t->s, '#');
-				snprintf(gr->type, sizeof(gr->type), "%s", hash_at ? hash_at + 1 : t->s);
-			}
-			if (m && m->type == FLOE_JSON_STRING)
-				snprintf(gr->message, sizeof(gr->message), "%s", m->s);
-		}
-		floe_arena_reset(&a);
-	}
-done:
-	if (auth) {
-		memset(auth, 0, strlen(auth));
-		floe_free(auth);
-	}
-	if (tokh) {
-		memset(tokh, 0, strlen(tokh));
-		floe_free(tokh);
-	}
-	floe_aws_creds_reset(&cr);
-	floe_buf_reset(&sig);
+	if (!rc && rs.status != 200 && out->len)
+		floe_aws_json_error(out->data, out->len, gr->type, sizeof(gr->type), gr->message,
+				    sizeof(gr->message));
 	return rc;
 }
 

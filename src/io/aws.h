@@ -71,4 +71,25 @@ int64_t floe_aws_parse_iso8601_ms(const char *s);
 /* RFC 1123 "Wed, 01 May 2024 10:00:00 GMT" to epoch ms (-1 on failure). */
 int64_t floe_aws_parse_http_date_ms(const char *s);
 
+/*
+ * One AWS JSON 1.1 call (Glue, Kinesis): POST body to endpoint with
+ * X-Amz-Target, signed with SigV4 for region/service by the provider's
+ * credentials (the Authorization and token headers are wiped after). *rs
+ * gets the HTTP status; the body goes to out. Transport errors as
+ * floe_http_perform's.
+ */
+typedef struct floe_aws_json_req {
+	const char *endpoint; /* "https://glue.eu-west-1.amazonaws.com" */
+	const char *region, *service, *target; /* target: "AWSGlue.GetTable" */
+	const char *body;
+	size_t body_len;
+	long connect_timeout_ms, socket_timeout_ms, total_timeout_ms; /* 0: http's defaults */
+	bool at_most_once, accept_compressed;
+} floe_aws_json_req;
+int floe_aws_json_call(floe_http *http, floe_aws_provider *prov, const floe_aws_json_req *r,
+		       floe_buf *out, floe_http_resp *rs, floe_error *err) FLOE_WUR;
+/* The error of a JSON 1.1 answer: __type (after its '#') and message. */
+void floe_aws_json_error(const uint8_t *body, size_t n, char *type, size_t tcap, char *msg,
+			 size_t mcap);
+
 #endif

@@ -159,119 +159,38 @@ const char *stream_aws_endpoint(const stream_aws *a)
 	return a->endpoint;
 }
 
-static void wipe(char *s)
-{
-	if (!s)
-		return;
-	memset(s, 0, strlen(s));
-	floe_free(s);
-}
-
 int stream_aws_call(stream_aws *a, const char *target, const char *body, size_t n, floe_buf *resp,
 		    long *status, floe_error *err)
 {
-	floe_aws_creds cr = {0};
-	char hash[65], amz[17], th[160], hd[64], hs[100];
-	char *auth = NULL, *tokh = NULL;
-	floe_buf sig;
-	int rc;
+	floe_aws_json_req r = {0};
+	floe_http_resp rs;
 	*status = 0;
 	floe_buf_clear(resp);
-	floe_buf_init(&sig, 4096);
-	if ((rc = floe_aws_provider_get(a->prov, &cr, err)))
-		goto done;
-	floe_sha256_hex(hash, body ? body : "", n);
-	floe_amz_date(amz, floe_now_ms() / 1000);
-	floe_sigv4_header sh[5];
-	size_t ns = 0;
-	sh[ns++] = (floe_sigv4_header){"host", a->host};
-	sh[ns++] = (floe_sigv4_header){"x-amz-content-sha256", hash};
-	sh[ns++] = (floe_sigv4_header){"x-amz-date", amz};
-	sh[ns++] = (floe_sigv4_header){"x-amz-target", target};
-	if (cr.token)
-		sh[ns++] = (floe_sigv4_header){"x-amz-security-token", cr.token};
-	floe_sigv4_req sr = {0};
-	sr.method = "POST";
-	sr.path = "/";
-	sr.query = "";
-	sr.headers = sh;
-	sr.n_headers = ns;
-	sr.payload_hash = hash;
-	sr.region = a->region;
-	sr.service = a->service;
-	sr.amz_date = amz;
-	if ((rc = floe_sigv4_sign(&sig, &sr, cr.access_key, cr.secret_key, err)))
-		goto done;
-	size_t al = sig.len + 32;
-	if (!(auth = floe_malloc(al)) ||
-	    (cr.token && !(tokh = floe_malloc(strlen(cr.token) + 32)))) {
-		rc = floe_error_oom(err);
-		goto done;
-	}
-	snprintf(auth, al, "Authorization: %s", floe_buf_cstr(&sig));
-	snprintf(hd, sizeof(hd), "x-amz-date: %s", amz);
-	snprintf(hs, sizeof(hs), "x-amz-content-sha256: %s", hash);
-	snprintf(th, sizeof(th), "X-Amz-Target: %s", target);
-	const char *wire[7];
-	size_t nw = 0;
-	wire[nw++] = "Content-Type: application/x-amz-json-1.1";
-	wire[nw++] = th;
-	wire[nw++] = auth;
-	wire[nw++] = hd;
-	wire[nw++] = hs;
-	if (tokh) {
-		snprintf(tokh, strlen(cr.token) + 32, "x-amz-security-token: %s", cr.token);
-		wire[nw++] = tokh;
-	}
-	floe_http_req rq = {0};
-	floe_http_resp rs;
-	rq.method = "POST";
-	rq.url = a->endpoint;
-	rq.headers = wire;
-	rq.n_headers = nw;
-	rq.body = body;
-	rq.body_len = n;
-	rq.out = resp;
-	rq.connect_timeout_ms = a->timeout_ms < 10000 ? (long)a->timeout_ms : 10000;
-	rq.socket_timeout_ms = (long)a->timeout_ms;
-	rq.total_timeout_ms = (long)a->timeout_ms;
-	rq.accept_compressed = true;
-	rc = floe_http_perform(a->http, &rq, &rs, err);
+	r.endpoint = a->endpoint;
+	r.region = a->region;
+	r.service = a->service;
+	r.target = target;
+	r.body = body;
+	r.body_len = n;
+	r.connect_timeout_ms = a->timeout_ms < 10000 ? (long)a->timeout_ms : 10000;
+	r.socket_timeout_ms = (long)a->timeout_ms;
+	r.total_timeout_ms = (long)a->timeout_ms;
+	r.accept_compressed = true;
+	int rc = floe_aws_json_call(a->http, a->prov, &r, resp, &rs, err);
 	if (rc == FLOE_EIO || rc == FLOE_ETIMEDOUT) {
 		/* no answer: the caller asks again (GetRecords and the listings
 		 * are reads; a retried GetShardIterator only gives a new one) */
 		char m[FLOE_ERROR_MSG_MAX];
 		snprintf(m, sizeof(m), "%s", err ? err->msg : "");
-		rc = floe_error_set_retryable(err, FLOE_EIO, "%s", m);
-		goto done;
+		return floe_error_set_retryable(err, FLOE_EIO, "%s", m);
 	}
 	if (!rc)
 		*status = rs.status;
-done:
-	wipe(auth);
-	wipe(tokh);
-	floe_aws_creds_reset(&cr);
-	floe_buf_reset(&sig);
 	return rc;
 }
 
 void stream_aws_error_of(const uint8_t *body, size_t n, char *type, size_t tcap, char *msg,
 			 size_t mcap)
 {
-	floe_arena a;
-	floe_json *j;
-	type[0] = msg[0] = 0;
-	floe_arena_init(&a, 1024);
-	if (!floe_json_parse(&j, &a, (const char *)body, n, NULL, NULL) && j->type == FLOE_JSON_OBJECT) {
-		const floe_json *t = floe_json_get(j, "__type"), *m = floe_json_get(j, "message");
-		if (!m)
-			m = floe_json_get(j, "Message");
-		if (t && t->type == FLOE_JSON_STRING) {
-			const char *h = strrchr(t->s, '#');
-			snprintf(type, tcap, "%s", h ? h + 1 : t->s);
-		}
-		if (m && m->type == FLOE_JSON_STRING)
-			snprintf(msg, mcap, "%s", m->s);
-	}
-	floe_arena_reset(&a);
+	floe_aws_json_error(body, n, type, tcap, msg, mcap);
 }
