@@ -79,7 +79,7 @@ tables:
 {tables}"""
 
 
-def expected_fields(kind_ix):
+def expected_fields(kind_ix, extra_fields=()):
     """(name, type string, required) of the final schema, in order."""
     k = KINDS[kind_ix]
     out = [("id", "long", True), ("kind", "string", True), ("n", "long", False),
@@ -87,7 +87,7 @@ def expected_fields(kind_ix):
            (f"x_{k}", "string", False), ("geo", "struct<lat: double, lon: double>", False)]
     if kind_ix % 2 == 0:
         out.append(("tags", "list<string>", False))
-    return out
+    return out + [(e, "long", False) for e in extra_fields]
 
 
 def type_str(t):
@@ -99,13 +99,13 @@ def type_str(t):
     return str(t)
 
 
-def check_tables(floe, model):
+def check_tables(floe, model, extra_fields=()):
     cat = floe.pyiceberg_catalog()
     con = duckdb_connection()
     for kx, k in enumerate(KINDS):
         tbl = cat.load_table(f"db.ev_{k}")
         got = [(f.name, type_str(f.field_type), f.required) for f in tbl.schema().fields]
-        assert got == expected_fields(kx), (k, got)
+        assert got == expected_fields(kx, extra_fields), (k, got)
         # nested members added by records are optional
         assert all(not f.required for f in tbl.schema().find_field("geo").field_type.fields)
         rows = tbl.scan().to_arrow().to_pylist()
@@ -121,6 +121,8 @@ def check_tables(floe, model):
             assert r["geo"] == (None if geo is None else {"lat": geo["lat"], "lon": geo.get("lon")})
             if kx % 2 == 0:
                 assert r["tags"] == m.get("tags")
+            for e in extra_fields:
+                assert r[e] == m.get(e), (r, m)
         n, nx, nlon = con.execute(
             f"SELECT count(*), count(x_{k}), count(geo.lon) "
             f"FROM iceberg_scan('{tbl.metadata_location}')").fetchone()
@@ -204,6 +206,7 @@ def test_sigkill_during_data_and_schema_commits_is_exactly_once(floe, tmp_path):
     cmd = [floe.bin, "--dir", str(floe.root), "-v", "run", str(yaml), "--quiet"]
     rng = random.Random(16_3)
     kills = schema_kills = runs = extra = 0
+    extra_fields = []
     next_id = sum(len(m) for m in model.values())
     finished = False
     while not finished and runs < 200:
@@ -256,4 +259,4 @@ def test_sigkill_during_data_and_schema_commits_is_exactly_once(floe, tmp_path):
                     schema_kills += 1
     # kills inside a schema commit are rare under load: two of them, at least
     assert finished and kills >= 20 and schema_kills >= 2, (runs, kills, schema_kills)
-    check_tables(floe, model)
+    check_tables(floe, model, extra_fields)
