@@ -84,6 +84,9 @@ def duckdb_connection():
     from duckdb_extensions import import_extension
 
     con = duckdb.connect()
+    # the iceberg extension loads avro on first use; from PyPI too, so that
+    # nothing is downloaded whatever test runs first
+    import_extension("avro", con=con)
     import_extension("iceberg", con=con)
     con.execute("LOAD iceberg")
     return con
