@@ -32,6 +32,12 @@ extern "C" {
 
 typedef struct floe_sql floe_sql;
 
+/* Result sets: Flink's tableau (aligned, +---+ rules), or one JSON object per
+ * row (numbers and booleans as JSON values, the rest as strings, NULL as
+ * null), or CSV with a header line (RFC 4180 quoting, NULL as an empty
+ * field). */
+typedef enum floe_sql_format { FLOE_SQL_TABLEAU = 0, FLOE_SQL_JSON, FLOE_SQL_CSV } floe_sql_format;
+
 typedef struct floe_sql_opts {
 	int version;            /* 1 */
 	floe_catalog *catalog;  /* default_catalog (borrowed; must outlive the session); may be NULL */
@@ -39,8 +45,13 @@ typedef struct floe_sql_opts {
 	floe_write_fn out;      /* results (aligned tables, messages); NULL = discarded */
 	void *out_payload;
 	bool quiet;             /* no "[OK]" lines, no job summaries */
+	/* from=to rules for tables read by path (FROM '/data/t'), as floe scan's
+	 * --path-map (floe_table_open_path) */
+	const char *const *path_map;
+	size_t n_path_map;
+	floe_sql_format format; /* how result sets print */
 } floe_sql_opts;
-#define FLOE_SQL_OPTS_INIT {1, NULL, NULL, NULL, NULL, false}
+#define FLOE_SQL_OPTS_INIT {1, NULL, NULL, NULL, NULL, false, NULL, 0, FLOE_SQL_TABLEAU}
 
 FLOE_EXPORT int floe_sql_new(floe_sql **out, const floe_sql_opts *opts, floe_error *err) FLOE_WUR;
 FLOE_EXPORT void floe_sql_free(floe_sql *s);

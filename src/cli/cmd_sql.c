@@ -45,7 +45,15 @@ static const char SQL_USAGE[] =
 	"USE, CREATE DATABASE, CREATE/ALTER/DROP TABLE, SHOW, DESCRIBE, SET, streaming\n"
 	"INSERT INTO t SELECT ... FROM source [WHERE ...], EXECUTE STATEMENT SET, and SELECT\n"
 	"over tables and metadata tables (t$snapshots, t$files, ...). See docs/sql.md.\n"
-	"The global catalog options name default_catalog.\n";
+	"The global catalog options name default_catalog.\n"
+	"\n"
+	"Options:\n"
+	"  --format tableau|json|csv  how result rows print (default tableau: aligned, with\n"
+	"                             rules); json: one object per row; csv: a header line,\n"
+	"                             then the rows. json and csv print only the rows\n"
+	"  --path-map FROM=TO         for tables read by path (SELECT ... FROM '/data/t'):\n"
+	"                             files recorded under FROM are read under TO (repeatable)\n"
+	"  -q, --quiet                no [OK] lines and no job summaries\n";
 
 static char *read_all(FILE *f, size_t *n)
 {
@@ -232,10 +240,29 @@ static int shell(floe_sql *s)
 int cmd_sql(int argc, char **argv)
 {
 	const char *file = NULL, *stmt = NULL;
+	const char *path_map[64];
+	size_t n_map = 0;
+	floe_sql_format format = FLOE_SQL_TABLEAU;
 	bool quiet = false, check = false, interactive = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if ((!strcmp(a, "-f") || !strcmp(a, "--file")) && i + 1 < argc) {
+		if (!strcmp(a, "--format") && i + 1 < argc) {
+			const char *v = argv[++i];
+			if (!strcmp(v, "tableau") || !strcmp(v, "table"))
+				format = FLOE_SQL_TABLEAU;
+			else if (!strcmp(v, "json"))
+				format = FLOE_SQL_JSON;
+			else if (!strcmp(v, "csv"))
+				format = FLOE_SQL_CSV;
+			else
+				return cli_usage_error("sql: --format is tableau, json or csv, not '%s'", v);
+		} else if (!strcmp(a, "--path-map") && i + 1 < argc) {
+			if (n_map == sizeof(path_map) / sizeof(path_map[0]))
+				return cli_usage_error("sql: too many --path-map rules");
+			if (!strchr(argv[i + 1], '='))
+				return cli_usage_error("sql: --path-map takes FROM=TO, not '%s'", argv[i + 1]);
+			path_map[n_map++] = argv[++i];
+		} else if ((!strcmp(a, "-f") || !strcmp(a, "--file")) && i + 1 < argc) {
 			file = argv[++i];
 		} else if ((!strcmp(a, "-e") || !strcmp(a, "--execute")) && i + 1 < argc) {
 			stmt = argv[++i];
@@ -310,7 +337,10 @@ int cmd_sql(int argc, char **argv)
 	opts.catalog = cat;
 	opts.base_dir = base_dir;
 	opts.out = cli_stdout_write;
-	opts.quiet = quiet;
+	opts.quiet = quiet || format != FLOE_SQL_TABLEAU;
+	opts.path_map = path_map;
+	opts.n_path_map = n_map;
+	opts.format = format;
 	floe_sql *s = NULL;
 	if (floe_sql_new(&s, &opts, &err)) {
 		floe_catalog_free(cat);

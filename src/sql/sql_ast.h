@@ -34,6 +34,7 @@ typedef struct sql_name {
 	const char **parts;
 	size_t n;
 	uint32_t off;
+	bool path; /* FROM '/data/t' or a metadata file: parts[0] is the path (n == 1) */
 } sql_name;
 
 typedef struct sql_opt {
@@ -115,6 +116,7 @@ typedef struct sql_join {
 	size_t n_hints;
 	sql_expr *on;      /* NULL for CROSS / ',' */
 	uint32_t off;
+	struct sql_select *sub; /* JOIN (SELECT ...) [AS] x: table unused */
 } sql_join;
 
 typedef struct sql_select {
@@ -139,6 +141,15 @@ typedef struct sql_select {
 	int64_t limit; /* -1: none */
 	int64_t offset; /* OFFSET n [ROWS]: 0 when none */
 	uint32_t off, limit_off;
+	struct sql_select *from_sub; /* FROM (SELECT ...) [AS] x: from unused (n == 0) */
+	/* UNION [ALL] union_next: this select is the first branch; the ORDER BY,
+	 * LIMIT and OFFSET after the last branch apply to the whole union and are
+	 * kept here (u_*), not in the last branch */
+	struct sql_select *union_next;
+	bool union_all;
+	sql_order *u_order_by;
+	size_t n_u_order_by;
+	int64_t u_limit, u_offset;
 } sql_select;
 
 typedef enum sql_stmt_kind {

@@ -18,6 +18,7 @@
 #include "iceberg/props.h"
 #include "iceberg/spec.h"
 #include "iceberg/transform.h"
+#include "json/json.h"
 #include "sql/sql_exec.h"
 #include "table/commit.h"
 #include "table/create.h"
@@ -116,11 +117,84 @@ static size_t width(const char *s)
 	return w;
 }
 
-/* Flink's tableau form: +----+ borders, one row per line, "N rows in set". */
+static bool json_number_text(const char *v)
+{
+	/* NaN and the infinities are no JSON numbers: they print as strings */
+	return strcmp(v, "NaN") && strcmp(v, "Infinity") && strcmp(v, "-Infinity");
+}
+
+/* One JSON object per row (--format json). */
+static int rows_json(floe_buf *b, const sql_rows *r)
+{
+	int rc = 0;
+	for (size_t j = 0; !rc && j < r->n_rows; j++) {
+		rc = floe_buf_putc(b, '{');
+		for (size_t i = 0; !rc && i < r->n_cols; i++) {
+			const char *v = r->rows[j][i];
+			char k = r->kinds ? r->kinds[i] : 's';
+			if (i)
+				rc = floe_buf_putc(b, ',');
+			if (!rc)
+				rc = floe_json_escape(b, r->cols[i], strlen(r->cols[i]));
+			if (!rc)
+				rc = floe_buf_putc(b, ':');
+			if (rc)
+				break;
+			if (!v)
+				rc = floe_buf_puts(b, "null");
+			else if ((k == 'n' && json_number_text(v)) || k == 'b' || k == 'j')
+				rc = floe_buf_puts(b, v);
+			else
+				rc = floe_json_escape(b, v, strlen(v));
+		}
+		if (!rc)
+			rc = floe_buf_puts(b, "}\n");
+	}
+	return rc;
+}
+
+static int csv_field(floe_buf *b, const char *v)
+{
+	if (!v)
+		return 0;
+	if (!strpbrk(v, ",\"\r\n"))
+		return floe_buf_puts(b, v);
+	int rc = floe_buf_putc(b, '"');
+	for (const char *p = v; !rc && *p; p++)
+		rc = *p == '"' ? floe_buf_puts(b, "\"\"") : floe_buf_putc(b, *p);
+	return rc ? rc : floe_buf_putc(b, '"');
+}
+
+/* A header line, then one line per row (--format csv). */
+static int rows_csv(floe_buf *b, const sql_rows *r)
+{
+	int rc = 0;
+	for (size_t j = 0; !rc && j <= r->n_rows; j++) {
+		const char *const *cells = j ? r->rows[j - 1] : r->cols;
+		for (size_t i = 0; !rc && i < r->n_cols; i++)
+			rc = (i ? floe_buf_putc(b, ',') : 0) || csv_field(b, cells[i]);
+		if (!rc)
+			rc = floe_buf_putc(b, '\n');
+	}
+	return rc;
+}
+
+/* Flink's tableau form: +----+ borders, one row per line, "N rows in set";
+ * or JSON lines or CSV (floe_sql_opts.format). */
 int sql_rows_print(floe_sql *s, const sql_rows *r)
 {
 	floe_buf b;
 	int rc = 0;
+	if (s->opts.format != FLOE_SQL_TABLEAU) {
+		floe_buf_init(&b, 0);
+		rc = s->opts.format == FLOE_SQL_JSON ? rows_json(&b, r) : rows_csv(&b, r);
+		if (rc)
+			rc = FLOE_ENOMEM;
+		else if (b.len)
+			rc = sql_out(s, floe_buf_cstr(&b), b.len);
+		floe_buf_reset(&b);
+		return rc;
+	}
 	size_t *w = floe_calloc(r->n_cols ? r->n_cols : 1, sizeof(size_t));
 	if (!w)
 		return FLOE_ENOMEM;
@@ -193,6 +267,11 @@ int sql_resolve(sql_ctx *c, const sql_name *nm, sql_ref *out)
 {
 	floe_sql *s = c->s;
 	memset(out, 0, sizeof(*out));
+	if (nm->path)
+		return sql_err(c, FLOE_EUNSUPPORTED, nm->off,
+			       "a table path ('%s') can only be read, by SELECT ... FROM: name a "
+			       "catalog table here",
+			       nm->parts[0]);
 	if (nm->n == 3) {
 		if (!(out->cat = find_catalog(s, nm->parts[0])))
 			return sql_err(c, FLOE_EINVAL, nm->off, "catalog '%s' does not exist",

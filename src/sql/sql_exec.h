@@ -92,6 +92,9 @@ typedef struct sql_rows {
 	floe_arena *a;
 	const char **cols;
 	size_t n_cols;
+	/* per column, for --format json: 'n' number, 'b' boolean, 'j' JSON text
+	 * (nested values), else a string; NULL: every column a string */
+	const char *kinds;
 	const char ***rows;
 	size_t n_rows, cap;
 } sql_rows;

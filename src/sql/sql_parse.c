@@ -364,7 +364,7 @@ static bool is_clause_word(const parser *p)
 	static const char *const words[] = {"FROM",  "WHERE", "GROUP", "ORDER",  "LIMIT", "HAVING",
 					    "UNION", "JOIN",  "INNER", "LEFT",   "RIGHT", "FULL",
 					    "CROSS", "ON",    "AS",    "EXCEPT", "INTERSECT", "OFFSET",
-					    "FETCH", "WINDOW", "END", "USING"};
+					    "FETCH", "WINDOW", "END", "USING", "MINUS"};
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (is_kw(p, words[i]))
 			return true;
@@ -454,6 +454,23 @@ static int name_parse(parser *p, sql_name *out, const char *what)
 			    what);
 	out->parts = v.data;
 	out->n = v.n;
+	return p->rc;
+}
+
+/* A table in FROM or JOIN: a dotted name, or a 'quoted path' of a table
+ * directory or metadata file (as floe scan takes, and DuckDB's FROM 'x'). */
+static int table_name_parse(parser *p, sql_name *out)
+{
+	if (p->t.kind != TK_STRING)
+		return name_parse(p, out, "a table name");
+	out->off = p->t.off;
+	out->path = true;
+	out->n = 1;
+	if (!(out->parts = floe_arena_calloc(p->a, 1, sizeof(char *))))
+		return poom(p);
+	out->parts[0] = string_lit(p, "a table path");
+	if (!p->rc && !*out->parts[0])
+		return perr(p, out->off, "a table path is empty");
 	return p->rc;
 }
 
@@ -853,7 +870,7 @@ static int primary(parser *p, sql_expr **out)
 			}
 		}
 		/* a name, a function call, or name.* */
-		sql_name nm = {NULL, 0, off};
+		sql_name nm = {NULL, 0, off, false};
 		vec v = {NULL, 0, 0, sizeof(const char *)};
 		for (;;) {
 			const char **slot = vec_push(p, &v);
@@ -1170,13 +1187,33 @@ static int expr_parse(parser *p, sql_expr **out)
 
 /* ---- SELECT ------------------------------------------------------------------ */
 
+static int select_parse(parser *p, sql_select **out);
+
+/* ( SELECT ... ) in FROM or JOIN */
+static int subquery_parse(parser *p, sql_select **out)
+{
+	char b[64];
+	if (expect_p(p, "("))
+		return p->rc;
+	if (!is_kw(p, "SELECT"))
+		return perr(p, p->t.off, "expected SELECT in a subquery, found %s",
+			    tok_desc(p, b, sizeof(b)));
+	if (select_parse(p, out))
+		return p->rc;
+	return expect_p(p, ")");
+}
+
 static int select_parse(parser *p, sql_select **out)
 {
 	char b[64];
 	sql_select *q = floe_arena_calloc(p->a, 1, sizeof(*q));
 	if (!q)
 		return poom(p);
+	if (++p->depth > SQL_MAX_DEPTH)
+		return perr(p, p->t.off, "the query nests too deeply (at most %d levels)",
+			    SQL_MAX_DEPTH);
 	q->limit = -1;
+	q->u_limit = -1;
 	q->off = p->t.off;
 	if (expect_kw(p, "SELECT"))
 		return p->rc;
@@ -1202,10 +1239,12 @@ static int select_parse(parser *p, sql_select **out)
 	q->aliases = aliases.data;
 	q->n_items = items.n;
 	if (accept_kw(p, "FROM")) {
-		if (is_p(p, "("))
-			return perr(p, p->t.off, "subqueries in FROM are not supported yet");
-		if (name_parse(p, &q->from, "a table name"))
+		if (is_p(p, "(")) {
+			if (subquery_parse(p, &q->from_sub))
+				return p->rc;
+		} else if (table_name_parse(p, &q->from)) {
 			return p->rc;
+		}
 		if (p->t.kind == TK_HINT && hint_parse(p, &q->hints, &q->n_hints))
 			return p->rc;
 		/* an alias */
@@ -1253,10 +1292,12 @@ static int select_parse(parser *p, sql_select **out)
 				return p->rc;
 			j->kind = kind;
 			j->off = joff;
-			if (is_p(p, "("))
-				return perr(p, p->t.off, "subqueries in FROM are not supported yet");
-			if (name_parse(p, &j->table, "a table name"))
+			if (is_p(p, "(")) {
+				if (subquery_parse(p, &j->sub))
+					return p->rc;
+			} else if (table_name_parse(p, &j->table)) {
 				return p->rc;
+			}
 			if (p->t.kind == TK_HINT && hint_parse(p, &j->hints, &j->n_hints))
 				return p->rc;
 			if (accept_kw(p, "AS")) {
@@ -1337,9 +1378,47 @@ static int select_parse(parser *p, sql_select **out)
 		if (!accept_kw(p, "ROWS"))
 			accept_kw(p, "ROW");
 	}
-	if (is_kw(p, "UNION") || is_kw(p, "EXCEPT") || is_kw(p, "INTERSECT"))
-		return perr(p, p->t.off, "%s is not supported yet", is_kw(p, "UNION") ? "UNION" :
-								   is_kw(p, "EXCEPT") ? "EXCEPT" : "INTERSECT");
+	if (is_kw(p, "EXCEPT") || is_kw(p, "INTERSECT") || is_kw(p, "MINUS"))
+		return perr(p, p->t.off, "%s is not supported yet (UNION [ALL] is)",
+			    is_kw(p, "EXCEPT") ? "EXCEPT" : is_kw(p, "MINUS") ? "MINUS" : "INTERSECT");
+	if (is_kw(p, "UNION")) {
+		if (q->n_order_by || q->limit >= 0 || q->offset)
+			return perr(p, p->t.off, "ORDER BY, LIMIT or OFFSET before UNION: they go after "
+						 "the last SELECT of the union");
+		if (next(p))
+			return p->rc;
+		q->union_all = accept_kw(p, "ALL");
+		if (!q->union_all)
+			accept_kw(p, "DISTINCT");
+		if (!is_kw(p, "SELECT"))
+			return perr(p, p->t.off, "expected SELECT after UNION, found %s",
+				    tok_desc(p, b, sizeof(b)));
+		sql_select *nx;
+		if (select_parse(p, &nx))
+			return p->rc;
+		q->union_next = nx;
+		/* the tail after the last branch belongs to the whole union */
+		if (nx->union_next) {
+			q->u_order_by = nx->u_order_by;
+			q->n_u_order_by = nx->n_u_order_by;
+			q->u_limit = nx->u_limit;
+			q->u_offset = nx->u_offset;
+			nx->u_order_by = NULL;
+			nx->n_u_order_by = 0;
+			nx->u_limit = -1;
+			nx->u_offset = 0;
+		} else {
+			q->u_order_by = nx->order_by;
+			q->n_u_order_by = nx->n_order_by;
+			q->u_limit = nx->limit;
+			q->u_offset = nx->offset;
+			nx->order_by = NULL;
+			nx->n_order_by = 0;
+			nx->limit = -1;
+			nx->offset = 0;
+		}
+	}
+	p->depth--;
 	*out = q;
 	return 0;
 }

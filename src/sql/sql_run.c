@@ -496,6 +496,9 @@ static int check_insert(sql_ctx *c, target *tg)
 			       "distribution-mode, branch)",
 			       o->key);
 	}
+	if (q->from_sub || q->union_next)
+		return sql_err(c, FLOE_EUNSUPPORTED, q->off, "INSERT ... SELECT from a subquery or a "
+							     "UNION is not supported yet");
 	if (!q->from.n)
 		return sql_err(c, FLOE_EUNSUPPORTED, q->off, "INSERT ... SELECT without FROM is not "
 							     "supported yet");
@@ -924,13 +927,13 @@ int sql_run_select(sql_ctx *c, const sql_select *q)
 	floe_scan *scan = NULL;
 	capture cp;
 	int rc;
-	if (!q->from.n)
+	if (!q->from.n && !q->from_sub)
 		return sql_err(c, FLOE_EUNSUPPORTED, q->off, "SELECT without FROM is not supported "
 							     "yet");
 	/* computed items, aggregates, joins, ORDER BY, and any WHERE: the executor
 	 * (which pushes what it can of the WHERE into the scan) */
-	if (sql_vec_needed(q) || q->where)
-		return sql_vec_select(c, q);
+	if (sql_vec_needed(q) || q->where || c->s->opts.format == FLOE_SQL_JSON)
+		return sql_vec_select(c, q); /* (JSON needs the executor's column types) */
 	if ((rc = sql_resolve(c, &q->from, &r)))
 		return rc;
 	if (sql_find_source(c->s, &r))

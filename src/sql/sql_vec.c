@@ -40,7 +40,7 @@ typedef enum vt {
 	VT_TSTZ,   /* µs; s = 1: print with Z (metadata tables) */
 	VT_IVL,    /* day-time interval, µs */
 	VT_IVM,    /* year-month interval, months */
-	VT_TEXT,   /* a nested value shown as JSON text */
+	VT_TEXT,   /* a nested value shown as JSON text; p 1: a variant */
 } vt;
 
 typedef struct vty {
@@ -2610,6 +2610,7 @@ static vty vty_of(const floe_type *t, bool meta)
 	case FLOE_T_TIMESTAMPTZ: case FLOE_T_TIMESTAMPTZ_NS: return T(VT_TSTZ, 0, meta);
 	case FLOE_T_STRING: case FLOE_T_UUID: return T(VT_STR, 0, 0);
 	case FLOE_T_BINARY: case FLOE_T_FIXED: return T(VT_BIN, 0, 0);
+	case FLOE_T_VARIANT: return T(VT_TEXT, 1, 0); /* p 1: a variant's JSON is a string value */
 	default: return T(VT_TEXT, 0, 0);
 	}
 }
@@ -2677,10 +2678,15 @@ typedef struct source {
 	const char *alias;
 	const sql_opt *hints;
 	size_t n_hints;
+	const sql_select *sub; /* FROM (SELECT ...): its rows are in rel */
 	floe_table *t;
 	floe_scan *scan;
 	vrel schema; /* names, quals, types (no rows) */
+	vrel rel;    /* a subquery's result */
 } source;
+
+static int select_rel(sql_ctx *c, const sql_select *q, vrel *out);
+static int query_rel(sql_ctx *c, const sql_select *q, vrel *out);
 
 static void collect_cols(const sql_expr *e, floe_strmap *m, bool *star)
 {
@@ -2722,21 +2728,48 @@ done:
 static int open_source(vx *x, source *src, const char *where, const floe_strmap *need, bool star)
 {
 	sql_ctx *c = x->c;
-	sql_ref r;
+	sql_ref r = {0};
 	int rc;
-	if ((rc = sql_resolve(c, src->name, &r)))
-		return rc;
-	if (sql_find_source(c->s, &r))
-		return sql_err(c, FLOE_EUNSUPPORTED, src->name->off,
-			       "SELECT from a source table is not supported yet");
-	if ((rc = sql_need_catalog(c, r.cat, src->name->off)))
-		return rc;
-	rc = floe_table_load(&src->t, r.cat->cat, r.db, r.table, c->err);
-	if (rc == FLOE_ENOTFOUND)
-		return sql_err(c, rc, src->name->off, "table '%s' does not exist",
-			       floe_sql__name_str(c->a, src->name));
-	if (rc)
-		return floe_error_prefix(c->err, rc, "SELECT: ");
+	if (src->sub) {
+		/* a derived table: run it; its columns are qualified by the alias */
+		if ((rc = query_rel(c, src->sub, &src->rel)))
+			return rc;
+		for (size_t i = 0; i < src->rel.n_cols; i++)
+			src->rel.quals[i] = src->alias;
+		src->schema = src->rel;
+		src->schema.n = 0;
+		return 0;
+	}
+	if (src->name->path) {
+		/* a table directory or metadata file, as floe scan opens it */
+		const floe_sql_opts *o = &c->s->opts;
+		const char *path = src->name->parts[0];
+		if (path[0] != '/' && !strstr(path, "://") && o->base_dir &&
+		    !(path = floe_arena_sprintf(c->a, "%s/%s", o->base_dir, path)))
+			return floe_error_oom(c->err);
+		rc = floe_table_open_path(&src->t, path, o->path_map, o->n_path_map, c->err);
+		if (rc) {
+			char inner[FLOE_ERROR_MSG_MAX];
+			snprintf(inner, sizeof(inner), "%s", c->err->msg);
+			/* not a catalog lookup: no "not found in the catalog" hint */
+			return sql_err(c, rc == FLOE_ENOTFOUND ? FLOE_EINVAL : rc, src->name->off, "%s",
+				       inner);
+		}
+	} else {
+		if ((rc = sql_resolve(c, src->name, &r)))
+			return rc;
+		if (sql_find_source(c->s, &r))
+			return sql_err(c, FLOE_EUNSUPPORTED, src->name->off,
+				       "SELECT from a source table is not supported yet");
+		if ((rc = sql_need_catalog(c, r.cat, src->name->off)))
+			return rc;
+		rc = floe_table_load(&src->t, r.cat->cat, r.db, r.table, c->err);
+		if (rc == FLOE_ENOTFOUND)
+			return sql_err(c, rc, src->name->off, "table '%s' does not exist",
+				       floe_sql__name_str(c->a, src->name));
+		if (rc)
+			return floe_error_prefix(c->err, rc, "SELECT: ");
+	}
 	int64_t snap = -1, as_of = -1;
 	const char *branch = NULL, *tag = NULL;
 	for (size_t i = 0; i < src->n_hints; i++) {
@@ -2756,7 +2789,9 @@ static int open_source(vx *x, source *src, const char *where, const floe_strmap 
 				       "as-of-timestamp, branch, tag)",
 				       o->key, o->value);
 	}
-	const char *qual = src->alias ? src->alias : src->name->parts[src->name->n - 1];
+	const char *qual = src->alias        ? src->alias
+			   : src->name->path ? NULL /* a path names no table: t.x needs an alias */
+					     : src->name->parts[src->name->n - 1];
 	if (r.meta) {
 		rc = floe_inspect_open(&src->scan, src->t, r.meta, snap, c->err);
 		if (rc == FLOE_ENOTFOUND)
@@ -2808,6 +2843,10 @@ static int open_source(vx *x, source *src, const char *where, const floe_strmap 
 /* read every row of a source into a relation */
 static int read_all(vx *x, source *src, vrel *out)
 {
+	if (src->sub) {
+		*out = src->rel;
+		return 0;
+	}
 	int rc = rel_init(x, out, src->schema.n_cols);
 	if (rc)
 		return rc;
@@ -2892,10 +2931,6 @@ static int join(vx *x, const sql_join *j, vrel *l, vrel *r, vrel *out)
 		both.quals[i] = s->quals[k];
 		both.types[i] = s->types[k];
 	}
-	if (j->kind == 'R' || j->kind == 'F')
-		return sql_err(x->c, FLOE_EUNSUPPORTED, j->off,
-			       "%s JOIN is not supported yet (INNER, LEFT, CROSS)",
-			       j->kind == 'R' ? "RIGHT" : "FULL");
 	/* split ON into key pairs and the rest */
 	const sql_expr *cj[64];
 	size_t ncj = 0;
@@ -2999,10 +3034,11 @@ static int join(vx *x, const sql_join *j, vrel *l, vrel *r, vrel *out)
 	size_t cap = 4096, np = 0;
 	size_t *pl = floe_arena_alloc(x->a, cap * sizeof(size_t)), *pr = floe_arena_alloc(x->a, cap * sizeof(size_t));
 	bool *matched = floe_arena_calloc(x->a, l->n + 1, sizeof(bool));
+	bool *rmatched = floe_arena_calloc(x->a, r->n + 1, sizeof(bool));
 	vrel pairs = both;
 	pairs.cols = floe_arena_calloc(x->a, nl + nr + 1, sizeof(sv *));
 	sv *nullcol = NULL;
-	if (!pl || !pr || !matched || !pairs.cols) {
+	if (!pl || !pr || !matched || !rmatched || !pairs.cols) {
 		rc = floe_error_oom(x->c->err);
 		goto done;
 	}
@@ -3071,6 +3107,7 @@ static int join(vx *x, const sql_join *j, vrel *l, vrel *r, vrel *out)
 			if (ok && (ok[i].null || !ok[i].u.i))
 				continue;
 			matched[pl[i]] = true;
+			rmatched[pr[i]] = true;
 			if ((rc = rel_push(x, out, pairs.cols, i)))
 				goto done;
 			if (out->n > MAX_JOIN_ROWS) {
@@ -3081,8 +3118,8 @@ static int join(vx *x, const sql_join *j, vrel *l, vrel *r, vrel *out)
 		}
 		np = 0;
 	}
-	if (j->kind == 'L') {
-		/* left rows without a match, with NULLs on the right */
+	if (j->kind == 'L' || j->kind == 'R' || j->kind == 'F') {
+		/* the rows of the outer side(s) without a match, with NULLs on the other */
 		if (!(nullcol = floe_arena_calloc(x->a, 1, sizeof(sv)))) {
 			rc = floe_error_oom(x->c->err);
 			goto done;
@@ -3093,11 +3130,19 @@ static int join(vx *x, const sql_join *j, vrel *l, vrel *r, vrel *out)
 			rc = floe_error_oom(x->c->err);
 			goto done;
 		}
-		for (size_t i = 0; i < l->n; i++) {
+		for (size_t i = 0; j->kind != 'R' && i < l->n; i++) {
 			if (matched[i])
 				continue;
 			for (size_t c2 = 0; c2 < nl + nr; c2++)
 				row[c2] = c2 < nl ? &l->cols[c2][i] : nullcol;
+			if ((rc = rel_push(x, out, row, 0)))
+				goto done;
+		}
+		for (size_t i = 0; j->kind != 'L' && i < r->n; i++) {
+			if (rmatched[i])
+				continue;
+			for (size_t c2 = 0; c2 < nl + nr; c2++)
+				row[c2] = c2 < nl ? nullcol : &r->cols[c2 - nl][i];
 			if ((rc = rel_push(x, out, row, 0)))
 				goto done;
 		}
@@ -3113,7 +3158,7 @@ done:
 
 bool sql_vec_needed(const sql_select *q)
 {
-	if (q->has_join || q->n_group_by || q->having || q->n_order_by || q->distinct || q->offset)
+	if (q->from.path || q->from_sub || q->union_next || q->has_join || q->n_group_by || q->having || q->n_order_by || q->distinct || q->offset)
 		return true;
 	for (size_t i = 0; i < q->n_items; i++)
 		if (q->items[i]->kind != SQL_E_COL && q->items[i]->kind != SQL_E_STAR)
@@ -3303,7 +3348,9 @@ static int order_item(const sql_select *q, const sql_expr *e)
 	return -1;
 }
 
-int sql_vec_select(sql_ctx *c, const sql_select *q)
+/* Run one SELECT (no UNION) into out: its items' columns, named as they
+ * print, after ORDER BY, OFFSET and LIMIT (values in c->a). */
+static int select_rel(sql_ctx *c, const sql_select *q, vrel *out)
 {
 	vx xs, *x = &xs;
 	memset(x, 0, sizeof(*x));
@@ -3330,7 +3377,7 @@ int sql_vec_select(sql_ctx *c, const sql_select *q)
 		rc = floe_error_oom(c->err);
 		goto done;
 	}
-	if (!q->from.n) {
+	if (!q->from.n && !q->from_sub) {
 		rc = sql_err(c, FLOE_EUNSUPPORTED, q->off, "SELECT without FROM is not supported yet");
 		goto done;
 	}
@@ -3350,13 +3397,15 @@ int sql_vec_select(sql_ctx *c, const sql_select *q)
 	srcs[0].alias = q->from_alias;
 	srcs[0].hints = q->hints;
 	srcs[0].n_hints = q->n_hints;
+	srcs[0].sub = q->from_sub;
 	for (size_t i = 0; i < q->n_joins; i++) {
 		srcs[i + 1].name = &q->joins[i].table;
 		srcs[i + 1].alias = q->joins[i].alias;
 		srcs[i + 1].hints = q->joins[i].hints;
 		srcs[i + 1].n_hints = q->joins[i].n_hints;
+		srcs[i + 1].sub = q->joins[i].sub;
 	}
-	if (!q->n_joins)
+	if (!q->n_joins && !q->from_sub)
 		pushdown(x, q->where, &where);
 	for (size_t i = 0; i < n_src; i++)
 		if ((rc = open_source(x, &srcs[i], i == 0 && where.len ? floe_buf_cstr(&where) : NULL,
@@ -3364,7 +3413,7 @@ int sql_vec_select(sql_ctx *c, const sql_select *q)
 			goto done;
 	/* the input relation: one table read batch by batch, or the joined tables */
 	vrel joined, *in = &srcs[0].schema;
-	if (q->n_joins) {
+	if (q->n_joins || q->from_sub) {
 		if ((rc = read_all(x, &srcs[0], &joined)))
 			goto done;
 		for (size_t i = 0; i < q->n_joins; i++) {
@@ -3543,7 +3592,8 @@ int sql_vec_select(sql_ctx *c, const sql_select *q)
 	for (size_t i = 0; i < n_items + n_ord; i++)
 		res.types[i] = ix[i]->t;
 	vrel b = *in;
-	if (!q->n_joins && !(b.cols = floe_arena_calloc(c->a, in->n_cols + 1, sizeof(sv *)))) {
+	bool in_memory = q->n_joins || q->from_sub; /* else the scan, batch by batch */
+	if (!in_memory && !(b.cols = floe_arena_calloc(c->a, in->n_cols + 1, sizeof(sv *)))) {
 		rc = floe_error_oom(c->err);
 		goto done;
 	}
@@ -3552,7 +3602,7 @@ int sql_vec_select(sql_ctx *c, const sql_select *q)
 	for (bool first = true;; first = false) {
 		struct ArrowArray arr;
 		bool have = false;
-		if (q->n_joins) {
+		if (in_memory) {
 			if (!first)
 				break;
 		} else {
@@ -3718,21 +3768,23 @@ int sql_vec_select(sql_ctx *c, const sql_select *q)
 	size_t to = res.n;
 	if (q->limit >= 0 && from + (size_t)q->limit < to)
 		to = from + (size_t)q->limit;
-	sql_rows rows;
-	const char **cells = floe_arena_calloc(c->a, n_items + 1, sizeof(char *));
-	if (!cells || sql_rows_init(&rows, c->a, heads, n_items)) {
-		rc = floe_error_oom(c->err);
+	if ((rc = rel_init(x, out, n_items)))
 		goto done;
-	}
-	for (size_t r = from; r < to; r++) {
-		for (size_t i = 0; i < n_items; i++)
-			cells[i] = sv_text(c->a, res.types[i], &res.cols[i][order[r]]);
-		if (sql_rows_add(&rows, cells)) {
+	for (size_t i = 0; i < n_items; i++) {
+		/* (a column's name may belong to the scan, freed below) */
+		if (!(out->names[i] = floe_arena_strdup(c->a, heads[i] ? heads[i] : ""))) {
 			rc = floe_error_oom(c->err);
 			goto done;
 		}
+		out->types[i] = res.types[i];
+		if (!(out->cols[i] = floe_arena_alloc(c->a, (to - from + 1) * sizeof(sv)))) {
+			rc = floe_error_oom(c->err);
+			goto done;
+		}
+		for (size_t r = from; r < to; r++)
+			out->cols[i][r - from] = res.cols[i][order[r]];
 	}
-	rc = sql_rows_print(c->s, &rows);
+	out->n = out->cap = to - from;
 done:
 	for (size_t i = 0; srcs && i < n_src; i++) {
 		floe_scan_free(srcs[i].scan);
@@ -3747,4 +3799,182 @@ done:
 	floe_buf_reset(&where);
 	floe_arena_reset(&batch_arena);
 	return rc;
+}
+
+/* the rows of a union: branch after branch (UNION without ALL: distinct rows) */
+static int union_rel(sql_ctx *c, const sql_select *q, vx *x, vrel *out)
+{
+	int rc = select_rel(c, q, out);
+	floe_hmap seen;
+	floe_hmap_init(&seen);
+	floe_buf kb;
+	floe_buf_init(&kb, 0);
+	for (const sql_select *b = q; !rc && b->union_next; b = b->union_next) {
+		vrel next;
+		if ((rc = select_rel(c, b->union_next, &next)))
+			break;
+		if (next.n_cols != out->n_cols) {
+			rc = sql_err(c, FLOE_EINVAL, b->union_next->off,
+				     "the branches of a UNION have %zu and %zu columns", out->n_cols,
+				     next.n_cols);
+			break;
+		}
+		vrel acc;
+		if ((rc = rel_init(x, &acc, out->n_cols)))
+			break;
+		for (size_t i = 0; !rc && i < out->n_cols; i++) {
+			acc.names[i] = out->names[i];
+			rc = common(x, b->union_next->off, out->types[i], next.types[i], &acc.types[i]);
+		}
+		/* both sides in the common types, then the rows of each */
+		for (int side = 0; !rc && side < 2; side++) {
+			const vrel *from = side ? &next : out;
+			sv **row = floe_arena_calloc(c->a, acc.n_cols + 1, sizeof(sv *));
+			if (!row) {
+				rc = floe_error_oom(c->err);
+				break;
+			}
+			for (size_t i = 0; !rc && i < acc.n_cols; i++) {
+				if (!(row[i] = floe_arena_alloc(c->a, (from->n + 1) * sizeof(sv))))
+					rc = floe_error_oom(c->err);
+				for (size_t r = 0; !rc && r < from->n; r++)
+					if (!cast1(c->a, from->types[i], acc.types[i], &from->cols[i][r],
+						   &row[i][r]))
+						rc = sql_err(c, FLOE_EINVAL, b->union_next->off,
+							     "UNION: column %zu (%s) does not convert to %s",
+							     i + 1, acc.names[i], vt_name(acc.types[i]));
+			}
+			for (size_t r = 0; !rc && r < from->n; r++)
+				rc = rel_push(x, &acc, row, r);
+		}
+		if (!rc && !b->union_all) {
+			/* distinct rows, first occurrence kept */
+			vrel d;
+			floe_hmap_reset(&seen);
+			floe_hmap_init(&seen);
+			if ((rc = rel_init(x, &d, acc.n_cols)))
+				break;
+			memcpy(d.names, acc.names, acc.n_cols * sizeof(char *));
+			memcpy(d.types, acc.types, acc.n_cols * sizeof(vty));
+			for (size_t r = 0; !rc && r < acc.n; r++) {
+				floe_buf_clear(&kb);
+				for (size_t i = 0; !rc && i < acc.n_cols; i++)
+					rc = floe_buf_putc(&kb, acc.cols[i][r].null ? 0 : 1) ||
+					     (!acc.cols[i][r].null && sv_key(&kb, acc.types[i], &acc.cols[i][r]));
+				uint64_t *slot;
+				bool existed;
+				if (rc || floe_hmap_upsert(&seen, kb.data, kb.len, &slot, &existed)) {
+					rc = floe_error_oom(c->err);
+					break;
+				}
+				if (!existed)
+					rc = rel_push(x, &d, acc.cols, r);
+			}
+			acc = d;
+		}
+		*out = acc;
+	}
+	floe_hmap_reset(&seen);
+	floe_buf_reset(&kb);
+	return rc;
+}
+
+/* ORDER BY output columns (names or positions), OFFSET, LIMIT of a union */
+static int union_tail(sql_ctx *c, const sql_select *q, vx *x, vrel *rel)
+{
+	int rc;
+	size_t nk = q->n_u_order_by, n = rel->n_cols;
+	if (!nk && !q->u_offset && q->u_limit < 0)
+		return 0;
+	vrel k;
+	if ((rc = rel_init(x, &k, n + nk)))
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		k.names[i] = rel->names[i];
+		k.types[i] = rel->types[i];
+		k.cols[i] = rel->cols[i];
+	}
+	for (size_t j = 0; j < nk; j++) {
+		const sql_expr *e = q->u_order_by[j].expr;
+		int col = -1;
+		int64_t pos;
+		if (e->kind == SQL_E_NUM && floe_parse_i64(e->text, strlen(e->text), &pos) && pos >= 1 &&
+		    (size_t)pos <= n)
+			col = (int)(pos - 1);
+		for (size_t i = 0; col < 0 && e->kind == SQL_E_COL && e->name.n == 1 && i < n; i++)
+			if (rel->names[i] && !strcasecmp(rel->names[i], e->name.parts[0]))
+				col = (int)i;
+		if (col < 0)
+			return sql_err(c, FLOE_EINVAL, e->off,
+				       "ORDER BY of a UNION names an output column (by name or position)");
+		k.names[n + j] = rel->names[col];
+		k.types[n + j] = rel->types[col];
+		k.cols[n + j] = rel->cols[col];
+	}
+	k.n = rel->n;
+	size_t *order = floe_arena_alloc(c->a, (k.n + 1) * sizeof(size_t));
+	size_t *tmp = floe_arena_alloc(c->a, (k.n + 1) * sizeof(size_t));
+	if (!order || !tmp)
+		return floe_error_oom(c->err);
+	for (size_t i = 0; i < k.n; i++)
+		order[i] = i;
+	if (nk) {
+		sort_ctx sc = {&k, n, nk, q->u_order_by};
+		msort(&sc, order, tmp, k.n);
+	}
+	size_t from = (size_t)q->u_offset < k.n ? (size_t)q->u_offset : k.n, to = k.n;
+	if (q->u_limit >= 0 && from + (size_t)q->u_limit < to)
+		to = from + (size_t)q->u_limit;
+	for (size_t i = 0; i < n; i++) {
+		sv *col = floe_arena_alloc(c->a, (to - from + 1) * sizeof(sv));
+		if (!col)
+			return floe_error_oom(c->err);
+		for (size_t r = from; r < to; r++)
+			col[r - from] = rel->cols[i][order[r]];
+		rel->cols[i] = col;
+	}
+	rel->n = rel->cap = to - from;
+	return 0;
+}
+
+/* a SELECT or a UNION of them */
+static int query_rel(sql_ctx *c, const sql_select *q, vrel *out)
+{
+	if (!q->union_next)
+		return select_rel(c, q, out);
+	vx xs, *x = &xs;
+	memset(x, 0, sizeof(*x));
+	x->c = c;
+	x->a = c->a;
+	x->q = q;
+	int rc = union_rel(c, q, x, out);
+	return rc ? rc : union_tail(c, q, x, out);
+}
+
+int sql_vec_select(sql_ctx *c, const sql_select *q)
+{
+	vrel res;
+	int rc = query_rel(c, q, &res);
+	if (rc)
+		return rc;
+	sql_rows rows;
+	const char **cells = floe_arena_calloc(c->a, res.n_cols + 1, sizeof(char *));
+	char *kinds = floe_arena_calloc(c->a, res.n_cols + 1, 1);
+	if (!cells || !kinds || sql_rows_init(&rows, c->a, res.names, res.n_cols))
+		return floe_error_oom(c->err);
+	for (size_t i = 0; i < res.n_cols; i++) {
+		vt k = res.types[i].k;
+		kinds[i] = k == VT_BOOL				      ? 'b'
+			   : k == VT_INT || k == VT_DOUBLE || k == VT_DEC ? 'n'
+			   : k == VT_TEXT && res.types[i].p != 1	      ? 'j'
+									      : 's';
+	}
+	rows.kinds = kinds;
+	for (size_t r = 0; r < res.n; r++) {
+		for (size_t i = 0; i < res.n_cols; i++)
+			cells[i] = sv_text(c->a, res.types[i], &res.cols[i][r]);
+		if (sql_rows_add(&rows, cells))
+			return floe_error_oom(c->err);
+	}
+	return sql_rows_print(c->s, &rows);
 }

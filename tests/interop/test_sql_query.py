@@ -2,8 +2,10 @@
 Iceberg tables (written by PyIceberg, read by `floe sql` and by DuckDB's
 iceberg_scan) give the same rows — computed expressions, CAST, CASE,
 three-valued logic, string / date / math functions, aggregates with GROUP BY,
-HAVING, DISTINCT, ORDER BY, LIMIT / OFFSET, inner and left joins, and
-aggregates over a metadata table. Bad queries point at the expression.
+HAVING, DISTINCT, ORDER BY, LIMIT / OFFSET, inner, left, right and full
+joins, UNION [ALL], derived tables, and aggregates over a metadata table;
+tables read by path and results as JSON lines and CSV. Bad queries point at
+the expression.
 """
 import datetime
 import decimal
@@ -133,6 +135,23 @@ QUERIES = [
      "WHERE t.id < 25 ORDER BY t.id", None, True),
     ("SELECT k.label, COUNT(*), SUM(t.amount) FROM t INNER JOIN k ON k.kind = t.kind "
      "GROUP BY k.label ORDER BY 1", None, True),
+    ("SELECT t.id, k.label, k.weight FROM t RIGHT JOIN k ON t.kind = k.kind AND t.id < 12 "
+     "ORDER BY k.label, t.id", None, True),
+    ("SELECT t.id, t.kind, k.kind, k.label FROM t FULL OUTER JOIN k ON t.kind = k.kind AND t.id < 9 "
+     "WHERE t.id IS NULL OR t.id < 14 ORDER BY t.id NULLS FIRST, k.kind", None, True),
+    # UNION, UNION ALL (the ORDER BY and LIMIT after the last branch apply to the union)
+    ("SELECT id, kind FROM t WHERE id < 5 UNION ALL SELECT id * 100, label FROM k JOIN t ON t.kind = k.kind "
+     "WHERE t.id < 4 ORDER BY 1 DESC, kind LIMIT 6", None, True),
+    ("SELECT kind FROM t UNION SELECT kind FROM k", None, False),
+    ("SELECT qty FROM t WHERE qty < 0 UNION SELECT weight FROM k UNION ALL SELECT 7 FROM k WHERE weight = 0",
+     None, False),
+    # derived tables
+    ("SELECT s.kind, s.n * 2 FROM (SELECT kind, COUNT(*) AS n FROM t GROUP BY kind) s WHERE s.n > 50 "
+     "ORDER BY s.kind NULLS FIRST", None, True),
+    ("SELECT u.kind, COUNT(*) FROM (SELECT kind FROM t WHERE id < 20 UNION ALL SELECT kind FROM k) u "
+     "GROUP BY u.kind ORDER BY u.kind NULLS FIRST", None, True),
+    ("SELECT a.id, b.label FROM (SELECT id, kind FROM t WHERE id < 30) a "
+     "JOIN (SELECT kind, label FROM k WHERE weight <> 0) b ON a.kind = b.kind ORDER BY a.id", None, True),
 ]
 
 
@@ -162,6 +181,31 @@ def test_query_equals_duckdb(lake, case):
             f"{fq}\nfloe   {g}\nduckdb {w}"
 
 
+def test_tables_by_path_and_json_and_csv_output(lake):
+    cwd, locs = lake
+    con = duckdb_connection()
+    want = con.execute(f"SELECT kind, count(*), sum(amount) FROM iceberg_scan('{locs['t']}') "
+                       "GROUP BY kind ORDER BY kind NULLS FIRST").fetchall()
+    # the table directory (relative to the working directory) and the metadata file
+    for ref in ("warehouse/db/t", locs["t"].replace("file://", "")):
+        q = f"SELECT kind, count(*) AS n, sum(amount) AS s FROM '{ref}' GROUP BY kind ORDER BY kind NULLS FIRST"
+        p = subprocess.run([floe_bin(), "sql", "--format", "json", "-e", q], cwd=cwd,
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        import json
+        got = [json.loads(line, parse_float=decimal.Decimal) for line in p.stdout.splitlines()]
+        assert [(r["kind"], r["n"], r["s"]) for r in got] == [tuple(w) for w in want]
+    p = subprocess.run([floe_bin(), "sql", "--format", "csv", "-e",
+                        "SELECT label, weight FROM 'warehouse/db/k' ORDER BY weight"], cwd=cwd,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["label,weight", "R,-5", "G,0", "C,1", "B,5"]
+    # a missing path: the error points at it and names no catalog
+    p = subprocess.run([floe_bin(), "sql", "-e", "SELECT * FROM 'warehouse/db/nope'"], cwd=cwd,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode != 0 and "line 1, column 15" in p.stderr and "catalog" not in p.stderr, p.stderr
+
+
 def test_metadata_table_aggregates_equal_duckdb(lake):
     cwd, locs = lake
     got = floe_rows(cwd, "SELECT COUNT(*), SUM(record_count) FROM t$files")
@@ -181,6 +225,10 @@ def test_metadata_table_aggregates_equal_duckdb(lake):
     ("SELECT id FROM t WHERE kind + 1 > 2", "cannot CAST 'click' to INT"),
     ("SELECT id FROM t WHERE SUM(qty) > 1", "aggregates are not allowed in WHERE"),
     ("SELECT t.id FROM t JOIN k ON t.kind = k.kind WHERE kind = 'buy'", "ambiguous"),
+    ("SELECT id FROM t LIMIT 1 UNION SELECT id FROM t", "ORDER BY, LIMIT or OFFSET before UNION"),
+    ("SELECT id, kind FROM t UNION ALL SELECT id FROM t", "the branches of a UNION have 2 and 1 columns"),
+    ("SELECT id FROM t EXCEPT SELECT id FROM t", "EXCEPT is not supported yet"),
+    ("INSERT INTO t SELECT * FROM 'warehouse/db/k'", "can only be read"),
 ])
 def test_bad_queries_point_at_the_expression(lake, query, msg):
     cwd, _ = lake
