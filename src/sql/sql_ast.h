@@ -72,9 +72,11 @@ typedef enum sql_expr_kind {
 	SQL_E_CAST,    /* args[0], type */
 	SQL_E_CASE,    /* args: [operand or NULL], when, then, ..., [else or NULL] */
 	SQL_E_IS,      /* args[0] IS [NOT] NULL|TRUE|FALSE: text "NULL", "TRUE", "FALSE" */
-	SQL_E_IN,      /* args[0] [NOT] IN (args[1..]) */
+	SQL_E_IN,      /* args[0] [NOT] IN (args[1..]), or IN (SELECT ...): sub, n_args 1 */
 	SQL_E_BETWEEN, /* args[0] [NOT] BETWEEN args[1] AND args[2] */
 	SQL_E_LIKE,    /* args[0] [NOT] LIKE args[1] */
+	SQL_E_SUBQUERY, /* (SELECT ...) as a value: sub */
+	SQL_E_EXISTS,  /* [NOT] EXISTS (SELECT ...): sub */
 } sql_expr_kind;
 
 typedef struct sql_expr {
@@ -89,6 +91,7 @@ typedef struct sql_expr {
 	bool distinct; /* COUNT(DISTINCT x) */
 	bool star;     /* COUNT(*) */
 	sql_type *type;
+	struct sql_select *sub; /* SQL_E_SUBQUERY, SQL_E_EXISTS, IN (SELECT ...) */
 } sql_expr;
 
 struct sql_column {
@@ -142,11 +145,12 @@ typedef struct sql_select {
 	int64_t offset; /* OFFSET n [ROWS]: 0 when none */
 	uint32_t off, limit_off;
 	struct sql_select *from_sub; /* FROM (SELECT ...) [AS] x: from unused (n == 0) */
-	/* UNION [ALL] union_next: this select is the first branch; the ORDER BY,
+	/* UNION|EXCEPT|INTERSECT [ALL] union_next: this select is the first branch; the ORDER BY,
 	 * LIMIT and OFFSET after the last branch apply to the whole union and are
 	 * kept here (u_*), not in the last branch */
 	struct sql_select *union_next;
-	bool union_all;
+	bool union_all; /* ALL: duplicates kept (counted, for EXCEPT and INTERSECT) */
+	char set_op;    /* of union_next: 'U' UNION, 'E' EXCEPT (and MINUS), 'I' INTERSECT */
 	sql_order *u_order_by;
 	size_t n_u_order_by;
 	int64_t u_limit, u_offset;

@@ -123,10 +123,26 @@ static bool json_number_text(const char *v)
 	return strcmp(v, "NaN") && strcmp(v, "Infinity") && strcmp(v, "-Infinity");
 }
 
-/* One JSON object per row (--format json). */
+/* One JSON object per row (--format json). A name an earlier column has
+ * gets _1, _2, ... (SELECT * over a join), so that no key repeats. */
 static int rows_json(floe_buf *b, const sql_rows *r)
 {
 	int rc = 0;
+	const char **keys = floe_arena_calloc(r->a, r->n_cols + 1, sizeof(char *));
+	if (!keys)
+		return FLOE_ENOMEM;
+	for (size_t i = 0; i < r->n_cols; i++) {
+		keys[i] = r->cols[i];
+		for (int nth = 1;; nth++) {
+			bool dup = false;
+			for (size_t k = 0; k < i && !dup; k++)
+				dup = !strcmp(keys[k], keys[i]);
+			if (!dup)
+				break;
+			if (!(keys[i] = floe_arena_sprintf(r->a, "%s_%d", r->cols[i], nth)))
+				return FLOE_ENOMEM;
+		}
+	}
 	for (size_t j = 0; !rc && j < r->n_rows; j++) {
 		rc = floe_buf_putc(b, '{');
 		for (size_t i = 0; !rc && i < r->n_cols; i++) {
@@ -135,7 +151,7 @@ static int rows_json(floe_buf *b, const sql_rows *r)
 			if (i)
 				rc = floe_buf_putc(b, ',');
 			if (!rc)
-				rc = floe_json_escape(b, r->cols[i], strlen(r->cols[i]));
+				rc = floe_json_escape(b, keys[i], strlen(keys[i]));
 			if (!rc)
 				rc = floe_buf_putc(b, ':');
 			if (rc)

@@ -699,6 +699,7 @@ done:
 /* ---- expressions ------------------------------------------------------------- */
 
 static int expr_parse(parser *p, sql_expr **out);
+static int select_parse(parser *p, sql_select **out);
 
 static sql_expr *enew(parser *p, sql_expr_kind k, uint32_t off)
 {
@@ -764,7 +765,19 @@ static int primary(parser *p, sql_expr **out)
 		break;
 	case TK_PUNCT:
 		if (is_p(p, "(")) {
-			if (next(p) || expr_parse(p, &e) || expect_p(p, ")"))
+			if (next(p))
+				return p->rc;
+			if (is_kw(p, "SELECT")) {
+				/* a scalar subquery */
+				if (!(e = enew(p, SQL_E_SUBQUERY, off)) || select_parse(p, &e->sub))
+					return p->rc;
+				e->end = p->t.off + p->t.len;
+				if (expect_p(p, ")"))
+					return p->rc;
+				*out = e;
+				return 0;
+			}
+			if (expr_parse(p, &e) || expect_p(p, ")"))
 				return p->rc;
 			e->off = off;
 			e->end = (uint32_t)(p->t.off); /* approximately: up to the next token */
@@ -788,6 +801,20 @@ static int primary(parser *p, sql_expr **out)
 				    !(e->text = word_upper(p)))
 					return p->rc;
 				break;
+			}
+			if (is_kw(p, "EXISTS")) {
+				if (!(e = enew(p, SQL_E_EXISTS, off)) || next(p) || expect_p(p, "("))
+					return p->rc;
+				if (!is_kw(p, "SELECT"))
+					return perr(p, p->t.off, "expected SELECT after EXISTS (, found %s",
+						    tok_desc(p, b, sizeof(b)));
+				if (select_parse(p, &e->sub))
+					return p->rc;
+				e->end = p->t.off + p->t.len;
+				if (expect_p(p, ")"))
+					return p->rc;
+				*out = e;
+				return 0;
 			}
 			if (is_kw(p, "CAST") || is_kw(p, "TRY_CAST")) {
 				if (!(e = enew(p, SQL_E_CAST, off)) || !(e->text = word_upper(p)))
@@ -1100,9 +1127,15 @@ static int comparison(parser *p, sql_expr **out)
 		if (!first)
 			return p->rc;
 		*first = l;
-		if (next(p) || !(e = enew(p, SQL_E_IN, l->off)) || expect_p(p, "(") ||
-		    expr_list(p, &v))
+		if (next(p) || !(e = enew(p, SQL_E_IN, l->off)) || expect_p(p, "("))
 			return p->rc;
+		if (is_kw(p, "SELECT")) {
+			/* x IN (SELECT ...) */
+			if (select_parse(p, &e->sub))
+				return p->rc;
+		} else if (expr_list(p, &v)) {
+			return p->rc;
+		}
 		e->end = p->t.off + p->t.len;
 		if (expect_p(p, ")") || set_args(p, e, v.data, v.n))
 			return p->rc;
@@ -1186,8 +1219,6 @@ static int expr_parse(parser *p, sql_expr **out)
 }
 
 /* ---- SELECT ------------------------------------------------------------------ */
-
-static int select_parse(parser *p, sql_select **out);
 
 /* ( SELECT ... ) in FROM or JOIN */
 static int subquery_parse(parser *p, sql_select **out)
@@ -1378,13 +1409,13 @@ static int select_parse(parser *p, sql_select **out)
 		if (!accept_kw(p, "ROWS"))
 			accept_kw(p, "ROW");
 	}
-	if (is_kw(p, "EXCEPT") || is_kw(p, "INTERSECT") || is_kw(p, "MINUS"))
-		return perr(p, p->t.off, "%s is not supported yet (UNION [ALL] is)",
-			    is_kw(p, "EXCEPT") ? "EXCEPT" : is_kw(p, "MINUS") ? "MINUS" : "INTERSECT");
-	if (is_kw(p, "UNION")) {
+	if (is_kw(p, "UNION") || is_kw(p, "EXCEPT") || is_kw(p, "MINUS") || is_kw(p, "INTERSECT")) {
+		uint32_t op_off = p->t.off;
+		q->set_op = is_kw(p, "UNION") ? 'U' : is_kw(p, "INTERSECT") ? 'I' : 'E';
 		if (q->n_order_by || q->limit >= 0 || q->offset)
-			return perr(p, p->t.off, "ORDER BY, LIMIT or OFFSET before UNION: they go after "
-						 "the last SELECT of the union");
+			return perr(p, p->t.off, "ORDER BY, LIMIT or OFFSET before %s: they go after "
+						 "the last SELECT",
+				    q->set_op == 'U' ? "UNION" : q->set_op == 'I' ? "INTERSECT" : "EXCEPT");
 		if (next(p))
 			return p->rc;
 		q->union_all = accept_kw(p, "ALL");
@@ -1396,6 +1427,11 @@ static int select_parse(parser *p, sql_select **out)
 		sql_select *nx;
 		if (select_parse(p, &nx))
 			return p->rc;
+		/* left to right; INTERSECT binds tighter than UNION and EXCEPT in SQL,
+		 * so a mix of them needs a derived table to say which is meant */
+		if (nx->union_next && (nx->set_op == 'I') != (q->set_op == 'I'))
+			return perr(p, op_off, "INTERSECT mixed with UNION or EXCEPT: group the "
+					       "branches with FROM (SELECT ...)");
 		q->union_next = nx;
 		/* the tail after the last branch belongs to the whole union */
 		if (nx->union_next) {

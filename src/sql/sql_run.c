@@ -130,6 +130,8 @@ int sql_filter_text(sql_ctx *c, const sql_expr *e, bool scan, floe_buf *out)
 		P(col_text(c, e->args[0], out));
 		return floe_buf_puts(out, e->negated ? " is not null" : " is null");
 	case SQL_E_IN:
+		if (e->sub)
+			break; /* IN (SELECT ...): not a filter of the scan's grammar */
 		P(col_text(c, e->args[0], out));
 		P(floe_buf_puts(out, e->negated ? " not in (" : " in ("));
 		for (size_t i = 1; i < e->n_args; i++) {

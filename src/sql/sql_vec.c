@@ -715,6 +715,7 @@ static int common(vx *x, uint32_t off, vty a, vty b, vty *out)
 }
 
 static int bind(vx *x, const sql_expr *e, xn **out);
+static int query_rel(sql_ctx *c, const sql_select *q, vrel *out);
 
 static bool expr_eq(const sql_expr *a, const sql_expr *b)
 {
@@ -763,10 +764,9 @@ static bool has_agg(const sql_expr *e)
 	return false;
 }
 
-static int find_col(vx *x, const sql_expr *e, int *out)
+/* the column named name (and of table qual, when given); -1: none */
+static int find_named(vx *x, const sql_expr *e, const char *name, const char *qual, int *out)
 {
-	const char *name = e->name.parts[e->name.n - 1];
-	const char *qual = e->name.n > 1 ? e->name.parts[e->name.n - 2] : NULL;
 	int found = -1;
 	for (size_t i = 0; i < x->in->n_cols; i++) {
 		if (strcmp(x->in->names[i], name))
@@ -778,6 +778,27 @@ static int find_col(vx *x, const sql_expr *e, int *out)
 		found = (int)i;
 	}
 	*out = found;
+	return 0;
+}
+
+static int find_col(vx *x, const sql_expr *e, int *out)
+{
+	const sql_name *nm = &e->name;
+	int rc = find_named(x, e, nm->parts[nm->n - 1], nm->n > 1 ? nm->parts[nm->n - 2] : NULL, out);
+	if (rc || *out >= 0 || nm->n < 2)
+		return rc;
+	/* a struct field: "a.b.c" of any table, or "b.c" of table a */
+	char path[1024];
+	for (size_t from = 0; from < 2 && from + 1 < nm->n; from++) {
+		size_t len = 0;
+		for (size_t i = from; i < nm->n && len < sizeof(path); i++)
+			len += (size_t)snprintf(path + len, sizeof(path) - len, "%s%s", i > from ? "." : "",
+						nm->parts[i]);
+		if (len >= sizeof(path))
+			break;
+		if ((rc = find_named(x, e, path, from ? nm->parts[0] : NULL, out)) || *out >= 0)
+			return rc;
+	}
 	return 0;
 }
 
@@ -1506,7 +1527,51 @@ static int bind(vx *x, const sql_expr *e, xn **out)
 		r->what = e->text;
 		r->neg = e->negated;
 		break;
+	case SQL_E_SUBQUERY:
+	case SQL_E_EXISTS: {
+		/* uncorrelated: run once, its value is a constant */
+		vrel sub;
+		if ((rc = query_rel(x->c, e->sub, &sub)))
+			return rc;
+		if (e->kind == SQL_E_EXISTS) {
+			NEW(r, X_CONST, T(VT_BOOL, 0, 0), e->off, 0);
+			r->k.u.i = sub.n > 0;
+			break;
+		}
+		if (sub.n_cols != 1)
+			return ERR(e->off, "a subquery used as a value gives one column, not %zu",
+				   sub.n_cols);
+		if (sub.n > 1)
+			return ERR(e->off, "a subquery used as a value gave %zu rows (at most one)", sub.n);
+		NEW(r, X_CONST, sub.types[0], e->off, 0);
+		if (sub.n)
+			r->k = sub.cols[0][0];
+		else
+			r->k.null = true;
+		break;
+	}
 	case SQL_E_IN: {
+		if (e->sub) {
+			/* x IN (SELECT ...): the subquery's values as the list */
+			vrel sub;
+			if ((rc = query_rel(x->c, e->sub, &sub)))
+				return rc;
+			if (sub.n_cols != 1)
+				return ERR(e->off, "the subquery of IN gives one column, not %zu", sub.n_cols);
+			NEW(r, X_IN, T(VT_BOOL, 0, 0), e->off, sub.n + 1);
+			vty t = sub.types[0];
+			if ((rc = bind(x, e->args[0], &r->a[0])) || (rc = common(x, e->off, r->a[0]->t, t, &t)) ||
+			    (rc = cast_to(x, &r->a[0], t, false)))
+				return rc;
+			for (size_t i = 0; i < sub.n; i++) {
+				NEW(r->a[i + 1], X_CONST, sub.types[0], e->off, 0);
+				r->a[i + 1]->k = sub.cols[0][i];
+				if ((rc = cast_to(x, &r->a[i + 1], t, false)))
+					return rc;
+			}
+			r->neg = e->negated;
+			break;
+		}
 		NEW(r, X_IN, T(VT_BOOL, 0, 0), e->off, e->n_args);
 		vty t = T(VT_NULL, 0, 0);
 		for (size_t i = 0; i < e->n_args; i++) {
@@ -2686,7 +2751,6 @@ typedef struct source {
 } source;
 
 static int select_rel(sql_ctx *c, const sql_select *q, vrel *out);
-static int query_rel(sql_ctx *c, const sql_select *q, vrel *out);
 
 static void collect_cols(const sql_expr *e, floe_strmap *m, bool *star)
 {
@@ -2696,6 +2760,22 @@ static void collect_cols(const sql_expr *e, floe_strmap *m, bool *star)
 		*star = true;
 	if (e->kind == SQL_E_COL && floe_strmap_set(m, e->name.parts[e->name.n - 1], "1"))
 		*star = true; /* out of memory: read every column */
+	if (e->kind == SQL_E_COL && e->name.n > 1) {
+		/* a.b.c may be a struct field (the scan projects it as a column
+		 * named "a.b.c"), or t.a.b one of table t: both dotted forms */
+		char path[1024];
+		for (size_t from = 0; from + 1 < e->name.n && from < 2; from++) {
+			size_t len = 0;
+			for (size_t i = from; i < e->name.n && len < sizeof(path); i++)
+				len += (size_t)snprintf(path + len, sizeof(path) - len, "%s%s",
+							i > from ? "." : "", e->name.parts[i]);
+			if (len < sizeof(path) && floe_strmap_set(m, path, "1"))
+				*star = true;
+			/* and the top-level column, for a qualified plain reference */
+			if (floe_strmap_set(m, e->name.parts[from], "1"))
+				*star = true;
+		}
+	}
 	for (size_t i = 0; i < e->n_args; i++)
 		collect_cols(e->args[i], m, star);
 }
@@ -2723,6 +2803,38 @@ static void pushdown(vx *x, const sql_expr *e, floe_buf *out)
 	}
 done:
 	floe_buf_reset(&t);
+}
+
+/* a dotted name that is a field inside a struct column of the table */
+static bool is_nested(const floe_schema *ts, const char *key)
+{
+	const char *dot = strchr(key, '.');
+	if (!dot || !floe_schema_find_name(ts, key, false))
+		return false;
+	for (size_t i = 0; i < ts->root->n_fields; i++) {
+		const floe_field *f = &ts->root->fields[i];
+		if (strlen(f->name) == (size_t)(dot - key) && !strncmp(f->name, key, (size_t)(dot - key)))
+			return f->type->id == FLOE_T_STRUCT;
+	}
+	return false;
+}
+
+static bool has_nested(const floe_schema *ts, const floe_strmap *need)
+{
+	for (size_t i = 0; i < need->len; i++)
+		if (is_nested(ts, need->items[i].key))
+			return true;
+	return false;
+}
+
+/* append the struct fields need names (as "a.b.c" columns) to cols */
+static size_t nested_cols(const floe_schema *ts, const floe_strmap *need, const char **cols,
+			  size_t nc)
+{
+	for (size_t i = 0; i < need->len; i++)
+		if (is_nested(ts, need->items[i].key))
+			cols[nc++] = need->items[i].key;
+	return nc;
 }
 
 static int open_source(vx *x, source *src, const char *where, const floe_strmap *need, bool star)
@@ -2811,8 +2923,18 @@ static int open_source(vx *x, source *src, const char *where, const floe_strmap 
 			for (size_t i = 0; i < need->len; i++)
 				if (need->items[i].key[0] == '_' && !floe_schema_find_name(ts, need->items[i].key, false))
 					cols[nc++] = need->items[i].key;
+			nc = nested_cols(ts, need, cols, nc);
 			if (!nc && ts->root->n_fields)
 				cols[nc++] = ts->root->fields[0].name; /* COUNT(*): one column */
+		}
+		if (star && has_nested(ts, need)) {
+			/* every column, and the struct fields named as columns */
+			cols = floe_arena_calloc(c->a, ts->root->n_fields + need->len + 1, sizeof(char *));
+			if (!cols)
+				return floe_error_oom(c->err);
+			for (size_t i = 0; i < ts->root->n_fields; i++)
+				cols[nc++] = ts->root->fields[i].name;
+			nc = nested_cols(ts, need, cols, nc);
 		}
 		floe_scan_opts so = FLOE_SCAN_OPTS_INIT;
 		so.where = where;
@@ -3156,6 +3278,21 @@ done:
 
 /* ---- the query ---------------------------------------------------------------------- */
 
+/* Is column k a struct field projected as "a.b" beside its table's column a? */
+static bool is_field_col(const vrel *in, size_t k)
+{
+	const char *dot = strchr(in->names[k], '.');
+	if (!dot)
+		return false;
+	size_t n = (size_t)(dot - in->names[k]);
+	for (size_t i = 0; i < in->n_cols; i++)
+		if (i != k && strlen(in->names[i]) == n && !strncmp(in->names[i], in->names[k], n) &&
+		    (in->quals[i] == in->quals[k] ||
+		     (in->quals[i] && in->quals[k] && !strcmp(in->quals[i], in->quals[k]))))
+			return true;
+	return false;
+}
+
 bool sql_vec_needed(const sql_select *q)
 {
 	if (q->from.path || q->from_sub || q->union_next || q->has_join || q->n_group_by || q->having || q->n_order_by || q->distinct || q->offset)
@@ -3461,6 +3598,8 @@ static int select_rel(sql_ctx *c, const sql_select *q, vrel *out)
 			for (size_t k = 0; k < in->n_cols; k++) {
 				if (qual && (!in->quals[k] || strcmp(in->quals[k], qual)))
 					continue;
+				if (is_field_col(in, k))
+					continue; /* a struct field read for an expression */
 				items[n_items] = NULL;
 				star_col[n_items] = (int)k;
 				heads[n_items++] = in->names[k];
@@ -3801,6 +3940,76 @@ done:
 	return rc;
 }
 
+/* the row key of rel row r (NULLs equal, as set operations compare) */
+static int row_key(const vrel *rel, size_t r, floe_buf *kb)
+{
+	floe_buf_clear(kb);
+	for (size_t i = 0; i < rel->n_cols; i++) {
+		const sv *v = &rel->cols[i][r];
+		if (floe_buf_putc(kb, v->null ? 0 : 1) || (!v->null && sv_key(kb, rel->types[i], v)))
+			return FLOE_ENOMEM;
+	}
+	return 0;
+}
+
+/* acc holds the left rows [0, n_left) then the right ones: keep what the
+ * set operation op ('U', 'E', 'I') gives, distinct unless all (then
+ * counted: EXCEPT ALL removes one left row per right row, INTERSECT ALL
+ * keeps the smaller count), in the left rows' order */
+static int set_rows(vx *x, vrel *acc, size_t n_left, char op, bool all, floe_hmap *seen, floe_buf *kb)
+{
+	int rc = 0;
+	vrel d;
+	if ((rc = rel_init(x, &d, acc->n_cols)))
+		return rc;
+	memcpy(d.names, acc->names, acc->n_cols * sizeof(char *));
+	memcpy(d.types, acc->types, acc->n_cols * sizeof(vty));
+	floe_hmap_reset(seen);
+	floe_hmap_init(seen);
+	/* the right side's count per key (EXCEPT, INTERSECT) */
+	for (size_t r = n_left; op != 'U' && r < acc->n; r++) {
+		uint64_t *slot;
+		bool existed;
+		if (row_key(acc, r, kb) || floe_hmap_upsert(seen, kb->data, kb->len, &slot, &existed))
+			return floe_error_oom(x->c->err);
+		*slot = existed ? *slot + 1 : 1;
+	}
+	floe_hmap emitted;
+	floe_hmap_init(&emitted);
+	size_t end = op == 'U' ? acc->n : n_left;
+	for (size_t r = 0; !rc && r < end; r++) {
+		uint64_t *done;
+		uint64_t right = 0;
+		bool existed;
+		if (row_key(acc, r, kb)) {
+			rc = floe_error_oom(x->c->err);
+			break;
+		}
+		if (op != 'U') {
+			uint64_t v;
+			right = floe_hmap_get(seen, kb->data, kb->len, &v) ? v : 0;
+		}
+		if (floe_hmap_upsert(&emitted, kb->data, kb->len, &done, &existed)) {
+			rc = floe_error_oom(x->c->err);
+			break;
+		}
+		uint64_t nth = existed ? *done + 1 : 1; /* this key's occurrence on the left */
+		*done = nth;
+		bool keep;
+		if (op == 'U')
+			keep = nth == 1;
+		else if (op == 'E')
+			keep = all ? nth > right : (nth == 1 && right == 0);
+		else
+			keep = all ? nth <= right : (nth == 1 && right > 0);
+		if (keep)
+			rc = rel_push(x, &d, acc->cols, r);
+	}
+	floe_hmap_reset(&emitted);
+	*acc = d;
+	return rc;
+}
+
 /* the rows of a union: branch after branch (UNION without ALL: distinct rows) */
 static int union_rel(sql_ctx *c, const sql_select *q, vx *x, vrel *out)
 {
@@ -3847,31 +4056,8 @@ static int union_rel(sql_ctx *c, const sql_select *q, vx *x, vrel *out)
 			for (size_t r = 0; !rc && r < from->n; r++)
 				rc = rel_push(x, &acc, row, r);
 		}
-		if (!rc && !b->union_all) {
-			/* distinct rows, first occurrence kept */
-			vrel d;
-			floe_hmap_reset(&seen);
-			floe_hmap_init(&seen);
-			if ((rc = rel_init(x, &d, acc.n_cols)))
-				break;
-			memcpy(d.names, acc.names, acc.n_cols * sizeof(char *));
-			memcpy(d.types, acc.types, acc.n_cols * sizeof(vty));
-			for (size_t r = 0; !rc && r < acc.n; r++) {
-				floe_buf_clear(&kb);
-				for (size_t i = 0; !rc && i < acc.n_cols; i++)
-					rc = floe_buf_putc(&kb, acc.cols[i][r].null ? 0 : 1) ||
-					     (!acc.cols[i][r].null && sv_key(&kb, acc.types[i], &acc.cols[i][r]));
-				uint64_t *slot;
-				bool existed;
-				if (rc || floe_hmap_upsert(&seen, kb.data, kb.len, &slot, &existed)) {
-					rc = floe_error_oom(c->err);
-					break;
-				}
-				if (!existed)
-					rc = rel_push(x, &d, acc.cols, r);
-			}
-			acc = d;
-		}
+		if (!rc && (!b->union_all || b->set_op != 'U'))
+			rc = set_rows(x, &acc, out->n, b->set_op, b->union_all, &seen, &kb);
 		*out = acc;
 	}
 	floe_hmap_reset(&seen);

@@ -955,11 +955,9 @@ def translate_sql(case):
         if re.search(r"(?i)\b(iceberg_\w+|read_parquet|unnest|filename)\b|::", body):
             raise Unsupported("DuckDB functions or casts")
     elif case.source == "impala":
-        if not case.data_dir:
-            raise Unsupported("query reads several tables")
         names = {m.group(2).lower() for m in re.finditer(r"(?i)\b(from|join)\s+([\w.]+)", body)}
-        if len(names) != 1:
-            raise Unsupported("query reads several tables")
+        if len(names) != 1 or not case.data_dir:
+            return impala_tables_sql(case, body)
         t = TESTDATA / case.data_dir
         tables.append((t, None))
 
@@ -981,6 +979,51 @@ def translate_sql(case):
         body = re.sub(r'"([^"]*)"', lambda m: sql_quote(m.group(1)), body)  # Impala: "text" is a string
     else:
         raise Unsupported("not a query of DuckDB or Impala")
+    if not tables:
+        raise Unsupported("no table")
+    return body, tables, Plan(table=tables[0][0], meta_file=tables[0][1])
+
+
+_IMPALA_DIRS = None
+
+
+def impala_table_dir(name):
+    """an Impala table name -> its directory in the test data (by its last part)"""
+    global _IMPALA_DIRS
+    if _IMPALA_DIRS is None:
+        _IMPALA_DIRS = {}
+        for m in sorted(IMPALA.rglob("metadata")):
+            if m.is_dir():
+                _IMPALA_DIRS.setdefault(m.parent.name.lower(), m.parent)
+    return _IMPALA_DIRS.get(name.split(".")[-1].lower())
+
+
+def impala_tables_sql(case, body):
+    """a query over several Impala tables: each FROM list item and JOIN table by its directory"""
+    tables = []
+
+    def table(name, rest):
+        d = impala_table_dir(name)
+        if d is None:
+            raise Unsupported(f"no directory for table {name}")
+        if (d, None) not in tables:
+            tables.append((d, None))
+        alias = rest if rest else f" AS {name.split('.')[-1]}"
+        return sql_table(d, {}) + alias
+
+    def from_list(m):
+        items = []
+        for it in split_top(m.group(2)):
+            toks = it.split()
+            if not toks or "." in toks[0] and impala_table_dir(toks[0]) is None:
+                raise Unsupported("unnesting of collections")
+            items.append(table(toks[0], " " + " ".join(toks[1:]) if toks[1:] else ""))
+        return f"{m.group(1)} {', '.join(items)}"
+
+    body = re.sub(r"(?is)\b(from)\s+(.+?)(?=\s+(?:where|group|order|limit|union|except|intersect|minus|having|join|inner|left|right|full|cross)\b|\)|$)",
+                  from_list, body)
+    body = re.sub(r"(?i)\b(join)\s+([\w.]+)(\s+(?!on\b)\w+)?", lambda m: f"{m.group(1)} {table(m.group(2), m.group(3) or '')}", body)
+    body = re.sub(r'"([^"]*)"', lambda m: sql_quote(m.group(1)), body)
     if not tables:
         raise Unsupported("no table")
     return body, tables, Plan(table=tables[0][0], meta_file=tables[0][1])

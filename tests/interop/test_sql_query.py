@@ -3,7 +3,8 @@ Iceberg tables (written by PyIceberg, read by `floe sql` and by DuckDB's
 iceberg_scan) give the same rows — computed expressions, CAST, CASE,
 three-valued logic, string / date / math functions, aggregates with GROUP BY,
 HAVING, DISTINCT, ORDER BY, LIMIT / OFFSET, inner, left, right and full
-joins, UNION [ALL], derived tables, and aggregates over a metadata table;
+joins, UNION / EXCEPT / INTERSECT [ALL], derived tables, IN / EXISTS /
+scalar subqueries, and aggregates over a metadata table;
 tables read by path and results as JSON lines and CSV. Bad queries point at
 the expression.
 """
@@ -152,6 +153,18 @@ QUERIES = [
      "GROUP BY u.kind ORDER BY u.kind NULLS FIRST", None, True),
     ("SELECT a.id, b.label FROM (SELECT id, kind FROM t WHERE id < 30) a "
      "JOIN (SELECT kind, label FROM k WHERE weight <> 0) b ON a.kind = b.kind ORDER BY a.id", None, True),
+    # EXCEPT, INTERSECT (distinct and ALL)
+    ("SELECT kind FROM t EXCEPT SELECT kind FROM k", None, False),
+    ("SELECT qty % 4 FROM t WHERE id < 40 EXCEPT ALL SELECT weight FROM k", None, False),
+    ("SELECT kind FROM k INTERSECT SELECT kind FROM t WHERE qty > 10", None, False),
+    ("SELECT qty % 3 FROM t WHERE id < 30 INTERSECT ALL SELECT qty % 3 FROM t WHERE id >= 270", None, False),
+    # subqueries in expressions (uncorrelated)
+    ("SELECT id FROM t WHERE kind IN (SELECT kind FROM k WHERE weight > 0) AND id < 50 ORDER BY id", None, True),
+    ("SELECT id FROM t WHERE kind NOT IN (SELECT kind FROM k) AND id < 40 ORDER BY id", None, True),
+    ("SELECT id, qty - (SELECT MIN(weight) FROM k) FROM t WHERE qty > (SELECT AVG(qty) FROM t) ORDER BY id LIMIT 9",
+     None, True),
+    ("SELECT COUNT(*) FROM t WHERE EXISTS (SELECT 1 FROM k WHERE weight > 4) "
+     "AND NOT EXISTS (SELECT 1 FROM k WHERE weight > 100)", None, True),
 ]
 
 
@@ -227,7 +240,8 @@ def test_metadata_table_aggregates_equal_duckdb(lake):
     ("SELECT t.id FROM t JOIN k ON t.kind = k.kind WHERE kind = 'buy'", "ambiguous"),
     ("SELECT id FROM t LIMIT 1 UNION SELECT id FROM t", "ORDER BY, LIMIT or OFFSET before UNION"),
     ("SELECT id, kind FROM t UNION ALL SELECT id FROM t", "the branches of a UNION have 2 and 1 columns"),
-    ("SELECT id FROM t EXCEPT SELECT id FROM t", "EXCEPT is not supported yet"),
+    ("SELECT id FROM t UNION SELECT id FROM t INTERSECT SELECT id FROM t", "INTERSECT mixed with UNION"),
+    ("SELECT id FROM t WHERE id = (SELECT id FROM t)", "a subquery used as a value gave 300 rows"),
     ("INSERT INTO t SELECT * FROM 'warehouse/db/k'", "can only be read"),
 ])
 def test_bad_queries_point_at_the_expression(lake, query, msg):
