@@ -1234,6 +1234,19 @@ static int subquery_parse(parser *p, sql_select **out)
 	return expect_p(p, ")");
 }
 
+/* q's u_* take an ORDER BY, LIMIT and OFFSET from a branch (which loses them) */
+static void move_tail(sql_select *q, sql_order **order_by, size_t *n, int64_t *limit, int64_t *offset)
+{
+	q->u_order_by = *order_by;
+	q->n_u_order_by = *n;
+	q->u_limit = *limit;
+	q->u_offset = *offset;
+	*order_by = NULL;
+	*n = 0;
+	*limit = -1;
+	*offset = 0;
+}
+
 static int select_parse(parser *p, sql_select **out)
 {
 	char b[64];
@@ -1433,26 +1446,11 @@ static int select_parse(parser *p, sql_select **out)
 			return perr(p, op_off, "INTERSECT mixed with UNION or EXCEPT: group the "
 					       "branches with FROM (SELECT ...)");
 		q->union_next = nx;
-		/* the tail after the last branch belongs to the whole union */
-		if (nx->union_next) {
-			q->u_order_by = nx->u_order_by;
-			q->n_u_order_by = nx->n_u_order_by;
-			q->u_limit = nx->u_limit;
-			q->u_offset = nx->u_offset;
-			nx->u_order_by = NULL;
-			nx->n_u_order_by = 0;
-			nx->u_limit = -1;
-			nx->u_offset = 0;
-		} else {
-			q->u_order_by = nx->order_by;
-			q->n_u_order_by = nx->n_order_by;
-			q->u_limit = nx->limit;
-			q->u_offset = nx->offset;
-			nx->order_by = NULL;
-			nx->n_order_by = 0;
-			nx->limit = -1;
-			nx->offset = 0;
-		}
+		/* the tail after the last branch belongs to the whole set operation */
+		if (nx->union_next)
+			move_tail(q, &nx->u_order_by, &nx->n_u_order_by, &nx->u_limit, &nx->u_offset);
+		else
+			move_tail(q, &nx->order_by, &nx->n_order_by, &nx->limit, &nx->offset);
 	}
 	p->depth--;
 	*out = q;

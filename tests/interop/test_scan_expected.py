@@ -1042,14 +1042,21 @@ def run_case_sql(case, why):
             if r not in seen:
                 seen.add(r)
                 args += ["--path-map", r]
+    return run_and_compare(case, plan, args, f"floe sql (SQL: {sql})")
+
+
+def run_and_compare(case, plan, args, what):
+    """run floe with args and compare its output with the pair's answer"""
     p = run_floe(args, cwd_for(case))
+    if case.expect_error:
+        return p.returncode != 0, f"floe exit {p.returncode}: {p.stderr.strip()[:300]}"
     if p.returncode != 0:
-        return False, f"floe sql failed: {p.stderr.strip()[:500]} (SQL: {sql})"
+        return False, f"{what} failed: {p.stderr.strip()[:500]}"
     try:
         ok, got, want = compare(case, plan, p.stdout)
     except Exception as e:  # a comparison the harness cannot make is a failure
         return False, f"cannot compare: {e!r}; output {p.stdout[:300]}"
-    return ok, f"floe sql: got {got[:12]} want {want[:12]} (SQL: {sql})"
+    return ok, f"{what}: got {got[:12]} want {want[:12]}"
 
 
 def run_case(case):
@@ -1059,16 +1066,7 @@ def run_case(case):
     except Unsupported as e:
         return run_case_sql(case, e)
     args = floe_args(plan, case)
-    p = run_floe(args, cwd_for(case))
-    if case.expect_error:
-        return p.returncode != 0, f"floe exit {p.returncode}: {p.stderr.strip()[:300]}"
-    if p.returncode != 0:
-        return False, f"floe failed: {p.stderr.strip()[:500]} (floe {' '.join(map(str, args))})"
-    try:
-        ok, got, want = compare(case, plan, p.stdout)
-    except Exception as e:  # a comparison the harness cannot make is a failure
-        return False, f"cannot compare: {e!r}; output {p.stdout[:300]}"
-    return ok, f"got {got[:12]} want {want[:12]}"
+    return run_and_compare(case, plan, args, f"floe {' '.join(map(str, args))}")
 
 
 @pytest.mark.parametrize("case", ALL, ids=[c.id for c in ALL])
