@@ -120,6 +120,13 @@ typedef struct sql_join {
 	sql_expr *on;      /* NULL for CROSS / ',' */
 	uint32_t off;
 	struct sql_select *sub; /* JOIN (SELECT ...) [AS] x: table unused */
+	/* CROSS JOIN UNNEST(expr) [WITH ORDINALITY] [AS] x [(c1, ...)] (or ", UNNEST ..."):
+	 * a row per element of the array (or entry of the map) expr of the row
+	 * to the left; table unused */
+	sql_expr *unnest;
+	bool ordinality;
+	const char **col_names; /* NULL: the defaults */
+	size_t n_col_names;
 } sql_join;
 
 typedef struct sql_select {

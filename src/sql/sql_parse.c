@@ -1234,6 +1234,31 @@ static int subquery_parse(parser *p, sql_select **out)
 	return expect_p(p, ")");
 }
 
+static int ident_list(parser *p, const char ***out, size_t *n_out, const char *what);
+
+/* UNNEST(expr) [WITH ORDINALITY] [[AS] alias [(c1, c2, ...)]] */
+static int unnest_parse(parser *p, sql_join *j)
+{
+	if (next(p) || expect_p(p, "(") || expr_parse(p, &j->unnest) || expect_p(p, ")"))
+		return p->rc;
+	if (accept_kw(p, "WITH")) {
+		if (expect_kw(p, "ORDINALITY"))
+			return p->rc;
+		j->ordinality = true;
+	}
+	if (accept_kw(p, "AS")) {
+		if (!(j->alias = ident(p, "an alias")))
+			return p->rc;
+	} else if ((p->t.kind == TK_WORD && !is_clause_word(p)) || p->t.kind == TK_QIDENT) {
+		if (!(j->alias = ident(p, "an alias")))
+			return p->rc;
+	}
+	if (j->alias && is_p(p, "(") &&
+	    ident_list(p, &j->col_names, &j->n_col_names, "a column name"))
+		return p->rc;
+	return p->rc;
+}
+
 /* q's u_* take an ORDER BY, LIMIT and OFFSET from a branch (which loses them) */
 static void move_tail(sql_select *q, sql_order **order_by, size_t *n, int64_t *limit, int64_t *offset)
 {
@@ -1336,6 +1361,14 @@ static int select_parse(parser *p, sql_select **out)
 				return p->rc;
 			j->kind = kind;
 			j->off = joff;
+			if (is_kw(p, "UNNEST")) {
+				if (kind != 'C')
+					return perr(p, p->t.off, "UNNEST joins as CROSS JOIN UNNEST(...) or "
+								 "', UNNEST(...)'");
+				if (unnest_parse(p, j))
+					return p->rc;
+				continue;
+			}
 			if (is_p(p, "(")) {
 				if (subquery_parse(p, &j->sub))
 					return p->rc;

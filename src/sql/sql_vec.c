@@ -66,6 +66,7 @@ typedef struct vrel {
 	size_t n_cols;
 	const char **names, **quals;
 	vty *types;
+	const floe_type **ft; /* a table column's Iceberg type (UNNEST needs it); NULL: unknown */
 	sv **cols;
 	size_t n, cap;
 } vrel;
@@ -2630,7 +2631,8 @@ static int rel_init(vx *x, vrel *r, size_t n_cols)
 	r->quals = floe_arena_calloc(x->a, n_cols + 1, sizeof(char *));
 	r->types = floe_arena_calloc(x->a, n_cols + 1, sizeof(vty));
 	r->cols = floe_arena_calloc(x->a, n_cols + 1, sizeof(sv *));
-	if (!r->names || !r->quals || !r->types || !r->cols)
+	r->ft = floe_arena_calloc(x->a, n_cols + 1, sizeof(floe_type *));
+	if (!r->names || !r->quals || !r->types || !r->cols || !r->ft)
 		return floe_error_oom(x->c->err);
 	return 0;
 }
@@ -2958,6 +2960,7 @@ static int open_source(vx *x, source *src, const char *where, const floe_strmap 
 		src->schema.names[i] = s->cols[i].name;
 		src->schema.quals[i] = qual;
 		src->schema.types[i] = vty_of(s->cols[i].type, s->meta_style);
+		src->schema.ft[i] = s->cols[i].type;
 	}
 	return 0;
 }
@@ -2975,6 +2978,7 @@ static int read_all(vx *x, source *src, vrel *out)
 	memcpy(out->names, src->schema.names, src->schema.n_cols * sizeof(char *));
 	memcpy(out->quals, src->schema.quals, src->schema.n_cols * sizeof(char *));
 	memcpy(out->types, src->schema.types, src->schema.n_cols * sizeof(vty));
+	memcpy(out->ft, src->schema.ft, src->schema.n_cols * sizeof(floe_type *));
 	vrel b = src->schema;
 	b.cols = floe_arena_calloc(x->a, b.n_cols + 1, sizeof(sv *));
 	if (!b.cols)
@@ -3052,6 +3056,7 @@ static int join(vx *x, const sql_join *j, vrel *l, vrel *r, vrel *out)
 		both.names[i] = s->names[k];
 		both.quals[i] = s->quals[k];
 		both.types[i] = s->types[k];
+		both.ft[i] = s->ft[k];
 	}
 	/* split ON into key pairs and the rest */
 	const sql_expr *cj[64];
@@ -3153,6 +3158,7 @@ static int join(vx *x, const sql_join *j, vrel *l, vrel *r, vrel *out)
 	memcpy(out->names, both.names, (nl + nr) * sizeof(char *));
 	memcpy(out->quals, both.quals, (nl + nr) * sizeof(char *));
 	memcpy(out->types, both.types, (nl + nr) * sizeof(vty));
+	memcpy(out->ft, both.ft, (nl + nr) * sizeof(floe_type *));
 	size_t cap = 4096, np = 0;
 	size_t *pl = floe_arena_alloc(x->a, cap * sizeof(size_t)), *pr = floe_arena_alloc(x->a, cap * sizeof(size_t));
 	bool *matched = floe_arena_calloc(x->a, l->n + 1, sizeof(bool));
@@ -3273,6 +3279,126 @@ done:
 	floe_hmap_reset(&h);
 	floe_buf_reset(&kb);
 	floe_arena_reset(x->ba);
+	return rc;
+}
+
+/* An element of an array (or a map's key or value) from its JSON text, as
+ * type t / vt: scalars read with CAST's rules from their text. */
+static int json_sv(vx *x, const floe_json *j, vty want, uint32_t off, sv *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (floe_json_is_null(j)) {
+		out->null = true;
+		return 0;
+	}
+	if (want.k == VT_TEXT) {
+		/* a nested value (or a variant): its JSON text */
+		const char *txt = j->text ? j->text : j->s;
+		size_t n = j->text ? j->text_len : j->len;
+		if (j->type == FLOE_JSON_BOOL)
+			txt = j->b ? "true" : "false", n = strlen(txt);
+		out->u.s.p = txt ? txt : "";
+		out->u.s.n = txt ? n : 0;
+		return 0;
+	}
+	if (want.k == VT_BOOL && j->type == FLOE_JSON_BOOL) {
+		out->u.i = j->b;
+		return 0;
+	}
+	if (j->type != FLOE_JSON_NUMBER && j->type != FLOE_JSON_STRING)
+		return ERR(off, "UNNEST: an element is not a %s", vt_name(want));
+	sv text = {0};
+	text.u.s.p = j->s;
+	text.u.s.n = j->len;
+	if (!cast1(x->a, T(VT_STR, 0, 0), want, &text, out))
+		return ERR(off, "UNNEST: element '%.*s' is not a %s", (int)(j->len > 40 ? 40 : j->len),
+			   j->s, vt_name(want));
+	return 0;
+}
+
+/* left ⋈ UNNEST(expr): each left row once per element of its array (or
+ * entry of its map); a NULL or empty collection gives no row */
+static int unnest_join(vx *x, const sql_join *j, vrel *l, vrel *out)
+{
+	int rc;
+	xn *e;
+	x->in = l;
+	if ((rc = bind(x, j->unnest, &e)))
+		return rc;
+	const floe_type *ct = e->op == X_COL && l->ft ? l->ft[e->col] : NULL;
+	if (!ct || (ct->id != FLOE_T_LIST && ct->id != FLOE_T_MAP))
+		return ERR(j->unnest->off, "UNNEST takes an array or map column");
+	/* the new columns: the element (a struct's fields), or key and value; then the ordinality */
+	const floe_type *el = ct->id == FLOE_T_LIST ? ct->element : NULL;
+	bool fields = el && el->id == FLOE_T_STRUCT;
+	size_t nn = ct->id == FLOE_T_MAP ? 2 : fields ? el->n_fields : 1;
+	size_t nl = l->n_cols, nt = nn + (j->ordinality ? 1 : 0);
+	if (j->col_names && j->n_col_names != nt)
+		return ERR(j->off, "UNNEST gives %zu columns; the alias names %zu", nt, j->n_col_names);
+	if ((rc = rel_init(x, out, nl + nt)))
+		return rc;
+	for (size_t i = 0; i < nl; i++) {
+		out->names[i] = l->names[i];
+		out->quals[i] = l->quals[i];
+		out->types[i] = l->types[i];
+		out->ft[i] = l->ft[i];
+	}
+	for (size_t k = 0; k < nt; k++) {
+		const floe_type *t = k == nn		       ? NULL
+				     : ct->id == FLOE_T_MAP ? (k ? ct->value : ct->key)
+				     : fields		       ? el->fields[k].type
+							       : el;
+		const char *name = k == nn		  ? "ordinality"
+				   : ct->id == FLOE_T_MAP ? (k ? "value" : "key")
+				   : fields		  ? el->fields[k].name
+							  : "item";
+		out->names[nl + k] = j->col_names ? j->col_names[k] : name;
+		out->quals[nl + k] = j->alias;
+		out->types[nl + k] = t ? vty_of(t, false) : T(VT_INT, 64, 0);
+		out->ft[nl + k] = t;
+	}
+	sv *vals;
+	if ((rc = eval(x, e, l, &vals)))
+		return rc;
+	sv *nv = floe_arena_calloc(x->a, nt + 1, sizeof(sv));
+	sv **row = floe_arena_calloc(x->a, nl + nt + 1, sizeof(sv *));
+	if (!nv || !row)
+		return floe_error_oom(x->c->err);
+	for (size_t k = 0; k < nt; k++)
+		row[nl + k] = &nv[k];
+	floe_arena ja;
+	floe_arena_init(&ja, 1 << 12);
+	for (size_t i = 0; !rc && i < l->n; i++) {
+		if (vals[i].null)
+			continue;
+		floe_json *doc;
+		floe_arena_reset(&ja);
+		if ((rc = floe_json_parse(&doc, &ja, vals[i].u.s.p, vals[i].u.s.n, NULL, x->c->err)))
+			break;
+		for (size_t c2 = 0; c2 < nl; c2++)
+			row[c2] = &l->cols[c2][i];
+		int64_t ord = 0;
+		for (const floe_json *el_j = doc->type == FLOE_JSON_ARRAY ? doc->child : NULL; !rc && el_j;
+		     el_j = el_j->next) {
+			for (size_t k = 0; !rc && k < nn; k++) {
+				const floe_json *v = el_j;
+				if (ct->id == FLOE_T_MAP) /* [key, value] */
+					v = floe_json_at(el_j, k);
+				else if (fields)
+					v = floe_json_get(el_j, el->fields[k].name);
+				rc = json_sv(x, v, out->types[nl + k], j->unnest->off, &nv[k]);
+			}
+			if (j->ordinality) {
+				memset(&nv[nn], 0, sizeof(sv));
+				nv[nn].u.i = ++ord; /* 1-based, as SQL's WITH ORDINALITY */
+			}
+			if (!rc)
+				rc = rel_push(x, out, row, 0);
+			if (!rc && out->n > MAX_JOIN_ROWS)
+				rc = ERR(j->off, "the UNNEST has more than %zu rows", MAX_JOIN_ROWS);
+		}
+	}
+	floe_arena_reset(&ja);
 	return rc;
 }
 
@@ -3528,8 +3654,10 @@ static int select_rel(sql_ctx *c, const sql_select *q, vrel *out)
 		collect_cols(q->group_by[i], &need, &star);
 	for (size_t i = 0; i < q->n_order_by; i++)
 		collect_cols(q->order_by[i].expr, &need, &star);
-	for (size_t i = 0; i < q->n_joins; i++)
+	for (size_t i = 0; i < q->n_joins; i++) {
 		collect_cols(q->joins[i].on, &need, &star);
+		collect_cols(q->joins[i].unnest, &need, &star);
+	}
 	srcs[0].name = &q->from;
 	srcs[0].alias = q->from_alias;
 	srcs[0].hints = q->hints;
@@ -3545,7 +3673,8 @@ static int select_rel(sql_ctx *c, const sql_select *q, vrel *out)
 	if (!q->n_joins && !q->from_sub)
 		pushdown(x, q->where, &where);
 	for (size_t i = 0; i < n_src; i++)
-		if ((rc = open_source(x, &srcs[i], i == 0 && where.len ? floe_buf_cstr(&where) : NULL,
+		if ((i == 0 || !q->joins[i - 1].unnest) &&
+		    (rc = open_source(x, &srcs[i], i == 0 && where.len ? floe_buf_cstr(&where) : NULL,
 				      &need, star)))
 			goto done;
 	/* the input relation: one table read batch by batch, or the joined tables */
@@ -3555,8 +3684,11 @@ static int select_rel(sql_ctx *c, const sql_select *q, vrel *out)
 			goto done;
 		for (size_t i = 0; i < q->n_joins; i++) {
 			vrel right, res;
-			if ((rc = read_all(x, &srcs[i + 1], &right)) ||
-			    (rc = join(x, &q->joins[i], &joined, &right, &res)))
+			if (q->joins[i].unnest)
+				rc = unnest_join(x, &q->joins[i], &joined, &res);
+			else if (!(rc = read_all(x, &srcs[i + 1], &right)))
+				rc = join(x, &q->joins[i], &joined, &right, &res);
+			if (rc)
 				goto done;
 			joined = res;
 		}

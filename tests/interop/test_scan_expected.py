@@ -956,7 +956,7 @@ def translate_sql(case):
             raise Unsupported("DuckDB functions or casts")
     elif case.source == "impala":
         names = {m.group(2).lower() for m in re.finditer(r"(?i)\b(from|join)\s+([\w.]+)", body)}
-        if len(names) != 1 or not case.data_dir:
+        if len(names) != 1 or not case.data_dir or re.search(r"(?i)\bfrom\s+[\w.]+(\s+(as\s+)?\w+)?\s*,", body):
             return impala_tables_sql(case, body)
         t = TESTDATA / case.data_dir
         tables.append((t, None))
@@ -998,32 +998,72 @@ def impala_table_dir(name):
     return _IMPALA_DIRS.get(name.split(".")[-1].lower())
 
 
+def field_type(table_dir, path):
+    """the Iceberg type (schema JSON) of a dotted field path of a table, or None"""
+    t = {"type": "struct", "fields": table_schema(Plan(table=table_dir))["fields"]}
+    for part in path:
+        if not isinstance(t, dict) or t.get("type") != "struct":
+            return None
+        t = next((f["type"] for f in t["fields"] if f["name"].lower() == part.lower()), None)
+    return t
+
+
 def impala_tables_sql(case, body):
-    """a query over several Impala tables: each FROM list item and JOIN table by its directory"""
+    """an Impala query over several tables, or a table and its collections
+    (FROM t, t.list a): each table by its directory, each collection as
+    UNNEST(t.list) WITH ORDINALITY AS a (item, pos1), its pos 0-based as Impala's"""
     tables = []
+    aliases = {}  # alias or table name -> directory
+    positions = []
 
     def table(name, rest):
         d = impala_table_dir(name)
+        if case.data_dir and (d is None or len(set(n.split(".")[-1] for n in aliases) | {name.split(".")[-1]}) == 1):
+            d = TESTDATA / case.data_dir
         if d is None:
             raise Unsupported(f"no directory for table {name}")
         if (d, None) not in tables:
             tables.append((d, None))
-        alias = rest if rest else f" AS {name.split('.')[-1]}"
-        return sql_table(d, {}) + alias
+        alias = rest.split()[-1] if rest.split() else name.split(".")[-1]
+        aliases[alias.lower()] = d
+        aliases.setdefault(name.split(".")[-1].lower(), d)
+        return sql_table(d, {}) + (rest if rest.split() else f" AS {alias}")
+
+    def collection(toks):
+        parts = toks[0].split(".")
+        base = parts[0].lower()
+        if base not in aliases:
+            raise Unsupported(f"no table {parts[0]} for {toks[0]}")
+        t = field_type(aliases[base], parts[1:])
+        alias = [x for x in toks[1:] if x.lower() != "as"]
+        alias = alias[-1] if alias else parts[-1]
+        if isinstance(t, dict) and t.get("type") == "list":
+            positions.append(alias)
+            return f"UNNEST({toks[0]}) WITH ORDINALITY AS {alias} (item, pos1)"
+        if isinstance(t, dict) and t.get("type") == "map":
+            return f"UNNEST({toks[0]}) AS {alias} (key, value)"
+        raise Unsupported(f"{toks[0]} is not a collection")
 
     def from_list(m):
         items = []
         for it in split_top(m.group(2)):
             toks = it.split()
-            if not toks or "." in toks[0] and impala_table_dir(toks[0]) is None:
-                raise Unsupported("unnesting of collections")
-            items.append(table(toks[0], " " + " ".join(toks[1:]) if toks[1:] else ""))
+            if not toks:
+                raise Unsupported("empty FROM item")
+            if "." in toks[0] and toks[0].split(".")[0].lower() in aliases:
+                items.append(collection(toks))
+            else:
+                items.append(table(toks[0], " " + " ".join(toks[1:]) if toks[1:] else ""))
         return f"{m.group(1)} {', '.join(items)}"
 
     body = re.sub(r"(?is)\b(from)\s+(.+?)(?=\s+(?:where|group|order|limit|union|except|intersect|minus|having|join|inner|left|right|full|cross)\b|\)|$)",
                   from_list, body)
     body = re.sub(r"(?i)\b(join)\s+([\w.]+)(\s+(?!on\b)\w+)?", lambda m: f"{m.group(1)} {table(m.group(2), m.group(3) or '')}", body)
+    for a in positions:
+        body = re.sub(rf"(?i)\b{re.escape(a)}\.pos\b", f"({a}.pos1 - 1)", body)
     body = re.sub(r'"([^"]*)"', lambda m: sql_quote(m.group(1)), body)
+    if re.search(r"(?i)\bfor\s+system_(version|time)\b", body):
+        raise Unsupported("time travel in a query over several tables")
     if not tables:
         raise Unsupported("no table")
     return body, tables, Plan(table=tables[0][0], meta_file=tables[0][1])

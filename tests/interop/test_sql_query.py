@@ -194,6 +194,47 @@ def test_query_equals_duckdb(lake, case):
             f"{fq}\nfloe   {g}\nduckdb {w}"
 
 
+def test_unnest_arrays_maps_and_structs(tmp_path):
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    cat = SqlCatalog("lake", uri=f"sqlite:///{tmp_path}/catalog.db", warehouse=f"file://{tmp_path}/warehouse")
+    cat.create_namespace("db")
+    rows = [
+        {"id": 1, "tags": ["a", "b"], "m": [("x", 1), ("y", 2)], "pts": [{"x": 1.5, "d": datetime.date(2024, 1, 2)}],
+         "amounts": [decimal.Decimal("1.25"), None]},
+        {"id": 2, "tags": [], "m": [], "pts": None, "amounts": [decimal.Decimal("-3.50")]},
+        {"id": 3, "tags": None, "m": [("z", None)], "pts": [{"x": None, "d": None}, {"x": 2.0, "d": datetime.date(2025, 5, 6)}],
+         "amounts": None},
+    ]
+    schema = pa.schema([
+        ("id", pa.int64()), ("tags", pa.list_(pa.string())), ("m", pa.map_(pa.string(), pa.int32())),
+        ("pts", pa.list_(pa.struct([("x", pa.float64()), ("d", pa.date32())]))),
+        ("amounts", pa.list_(pa.decimal128(9, 2)))])
+    t = pa.Table.from_pylist(rows, schema=schema)
+    cat.create_table("db.c", schema=t.schema).append(t)
+    prelude = PRELUDE
+
+    def q(sql):
+        p = subprocess.run([floe_bin(), "sql", "--format", "json", "-e", prelude + sql + ";"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        import json
+        return [json.loads(line, parse_float=decimal.Decimal) for line in p.stdout.splitlines()]
+
+    got = q("SELECT c.id, t.tag, t.n FROM c CROSS JOIN UNNEST(c.tags) WITH ORDINALITY AS t (tag, n) ORDER BY 1, 3")
+    assert [(r["id"], r["tag"], r["n"]) for r in got] == [(1, "a", 1), (1, "b", 2)]
+    got = q("SELECT id, e.key, e.value FROM c, UNNEST(m) AS e ORDER BY id, e.key")
+    assert [(r["id"], r["key"], r["value"]) for r in got] == [(1, "x", 1), (1, "y", 2), (3, "z", None)]
+    got = q("SELECT id, p.x * 2 AS x2, p.d + INTERVAL '1' DAY AS d1 FROM c, UNNEST(pts) AS p ORDER BY id, x2 NULLS FIRST")
+    assert [(r["id"], r["x2"], r["d1"]) for r in got] == [
+        (1, 3, "2024-01-03"), (3, None, None), (3, 4, "2025-05-07")]
+    got = q("SELECT id, SUM(a.item) AS s, COUNT(*) AS n FROM c, UNNEST(amounts) AS a GROUP BY id ORDER BY id")
+    assert [(r["id"], r["s"], r["n"]) for r in got] == [(1, decimal.Decimal("1.25"), 2), (2, decimal.Decimal("-3.50"), 1)]
+    p = subprocess.run([floe_bin(), "sql", "-e", prelude + "SELECT * FROM c, UNNEST(id) AS u;"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode != 0 and "UNNEST takes an array or map column" in p.stderr and "^" in p.stderr
+
+
 def test_tables_by_path_and_json_and_csv_output(lake):
     cwd, locs = lake
     con = duckdb_connection()

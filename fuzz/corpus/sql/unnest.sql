@@ -1,0 +1,1 @@
+SELECT c.id, t.tag FROM c CROSS JOIN UNNEST(c.tags) WITH ORDINALITY AS t (tag, n), UNNEST(m) e JOIN UNNEST(x) ON TRUE;
