@@ -1700,6 +1700,14 @@ int floe_rest__parse(const char *kind, const char *p, size_t n, floe_error *err)
 		floe_metadata *m = NULL;
 		char *loc = NULL;
 		rc = metadata_from(&m, j, &loc, err);
+		if (!rc) { /* and its vended credentials, into an S3 FileIO */
+			rest_catalog c0;
+			memset(&c0, 0, sizeof(c0));
+			if (!(rc = floe_io_default_new(&c0.base.io, NULL, err))) {
+				rc = use_vended(&c0, j, m, "fuzz", "t", err);
+				floe_io_free(c0.base.io);
+			}
+		}
 		floe_metadata_free(m);
 		floe_free(loc);
 	} else if (!strcmp(kind, "namespaces")) {
