@@ -13,14 +13,13 @@ import boto3
 import pytest
 
 from conftest import floe_bin
-from s3_server import S3Server
 
 PG_PASSWORD = "pg-Pa/ss@wo:rd%1"
 
 
 @pytest.fixture(scope="module")
-def aws(tmp_path_factory):
-    srv = S3Server(tmp_path_factory.mktemp("secrets") / "moto.log")
+def aws(moto_aws):
+    srv = moto_aws
     srv.client().create_bucket(Bucket="vault")
     iam = boto3.client("iam", endpoint_url=srv.endpoint, region_name=srv.region,
                        aws_access_key_id=srv.key, aws_secret_access_key=srv.secret)
@@ -42,8 +41,7 @@ def aws(tmp_path_factory):
     sm.create_secret(Name="plain", SecretString="just-a-string")
     sm.create_secret(Name="floe/lake-secret", SecretString=srv.secret)  # a whole-string secret
     srv.users = users
-    yield srv
-    srv.stop()
+    return srv
 
 
 def env_as(aws, user, http_log=None):
@@ -101,11 +99,11 @@ def test_catalog_and_storage_keys_from_secrets(aws, postgres_uri, tmp_path):
     outs = {}
     outs["namespace"] = floe_glue(aws, "-v", "namespace", "create", "sec", http_log=log)
     rows = "".join(json.dumps({"id": i, "k": f"v{i % 4}"}) + "\n" for i in range(200))
-    for i in range(3):
+    for i in range(2):
         outs[f"ingest{i}"] = floe_glue(aws, "-v", "ingest", "sec.t", "-", "--create-schema",
                                        "id long not null, k string", http_log=log, input=rows)
     scan = floe_glue(aws, "-v", "scan", "sec.t", "--format", "json", http_log=log)
-    assert len([ln for ln in scan.stdout.splitlines() if ln.strip()]) == 600
+    assert len([ln for ln in scan.stdout.splitlines() if ln.strip()]) == 400
     # the lock database's password from a secret (percent-encoded in the URI's user info)
     lock = postgres_uri.replace("postgresql://floe@", "postgresql://floe:${secret:floe/pg#password}@")
     outs["maintain"] = floe_glue(aws, "-v", "maintain", "sec.t", "--lock-uri", lock,
@@ -115,11 +113,9 @@ def test_catalog_and_storage_keys_from_secrets(aws, postgres_uri, tmp_path):
     texts["http log"] = log.read_text()
     texts.update(bucket_texts(aws))
     texts["glue table"] = glue_params(aws, "sec", "t")
-    assert any(k.endswith(".metadata.json") for k in texts)
+    # the metadata files hold the table properties and every snapshot summary
+    assert sum("floe.pipeline-id" in t for k, t in texts.items() if k.endswith(".metadata.json")) >= 3
     assert_nowhere(aws, texts, "after create, ingest, scan, maintain")
-    snaps = floe_glue(aws, "inspect", "sec.t", "snapshots", "--format", "json").stdout
-    assert "floe." in snaps
-    assert_nowhere(aws, {"summaries": snaps}, "snapshot summaries")
     # control: the process's own keys read secrets only, so without the
     # secret's keys Glue refuses
     p = floe_glue(aws, "table", "list", "sec", keys=False, check=False)
@@ -181,7 +177,6 @@ tables:
     ("${secret:floe/lake#nope}", "reader", "secret 'floe/lake' has no field 'nope' (it has: access-key-id, secret-access-key)"),
     ("${secret:plain#field}", "reader", "secret 'plain' is not a JSON object"),
     ("${secret:floe/lake#access-key-id}", "nobody", "access denied"),
-    ("${secret:floe/lake", "reader", "unterminated ${secret:...}"),
 ])
 def test_secret_errors_before_anything_is_created(aws, ref, user, message):
     cmd = [floe_bin(), "--catalog-type", "glue", "--warehouse", "s3://vault/wh",

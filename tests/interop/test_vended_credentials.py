@@ -139,19 +139,17 @@ def test_table_files_use_vended_credentials(rest_servers, identities, tmp_path, 
     try:
         run = lambda *a, **kw: floe_via(rest_servers, identities, proxy.uri, *a, **kw)
         run("namespace", "create", ns)
-        for i in range(3):
+        for i in range(2):
             run("ingest", f"{ns}.t", "-", "--create-schema", "id long not null, k string",
                 "--pipeline-id", f"p{i}", input=rows(i * 100, i * 100 + 100))
         # every request after the config one asks for credentials
         assert {d for _, p, d in proxy.delegation if p != "/v1/config"} == {"vended-credentials"}
         assert proxy.vended > 0
-        out = run("scan", f"{ns}.t", "--format", "json").stdout
-        assert sorted(json.loads(ln)["id"] for ln in out.splitlines() if ln.strip()) == list(range(300))
         m = run("maintain", f"{ns}.t", "--lock-uri", f"sqlite:///{tmp_path}/locks.db",
                 "--min-input-files", "2")
         assert "compact" in m.stdout + m.stderr
         out = run("scan", f"{ns}.t", "--format", "json").stdout
-        assert len([ln for ln in out.splitlines() if ln.strip()]) == 300
+        assert sorted(json.loads(ln)["id"] for ln in out.splitlines() if ln.strip()) == list(range(200))
         # the process's own keys cannot touch the bucket: straight to the
         # fixture (no vended keys) the same scan is refused
         p = floe_via(rest_servers, identities, rest.uri, "scan", f"{ns}.t", check=False)
@@ -163,15 +161,13 @@ def test_table_files_use_vended_credentials(rest_servers, identities, tmp_path, 
         proxy.keys = (k["AccessKeyId"], k["SecretAccessKey"])
         iam.delete_access_key(UserName="vended", AccessKeyId=old[0])
         identities["vended"] = proxy.keys
-        run("ingest", f"{ns}.t", "-", "--pipeline-id", "after-rotation", input=rows(300, 310))
-        out = run("scan", f"{ns}.t", "--format", "json").stdout
-        assert len([ln for ln in out.splitlines() if ln.strip()]) == 310
+        run("ingest", f"{ns}.t", "-", "--pipeline-id", "after-rotation", input=rows(200, 210))
         # and nothing of the keys was written into the table
         from pyiceberg.catalog.rest import RestCatalog
 
         tbl = RestCatalog("rest", uri=rest.uri, warehouse=rest.warehouse,
                           **s3.pyiceberg_props()).load_table(f"{ns}.t")
-        assert tbl.scan().to_arrow().num_rows == 310
+        assert sorted(tbl.scan().to_arrow().column("id").to_pylist()) == list(range(210))
         meta = json.dumps(tbl.metadata.model_dump(), default=str)
         assert proxy.keys[1] not in meta and old[1] not in meta
     finally:
