@@ -1,8 +1,9 @@
 /*
  * fuzz_rest.c — the REST catalog client's reading of server answers
  * (catalog/rest.h floe_rest__parse): the first byte picks the kind of
- * answer (load table, namespaces, tables, config, error, token), the rest
- * is the body. It parses or refuses; it never crashes or leaks.
+ * answer (load table with its vended credentials, namespaces, tables,
+ * config, error, token), the rest is the body. It parses or refuses; it
+ * never crashes or leaks.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -23,6 +23,14 @@
  *    (rest.sigv4-enabled, rest.signing-name, rest.signing-region) for AWS
  *    Glue's and S3 Tables' endpoints. header.<name> properties are sent as
  *    headers.
+ *  - Vended credentials: every request says X-Iceberg-Access-Delegation:
+ *    vended-credentials (unless header.X-Iceberg-Access-Delegation says
+ *    otherwise, or the catalog is a SigV4 one); the storage-credentials of a LoadTableResult (else the
+ *    s3.* keys of its config, for the table's location) go to the FileIO
+ *    for the paths under their prefixes, replaced at each load, so the
+ *    table's files are read and written with them instead of the process's
+ *    own. A create (a commit, whose answer carries no config) loads the
+ *    table once to get them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +63,7 @@ typedef struct rest_catalog {
 	int64_t token_expires_ms;
 	bool oauth;
 	bool sigv4;
+	bool delegation; /* send X-Iceberg-Access-Delegation: vended-credentials */
 	floe_aws_provider *aws;
 	floe_retry retry;
 } rest_catalog;
@@ -188,6 +197,8 @@ static int attempt(rest_catalog *c, const char *method, const char *url, const f
 	wire[nw++] = "X-Client-Version: floe";
 	if (body)
 		wire[nw++] = "Content-Type: application/json";
+	if (c->delegation)
+		wire[nw++] = "X-Iceberg-Access-Delegation: vended-credentials";
 	for (size_t i = 0; i < c->props.len && nw < 30; i++)
 		if (!strncmp(c->props.items[i].key, "header.", 7)) {
 			/* stored "Name: value" under "@header.<name>" at open */
@@ -727,6 +738,77 @@ static int metadata_from(floe_metadata **out, const floe_json *j, char **locatio
 	return FLOE_OK;
 }
 
+/* String members of a JSON object into a map. */
+static int string_members(floe_strmap *m, const floe_json *o)
+{
+	for (const floe_json *e = o && o->type == FLOE_JSON_OBJECT ? o->child : NULL; e; e = e->next)
+		if (e->type == FLOE_JSON_STRING) {
+			char k[256];
+			snprintf(k, sizeof(k), "%.*s", (int)e->key_len, e->key);
+			if (floe_strmap_set(m, k, e->s))
+				return FLOE_ENOMEM;
+		}
+	return FLOE_OK;
+}
+
+static void wipe_map(floe_strmap *m)
+{
+	for (size_t i = 0; i < m->len; i++)
+		if (m->items[i].value)
+			memset(m->items[i].value, 0, strlen(m->items[i].value));
+	floe_strmap_reset(m);
+}
+
+/*
+ * The credentials a LoadTableResult vends (REST spec: storage-credentials,
+ * each with a prefix and a config; else the config's s3.* keys for the
+ * table's location) to the FileIO. Values are never logged.
+ */
+static int use_vended(rest_catalog *c, const floe_json *j, const floe_metadata *m, const char *ns,
+		      const char *name, floe_error *err)
+{
+	const floe_json *sc = floe_json_get(j, "storage-credentials");
+	const floe_json *cfg = floe_json_get(j, "config");
+	int rc = FLOE_OK, n = 0;
+	for (const floe_json *e = sc && sc->type == FLOE_JSON_ARRAY ? sc->child : NULL; e && !rc;
+	     e = e->next) {
+		const floe_json *pf = floe_json_get(e, "prefix");
+		floe_strmap props;
+		floe_strmap_init(&props);
+		if (!pf || pf->type != FLOE_JSON_STRING) {
+			rc = floe_error_corrupt(err, "REST load of %s.%s: a storage credential "
+						     "without a prefix",
+						ns, name);
+		} else if (string_members(&props, floe_json_get(e, "config"))) {
+			rc = floe_error_oom(err);
+		} else if (!floe_strmap_get(&props, "s3.access-key-id")) {
+			/* not S3's (gcs.*, adls.*): not ours to use */
+		} else if (!(rc = floe_io_set_credentials(c->base.io, pf->s, &props, err))) {
+			n++;
+		}
+		wipe_map(&props);
+	}
+	if (!n && !rc && cfg && floe_json_get(cfg, "s3.access-key-id") && m && m->location) {
+		floe_strmap props;
+		floe_strmap_init(&props);
+		rc = string_members(&props, cfg) ? floe_error_oom(err)
+						 : floe_io_set_credentials(c->base.io, m->location,
+									   &props, err);
+		wipe_map(&props);
+		n += !rc;
+	}
+	if (rc == FLOE_EUNSUPPORTED) { /* a table on local files: nothing to sign */
+		floe_error_clear(err);
+		rc = FLOE_OK;
+	}
+	if (n)
+		FLOE_DEBUG("REST: %s.%s: vended credentials for %d location%s", ns, name, n,
+			   n == 1 ? "" : "s");
+	return rc ? floe_error_prefix(err, rc, "REST load of %s.%s: vended credentials: ", ns,
+				      name)
+		  : FLOE_OK;
+}
+
 static int r_load_table(floe_catalog *cat, const char *ns, const char *name, floe_metadata **out,
 			floe_error *err)
 {
@@ -745,6 +827,12 @@ static int r_load_table(floe_catalog *cat, const char *ns, const char *name, flo
 		rc = floe_error_set(err, rc, "table '%s.%s' does not exist", ns, name);
 	if (!rc)
 		rc = metadata_from(out, j, NULL, err);
+	if (!rc && (rc = use_vended(c, j, *out, ns, name, err))) {
+		floe_metadata_free(*out);
+		*out = NULL;
+	}
+	if (body.data)
+		memset(body.data, 0, body.len); /* held the vended keys */
 	floe_buf_reset(&url);
 	floe_buf_reset(&body);
 	floe_arena_reset(&a);
@@ -1145,8 +1233,21 @@ static int r_commit(floe_catalog *cat, const char *ns, const char *name,
 		rc = floe_error_corrupt(err, "REST commit answer without metadata-location");
 		goto done;
 	}
-	if (!(*location = floe_strdup(loc->s)))
+	if (!(*location = floe_strdup(loc->s))) {
 		rc = floe_error_oom(err);
+		goto done;
+	}
+	if (!base && c->delegation) {
+		/* a create's answer vends nothing: load the new table for its
+		 * credentials (the create stands whatever this load says) */
+		floe_metadata *lm = NULL;
+		floe_error le;
+		floe_error_clear(&le);
+		if (r_load_table(cat, ns, name, &lm, &le))
+			FLOE_WARN("REST: created %s.%s, but loading its credentials failed: %s", ns,
+				  name, le.msg);
+		floe_metadata_free(lm);
+	}
 done:
 	floe_arena_reset(&a);
 	floe_buf_reset(&t1);
@@ -1510,11 +1611,18 @@ int floe_rest_catalog_open(floe_catalog **out, const floe_rest_catalog_opts *opt
 		r_free(&c->base);
 		return floe_error_prefix(err, rc, "REST catalog '%s': ", opts->uri);
 	}
-	/* header.<name> = value: sent as "<name>: value" */
+	/* header.<name> = value: sent as "<name>: value". Vended credentials are
+	 * asked for by default, except from AWS's SigV4 endpoints (Glue, S3
+	 * Tables), where the signing identity reaches the storage itself and
+	 * vending needs Lake Formation: there header.X-Iceberg-Access-Delegation
+	 * asks, as with Java's and PyIceberg's clients */
+	c->delegation = !c->sigv4;
 	for (size_t i = 0; i < c->props.len; i++) {
 		const char *k = c->props.items[i].key;
 		if (strncmp(k, "header.", 7) != 0)
 			continue;
+		if (floe_str_ieq(k + 7, "X-Iceberg-Access-Delegation"))
+			c->delegation = false; /* the user's own value, or none ("") */
 		char hk[300];
 		snprintf(hk, sizeof(hk), "@%s", k);
 		if (floe_strmap_setf(&c->props, hk, "%s: %s", k + 7, c->props.items[i].value)) {
@@ -1592,6 +1700,14 @@ int floe_rest__parse(const char *kind, const char *p, size_t n, floe_error *err)
 		floe_metadata *m = NULL;
 		char *loc = NULL;
 		rc = metadata_from(&m, j, &loc, err);
+		if (!rc) { /* and its vended credentials, into an S3 FileIO */
+			rest_catalog c0;
+			memset(&c0, 0, sizeof(c0));
+			if (!(rc = floe_io_default_new(&c0.base.io, NULL, err))) {
+				rc = use_vended(&c0, j, m, "fuzz", "t", err);
+				floe_io_free(c0.base.io);
+			}
+		}
 		floe_metadata_free(m);
 		floe_free(loc);
 	} else if (!strcmp(kind, "namespaces")) {

@@ -5,8 +5,25 @@
 #include <string.h>
 
 #include "catalog/sqldb.h"
+#include "io/aws_secret.h"
 
+static int open_uri(floe_sqldb **out, const char *uri, int busy_timeout_ms, floe_error *err);
+
+/* A ${secret:...} in the URI (a lock database's, "postgresql://floe:
+ * ${secret:pg#password}@db/locks") is resolved here; each secret is asked
+ * once per process (io/aws_secret.h). */
 int floe_sqldb_open_uri(floe_sqldb **out, const char *uri, int busy_timeout_ms, floe_error *err)
+{
+	char *full = NULL;
+	int rc = floe_secret_expand(&full, uri, true, err);
+	if (rc)
+		return floe_error_prefix(err, rc, "database URI: ");
+	rc = open_uri(out, full ? full : uri, busy_timeout_ms, err);
+	floe_secret_free(full);
+	return rc;
+}
+
+static int open_uri(floe_sqldb **out, const char *uri, int busy_timeout_ms, floe_error *err)
 {
 	if (strncmp(uri, "postgresql://", 13) == 0 || strncmp(uri, "postgres://", 11) == 0 ||
 	    strncmp(uri, "jdbc:postgresql:", 16) == 0)

@@ -26,6 +26,16 @@ int floe_io_remove(floe_fileio *io, const char *path, floe_error *err)
 	return io->ops->remove(io, path, err);
 }
 
+int floe_io_set_credentials(floe_fileio *io, const char *prefix, const floe_strmap *props,
+			    floe_error *err)
+{
+	if (!io->ops->set_credentials)
+		return floe_error_set(err, FLOE_EUNSUPPORTED,
+				      "the %s file system takes no credentials for '%s'", io->name,
+				      prefix);
+	return io->ops->set_credentials(io, prefix, props, err);
+}
+
 int floe_io_remove_batch(floe_fileio *io, const char *const *paths, size_t n, int *codes,
 			 floe_error *err)
 {
@@ -252,8 +262,16 @@ static void r_free(floe_fileio *io)
 	floe_free(r);
 }
 
-static const floe_fileio_ops router_ops = {r_open, r_create, r_remove, r_stat,
-					   r_list, r_rename, r_free, r_remove_batch};
+static int r_set_credentials(floe_fileio *io, const char *prefix, const floe_strmap *props,
+			     floe_error *err)
+{
+	floe_fileio *t = route((router *)io, prefix, err);
+	return t ? floe_io_set_credentials(t, prefix, props, err) : FLOE_EUNSUPPORTED;
+}
+
+static const floe_fileio_ops router_ops = {r_open,   r_create, r_remove,       r_stat,
+					   r_list,   r_rename, r_free,         r_remove_batch,
+					   r_set_credentials};
 
 floe_fileio *floe_io_router_new(floe_fileio *local, floe_fileio *memory, floe_fileio *s3)
 {

@@ -19,6 +19,7 @@
 
 #include "floe/common.h"
 #include "util/alloc.h"
+#include "util/str.h"
 #include "util/stream.h"
 
 typedef struct floe_fileio floe_fileio;
@@ -51,6 +52,10 @@ typedef struct floe_fileio_ops {
 	 * the FLOE_E* of paths[i]. */
 	int (*remove_batch)(floe_fileio *io, const char *const *paths, size_t n, int *codes,
 			    floe_error *err);
+	/* Optional: credentials for the paths under prefix (see
+	 * floe_io_set_credentials). */
+	int (*set_credentials)(floe_fileio *io, const char *prefix, const floe_strmap *props,
+			       floe_error *err);
 } floe_fileio_ops;
 
 struct floe_fileio {
@@ -71,6 +76,16 @@ int floe_io_remove(floe_fileio *io, const char *path, floe_error *err) FLOE_WUR;
  */
 int floe_io_remove_batch(floe_fileio *io, const char *const *paths, size_t n, int *codes,
 			 floe_error *err) FLOE_WUR;
+/*
+ * Per-prefix credentials, as a REST catalog vends them for one table's
+ * files: requests for paths under prefix ("s3://bucket/wh/db/t") are signed
+ * with props' s3.access-key-id, s3.secret-access-key and s3.session-token
+ * instead of the FileIO's own (the longest matching prefix wins). A later
+ * call for the same prefix replaces them; props without keys remove them.
+ * FLOE_EUNSUPPORTED for a backend that signs nothing (local files).
+ */
+int floe_io_set_credentials(floe_fileio *io, const char *prefix, const floe_strmap *props,
+			    floe_error *err) FLOE_WUR;
 /* Best-effort removal for cleanup paths: failures are logged, not returned. */
 void floe_io_remove_quiet(floe_fileio *io, const char *path);
 int floe_io_stat(floe_fileio *io, const char *path, floe_file_info *info, floe_error *err) FLOE_WUR;

@@ -32,6 +32,7 @@
 #include <openssl/evp.h>
 
 #include "io/aws.h"
+#include "io/aws_secret.h"
 #include "io/http.h"
 #include "io/s3_xml.h"
 #include "io/sigv4.h"
@@ -58,7 +59,17 @@ typedef struct s3io {
 	int64_t max_keys;  /* ListObjectsV2 page size */
 	size_t delete_batch; /* keys per DeleteObjects */
 	floe_retry retry; /* template */
+	/* per-prefix credentials (a REST catalog's vended ones), longest prefix
+	 * wins; the chain (aws) for paths under none */
+	floe_mutex vc_lock;
+	struct vended *vc;
+	size_t n_vc;
 } s3io;
+
+typedef struct vended {
+	char *prefix; /* "bucket/key-prefix" */
+	char *access_key, *secret_key, *token;
+} vended;
 
 /* ---- paths ---------------------------------------------------------------------- */
 
@@ -96,6 +107,7 @@ typedef struct s3req {
 	const char *bucket;
 	const char *key;   /* NULL: the bucket itself */
 	const char *query; /* encoded, without '?', or NULL */
+	const char *cred_key; /* a bucket request's key that picks vended credentials */
 	/* extra headers: names and values; x-amz-* ones are signed */
 	const char *hname[4];
 	const char *hvalue[4];
@@ -183,6 +195,38 @@ static int build_url(s3io *s, const s3req *q, floe_buf *url, floe_buf *path, flo
 	return rc ? FLOE_ENOMEM : FLOE_OK;
 }
 
+/* The vended credentials for q's object (a copy in *cr), or false. */
+static bool vended_for(s3io *s, const s3req *q, floe_aws_creds *cr)
+{
+	const char *key = q->key ? q->key : q->cred_key ? q->cred_key : "";
+	size_t bl = strlen(q->bucket), best = 0;
+	const vended *hit = NULL;
+	bool ok = false;
+	floe_mutex_lock(&s->vc_lock);
+	for (size_t i = 0; i < s->n_vc; i++) {
+		const char *p = s->vc[i].prefix;
+		size_t pl = strlen(p);
+		if (strncmp(p, q->bucket, bl) || (p[bl] != '/' && p[bl] != 0))
+			continue;
+		const char *pk = p[bl] ? p + bl + 1 : "";
+		if (!strncmp(key, pk, strlen(pk)) && (!hit || pl > best)) {
+			hit = &s->vc[i];
+			best = pl;
+		}
+	}
+	if (hit) {
+		cr->access_key = floe_strdup(hit->access_key);
+		cr->secret_key = floe_strdup(hit->secret_key);
+		cr->token = hit->token ? floe_strdup(hit->token) : NULL;
+		cr->source = "vended";
+		ok = cr->access_key && cr->secret_key && (!hit->token || cr->token);
+		if (!ok)
+			floe_aws_creds_reset(cr);
+	}
+	floe_mutex_unlock(&s->vc_lock);
+	return ok;
+}
+
 /* One signed attempt. */
 static int attempt(s3io *s, const s3req *q, const char *payload_hash, floe_http_resp *resp,
 		   floe_buf *errdoc, floe_error *err)
@@ -200,7 +244,7 @@ static int attempt(s3io *s, const s3req *q, const char *payload_hash, floe_http_
 	floe_buf_init(&path, 1 << 16);
 	floe_buf_init(&host, 1024);
 	floe_buf_init(&auth, 4096);
-	if ((rc = floe_aws_provider_get(s->aws, &cr, err)))
+	if (!vended_for(s, q, &cr) && (rc = floe_aws_provider_get(s->aws, &cr, err)))
 		goto done;
 	if (build_url(s, q, &url, &path, &host)) {
 		rc = floe_error_oom(err);
@@ -914,6 +958,7 @@ static int delete_objects(s3io *s, const char *bucket, const char *scheme, const
 	floe_http_resp resp;
 	q.method = "POST";
 	q.bucket = bucket;
+	q.cred_key = n ? keys[0] : NULL;
 	q.query = "delete=";
 	q.hname[0] = "Content-MD5";
 	q.hvalue[0] = floe_buf_cstr(&md5b64);
@@ -1068,6 +1113,7 @@ static int s_list(floe_fileio *io, const char *prefix, floe_file_list_fn fn, voi
 		}
 		q.method = "GET";
 		q.bucket = b;
+		q.cred_key = floe_buf_cstr(&pfx);
 		q.query = floe_buf_cstr(&qs);
 		q.out = &body;
 		if ((rc = s3_do(s, &q, &resp, &doc, err)))
@@ -1131,9 +1177,84 @@ done:
 	return rc;
 }
 
+static void vended_reset(vended *v)
+{
+	floe_free(v->prefix);
+	floe_secret_free(v->access_key);
+	floe_secret_free(v->secret_key);
+	floe_secret_free(v->token);
+	memset(v, 0, sizeof(*v));
+}
+
+/*
+ * Credentials for the paths under prefix (s3://bucket/key-prefix), from
+ * props' s3.access-key-id, s3.secret-access-key and s3.session-token: a REST
+ * catalog's vended credentials of one table. Replaces those of the same
+ * prefix; props without keys remove them.
+ */
+static int s_set_credentials(floe_fileio *io, const char *prefix, const floe_strmap *props,
+			     floe_error *err)
+{
+	s3io *s = (s3io *)io;
+	floe_arena a;
+	char *b, *k;
+	int rc;
+	floe_arena_init(&a, 1024);
+	if ((rc = floe_s3_split(&a, prefix, &b, &k, err))) {
+		floe_arena_reset(&a);
+		return rc;
+	}
+	const char *ak = floe_strmap_get(props, "s3.access-key-id");
+	const char *sk = floe_strmap_get(props, "s3.secret-access-key");
+	const char *tok = floe_strmap_get(props, "s3.session-token");
+	vended v = {0};
+	bool set = ak && *ak && sk && *sk;
+	if (set) {
+		v.prefix = floe_malloc(strlen(b) + strlen(k) + 2);
+		v.access_key = floe_strdup(ak);
+		v.secret_key = floe_strdup(sk);
+		v.token = tok && *tok ? floe_strdup(tok) : NULL;
+		if (!v.prefix || !v.access_key || !v.secret_key || (tok && *tok && !v.token)) {
+			vended_reset(&v);
+			floe_arena_reset(&a);
+			return floe_error_oom(err);
+		}
+		snprintf(v.prefix, strlen(b) + strlen(k) + 2, "%s/%s", b, k);
+	}
+	char want[2200];
+	snprintf(want, sizeof(want), "%s/%s", b, k);
+	floe_arena_reset(&a);
+	floe_mutex_lock(&s->vc_lock);
+	size_t i = 0;
+	while (i < s->n_vc && strcmp(s->vc[i].prefix, want))
+		i++;
+	if (i < s->n_vc) {
+		vended_reset(&s->vc[i]);
+		if (set)
+			s->vc[i] = v;
+		else
+			s->vc[i] = s->vc[--s->n_vc];
+	} else if (set) {
+		vended *nv = floe_realloc(s->vc, (s->n_vc + 1) * sizeof(*nv));
+		if (!nv) {
+			floe_mutex_unlock(&s->vc_lock);
+			vended_reset(&v);
+			return floe_error_oom(err);
+		}
+		s->vc = nv;
+		s->vc[s->n_vc++] = v;
+	}
+	floe_mutex_unlock(&s->vc_lock);
+	return FLOE_OK;
+}
+
 static void s_free(floe_fileio *io)
 {
 	s3io *s = (s3io *)io;
+	for (size_t i = 0; i < s->n_vc; i++)
+		vended_reset(&s->vc[i]);
+	floe_free(s->vc);
+	floe_mutex_destroy(&s->vc_lock);
 	floe_aws_provider_free(s->aws);
 	floe_http_free(s->http);
 	floe_free(s->endpoint);
@@ -1141,8 +1262,8 @@ static void s_free(floe_fileio *io)
 	floe_free(s);
 }
 
-static const floe_fileio_ops s3_ops = {s_open_read, s_create, s_remove, s_stat,
-				       s_list,	    NULL,     s_free,	s_remove_batch};
+static const floe_fileio_ops s3_ops = {s_open_read, s_create, s_remove,	    s_stat,
+				       s_list,	    NULL,     s_free,	s_remove_batch, s_set_credentials};
 
 static const char *prop(const floe_strmap *m, const char *k)
 {
@@ -1185,6 +1306,10 @@ int floe_io_s3_new(floe_fileio **out, const floe_strmap *props, floe_error *err)
 	s3io *s = floe_calloc(1, sizeof(*s));
 	if (!s)
 		return floe_error_oom(err);
+	if (floe_mutex_init(&s->vc_lock)) {
+		floe_free(s);
+		return floe_error_oom(err);
+	}
 	s->base.ops = &s3_ops;
 	s->base.name = "s3";
 	s->part_size = (size_t)part;

@@ -15,6 +15,7 @@
 #include "floe/maintain.h"
 #include "floe/scan.h"
 #include "iceberg/props.h"
+#include "io/aws_secret.h"
 #include "stream/stream_config.h"
 #include "stream/stream_kafka.h"
 #include "stream/stream_kinesis.h"
@@ -127,8 +128,8 @@ static const keydef pipeline_keys[] = {
 	{"catalog.type", K_STR, C(catalog_type), 0, NULL, NULL, "sql",
 	 "sql, filesystem, rest or glue (without a catalog section: the command's catalog)"},
 	{"catalog.uri", K_STR, C(catalog_uri), 0, NULL, NULL, "",
-	 "sqlite:///path.db or postgresql://user@host/db; a password must come from ${ENV} or "
-	 "catalog.password-file"},
+	 "sqlite:///path.db or postgresql://user@host/db; a password must come from ${ENV}, "
+	 "${secret:NAME#field} or catalog.password-file"},
 	{"catalog.name", K_STR, C(catalog_name), 0, NULL, NULL, "default", "catalog_name column"},
 	{"catalog.warehouse", K_STR, C(catalog_warehouse), 0, NULL, NULL, "",
 	 "root of new tables (file:///data/wh)"},
@@ -136,7 +137,8 @@ static const keydef pipeline_keys[] = {
 	 "file whose first line is the catalog password"},
 	{"catalog.properties", K_PREFIX, C(catalog_props), 0, NULL, NULL, "",
 	 "REST, Glue and S3 catalog properties (catalog.properties.credential, "
-	 "catalog.properties.s3.endpoint, ...); credentials only as ${ENV}"},
+	 "catalog.properties.s3.endpoint, ...); credentials only as ${ENV} or "
+	 "${secret:NAME#field}"},
 	{"sources", K_SOURCES, 0, 0, NULL, NULL, "", "list of sources (below)"},
 	{"tables", K_TABLES, 0, 0, NULL, NULL, "", "list of tables (below)"},
 	{NULL, K_STR, 0, 0, NULL, NULL, NULL, NULL},
@@ -389,13 +391,49 @@ static yaml_node_t *node(pctx *x, int id)
 	return yaml_document_get_node(x->doc, id);
 }
 
-/* Expand ${NAME} from the environment into an arena string. */
-static int expand(pctx *x, const yaml_node_t *n, const char *s, size_t len, const char **out)
+/*
+ * Where ${secret:NAME#field} may stand: the catalog's settings and the
+ * maintenance lock database (resolved when they are opened, at start: see
+ * io/aws_secret.h). Anywhere else — a table property above all, which is
+ * stored in the table's metadata — it is refused.
+ */
+static bool secret_allowed(const char *key)
+{
+	size_t n = key ? strlen(key) : 0;
+	return key && (!strncmp(key, "catalog.", 8) ||
+		       (n >= 8 && !strcmp(key + n - 8, "lock-uri")));
+}
+
+/* Expand ${NAME} from the environment into an arena string; ${secret:...}
+ * is kept as written where secret_allowed(key). */
+static int expand(pctx *x, const yaml_node_t *n, const char *key, const char *s, size_t len,
+		  const char **out)
 {
 	floe_buf b;
 	int rc = FLOE_OK;
 	floe_buf_init(&b, CONFIG_MAX_BYTES);
 	for (size_t i = 0; i < len && !rc;) {
+		if (len - i >= 9 && !memcmp(s + i, "${secret:", 9)) {
+			floe_secret_ref ref;
+			floe_error perr;
+			floe_error_clear(&perr);
+			if (!secret_allowed(key)) {
+				rc = fail_at(x, n,
+					     "'%s': ${secret:...} is for the catalog's settings "
+					     "(catalog.uri, catalog.properties.*) and "
+					     "maintenance.lock-uri; use ${ENV_VAR} here",
+					     key ? key : "");
+				break;
+			}
+			if (floe_secret_parse_ref(&ref, s + i, len - i, &perr)) {
+				rc = fail_at(x, n, "%s", perr.msg);
+				break;
+			}
+			if (floe_buf_append(&b, s + i, ref.len))
+				rc = floe_error_oomf(x->err, "config value too long");
+			i += ref.len;
+			continue;
+		}
 		if (s[i] == '$' && i + 1 < len && s[i + 1] == '{') {
 			const char *e = memchr(s + i + 2, '}', len - i - 2);
 			char name[256];
@@ -477,7 +515,7 @@ static int scalar(pctx *x, const yaml_node_t *n, const char *key, const char **o
 {
 	if (n->type != YAML_SCALAR_NODE)
 		return fail_at(x, n, "'%s' must be a single value", key);
-	return expand(x, n, (const char *)n->data.scalar.value, n->data.scalar.length, out);
+	return expand(x, n, key, (const char *)n->data.scalar.value, n->data.scalar.length, out);
 }
 
 static const keydef *find_key(const keydef *defs, const char *k)
@@ -844,7 +882,8 @@ static int check_uri_secret(stream_config *c, const char *raw, floe_error *err)
 	if (colon && strncmp(colon + 1, "${", 2) != 0)
 		return floe_error_set(err, FLOE_EINVAL,
 				      "catalog.uri: a password must not be written in the config "
-				      "file; use ${ENV_VAR} or catalog.password-file");
+				      "file; use ${ENV_VAR}, ${secret:NAME#field} or "
+				      "catalog.password-file");
 	(void)c;
 	return FLOE_OK;
 }

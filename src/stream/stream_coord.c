@@ -26,6 +26,7 @@
 
 #include "arrow/arrow_build.h"
 #include "iceberg/arrow_schema.h"
+#include "io/aws_secret.h"
 #include "stream/stream_kafka.h"
 #include "stream/stream_kinesis.h"
 #include "stream/stream_runtime.h"
@@ -1193,6 +1194,18 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 	/* upserts and change records: their rules, before any table is created */
 	if ((rc = stream_delta_precheck(cfg, p->cat, err)))
 		goto fail;
+	/* a lock database's ${secret:...}: asked now (and kept for the process),
+	 * so that a missing secret stops the start, not the first maintenance */
+	for (size_t i = 0; i < cfg->n_tables; i++) {
+		char *lu = NULL;
+		const char *u = cfg->tables[i].maint.lock_uri;
+		if (u && (rc = floe_secret_expand(&lu, u, true, err))) {
+			rc = floe_error_prefix(err, rc, "table '%s': maintenance.lock-uri: ",
+					       cfg->tables[i].name);
+			goto fail;
+		}
+		floe_secret_free(lu);
+	}
 	for (size_t i = 0; i < cfg->n_tables; i++) {
 		rt_table *t = &p->tables[i];
 		p->n_tables = i + 1;

@@ -13,6 +13,7 @@
 #include "catalog/glue.h"
 #include "catalog/rest.h"
 #include "iceberg/metrics.h"
+#include "io/aws_secret.h"
 #include "iceberg/props.h"
 #include "iceberg/transform.h"
 #include "iceberg/value.h"
@@ -28,9 +29,72 @@
 
 /* ---- catalogs ------------------------------------------------------------------- */
 
+static int catalog_open(floe_catalog **out, const floe_catalog_config *cfg, floe_error *err);
+
+/*
+ * ${secret:NAME#field} in the URI and the properties are resolved here,
+ * once, before the catalog (or anything of it) is opened; the resolved
+ * copies are wiped after the open (the catalog keeps what it needs to
+ * reopen itself, never in a table's metadata).
+ */
 int floe_catalog_open(floe_catalog **out, const floe_catalog_config *cfg, floe_error *err)
 {
 	FLOE_CHECK_OPTS(cfg, "floe_catalog_config", "FLOE_CATALOG_CONFIG_INIT", err);
+	bool refs = floe_secret_has_ref(cfg->uri);
+	for (size_t i = 0; i < cfg->n_props && !refs; i++)
+		refs = floe_secret_has_ref(cfg->props[i].value);
+	if (!refs)
+		return catalog_open(out, cfg, err);
+	*out = NULL;
+	floe_catalog_config c = *cfg;
+	floe_prop *props = cfg->n_props ? floe_calloc(cfg->n_props, sizeof(*props)) : NULL;
+	char *uri = NULL;
+	int rc = FLOE_OK;
+	if (cfg->n_props && !props)
+		return floe_error_oom(err);
+	/* a SQL catalog's URI stays a template: the database layer resolves it
+	 * (from the cache) each time it opens the database, so that neither the
+	 * catalog nor its lock URI holds the password */
+	const char *type = cfg->type && *cfg->type ? cfg->type : "sql";
+	bool sql = floe_str_ieq(type, "sql") || floe_str_ieq(type, "jdbc") ||
+		   floe_str_ieq(type, "sqlite") || floe_str_ieq(type, "postgresql");
+	if (sql && floe_secret_has_ref(cfg->uri) &&
+	    (rc = floe_secret_expand(&uri, cfg->uri, true, err))) /* errors before anything opens */
+		rc = floe_error_prefix(err, rc, "catalog URI: ");
+	floe_secret_free(uri);
+	uri = NULL;
+	if (rc)
+		goto done;
+	if (!sql && (rc = floe_secret_expand(&uri, cfg->uri, true, err))) {
+		rc = floe_error_prefix(err, rc, "catalog URI: ");
+		goto done;
+	}
+	if (uri)
+		c.uri = uri;
+	for (size_t i = 0; i < cfg->n_props; i++) {
+		char *v = NULL;
+		props[i] = cfg->props[i];
+		if ((rc = floe_secret_expand(&v, cfg->props[i].value, false, err))) {
+			rc = floe_error_prefix(err, rc, "catalog property '%s': ",
+					       cfg->props[i].key ? cfg->props[i].key : "");
+			goto done;
+		}
+		if (v)
+			props[i].value = v;
+	}
+	c.props = props;
+	rc = catalog_open(out, &c, err);
+done:
+	for (size_t i = 0; props && i < cfg->n_props; i++)
+		if (props[i].value && props[i].value != cfg->props[i].value)
+			floe_secret_free((char *)props[i].value);
+	floe_free(props);
+	floe_secret_free(uri);
+	return rc;
+}
+
+static int catalog_open(floe_catalog **out, const floe_catalog_config *cfg, floe_error *err)
+{
 	const char *type = cfg->type && *cfg->type ? cfg->type : "sql";
 	if (floe_str_ieq(type, "sql") || floe_str_ieq(type, "jdbc") || floe_str_ieq(type, "sqlite") ||
 	    floe_str_ieq(type, "postgresql")) {

@@ -218,6 +218,21 @@ def kinesis_endpoint(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def moto_aws(tmp_path_factory):
+    """moto's server (s3_server.S3Server, through moto_server.py: Glue's
+    VersionId enforced, its fault control file at .glue_control) for Glue,
+    Secrets Manager, IAM and S3, one for the session; each module uses its
+    own buckets and Glue databases."""
+    from s3_server import S3Server
+
+    tmp = tmp_path_factory.mktemp("moto-aws")
+    srv = S3Server(tmp / "moto.log", glue_control=tmp / "glue-control.json")
+    srv.glue_control = tmp / "glue-control.json"
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
 def rest_servers(tmp_path_factory):
     """The tests' S3 server (s3_server.py, bucket "floe") and Iceberg's REST
     catalog server on it (rest_server.py), one pair for the session."""

@@ -1,7 +1,8 @@
 """An S3 server for the tests, and a fault-injecting proxy in front of it.
 
-The server is moto's (PyPI, scripts/requirements-test.txt) in server mode
-with request authentication on: every request after the three that create
+The server is moto's (PyPI, scripts/requirements-test.txt) in server mode,
+started through moto_server.py (Glue's VersionId enforced as AWS does), with
+request authentication on: every request after the three that create
 an IAM user and its access key must carry a valid SigV4 signature of that
 key (moto recomputes it and answers SignatureDoesNotMatch otherwise), so the
 tests prove floe's signing, not just its HTTP.
@@ -40,13 +41,17 @@ class S3Server:
 
     region = "us-east-1"
 
-    def __init__(self, log_path):
+    def __init__(self, log_path, glue_control=None):
         self.port = free_port()
         self.endpoint = f"http://127.0.0.1:{self.port}"
         env = dict(os.environ, INITIAL_NO_AUTH_ACTION_COUNT="3", MOTO_PORT=str(self.port))
+        if glue_control:  # moto_server.py's fault control file
+            env["MOTO_GLUE_CONTROL"] = str(glue_control)
         self.log = open(log_path, "w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
+            [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                          "moto_server.py"),
+             "-H", "127.0.0.1", "-p", str(self.port)],
             stdout=self.log, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + 60
         while True:

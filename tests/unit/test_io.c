@@ -4,7 +4,9 @@
 #include <stdlib.h>
 
 #include "harness.h"
+#include "io/aws_secret.h"
 #include "io/fileio.h"
+#include "util/alloc.h"
 
 static int count_cb(const floe_file_info *fi, void *payload)
 {
@@ -109,10 +111,63 @@ static void test_router_and_paths(void)
 	T_EQ_STR(s, "");
 }
 
+static void test_secret_refs(void)
+{
+	floe_error err = {0};
+	floe_secret_ref r;
+	const char *t = "${secret:prod/pg#password}@host";
+	T_OK(floe_secret_parse_ref(&r, t, strlen(t), &err), &err);
+	T_EQ_INT((long)r.len, 26);
+	T_CHECK(r.name_len == 7 && !memcmp(r.name, "prod/pg", 7));
+	T_CHECK(r.field_len == 8 && !memcmp(r.field, "password", 8));
+	t = "${secret:arn:aws:secretsmanager:eu-west-1:1:secret:x}";
+	T_OK(floe_secret_parse_ref(&r, t, strlen(t), &err), &err);
+	T_CHECK(!r.field && r.name_len == strlen(t) - 10);
+	T_ERR(floe_secret_parse_ref(&r, "${secret:x", 10, &err), FLOE_EINVAL);
+	T_ERR(floe_secret_parse_ref(&r, "${secret:#f}", 12, &err), FLOE_EINVAL);
+	T_ERR(floe_secret_parse_ref(&r, "${secret:x#}", 12, &err), FLOE_EINVAL);
+	T_CHECK(floe_secret_has_ref("a ${secret:x} b") && !floe_secret_has_ref("${X}") &&
+		!floe_secret_has_ref(NULL));
+	/* no reference: nothing asked, nothing copied */
+	char *out = (char *)1;
+	T_OK(floe_secret_expand(&out, "postgresql://u:${PW}@h/db", true, &err), &err);
+	T_CHECK(out == NULL);
+
+	const char *ans = "{\"Name\":\"pg\",\"SecretString\":\"{\\\"user\\\":\\\"floe\\\","
+			  "\\\"password\\\":\\\"p@ss\\\",\\\"port\\\":5432}\"}";
+	char *s = NULL, *v = NULL;
+	T_OK(floe_secret_string(&s, ans, strlen(ans), "pg", &err), &err);
+	T_OK(floe_secret_field(&v, s, "pg", "password", &err), &err);
+	T_EQ_STR(v, "p@ss");
+	floe_secret_free(v);
+	T_OK(floe_secret_field(&v, s, "pg", "port", &err), &err);
+	T_EQ_STR(v, "5432");
+	floe_secret_free(v);
+	T_ERR(floe_secret_field(&v, s, "pg", "nope", &err), FLOE_ENOTFOUND);
+	T_EQ_STR(err.msg, "secret 'pg' has no field 'nope' (it has: user, password, port)");
+	T_ERR(floe_secret_field(&v, "p@ss", "pg", "password", &err), FLOE_EINVAL);
+	T_CHECK(strstr(err.msg, "p@ss") == NULL); /* a value is never in a message */
+	floe_secret_free(s);
+	const char *bin = "{\"SecretBinary\":\"AA==\"}";
+	T_ERR(floe_secret_string(&s, bin, strlen(bin), "b", &err), FLOE_EUNSUPPORTED);
+	T_ERR(floe_secret_string(&s, "nope", 4, "b", &err), FLOE_ECORRUPT);
+
+	/* Secrets Manager unreachable: an I/O error naming the secret */
+	setenv("AWS_ENDPOINT_URL_SECRETS_MANAGER", "http://127.0.0.1:1", 1);
+	setenv("AWS_ACCESS_KEY_ID", "AKIDTEST", 1);
+	setenv("AWS_SECRET_ACCESS_KEY", "test", 1);
+	setenv("AWS_EC2_METADATA_DISABLED", "true", 1);
+	int rc = floe_secret_expand(&out, "${secret:unit/x#k}", false, &err);
+	T_CHECK(rc == FLOE_EIO || rc == FLOE_ETIMEDOUT);
+	T_CHECK(strstr(err.msg, "secret 'unit/x'") != NULL);
+	unsetenv("AWS_ENDPOINT_URL_SECRETS_MANAGER");
+}
+
 int main(void)
 {
 	T_RUN(test_local);
 	T_RUN(test_memory);
 	T_RUN(test_router_and_paths);
+	T_RUN(test_secret_refs);
 	return t_finish();
 }

@@ -1,0 +1,174 @@
+"""Vended credentials (X-Iceberg-Access-Delegation: vended-credentials) from
+a REST catalog: Iceberg's REST fixture vends none, so a proxy in front of it
+adds them to every LoadTableResult — the keys of a second identity of the S3
+server ("vended"), as the spec's storage-credentials list with a prefix or as
+the older s3.* keys in the table's config. floe's own AWS keys ("outsider")
+have no access to the bucket at all (moto checks IAM), so every read and
+write that succeeds was signed with the vended keys: create, ingest, scan and
+maintain go through them, and a rotation of the vended keys is picked up when
+the table is loaded again."""
+import http.client
+import json
+import subprocess
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import boto3
+import pytest
+
+from conftest import floe_bin
+
+
+class VendingProxy:
+    """Forwards to the REST fixture; answers of loadTable (GET
+    .../namespaces/<ns>/tables/<t>) get vended credentials. mode:
+    "storage-credentials" or "config". Records the delegation header of each
+    request."""
+
+    def __init__(self, target_port, bucket, keys, mode):
+        self.keys, self.mode, self.bucket = keys, mode, bucket
+        self.delegation = []
+        self.vended = 0
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a):
+                pass
+
+            def _any(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(n) if n else b""
+                path = self.path.split("?", 1)[0]
+                proxy.delegation.append((self.command, path, self.headers.get("X-Iceberg-Access-Delegation")))
+                c = http.client.HTTPConnection("127.0.0.1", target_port, timeout=60)
+                c.putrequest(self.command, self.path, skip_accept_encoding=True)
+                for k, v in self.headers.items():
+                    if k.lower() not in ("host", "accept-encoding"):
+                        c.putheader(k, v)
+                c.endheaders(body if body else None)
+                r = c.getresponse()
+                data = r.read()
+                c.close()
+                parts = path.strip("/").split("/")
+                is_load = (self.command == "GET" and len(parts) >= 5 and parts[-2] == "tables"
+                           and parts[-4] == "namespaces")
+                if is_load and r.status == 200:
+                    doc = json.loads(data)
+                    data = json.dumps(proxy.vend(doc)).encode()
+                self.send_response(r.status)
+                for k, v in r.getheaders():
+                    if k.lower() not in ("transfer-encoding", "connection", "content-length",
+                                         "date", "server", "content-encoding"):
+                        self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(data)
+
+            do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _any
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.uri = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def vend(self, doc):
+        key, secret = self.keys
+        creds = {"s3.access-key-id": key, "s3.secret-access-key": secret,
+                 "s3.session-token-expires-at-ms": "4102444800000"}
+        self.vended += 1
+        cfg = dict(doc.get("config") or {})
+        if self.mode == "config":
+            cfg.update(creds)
+        else:
+            # a broader prefix with other (useless) keys: the longest prefix must win
+            doc["storage-credentials"] = [
+                {"prefix": f"s3://{self.bucket}/", "config": {"s3.access-key-id": "AKIDWRONG",
+                                                               "s3.secret-access-key": "wrong"}},
+                {"prefix": doc["metadata"]["location"], "config": creds},
+            ]
+        doc["config"] = cfg
+        return doc
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(scope="module")
+def identities(rest_servers):
+    s3, rest = rest_servers
+    iam = boto3.client("iam", endpoint_url=s3.endpoint, region_name=s3.region,
+                       aws_access_key_id=s3.key, aws_secret_access_key=s3.secret)
+    out = {}
+    for name, actions in (("vended", ["s3:*"]), ("outsider", None)):
+        iam.create_user(UserName=name)
+        if actions:
+            iam.put_user_policy(UserName=name, PolicyName="p", PolicyDocument=json.dumps(
+                {"Version": "2012-10-17",
+                 "Statement": [{"Effect": "Allow", "Action": actions, "Resource": "*"}]}))
+        k = iam.create_access_key(UserName=name)["AccessKey"]
+        out[name] = (k["AccessKeyId"], k["SecretAccessKey"])
+    out["iam"] = iam
+    return out
+
+
+def floe_via(rest_servers, identities, uri, *args, check=True, input=None):
+    s3, rest = rest_servers
+    env = s3.env()
+    env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"] = identities["outsider"]
+    cmd = [floe_bin(), "--catalog-type", "rest", "--catalog-uri", uri, "--warehouse",
+           rest.warehouse, *map(str, args)]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, input=input, timeout=300)
+    if check:
+        assert p.returncode == 0, f"{cmd} failed:\n{p.stderr}{p.stdout}"
+    return p
+
+
+def rows(lo, hi):
+    return "".join(json.dumps({"id": i, "k": f"k{i % 5}"}) + "\n" for i in range(lo, hi))
+
+
+@pytest.mark.parametrize("mode", ["storage-credentials", "config"])
+def test_table_files_use_vended_credentials(rest_servers, identities, tmp_path, mode):
+    s3, rest = rest_servers
+    proxy = VendingProxy(int(rest.uri.rsplit(":", 1)[1]), "floe", identities["vended"], mode)
+    ns = "vend_" + mode.replace("-", "_")
+    try:
+        run = lambda *a, **kw: floe_via(rest_servers, identities, proxy.uri, *a, **kw)
+        run("namespace", "create", ns)
+        for i in range(2):
+            run("ingest", f"{ns}.t", "-", "--create-schema", "id long not null, k string",
+                "--pipeline-id", f"p{i}", input=rows(i * 100, i * 100 + 100))
+        # every request after the config one asks for credentials
+        assert {d for _, p, d in proxy.delegation if p != "/v1/config"} == {"vended-credentials"}
+        assert proxy.vended > 0
+        m = run("maintain", f"{ns}.t", "--lock-uri", f"sqlite:///{tmp_path}/locks.db",
+                "--min-input-files", "2")
+        assert "compact" in m.stdout + m.stderr
+        out = run("scan", f"{ns}.t", "--format", "json").stdout
+        assert sorted(json.loads(ln)["id"] for ln in out.splitlines() if ln.strip()) == list(range(200))
+        # the process's own keys cannot touch the bucket: straight to the
+        # fixture (no vended keys) the same scan is refused
+        p = floe_via(rest_servers, identities, rest.uri, "scan", f"{ns}.t", check=False)
+        assert p.returncode != 0 and ("AccessDenied" in p.stderr or "HTTP 403" in p.stderr), p.stderr
+        # the vended keys rotate: the old key is deleted, the next load vends the new one
+        iam = identities["iam"]
+        k = iam.create_access_key(UserName="vended")["AccessKey"]
+        old = proxy.keys
+        proxy.keys = (k["AccessKeyId"], k["SecretAccessKey"])
+        iam.delete_access_key(UserName="vended", AccessKeyId=old[0])
+        identities["vended"] = proxy.keys
+        run("ingest", f"{ns}.t", "-", "--pipeline-id", "after-rotation", input=rows(200, 210))
+        # and nothing of the keys was written into the table
+        from pyiceberg.catalog.rest import RestCatalog
+
+        tbl = RestCatalog("rest", uri=rest.uri, warehouse=rest.warehouse,
+                          **s3.pyiceberg_props()).load_table(f"{ns}.t")
+        assert sorted(tbl.scan().to_arrow().column("id").to_pylist()) == list(range(210))
+        meta = json.dumps(tbl.metadata.model_dump(), default=str)
+        assert proxy.keys[1] not in meta and old[1] not in meta
+    finally:
+        proxy.stop()
