@@ -227,11 +227,11 @@ def test_console_shows_kafka_partitions_offsets_and_lag(floe, kafka_broker, tmp_
     topic = f"console-{abs(hash(str(tmp_path))) % 10**8}"
     kafka_broker.create_topic(topic, 3)
     pr = kafka_broker.producer(**{"batch.num.messages": 10, "linger.ms": 20})
-    for i in range(1200):
+    for i in range(600):
         pr.produce(topic, json.dumps({"id": i}).encode(), partition=i % 3)
     pr.flush(60)
     ends = kafka_broker.end_offsets(topic)
-    assert ends == {0: 400, 1: 400, 2: 400}, ends
+    assert ends == {0: 200, 1: 200, 2: 200}, ends
     port = free_port()
     doc = {
         "pipeline.name": "kconsole",
@@ -306,7 +306,7 @@ def test_console_shows_kafka_partitions_offsets_and_lag(floe, kafka_broker, tmp_
             time.sleep(0.5)
         api = assert_api_equals_metrics(base)
         assert api[lag_key] == 0
-        assert [api[("floe_kafka_partition_offset", part_keys[p])] for p in range(3)] == [400] * 3
+        assert [api[("floe_kafka_partition_offset", part_keys[p])] for p in range(3)] == [200] * 3
     finally:
         if browser:
             browser.terminate()
@@ -318,4 +318,4 @@ def test_console_shows_kafka_partitions_offsets_and_lag(floe, kafka_broker, tmp_
             run.kill()
             raise
     assert run.returncode == 0, run.stderr.read()
-    assert len(floe.pyiceberg_catalog().load_table("db.k").scan().to_arrow()) == 1200
+    assert len(floe.pyiceberg_catalog().load_table("db.k").scan().to_arrow()) == 600
