@@ -17,6 +17,7 @@
  * about threads, and is kept small.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -34,9 +35,9 @@
 #include "util/buf.h"
 #include "util/str.h"
 
-#define SHARDS 2
+#define SHARDS	 2
 #define MAX_RECS 1024
-#define PAGE 40
+#define PAGE	 40
 
 /* ---- the stand-in --------------------------------------------------------------------------- */
 
@@ -105,13 +106,15 @@ static void answer(kin_server *s, const char *target, const char *body, floe_buf
 			char first[64], last[64];
 			seq_of(first, sizeof(first), k, 0);
 			seq_of(last, sizeof(last), k, s->n_recs[k] - 1);
-			(void)!floe_buf_printf(out,
-					      "%s{\"ShardId\": \"shardId-%012d\", \"HashKeyRange\": "
-					      "{\"StartingHashKey\": \"%d\", \"EndingHashKey\": \"%d\"}, "
-					      "\"SequenceNumberRange\": {\"StartingSequenceNumber\": \"%s\"",
-					      k ? ", " : "", k, k * 100, k * 100 + 99, first);
+			(void)!floe_buf_printf(
+			    out,
+			    "%s{\"ShardId\": \"shardId-%012d\", \"HashKeyRange\": "
+			    "{\"StartingHashKey\": \"%d\", \"EndingHashKey\": \"%d\"}, "
+			    "\"SequenceNumberRange\": {\"StartingSequenceNumber\": \"%s\"",
+			    k ? ", " : "", k, k * 100, k * 100 + 99, first);
 			if (k == 1)
-				(void)!floe_buf_printf(out, ", \"EndingSequenceNumber\": \"%s\"", last);
+				(void)!floe_buf_printf(out, ", \"EndingSequenceNumber\": \"%s\"",
+						       last);
 			(void)!floe_buf_puts(out, "}}");
 		}
 		(void)!floe_buf_puts(out, "]}");
@@ -142,8 +145,9 @@ static void answer(kin_server *s, const char *target, const char *body, floe_buf
 		if (at < 0) {
 			*status = 400;
 			s->bad_requests++;
-			(void)!floe_buf_puts(out, "{\"__type\": \"InvalidArgumentException\", "
-						 "\"message\": \"no such shard or sequence number\"}");
+			(void)!floe_buf_puts(out,
+					     "{\"__type\": \"InvalidArgumentException\", "
+					     "\"message\": \"no such shard or sequence number\"}");
 		} else {
 			(void)!floe_buf_printf(out, "{\"ShardIterator\": \"it-%d-%d\"}", k, at);
 		}
@@ -155,12 +159,13 @@ static void answer(kin_server *s, const char *target, const char *body, floe_buf
 			*status = 400;
 			s->bad_requests++;
 			(void)!floe_buf_puts(out, "{\"__type\": \"InvalidArgumentException\", "
-						 "\"message\": \"bad iterator\"}");
+						  "\"message\": \"bad iterator\"}");
 		} else if (++s->getrecords[k] == 2) {
 			*status = 400;
 			s->throttled++;
-			(void)!floe_buf_puts(out, "{\"__type\": \"ProvisionedThroughputExceededException\", "
-						 "\"message\": \"Rate exceeded for shard\"}");
+			(void)!floe_buf_puts(
+			    out, "{\"__type\": \"ProvisionedThroughputExceededException\", "
+				 "\"message\": \"Rate exceeded for shard\"}");
 		} else {
 			int end = at + PAGE < s->n_recs[k] ? at + PAGE : s->n_recs[k];
 			(void)!floe_buf_puts(out, "{\"Records\": [");
@@ -168,26 +173,28 @@ static void answer(kin_server *s, const char *target, const char *body, floe_buf
 				char rec[96], seq[64];
 				floe_buf b64;
 				floe_buf_init(&b64, 0);
-				int n = snprintf(rec, sizeof(rec), "{\"id\": %d, \"shard\": %d}", id_of(k, i),
-						 k);
+				int n = snprintf(rec, sizeof(rec), "{\"id\": %d, \"shard\": %d}",
+						 id_of(k, i), k);
 				(void)!floe_base64_encode(&b64, (const uint8_t *)rec, (size_t)n);
 				seq_of(seq, sizeof(seq), k, i);
-				(void)!floe_buf_printf(out,
-						      "%s{\"SequenceNumber\": \"%s\", "
-						      "\"ApproximateArrivalTimestamp\": 1767323045.%03d, "
-						      "\"Data\": \"%.*s\", \"PartitionKey\": \"pk%d\"}",
-						      i > at ? ", " : "", seq, i % 1000, (int)b64.len,
-						      b64.data ? (const char *)b64.data : "", i);
+				(void)!floe_buf_printf(
+				    out,
+				    "%s{\"SequenceNumber\": \"%s\", "
+				    "\"ApproximateArrivalTimestamp\": 1767323045.%03d, "
+				    "\"Data\": \"%.*s\", \"PartitionKey\": \"pk%d\"}",
+				    i > at ? ", " : "", seq, i % 1000, (int)b64.len,
+				    b64.data ? (const char *)b64.data : "", i);
 				floe_buf_reset(&b64);
 			}
 			(void)!floe_buf_puts(out, "]");
 			if (k == 1 && end == s->n_recs[k])
-				(void)!floe_buf_puts(out, ", \"MillisBehindLatest\": 0}"); /* closed: the end */
+				(void)!floe_buf_puts(
+				    out, ", \"MillisBehindLatest\": 0}"); /* closed: the end */
 			else
 				(void)!floe_buf_printf(out,
-						      ", \"NextShardIterator\": \"it-%d-%d\", "
-						      "\"MillisBehindLatest\": %d}",
-						      k, end, (s->n_recs[k] - end) * 10);
+						       ", \"NextShardIterator\": \"it-%d-%d\", "
+						       "\"MillisBehindLatest\": %d}",
+						       k, end, (s->n_recs[k] - end) * 10);
 		}
 	} else {
 		*status = 400;
@@ -203,7 +210,8 @@ static const char *header(const char *req, const char *name)
 	size_t n = strlen(name);
 	for (const char *p = req; *p; p++) {
 		size_t i = 0;
-		while (i < n && p[i] && (p[i] | 0x20) == (name[i] | 0x20))
+		while (i < n && p[i] &&
+		       tolower((unsigned char)p[i]) == tolower((unsigned char)name[i]))
 			i++;
 		if (i == n) {
 			p += n;

@@ -1320,10 +1320,16 @@ static int kafka_one(kafka_fmt *f, const stream_block *b, int64_t *rows, int64_t
 		bool tomb = (m->flags & STREAM_MSG_NULL_VALUE) != 0;
 		if (tomb && vf->format != STREAM_FMT_RAW)
 			continue; /* no row in a format without deletes */
-		stream_msg_view v = {b->data + m->val_off, m->val_len, tomb,
-				     b->data + m->key_off, m->key_len,
-				     (m->flags & STREAM_MSG_NULL_KEY) != 0, b->topic, b->partition,
-				     m->offset, m->timestamp_ms};
+		stream_msg_view v = {b->data + m->val_off,
+				     m->val_len,
+				     tomb,
+				     b->data + m->key_off,
+				     m->key_len,
+				     (m->flags & STREAM_MSG_NULL_KEY) != 0,
+				     b->topic,
+				     b->partition,
+				     m->offset,
+				     m->timestamp_ms};
 		stream_reason why;
 		int64_t n0 = root.len;
 		rc = vf->decode(st, &root, &v, &why);
@@ -1331,7 +1337,8 @@ static int kafka_one(kafka_fmt *f, const stream_block *b, int64_t *rows, int64_t
 			if (!f->meta_kind[k])
 				continue;
 			stream_col_truncate(&root.kids[k], root.kids[k].len - 1);
-			rc = stream_meta_put(&root.kids[k], f->meta_kind[k], b, m, &scratch, &json, &why);
+			rc = stream_meta_put(&root.kids[k], f->meta_kind[k], b, m, &scratch, &json,
+					     &why);
 		}
 		if (rc == FLOE_EINVAL) {
 			if (root.len > n0)
@@ -1388,24 +1395,22 @@ static void kafka_header(floe_buf *h, const char *name, const void *val, int32_t
 static void test_kafka_decode(void)
 {
 	static const char *const META[][2] = {
-		{"metadata.topic", "t"},      {"metadata.partition", "p"},
-		{"metadata.offset", "o"},     {"metadata.timestamp", "ts"},
-		{"metadata.timestamp-type", "tt"}, {"metadata.key", "k"},
-		{"metadata.headers", "h"},
+	    {"metadata.topic", "t"},	       {"metadata.partition", "p"},
+	    {"metadata.offset", "o"},	       {"metadata.timestamp", "ts"},
+	    {"metadata.timestamp-type", "tt"}, {"metadata.key", "k"},
+	    {"metadata.headers", "h"},
 	};
 	static const struct {
-		const char *format, *schema, *headers_col;
+		const char *format, *schema;
 	} F[3] = {
-		{"json", "id long not null, name string, amount decimal(10, 2), tags list<string>, "
-			 "t string, p int, o long, ts timestamptz, tt string, k string, "
-			 "h map<string, string>",
-		 "h"},
-		{"csv", "id long not null, name string, amount decimal(10, 2), t string, p int, o long, "
-			"ts timestamptz, tt string, k string, h string",
-		 "h"},
-		{"raw", "v binary, t string, p string, o string, ts long, tt string, k binary, "
-			"h map<string, binary>",
-		 "h"},
+	    {"json", "id long not null, name string, amount decimal(10, 2), tags list<string>, "
+		     "t string, p int, o long, ts timestamptz, tt string, k string, "
+		     "h map<string, string>"},
+	    {"csv",
+	     "id long not null, name string, amount decimal(10, 2), t string, p int, o long, "
+	     "ts timestamptz, tt string, k string, h string"},
+	    {"raw", "v binary, t string, p string, o string, ts long, tt string, k binary, "
+		    "h map<string, binary>"},
 	};
 	kafka_ctx c;
 	floe_error err = {0};
@@ -1419,12 +1424,14 @@ static void test_kafka_decode(void)
 		floe_buf_init(&h, 0);
 		int n;
 		if (i == 3)
-			n = snprintf(val, sizeof(val), "{not json, 3,not a number"); /* bad everywhere but raw */
+			n = snprintf(val, sizeof(val),
+				     "{not json, 3,not a number"); /* bad everywhere but raw */
 		else if (i % 2)
 			n = snprintf(val, sizeof(val), "%d,name %d,%d.25", i, i, i * 10);
 		else
 			n = snprintf(val, sizeof(val),
-				     "{\"id\": %d, \"name\": \"n%d\", \"amount\": %d.5, \"tags\": [\"a\", \"b%d\"]}",
+				     "{\"id\": %d, \"name\": \"n%d\", \"amount\": %d.5, \"tags\": "
+				     "[\"a\", \"b%d\"]}",
 				     i, i, i, i);
 		kafka_put(&c, &m->val_off, &m->val_len, val, (size_t)n);
 		n = snprintf(key, sizeof(key), "key-%d", i);
@@ -1455,14 +1462,15 @@ static void test_kafka_decode(void)
 	for (int i = 0; i < 3; i++) {
 		kafka_fmt *f = &c.fmts[i];
 		char yaml[1024];
-		size_t o = (size_t)snprintf(yaml, sizeof(yaml),
-					    "pipeline.name: k\nsources:\n  - name: k\n    type: kafka\n"
-					    "    topic: orders\n    properties.bootstrap.servers: h:1\n"
-					    "    format: %s\n",
-					    F[i].format);
+		size_t o =
+		    (size_t)snprintf(yaml, sizeof(yaml),
+				     "pipeline.name: k\nsources:\n  - name: k\n    type: kafka\n"
+				     "    topic: orders\n    properties.bootstrap.servers: h:1\n"
+				     "    format: %s\n",
+				     F[i].format);
 		for (size_t k = 0; k < sizeof(META) / sizeof(META[0]); k++)
-			o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "    %s: %s\n", META[k][0],
-					      META[k][1]);
+			o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "    %s: %s\n",
+					      META[k][0], META[k][1]);
 		snprintf(yaml + o, sizeof(yaml) - o, "tables: [{name: d.t}]\n");
 		f->format = F[i].format;
 		T_OK(stream_config_parse_yaml(&f->cfg, yaml, strlen(yaml), NULL, &err), &err);
@@ -1474,7 +1482,7 @@ static void test_kafka_decode(void)
 				if (!strcmp(f->schema->root->fields[k].name, META[j][1])) {
 					f->meta_cols[k] = true;
 					f->meta_kind[k] = (uint8_t)stream_meta_kind(
-						META[j][0] + strlen("metadata."));
+					    META[j][0] + strlen("metadata."));
 				}
 		f->want_rows = -1;
 	}
