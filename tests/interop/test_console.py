@@ -217,10 +217,11 @@ KAFKA_ROWS = ("JSON.stringify([...document.querySelectorAll('#panel-sources tr.t
 
 def test_console_shows_kafka_partitions_offsets_and_lag(floe, kafka_broker, tmp_path):
     """A `floe run` reading a 3-partition topic with a backlog it cannot read
-    at once: the broker answers each fetch with one record batch per
-    partition after fetch.wait.max.ms (max.partition.fetch.bytes 1 and a
-    fetch.min.bytes no fetch reaches), so the lag lasts for seconds whatever
-    the machine's speed. The console in Chromium shows a row per
+    at once: with max.partition.fetch.bytes 1 and a fetch.min.bytes no fetch
+    reaches, the broker answers each fetch only after fetch.wait.max.ms
+    (250 ms), with at most one record batch (10 records) a partition, so the
+    backlog takes at least 5 s to read whatever the machine's speed (15-30 s
+    here: the broker seems to fill one partition a fetch). The console in Chromium shows a row per
     topic-partition with its offset, the offset committed to the table and a
     lag above 0, then, once the backlog is read, the broker's end offsets
     with lag 0; /api/metrics equals /metrics, lag series included."""
