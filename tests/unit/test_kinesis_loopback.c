@@ -10,9 +10,10 @@
  * with POSIX sockets, one request a connection (Connection: close). Its
  * stream has 2 shards: shard 0 open, shard 1 closed (it has an
  * EndingSequenceNumber and its last page no NextShardIterator). Pages hold
- * at most PAGE records, and each shard's second GetRecords is refused once
- * with ProvisionedThroughputExceededException, so paging and the retry
- * with backoff run too. The moto-backed interop tests
+ * at most PAGE records, each shard's second GetRecords is refused once
+ * with ProvisionedThroughputExceededException and shard 0's fourth with
+ * ExpiredIteratorException, so paging, the retry with backoff and a new
+ * iterator after the last record fetched run too. The moto-backed interop tests
  * (tests/interop/test_kinesis.py) cover resharding and kills; this one is
  * about threads, and is kept small.
  */
@@ -49,6 +50,7 @@ typedef struct kin_server {
 	int n_recs[SHARDS];
 	int getrecords[SHARDS];
 	int throttled;
+	int expired;
 	int after_seq_calls; /* GetShardIterator AFTER_SEQUENCE_NUMBER */
 	char last_after_seq[128];
 	int trim_horizon_calls;
@@ -166,6 +168,11 @@ static void answer(kin_server *s, const char *target, const char *body, floe_buf
 			(void)!floe_buf_puts(
 			    out, "{\"__type\": \"ProvisionedThroughputExceededException\", "
 				 "\"message\": \"Rate exceeded for shard\"}");
+		} else if (k == 0 && s->getrecords[k] == 4) {
+			*status = 400;
+			s->expired++;
+			(void)!floe_buf_puts(out, "{\"__type\": \"ExpiredIteratorException\", "
+						  "\"message\": \"Iterator expired\"}");
 		} else {
 			int end = at + PAGE < s->n_recs[k] ? at + PAGE : s->n_recs[k];
 			(void)!floe_buf_puts(out, "{\"Records\": [");
@@ -484,8 +491,13 @@ static void test_kinesis_pipeline_two_tasks(void)
 	seq_of(seq, sizeof(seq), 0, 169);
 	T_CHECK(strstr(a.offsets, seq) != NULL); /* shard 0: its last record */
 	T_CHECK(w.scraped && strstr(w.metrics, "floe_kinesis_shards_reading") != NULL);
+	T_CHECK(strstr(w.metrics, "floe_kinesis_millis_behind_latest") != NULL);
 	pthread_mutex_lock(&srv.mu);
 	T_EQ_INT(srv.throttled, 2); /* each shard's second GetRecords, retried */
+	T_EQ_INT(srv.expired, 1);   /* shard 0's 4th: asked again after record 79 */
+	T_EQ_INT(srv.after_seq_calls, 1);
+	seq_of(seq, sizeof(seq), 0, 79);
+	T_EQ_STR(srv.last_after_seq, seq);
 	T_EQ_INT(srv.bad_requests, 0);
 	T_EQ_INT(srv.trim_horizon_calls, 2);
 	/* records arrive on the open shard while the pipeline is away */
@@ -500,7 +512,8 @@ static void test_kinesis_pipeline_two_tasks(void)
 	T_EQ_INT(b.records, 360);
 	T_EQ_INT(b.total, 360);
 	pthread_mutex_lock(&srv.mu);
-	T_EQ_INT(srv.after_seq_calls, 1);
+	T_EQ_INT(srv.after_seq_calls, 2);
+	seq_of(seq, sizeof(seq), 0, 169);
 	T_EQ_STR(srv.last_after_seq, seq);
 	T_EQ_INT(srv.trim_horizon_calls, 2);
 	T_EQ_INT(srv.bad_requests, 0);
