@@ -320,3 +320,71 @@ def test_console_shows_kafka_partitions_offsets_and_lag(floe, kafka_broker, tmp_
             raise
     assert run.returncode == 0, run.stderr.read()
     assert len(floe.pyiceberg_catalog().load_table("db.k").scan().to_arrow()) == 600
+
+
+def test_console_shows_kinesis_shards(floe, kinesis_endpoint, tmp_path):
+    """A `floe run` reading a 2-shard Kinesis stream (moto's server): the
+    sources panel shows a row per shard with the records read and
+    MillisBehindLatest, adding up to what was put; /api/metrics equals
+    /metrics."""
+    ep, kc = kinesis_endpoint, kinesis_endpoint.client()
+    name = f"console-{abs(hash(str(tmp_path))) % 10**8}"
+    kc.create_stream(StreamName=name, ShardCount=2)
+    recs = [{"Data": json.dumps({"id": i}).encode(), "PartitionKey": f"k{i}"} for i in range(200)]
+    assert kc.put_records(StreamName=name, Records=recs)["FailedRecordCount"] == 0
+    port = free_port()
+    doc = {"pipeline.name": "kinconsole", "execution.checkpointing.interval": "1s",
+           "parallelism.default": 2, "metrics.port": port,
+           "sources": [{"name": "k", "type": "kinesis", "stream": name, "aws.endpoint": ep.url,
+                        "aws.region": "us-east-1", "scan.stream.initpos": "TRIM_HORIZON",
+                        "scan.shard.getrecords.intervalmillis": 100}],
+           "tables": [{"name": "db.kin", "schema": "id long not null"}]}
+    (tmp_path / "kin.yaml").write_text(json.dumps(doc))
+    run = subprocess.Popen([floe.bin, "--dir", str(floe.root), "run", str(tmp_path / "kin.yaml")],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ep.env())
+    browser = None
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 90
+        while True:
+            assert run.poll() is None, run.stderr.read()
+            try:
+                m = parse_text(get(base + "/metrics"))
+                read = {dict(k[1])["shard"]: v for k, v in m.items() if k[0] == "floe_kinesis_shard_records_read"}
+                if len(read) == 2 and sum(read.values()) == 200:
+                    break
+            except OSError:
+                pass
+            assert time.time() < deadline, "the shards were not read"
+            time.sleep(0.3)
+        api = assert_api_equals_metrics(base)
+        assert sum(v for k, v in api.items() if k[0] == "floe_kinesis_shard_records_read") == 200
+        browser, cdp = start_chromium(tmp_path)
+        cdp.call("Page.enable")
+        cdp.call("Page.navigate", url=base + "/console")
+        expr = ("JSON.stringify([...document.querySelectorAll('#panel-sources tr.tp')].map(r => "
+                "[r.dataset.topic, r.dataset.partition, r.querySelector('.read').textContent, "
+                "r.querySelector('.behind').textContent]))")
+        deadline = time.time() + 30
+        while True:
+            time.sleep(0.5)
+            rows = json.loads(cdp.call("Runtime.evaluate", expression=expr)["result"]["value"])
+            if len(rows) == 2 and all(r[2].isdigit() for r in rows) and sum(int(r[2]) for r in rows) == 200:
+                break
+            assert time.time() < deadline, rows
+        keep_screenshot(cdp, "console-kinesis.png")
+        assert sorted(r[1] for r in rows) == sorted(read), rows
+        assert all(r[0] == name and re.fullmatch(r"-?[0-9]+", r[3]) for r in rows), rows
+        dom = cdp.call("Runtime.evaluate", expression="document.documentElement.outerHTML")["result"]["value"]
+        assert "ms behind latest: <b>" in dom
+    finally:
+        if browser:
+            browser.terminate()
+            browser.wait(timeout=30)
+        run.send_signal(signal.SIGTERM)
+        try:
+            run.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            raise
+    assert run.returncode == 0, run.stderr.read()

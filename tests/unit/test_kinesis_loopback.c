@@ -492,6 +492,12 @@ static void test_kinesis_pipeline_two_tasks(void)
 	T_CHECK(strstr(a.offsets, seq) != NULL); /* shard 0: its last record */
 	T_CHECK(w.scraped && strstr(w.metrics, "floe_kinesis_shards_reading") != NULL);
 	T_CHECK(strstr(w.metrics, "floe_kinesis_millis_behind_latest") != NULL);
+	/* per shard: every record handed out (all were committed), and its lag */
+	T_CHECK(strstr(w.metrics, "floe_kinesis_shard_records_read{pipeline=\"kin\",source=\"k\","
+				  "stream=\"loop\",shard=\"shardId-000000000000\"} 170") != NULL);
+	T_CHECK(strstr(w.metrics, "floe_kinesis_shard_records_read{pipeline=\"kin\",source=\"k\","
+				  "stream=\"loop\",shard=\"shardId-000000000001\"} 130") != NULL);
+	T_CHECK(strstr(w.metrics, "floe_kinesis_shard_millis_behind_latest{") != NULL);
 	pthread_mutex_lock(&srv.mu);
 	T_EQ_INT(srv.throttled, 2); /* each shard's second GetRecords, retried */
 	T_EQ_INT(srv.expired, 1);   /* shard 0's 4th: asked again after record 79 */
