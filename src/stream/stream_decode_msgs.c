@@ -114,9 +114,8 @@ static int headers_json(floe_buf *out, const uint8_t *p, size_t n, uint32_t coun
 	return rc ? FLOE_ENOMEM : FLOE_OK;
 }
 
-/* Append record metadata to top-level column c. */
-static int put_meta1(rt_task *t, stream_col *c, int kind, const stream_block *b,
-		     const stream_msg *m, stream_reason *why)
+int stream_meta_put(stream_col *c, int kind, const stream_block *b, const stream_msg *m,
+		    floe_buf *scratch, stream_json_dec *json, stream_reason *why)
 {
 	static const stream_coerce_opts ms = {STREAM_EPOCH_MS};
 	char num[32];
@@ -165,15 +164,14 @@ static int put_meta1(rt_task *t, stream_col *c, int kind, const stream_block *b,
 		return stream_coerce_text(c, (const char *)data + m->key_off, m->key_len, &ms, why);
 	case STREAM_META_HEADERS: {
 		bool b64 = c->kind == SB_MAP && c->n_kids == 2 && c->kids[1].type->id == FLOE_T_BINARY;
-		int rc = headers_json(&t->meta_buf, data + m->hdr_off, m->hdr_len, m->n_hdrs, b64);
+		int rc = headers_json(scratch, data + m->hdr_off, m->hdr_len, m->n_hdrs, b64);
 		if (rc)
 			return rc;
 		if (c->kind == SB_BIN)
-			return stream_col_put_bin(c, t->meta_buf.data, t->meta_buf.len);
-		rc = stream_json_decode_value(&t->json, c, (const char *)t->meta_buf.data,
-					      t->meta_buf.len);
+			return stream_col_put_bin(c, scratch->data, scratch->len);
+		rc = stream_json_decode_value(json, c, (const char *)scratch->data, scratch->len);
 		if (rc == FLOE_EINVAL)
-			*why = t->json.why;
+			*why = json->why;
 		return rc;
 	}
 	default:
@@ -195,7 +193,7 @@ static int put_meta(rt_task *t, stream_col *c, int kind, const stream_block *b,
 	int rc = FLOE_OK;
 	stream_col_truncate(c, c->len - n_rows);
 	for (int k = 0; k < n_rows && !rc; k++)
-		rc = put_meta1(t, c, kind, b, m, why);
+		rc = stream_meta_put(c, kind, b, m, &t->meta_buf, &t->json, why);
 	return rc;
 }
 

@@ -69,8 +69,9 @@ typedef struct stream_kafka_opts {
 int stream_source_kafka_new(stream_source **out, const char *name, const stream_kafka_opts *o,
 			    floe_error *err) FLOE_WUR;
 
-/* Register the source's metrics (assigned partitions, rebalances, lag per
- * partition) with labels pipeline/source. */
+/* Register the source's metrics (assigned partitions, rebalances, total
+ * lag; per partition as it is assigned: lag, position, the offset of the
+ * latest table commit) with labels pipeline/source (and topic/partition). */
 int stream_kafka_metrics(stream_source *s, floe_metrics *m, const char *pipeline,
 			 floe_error *err) FLOE_WUR;
 

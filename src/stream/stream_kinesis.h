@@ -65,7 +65,9 @@ int stream_source_kinesis_new(stream_source **out, const char *name, const strea
 			      floe_error *err) FLOE_WUR;
 
 /* Register the source's metrics (shards being read, MillisBehindLatest,
- * retried calls, listings) with labels pipeline/source. */
+ * retried calls, listings) with labels pipeline/source; each shard's
+ * records read and MillisBehindLatest (labels stream/shard too) follow when
+ * the fetcher first lists it. */
 int stream_kinesis_metrics(stream_source *s, floe_metrics *m, const char *pipeline,
 			   floe_error *err) FLOE_WUR;
 

@@ -77,6 +77,14 @@ enum {
 };
 /* STREAM_META_* of a metadata name, STREAM_META_NONE when unknown. */
 int stream_meta_kind(const char *name);
+/*
+ * Append one row of record m's metadata of kind (STREAM_META_*) to the
+ * top-level column c (null when the record has none and c is nullable).
+ * scratch holds the headers' JSON on the way into a map or string column;
+ * json decodes it. FLOE_EINVAL with why when it does not fit c; FLOE_ENOMEM.
+ */
+int stream_meta_put(stream_col *c, int kind, const stream_block *b, const stream_msg *m,
+		    floe_buf *scratch, stream_json_dec *json, stream_reason *why) FLOE_WUR;
 
 /* Split names starting with '@' are source parameters (the generator's base
  * time), not positions: merged by taking any table's value, never skipped. */

@@ -48,13 +48,14 @@ typedef struct kpart {
 	int64_t end;   /* bounded: the end offset at assignment; -1 none */
 	int64_t fed;   /* the next offset the consumer should deliver (repeats are dropped) */
 	_Atomic int64_t apos; /* pos for the metrics thread */
+	_Atomic int64_t acommitted; /* the offset a table commit last recorded; -1 none */
 	/* the block being built */
 	uint8_t *data;
 	size_t len, cap;
 	stream_msg *msgs;
 	size_t n, mcap;
 	struct kafka_source *src;
-	floe_metric *m_lag;
+	floe_metric *m_lag, *m_offset, *m_committed;
 } kpart;
 
 typedef struct kafka_source {
@@ -185,6 +186,7 @@ static kpart *get_part(kafka_source *s, const char *topic, int32_t partition)
 	k->partition = partition;
 	k->pos = k->start = k->end = k->fed = -1;
 	atomic_store(&k->apos, -1);
+	atomic_store(&k->acommitted, -1);
 	k->src = s;
 	s->parts[s->n_parts++] = k;
 	return k;
@@ -461,6 +463,16 @@ static int64_t m_lag(void *p)
 	return part_lag(p);
 }
 
+static int64_t m_offset(void *p)
+{
+	return atomic_load(&((kpart *)p)->apos);
+}
+
+static int64_t m_committed(void *p)
+{
+	return atomic_load(&((kpart *)p)->acommitted);
+}
+
 static int64_t m_lag_total(void *p)
 {
 	kafka_source *s = p;
@@ -472,7 +484,8 @@ static int64_t m_lag_total(void *p)
 	return sum;
 }
 
-/* Per-partition lag series, registered when a partition is first assigned. */
+/* Per-partition series (lag, position, committed offset), registered when
+ * a partition is first assigned; the console shows them per topic-partition. */
 static void part_metrics(kafka_source *s)
 {
 	if (!s->metrics)
@@ -489,6 +502,19 @@ static void part_metrics(kafka_source *s)
 					"records between the position and the end of the partition",
 					l, 4, m_lag, k))
 			k->m_lag = NULL;
+		if (k->m_lag &&
+		    floe_metrics_add_fn(&k->m_offset, s->metrics, "floe_kafka_partition_offset",
+					"the next offset this process reads from the partition (-1: "
+					"not assigned to it)",
+					l, 4, m_offset, k))
+			k->m_offset = NULL;
+		if (k->m_lag &&
+		    floe_metrics_add_fn(&k->m_committed, s->metrics,
+					"floe_kafka_partition_committed_offset",
+					"the partition's offset in this process's latest table commit "
+					"(the next offset to read; -1: none yet)",
+					l, 4, m_committed, k))
+			k->m_committed = NULL;
 	}
 }
 
@@ -588,6 +614,7 @@ static void on_assign(kafka_source *s, rd_kafka_topic_partition_list_t *l)
 		} else {
 			FLOE_INFO("source '%s': %s resumes at %lld (committed in the table)",
 				  s->base.name, k->split, (long long)off);
+			atomic_store(&k->acommitted, off);
 			if (s->o.commit_offsets)
 				rd_kafka_topic_partition_list_add(commit, k->topic, k->partition)->offset =
 					off;
@@ -882,7 +909,7 @@ static void kafka_wait(stream_source *base, int64_t ms)
 static void kafka_ack(stream_source *base, const stream_offsets *committed)
 {
 	kafka_source *s = (kafka_source *)base;
-	if (!committed || !s->o.commit_offsets)
+	if (!committed)
 		return;
 	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(8);
 	floe_mutex_lock(&s->mu);
@@ -898,6 +925,9 @@ static void kafka_ack(stream_source *base, const stream_offsets *committed)
 				k = s->parts[j];
 		if (!k || !k->assigned)
 			continue; /* no longer ours: its new owner commits it */
+		atomic_store(&k->acommitted, o->pos);
+		if (!s->o.commit_offsets)
+			continue;
 		rd_kafka_topic_partition_list_add(l, topic, part)->offset = o->pos;
 		if (stream_offsets_set(&s->acked, o->split, o->pos) == 0)
 			s->acked_dirty = true;

@@ -32,8 +32,18 @@
 #define KIN_BACKOFF_MAX_MS 10000
 #define KIN_MAX_FAILURES 30 /* consecutive failed calls of one kind before the source fails */
 
+/* A shard's per-shard series for the metrics thread. Kept until the source
+ * is freed: a seek frees the shards and the next listing makes them again,
+ * while the registry still points at their series. */
+typedef struct kslot {
+	char *split;
+	_Atomic int64_t records;   /* handed out */
+	_Atomic int64_t behind_ms; /* MillisBehindLatest of its last GetRecords */
+} kslot;
+
 typedef struct kshard {
 	char *id, *parent, *adj, *split, *ending_seq;
+	kslot *slot;
 	bool closed;
 	bool initial; /* listed at the pipeline's first start: the initial position applies */
 	bool asked_latest; /* its LATEST iterator was asked for (fetcher) */
@@ -89,6 +99,10 @@ typedef struct kinesis_source {
 	int list_failures;
 	/* metrics (read by the HTTP thread) */
 	_Atomic int64_t m_open, m_behind, m_throttled, m_listings;
+	floe_metrics *metrics; /* set before the fetcher starts */
+	const char *pipeline;
+	kslot **slots; /* the fetcher's (and kin_free's) */
+	size_t n_slots, cap_slots;
 } kinesis_source;
 
 /* ---- sequence numbers ----------------------------------------------------------------------- */
@@ -424,6 +438,50 @@ static char *jdup(const floe_json *o, const char *k, bool *oom)
 	return d;
 }
 
+static int64_t m_shard_records(void *p)
+{
+	return atomic_load(&((kslot *)p)->records);
+}
+
+static int64_t m_shard_behind(void *p)
+{
+	return atomic_load(&((kslot *)p)->behind_ms);
+}
+
+/* The series of split (made, and registered, the first time it is seen);
+ * NULL when out of memory. */
+static kslot *shard_slot(kinesis_source *s, const char *split, const char *id)
+{
+	for (size_t i = 0; i < s->n_slots; i++)
+		if (!strcmp(s->slots[i]->split, split))
+			return s->slots[i];
+	kslot *k = floe_calloc(1, sizeof(*k));
+	if (!k || !(k->split = floe_strdup(split)) ||
+	    FLOE_ARRAY_RESERVE(s->slots, s->cap_slots, s->n_slots + 1)) {
+		if (k)
+			floe_free(k->split);
+		floe_free(k);
+		return NULL;
+	}
+	atomic_store(&k->behind_ms, -1);
+	s->slots[s->n_slots++] = k;
+	if (s->metrics) {
+		/* best effort: a series that cannot be registered is not shown */
+		floe_metric *x;
+		const char *l[] = {"pipeline", s->pipeline, "source", s->base.name,
+				   "stream", s->stream_name, "shard", id};
+		(void)!floe_metrics_add_fn(&x, s->metrics, "floe_kinesis_shard_records_read",
+					   "records of the shard this process handed to its writers "
+					   "(a restart counts on from the table's position)",
+					   l, 4, m_shard_records, k);
+		(void)!floe_metrics_add_fn(&x, s->metrics, "floe_kinesis_shard_millis_behind_latest",
+					   "MillisBehindLatest of the shard's last GetRecords (-1: "
+					   "none yet)",
+					   l, 4, m_shard_behind, k);
+	}
+	return k;
+}
+
 /* A shard first seen: where it starts. */
 static int add_shard(kinesis_source *s, const floe_json *x, floe_error *err)
 {
@@ -481,6 +539,10 @@ static int add_shard(kinesis_source *s, const floe_json *x, floe_error *err)
 	sh->initial = !seeded && !s->listed_once && !s->has_state;
 	sh->behind_ms = -1;
 	sh->pos = sh->fed = pos;
+	if (!(sh->slot = shard_slot(s, sh->split, sh->id)))
+		oom = true;
+	else
+		atomic_store(&sh->slot->records, pos);
 	if (tok && !(sh->tok = floe_strdup(tok))) {
 		oom = true;
 	}
@@ -761,6 +823,7 @@ static int fetch_shard(kinesis_source *s, kshard *sh, floe_buf *body, floe_buf *
 	if ((rc = enqueue_records(s, sh, r, err)))
 		return rc;
 	sh->behind_ms = r->millis_behind;
+	atomic_store(&sh->slot->behind_ms, r->millis_behind);
 	floe_free(sh->iter);
 	sh->iter = r->next_iter;
 	r->next_iter = NULL;
@@ -926,6 +989,8 @@ int stream_kinesis_metrics(stream_source *base, floe_metrics *m, const char *pip
 	kinesis_source *s = (kinesis_source *)base;
 	floe_metric *x;
 	const char *l[] = {"pipeline", pipeline, "source", s->base.name};
+	s->metrics = m;
+	s->pipeline = pipeline;
 	int rc = floe_metrics_add_fn(&x, m, "floe_kinesis_shards_reading",
 				     "shards being read (open, or closed and not read to their end, "
 				     "parents done)",
@@ -1018,6 +1083,7 @@ static int kin_next(stream_source *base, stream_block *b, bool *got, bool *eof, 
 			continue;
 		}
 		sh->pos = it->b.end;
+		atomic_store(&sh->slot->records, sh->pos);
 		*b = it->b;
 		memset(&it->b, 0, sizeof(it->b));
 		item_free(it);
@@ -1073,6 +1139,11 @@ static void kin_free(stream_source *base)
 	floe_cond_destroy(&s->cv);
 	floe_cond_destroy(&s->data_cv);
 	floe_mutex_destroy(&s->mu);
+	for (size_t i = 0; i < s->n_slots; i++) {
+		floe_free(s->slots[i]->split);
+		floe_free(s->slots[i]);
+	}
+	floe_free(s->slots);
 	floe_free(s->stream_name);
 	floe_free(s->base.name);
 	floe_free(s);

@@ -18,7 +18,10 @@
  * row-level update (merge-on-read on v3: a DV merged and replaced, a new data
  * file, one row delta), and the Kinesis source's bookkeeping (a GetRecords
  * answer parsed, each shard's position and sequence number recorded, written
- * as floe.source-offsets, read back and merged with another table's).
+ * as floe.source-offsets, read back and merged with another table's), and
+ * a Kafka block's values through the json, csv and raw formats with every
+ * metadata column filled from the records (topic, partition, offset,
+ * timestamp and its type, key, headers).
  * Every failure point is visited while an operation
  * has at most MAX_POINTS allocations; beyond that an even stride of them.
  */
@@ -37,6 +40,8 @@
 #include "floe/plan.h"
 #include "floe/sql.h"
 #include "stream/stream_kinesis.h"
+#include "stream/stream_runtime.h"
+#include "stream/stream_value_format.h"
 #include "test_write_util.h"
 #include "util/timeutil.h"
 
@@ -1266,6 +1271,246 @@ static void test_kinesis(void)
 	floe_buf_reset(&c.reply);
 }
 
+/* ---- Kafka: message values through the value formats, and the metadata columns ---------- */
+
+/*
+ * What the writer tasks do with a Kafka block (stream_decode_msgs.c), without
+ * a broker: each record's value through the format's decoder (json, csv,
+ * raw), a record that does not fit set aside (a dead letter), then every
+ * metadata column of the row (topic, partition, offset, timestamp, its type,
+ * key, headers as a map, as a binary map and as JSON text) filled from the
+ * record. A run that succeeds must have decoded exactly what a run without
+ * faults did: an out-of-memory reported as a bad record would lose it.
+ */
+#define KAFKA_MSGS 12
+
+typedef struct kafka_fmt {
+	const char *format;
+	floe_schema *schema;
+	bool meta_cols[16];
+	uint8_t meta_kind[16];
+	stream_config *cfg; /* its source: the format's options */
+	int64_t want_rows, want_bad;
+} kafka_fmt;
+
+typedef struct kafka_ctx {
+	floe_arena arena;
+	floe_buf data;
+	stream_msg msgs[KAFKA_MSGS];
+	stream_block b;
+	kafka_fmt fmts[3];
+} kafka_ctx;
+
+static int kafka_one(kafka_fmt *f, const stream_block *b, int64_t *rows, int64_t *bad)
+{
+	const stream_value_format *vf = stream_value_format_find(f->format);
+	const floe_type *root_t = f->schema->root;
+	stream_value_ctx vctx = {&f->cfg->sources[0], root_t, f->meta_cols, {STREAM_EPOCH_MS}};
+	stream_col root;
+	stream_json_dec json;
+	floe_buf scratch;
+	void *st = NULL;
+	memset(&root, 0, sizeof(root));
+	stream_json_dec_init(&json, &vctx.coerce);
+	floe_buf_init(&scratch, 0);
+	int rc = vf->open(&st, &vctx, &g_last);
+	rc = rc ? rc : stream_col_init(&root, root_t, NULL, 0, false, &g_last);
+	for (size_t i = 0; !rc && i < b->n_msgs; i++) {
+		const stream_msg *m = &b->msgs[i];
+		bool tomb = (m->flags & STREAM_MSG_NULL_VALUE) != 0;
+		if (tomb && vf->format != STREAM_FMT_RAW)
+			continue; /* no row in a format without deletes */
+		stream_msg_view v = {b->data + m->val_off,
+				     m->val_len,
+				     tomb,
+				     b->data + m->key_off,
+				     m->key_len,
+				     (m->flags & STREAM_MSG_NULL_KEY) != 0,
+				     b->topic,
+				     b->partition,
+				     m->offset,
+				     m->timestamp_ms};
+		stream_reason why;
+		int64_t n0 = root.len;
+		rc = vf->decode(st, &root, &v, &why);
+		for (size_t k = 0; !rc && k < root.n_kids; k++) {
+			if (!f->meta_kind[k])
+				continue;
+			stream_col_truncate(&root.kids[k], root.kids[k].len - 1);
+			rc = stream_meta_put(&root.kids[k], f->meta_kind[k], b, m, &scratch, &json,
+					     &why);
+		}
+		if (rc == FLOE_EINVAL) {
+			if (root.len > n0)
+				stream_col_truncate(&root, n0);
+			(*bad)++;
+			rc = FLOE_OK;
+		}
+	}
+	*rows = root.len;
+	if (st)
+		vf->close(st);
+	stream_col_reset(&root);
+	stream_json_dec_reset(&json);
+	floe_buf_reset(&scratch);
+	return rc;
+}
+
+static int run_kafka(void *p)
+{
+	kafka_ctx *c = p;
+	memset(&g_last, 0, sizeof(g_last));
+	for (int i = 0; i < 3; i++) {
+		kafka_fmt *f = &c->fmts[i];
+		int64_t rows = 0, bad = 0;
+		int rc = kafka_one(f, &c->b, &rows, &bad);
+		if (rc)
+			return rc;
+		if (f->want_rows >= 0 && (rows != f->want_rows || bad != f->want_bad))
+			return floe_error_set(&g_last, FLOE_ECORRUPT,
+					      "format %s: %lld rows and %lld bad records, not %lld "
+					      "and %lld",
+					      f->format, (long long)rows, (long long)bad,
+					      (long long)f->want_rows, (long long)f->want_bad);
+	}
+	return FLOE_OK;
+}
+
+static void kafka_put(kafka_ctx *c, uint32_t *off, uint32_t *len, const void *p, size_t n)
+{
+	*off = (uint32_t)c->data.len;
+	*len = (uint32_t)n;
+	T_CHECK(floe_buf_append(&c->data, p, n) == 0);
+}
+
+static void kafka_header(floe_buf *h, const char *name, const void *val, int32_t vl)
+{
+	uint32_t nl = (uint32_t)strlen(name);
+	T_CHECK(floe_buf_append(h, &nl, 4) == 0 && floe_buf_append(h, name, nl) == 0);
+	T_CHECK(floe_buf_append(h, &vl, 4) == 0);
+	if (vl > 0)
+		T_CHECK(floe_buf_append(h, val, (size_t)vl) == 0);
+}
+
+static void test_kafka_decode(void)
+{
+	static const char *const META[][2] = {
+	    {"metadata.topic", "t"},	       {"metadata.partition", "p"},
+	    {"metadata.offset", "o"},	       {"metadata.timestamp", "ts"},
+	    {"metadata.timestamp-type", "tt"}, {"metadata.key", "k"},
+	    {"metadata.headers", "h"},
+	};
+	static const struct {
+		const char *format, *schema;
+	} F[3] = {
+	    {"json", "id long not null, name string, amount decimal(10, 2), tags list<string>, "
+		     "t string, p int, o long, ts timestamptz, tt string, k string, "
+		     "h map<string, string>"},
+	    {"csv",
+	     "id long not null, name string, amount decimal(10, 2), t string, p int, o long, "
+	     "ts timestamptz, tt string, k string, h string"},
+	    {"raw", "v binary, t string, p string, o string, ts long, tt string, k binary, "
+		    "h map<string, binary>"},
+	};
+	kafka_ctx c;
+	floe_error err = {0};
+	memset(&c, 0, sizeof(c));
+	floe_arena_init(&c.arena, 4096);
+	floe_buf_init(&c.data, 0);
+	for (int i = 0; i < KAFKA_MSGS; i++) {
+		stream_msg *m = &c.msgs[i];
+		char val[128], key[32];
+		floe_buf h;
+		floe_buf_init(&h, 0);
+		int n;
+		if (i == 3)
+			n = snprintf(val, sizeof(val),
+				     "{not json, 3,not a number"); /* bad everywhere but raw */
+		else if (i % 2)
+			n = snprintf(val, sizeof(val), "%d,name %d,%d.25", i, i, i * 10);
+		else
+			n = snprintf(val, sizeof(val),
+				     "{\"id\": %d, \"name\": \"n%d\", \"amount\": %d.5, \"tags\": "
+				     "[\"a\", \"b%d\"]}",
+				     i, i, i, i);
+		kafka_put(&c, &m->val_off, &m->val_len, val, (size_t)n);
+		n = snprintf(key, sizeof(key), "key-%d", i);
+		kafka_put(&c, &m->key_off, &m->key_len, key, (size_t)n);
+		kafka_header(&h, "trace", "abc", 3);
+		kafka_header(&h, "bin", "\xff\x00", 2); /* not UTF-8: base64 in a string map */
+		kafka_header(&h, "trace", "later wins", 10);
+		kafka_header(&h, "none", NULL, -1);
+		kafka_put(&c, &m->hdr_off, &m->hdr_len, h.data, h.len);
+		m->n_hdrs = 4;
+		floe_buf_reset(&h);
+		m->offset = 1000 + i;
+		m->timestamp_ms = i == 5 ? -1 : 1767323045000 + i;
+		m->ts_type = (uint8_t)(i % 3);
+		m->size = m->val_len;
+		if (i == 7)
+			m->flags |= STREAM_MSG_NULL_KEY;
+		if (i == 9)
+			m->flags |= STREAM_MSG_NULL_VALUE; /* a tombstone */
+	}
+	c.b.data = c.data.data;
+	c.b.len = c.data.len;
+	c.b.msgs = c.msgs;
+	c.b.n_msgs = KAFKA_MSGS;
+	c.b.topic = "orders";
+	c.b.partition = 3;
+	c.b.split_name = "kafka:orders:3";
+	for (int i = 0; i < 3; i++) {
+		kafka_fmt *f = &c.fmts[i];
+		char yaml[1024];
+		size_t o =
+		    (size_t)snprintf(yaml, sizeof(yaml),
+				     "pipeline.name: k\nsources:\n  - name: k\n    type: kafka\n"
+				     "    topic: orders\n    properties.bootstrap.servers: h:1\n"
+				     "    format: %s\n",
+				     F[i].format);
+		for (size_t k = 0; k < sizeof(META) / sizeof(META[0]); k++)
+			o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "    %s: %s\n",
+					      META[k][0], META[k][1]);
+		snprintf(yaml + o, sizeof(yaml) - o, "tables: [{name: d.t}]\n");
+		f->format = F[i].format;
+		T_OK(stream_config_parse_yaml(&f->cfg, yaml, strlen(yaml), NULL, &err), &err);
+		T_OK(floe_schema_parse_compact(&f->schema, &c.arena, F[i].schema, &err), &err);
+		if (!f->schema || !f->cfg)
+			return;
+		for (size_t k = 0; k < f->schema->root->n_fields && k < 16; k++)
+			for (size_t j = 0; j < sizeof(META) / sizeof(META[0]); j++)
+				if (!strcmp(f->schema->root->fields[k].name, META[j][1])) {
+					f->meta_cols[k] = true;
+					f->meta_kind[k] = (uint8_t)stream_meta_kind(
+					    META[j][0] + strlen("metadata."));
+				}
+		f->want_rows = -1;
+	}
+	/* the rows and bad records of a run without faults, which every
+	 * successful run must match */
+	for (int i = 0; i < 3; i++) {
+		int64_t rows = 0, bad = 0;
+		T_OK(kafka_one(&c.fmts[i], &c.b, &rows, &bad), &g_last);
+		c.fmts[i].want_rows = rows;
+		c.fmts[i].want_bad = bad;
+	}
+	/* json: the even records; csv: the odd ones but record 3 (bad for
+	 * both) and 9 (a tombstone: no row); raw: every record, the tombstone
+	 * as a null value */
+	T_EQ_INT(c.fmts[0].want_rows, 6);
+	T_EQ_INT(c.fmts[0].want_bad, 5);
+	T_EQ_INT(c.fmts[1].want_rows, 4);
+	T_EQ_INT(c.fmts[1].want_bad, 7);
+	T_EQ_INT(c.fmts[2].want_rows, KAFKA_MSGS);
+	T_EQ_INT(c.fmts[2].want_bad, 0);
+	scenario sc = {"Kafka values and metadata columns", run_kafka, NULL, &c, 0};
+	torture(&sc);
+	for (int i = 0; i < 3; i++)
+		stream_config_free(c.fmts[i].cfg);
+	floe_buf_reset(&c.data);
+	floe_arena_reset(&c.arena);
+}
+
 int main(void)
 {
 	T_RUN(test_metadata);
@@ -1283,5 +1528,6 @@ int main(void)
 	T_RUN(test_sql_plan);
 	T_RUN(test_dml);
 	T_RUN(test_kinesis);
+	T_RUN(test_kafka_decode);
 	return t_finish();
 }
