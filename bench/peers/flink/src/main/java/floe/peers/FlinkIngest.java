@@ -10,6 +10,9 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.connector.file.src.reader.TextLineInputFormat;
 import org.apache.flink.core.fs.Path;
@@ -48,6 +51,14 @@ import org.apache.iceberg.types.Types;
  * ingest: bench/ingest's table (schema.py / pipeline.yaml): day(ts), zstd, HASH, v2.
  * upsert: bench/upsert's table: identity(region), equality fields id,region,
  * upsert mode, Flink's row kind taken from the record's "op" (+I / +U).
+ *
+ *   FlinkIngest kafka <warehouse> <parallelism> <checkpoint ms> <zstd level> <bootstrap servers> <topic>
+ *
+ * kafka: bench/kafka's table (run.py's pipeline: id long not null, ts_ms, user,
+ * kind, amount double, pad; unpartitioned, zstd, distribution none, v2) fed by
+ * Flink's KafkaSource from the earliest offsets, bounded at the latest offsets
+ * of its start (so the job ends and can be timed); the values decoded by
+ * Flink's JSON format as the SQL `json` format does for a Kafka table.
  * Prints one JSON line (table location, snapshot count) on stdout at the end.
  */
 public final class FlinkIngest {
@@ -77,6 +88,16 @@ public final class FlinkIngest {
             Types.NestedField.optional(4, "v", Types.LongType.get()),
             Types.NestedField.optional(5, "ts", Types.LongType.get())),
         java.util.Set.of(1, 2));
+  }
+
+  static Schema kafkaSchema() {
+    return new Schema(
+        Types.NestedField.required(1, "id", Types.LongType.get()),
+        Types.NestedField.optional(2, "ts_ms", Types.LongType.get()),
+        Types.NestedField.optional(3, "user", Types.StringType.get()),
+        Types.NestedField.optional(4, "kind", Types.StringType.get()),
+        Types.NestedField.optional(5, "amount", Types.DoubleType.get()),
+        Types.NestedField.optional(6, "pad", Types.StringType.get()));
   }
 
   /** JSON line -> RowData with Flink's own JSON format (the one the SQL `json` format uses). */
@@ -119,29 +140,34 @@ public final class FlinkIngest {
   }
 
   public static void main(String[] args) throws Exception {
-    if (args.length < 6) {
-      System.err.println("usage: FlinkIngest ingest|upsert <warehouse> <parallelism> <checkpoint ms> <zstd level> <input files...>");
+    if (args.length < 6 || (args[0].equals("kafka") && args.length != 7)) {
+      System.err.println("usage: FlinkIngest ingest|upsert <warehouse> <parallelism> <checkpoint ms> <zstd level> <input files...>\n"
+          + "       FlinkIngest kafka <warehouse> <parallelism> <checkpoint ms> <zstd level> <bootstrap servers> <topic>");
       System.exit(2);
     }
     final boolean upsert = args[0].equals("upsert");
+    final boolean kafka = args[0].equals("kafka");
     final String warehouse = args[1];
     final int parallelism = Integer.parseInt(args[2]);
     final long checkpointMs = Long.parseLong(args[3]);
     final String zstdLevel = args[4];
     final List<Path> inputs = new ArrayList<>();
-    for (int i = 5; i < args.length; i++) inputs.add(Path.fromLocalFile(new java.io.File(args[i])));
+    if (!kafka)
+      for (int i = 5; i < args.length; i++) inputs.add(Path.fromLocalFile(new java.io.File(args[i])));
 
     org.apache.hadoop.conf.Configuration hadoop = new org.apache.hadoop.conf.Configuration();
     HadoopCatalog catalog = new HadoopCatalog(hadoop, warehouse);
-    Schema schema = upsert ? upsertSchema() : ingestSchema();
+    Schema schema = upsert ? upsertSchema() : kafka ? kafkaSchema() : ingestSchema();
     PartitionSpec spec = upsert
         ? PartitionSpec.builderFor(schema).identity("region").build()
-        : PartitionSpec.builderFor(schema).day("ts").build();
+        : kafka ? PartitionSpec.unpartitioned() : PartitionSpec.builderFor(schema).day("ts").build();
+    // floe's bench/kafka pipeline: no distribution (each task writes what it reads)
+    final DistributionMode distribution = kafka ? DistributionMode.NONE : DistributionMode.HASH;
     Map<String, String> props = new HashMap<>();
     props.put("format-version", "2");
     props.put("write.parquet.compression-codec", "zstd");
     props.put("write.parquet.compression-level", zstdLevel);
-    props.put("write.distribution-mode", "hash");
+    props.put("write.distribution-mode", distribution.modeName());
     if (upsert) props.put("write.upsert.enabled", "true");
     TableIdentifier id = TableIdentifier.of(Namespace.of("bench"), upsert ? "up" : "events");
     Table table = catalog.createTable(id, schema, spec, props);
@@ -153,21 +179,37 @@ public final class FlinkIngest {
     env.enableCheckpointing(checkpointMs);
 
     RowType rowType = FlinkSchemaUtil.convert(schema);
-    FileSource<String> source =
-        FileSource.forRecordStreamFormat(new TextLineInputFormat(), inputs.toArray(new Path[0])).build();
-    DataStream<RowData> rows = env
-        .fromSource(source, WatermarkStrategy.noWatermarks(), "json-lines")
-        .map(new ParseJson(rowType, upsert), InternalTypeInfo.of(rowType))
-        .name("parse-json");
+    DataStream<RowData> rows;
+    if (kafka) {
+      // the value bytes go straight to Flink's JSON format (KafkaSource opens it)
+      KafkaSource<RowData> source = KafkaSource.<RowData>builder()
+          .setBootstrapServers(args[5])
+          .setTopics(args[6])
+          .setGroupId("floe-peer-flink")
+          .setStartingOffsets(OffsetsInitializer.earliest())
+          .setBounded(OffsetsInitializer.latest())
+          .setDeserializer(KafkaRecordDeserializationSchema.valueOnly(
+              new JsonParserRowDataDeserializationSchema(
+                  rowType, InternalTypeInfo.of(rowType), false, false, TimestampFormat.ISO_8601)))
+          .build();
+      rows = env.fromSource(source, WatermarkStrategy.noWatermarks(), "kafka");
+    } else {
+      FileSource<String> source =
+          FileSource.forRecordStreamFormat(new TextLineInputFormat(), inputs.toArray(new Path[0])).build();
+      rows = env
+          .fromSource(source, WatermarkStrategy.noWatermarks(), "json-lines")
+          .map(new ParseJson(rowType, upsert), InternalTypeInfo.of(rowType))
+          .name("parse-json");
+    }
 
     FlinkSink.Builder sink = FlinkSink.forRowData(rows)
         .table(table)
         .tableLoader(TableLoader.fromHadoopTable(location, hadoop))
-        .distributionMode(DistributionMode.HASH)
+        .distributionMode(distribution)
         .writeParallelism(parallelism);
     if (upsert) sink = sink.equalityFieldColumns(List.of("id", "region")).upsert(true);
     sink.append();
-    env.execute(upsert ? "floe-peer-upsert" : "floe-peer-ingest");
+    env.execute(upsert ? "floe-peer-upsert" : kafka ? "floe-peer-kafka" : "floe-peer-ingest");
 
     table.refresh();
     int snapshots = 0;
