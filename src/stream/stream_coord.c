@@ -1027,6 +1027,8 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 		ko.commit_offsets = sc->commit_offsets;
 		ko.block_bytes = (size_t)sc->block_bytes;
 		ko.max_record_bytes = (size_t)sc->max_record_bytes;
+		/* librdkafka parses a message's headers on demand: ask only if read */
+		ko.want_headers = floe_strmap_get(&sc->metadata, "metadata.headers") != NULL;
 		ko.hooks.assigned = kafka_assigned;
 		ko.hooks.revoking = kafka_revoking;
 		ko.hooks.payload = h;

@@ -63,6 +63,7 @@ typedef struct stream_kafka_opts {
 	bool commit_offsets;         /* commit.offsets.on.checkpoint */
 	size_t block_bytes;
 	size_t max_record_bytes;
+	bool want_headers;           /* a table reads metadata.headers (else they are not copied) */
 	stream_kafka_hooks hooks;
 } stream_kafka_opts;
 

@@ -310,7 +310,8 @@ static int append_msg(kafka_source *s, kpart *k, const rd_kafka_message_t *m, fl
 	rc = rc ? rc : put_bytes(k, m->key, klen, &x->key_off);
 	x->key_len = (uint32_t)klen;
 	rd_kafka_headers_t *hdrs = NULL;
-	if (!rc && rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs) {
+	if (!rc && s->o.want_headers && rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR &&
+	    hdrs) {
 		size_t nh = rd_kafka_header_cnt(hdrs);
 		x->hdr_off = (uint32_t)k->len;
 		for (size_t i = 0; i < nh && !rc; i++) {
