@@ -194,6 +194,9 @@ static int stats_of_entries(floe_parquet__wcol *c, size_t from, size_t to)
 	return FLOE_OK;
 }
 
+/* how many of a chunk's first values tell whether its dictionary pays off */
+#define DICT_PROBE 4096
+
 static int put_values(floe_parquet__wcol *c, const void *vals, size_t n)
 {
 	size_t done = 0, before = c->dict.n_entries;
@@ -203,6 +206,17 @@ static int put_values(floe_parquet__wcol *c, const void *vals, size_t n)
 	int rc;
 	if (n == 0)
 		return FLOE_OK;
+	if (c->dict_mode && c->n_dict_pages_used == 0 && c->n_idx < DICT_PROBE &&
+	    n > DICT_PROBE - c->n_idx) {
+		/* the first DICT_PROBE values decide whether the chunk keeps a
+		 * dictionary (below): hash no more of a large batch until then */
+		size_t k = DICT_PROBE - c->n_idx;
+		size_t step = c->physical == FLOE_PARQUET_BYTE_ARRAY ? sizeof(floe_parquet_view)
+								      : (size_t)c->width;
+		if ((rc = put_values(c, vals, k)))
+			return rc;
+		return put_values(c, (const uint8_t *)vals + k * step, n - k);
+	}
 	if (per_value && (rc = stats_of(c, vals, n)))
 		return rc;
 	if (!c->dict_mode)
@@ -218,9 +232,9 @@ static int put_values(floe_parquet__wcol *c, const void *vals, size_t n)
 	if (rc || (!per_value && (rc = stats_of_entries(c, before, c->dict.n_entries))))
 		return rc;
 	c->n_idx += done;
-	if (done == n && c->n_dict_pages_used == 0 && c->n_idx >= 4096 &&
+	if (done == n && c->n_dict_pages_used == 0 && c->n_idx >= DICT_PROBE &&
 	    c->dict.n_entries * 10 > c->n_idx * 9) {
-		/* 90% distinct over the chunk's first 4096+ values: the dictionary
+		/* 90% distinct over the chunk's first 4096 values: the dictionary
 		 * will not pay off; stop hashing (and holding) it now rather than
 		 * at the end of the page */
 		if ((rc = page_to_plain(c)))
