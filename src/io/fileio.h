@@ -51,6 +51,11 @@ typedef struct floe_fileio_ops {
 	 * the FLOE_E* of paths[i]. */
 	int (*remove_batch)(floe_fileio *io, const char *const *paths, size_t n, int *codes,
 			    floe_error *err);
+	/* Optional (NULL: open_read): an input that will be read from its
+	 * start; the backend may learn the size from that first read instead
+	 * of asking for it first (S3: no HEAD). */
+	int (*open_read_seq)(floe_fileio *io, const char *path, floe_input **out,
+			     floe_error *err);
 } floe_fileio_ops;
 
 struct floe_fileio {
@@ -59,6 +64,14 @@ struct floe_fileio {
 };
 
 int floe_io_open_read(floe_fileio *io, const char *path, floe_input **out, floe_error *err) FLOE_WUR;
+/*
+ * floe_io_open_read for a file read from its first byte on (metadata JSON,
+ * Avro manifest lists and manifests, leases): on S3 one ranged GET gives the
+ * size and the first s3.read-ahead-bytes together, so a small file costs one
+ * request instead of a HEAD and a GET. Same errors as floe_io_open_read.
+ */
+int floe_io_open_read_seq(floe_fileio *io, const char *path, floe_input **out,
+			  floe_error *err) FLOE_WUR;
 int floe_io_create(floe_fileio *io, const char *path, bool overwrite, floe_output **out,
 		   floe_error *err) FLOE_WUR;
 int floe_io_remove(floe_fileio *io, const char *path, floe_error *err) FLOE_WUR;
