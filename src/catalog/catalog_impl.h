@@ -192,7 +192,13 @@ char *floe_metadata_dir(const floe_metadata *m);
 const char *floe_metadata_file_suffix(const floe_metadata *m);
 /* Serialise (and gzip when configured) metadata into out. */
 int floe_metadata_encode(floe_buf *out, const floe_metadata *m, floe_error *err) FLOE_WUR;
-/* Read and parse a metadata file (gzip/zstd detected); sets metadata_location. */
+/* Encode m and write it at location, never replacing a file (FLOE_EEXISTS);
+ * an object-store file is remembered for floe_metadata_read. */
+int floe_metadata_write_file(floe_fileio *io, const char *location, const floe_metadata *m,
+			     floe_error *err) FLOE_WUR;
+/* Read and parse a metadata file (gzip/zstd detected); sets metadata_location.
+ * Metadata files on object stores this process wrote or read lately are not
+ * read again (they never change: see naming.c). */
 int floe_metadata_read(floe_fileio *io, const char *location, floe_metadata **out,
 		       floe_error *err) FLOE_WUR;
 
