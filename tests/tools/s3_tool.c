@@ -151,6 +151,9 @@ static void contract(floe_fileio *io, const char *root)
 	CHECK(rc == 0, "empty: %s", err.msg);
 	rc = floe_io_stat(io, c, &fi, &err);
 	CHECK(rc == 0 && fi.size == 0 && fi.mtime_ms > 0, "stat empty: %s", err.msg);
+	floe_buf_clear(&buf);
+	rc = floe_io_read_all(io, c, &buf, 100, &err); /* a 416 to the first range: the HEAD */
+	CHECK(rc == 0 && buf.len == 0, "read empty whole: %s", err.msg);
 
 	/* nothing visible before close, nothing after abort */
 	rc = floe_io_create(io, b, false, &out, &err);
@@ -189,6 +192,26 @@ static void contract(floe_fileio *io, const char *root)
 		floe_free(p);
 		floe_input_close(in);
 	}
+	/* opened to be read from the start: the size comes with the first bytes */
+	rc = floe_io_open_read_seq(io, big, &in, &err);
+	CHECK(rc == 0, "%s", err.msg);
+	if (!rc) {
+		uint8_t *p = floe_malloc(n);
+		CHECK(in->size == n, "sequential open size %llu", (unsigned long long)in->size);
+		uint64_t offs[] = {0, 100, 200000, 0, n - 10};
+		size_t lens[] = {50, 100000, 5u << 20, n, 10};
+		for (size_t i = 0; p && i < sizeof(offs) / sizeof(offs[0]); i++) {
+			size_t got = 0;
+			rc = in->ops->read_at(in, offs[i], p, lens[i], &got, &err);
+			CHECK(rc == 0 && got == lens[i] && check_pattern(p, offs[i], got, 7),
+			      "sequential read %zu at %llu: got %zu: %s", lens[i],
+			      (unsigned long long)offs[i], got, err.msg);
+		}
+		floe_free(p);
+		floe_input_close(in);
+	}
+	rc = floe_io_open_read_seq(io, other, &in, &err);
+	CHECK(rc == FLOE_ENOTFOUND, "sequential open of a missing file: %s", err.msg);
 	rc = floe_io_create(io, b, false, &out, &err);
 	if (!rc) {
 		uint8_t *p = floe_calloc(1, 11u << 20);
