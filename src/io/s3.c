@@ -16,13 +16,14 @@
  *  - overwrite=false sends If-None-Match: * (S3 conditional writes): a 412
  *    is FLOE_EEXISTS and nothing is replaced. A server that ignores the
  *    header replaces; floe's catalogs never rely on it for commits.
- *  - Inputs learn their size from a HEAD; a read smaller than the read-ahead
- *    is served from one ranged GET of read-ahead bytes (Parquet footers,
- *    page headers, small column chunks), a larger one is one ranged GET
- *    straight into the caller's buffer. An input opened to be read from its
- *    start (open_read_seq: metadata, manifest lists, manifests) skips the
- *    HEAD: its first GET asks for the read-ahead and learns the size from
- *    Content-Range, so a small file is one request.
+ *  - Opening an input costs no HEAD: its first GET asks for read-ahead
+ *    bytes from the end (a suffix range: Parquet and Puffin footers) or,
+ *    for one opened to be read from its start (open_read_seq: metadata,
+ *    manifest lists, manifests), from the start, and learns the size from
+ *    Content-Range; a file smaller than the read-ahead is that one request.
+ *    Later reads smaller than the read-ahead are served from one ranged GET
+ *    of read-ahead bytes (page headers, small column chunks), larger ones
+ *    are one ranged GET straight into the caller's buffer.
  *  - S3 cannot rename: rename_noreplace is FLOE_EUNSUPPORTED (the SQL and
  *    REST catalogs commit without it).
  */
@@ -507,13 +508,12 @@ fail:
 	return rc;
 }
 
-static int s_open_read(floe_fileio *io, const char *uri, floe_input **out, floe_error *err)
+/* the input's size from a HEAD (an empty object, which no range fits) */
+static int open_by_head(s3io *s, const char *uri, floe_input **out, floe_error *err)
 {
-	s3io *s = (s3io *)io;
 	floe_file_info fi;
 	s3_input *in;
 	int rc;
-	*out = NULL;
 	if ((rc = input_new(&in, s, uri, err)))
 		return rc;
 	if ((rc = head(s, uri, in->bucket, in->key, &fi, err))) {
@@ -525,31 +525,38 @@ static int s_open_read(floe_fileio *io, const char *uri, floe_input **out, floe_
 	return FLOE_OK;
 }
 
-/* The total size in "bytes 0-99/1234", or -1. */
-static int64_t range_total(const char *cr)
+/* "bytes S-E/T" into its three numbers; false when it is not that */
+static bool parse_content_range(const char *cr, uint64_t *first, uint64_t *last, uint64_t *total)
 {
-	const char *slash = strchr(cr, '/');
-	if (strncmp(cr, "bytes ", 6) || !slash || slash[1] < '0' || slash[1] > '9')
-		return -1;
 	char *end;
-	unsigned long long v = strtoull(slash + 1, &end, 10);
-	return *end || v > INT64_MAX ? -1 : (int64_t)v;
+	if (strncmp(cr, "bytes ", 6) || cr[6] < '0' || cr[6] > '9')
+		return false;
+	*first = strtoull(cr + 6, &end, 10);
+	if (*end != '-' || end[1] < '0' || end[1] > '9')
+		return false;
+	*last = strtoull(end + 1, &end, 10);
+	if (*end != '/' || end[1] < '0' || end[1] > '9')
+		return false;
+	*total = strtoull(end + 1, &end, 10);
+	return !*end && *first <= *last && *last < *total && *total <= INT64_MAX;
 }
 
 /*
- * An input read from its start: instead of a HEAD, a GET of the first
- * read-ahead bytes, whose Content-Range gives the size. A whole small file
- * (metadata, manifest list, manifest) is one request. An empty object (416
- * to any range) falls back to the HEAD.
+ * Open without a HEAD: one GET of read-ahead bytes, from the start (tail
+ * false: metadata, manifest lists and manifests are read from their first
+ * byte) or from the end (a suffix range: Parquet and Puffin readers start
+ * at the footer). Content-Range gives the size; the bytes stay in the
+ * input's cache, so a file smaller than the read-ahead costs this one
+ * request. An empty object (416 to any range) falls back to the HEAD.
  */
-static int s_open_read_seq(floe_fileio *io, const char *uri, floe_input **out, floe_error *err)
+static int open_ranged(s3io *s, const char *uri, bool tail, floe_input **out, floe_error *err)
 {
-	s3io *s = (s3io *)io;
 	char range[64];
 	s3req q = {0};
 	floe_http_resp resp;
 	floe_buf doc;
 	s3_input *in;
+	uint64_t first = 0, last = 0, total = 0;
 	int rc;
 	*out = NULL;
 	if ((rc = input_new(&in, s, uri, err)))
@@ -558,7 +565,10 @@ static int s_open_read_seq(floe_fileio *io, const char *uri, floe_input **out, f
 		si_close(&in->base);
 		return floe_error_oom(err);
 	}
-	snprintf(range, sizeof(range), "bytes=0-%llu", (unsigned long long)s->read_ahead - 1);
+	if (tail)
+		snprintf(range, sizeof(range), "bytes=-%llu", (unsigned long long)s->read_ahead);
+	else
+		snprintf(range, sizeof(range), "bytes=0-%llu", (unsigned long long)s->read_ahead - 1);
 	q.method = "GET";
 	q.bucket = in->bucket;
 	q.key = in->key;
@@ -571,18 +581,16 @@ static int s_open_read_seq(floe_fileio *io, const char *uri, floe_input **out, f
 	rc = s3_do(s, &q, &resp, &doc, err);
 	if (!rc && resp.status == 416) {
 		floe_buf_reset(&doc);
-		si_close(&in->base); /* empty: the HEAD says so */
-		return s_open_read(io, uri, out, err);
+		si_close(&in->base);
+		return open_by_head(s, uri, out, err);
 	}
 	if (!rc && resp.status == 206) {
-		int64_t total = range_total(resp.content_range);
-		if (total < 0 || (uint64_t)total < resp.got ||
-		    (resp.got < s->read_ahead && (uint64_t)total != resp.got))
+		if (!parse_content_range(resp.content_range, &first, &last, &total) ||
+		    resp.got != last - first + 1 || (tail ? last + 1 != total : first != 0))
 			rc = floe_error_set(err, FLOE_EIO, "read '%s': Content-Range '%s' for %zu bytes",
 					    uri, resp.content_range, resp.got);
-		in->base.size = total < 0 ? 0 : (uint64_t)total;
 	} else if (!rc && resp.status == 200) {
-		in->base.size = resp.got; /* the server sent it whole, and it fit */
+		total = resp.got; /* the server sent it whole, and it fit */
 	} else if (!rc) {
 		rc = status_err(err, &resp, &doc, "read", uri);
 	}
@@ -591,10 +599,21 @@ static int s_open_read_seq(floe_fileio *io, const char *uri, floe_input **out, f
 		si_close(&in->base);
 		return rc == FLOE_ENOTFOUND ? floe_error_set(err, rc, "'%s' does not exist", uri) : rc;
 	}
-	in->cache_off = 0;
+	in->base.size = total;
+	in->cache_off = first;
 	in->cache_len = resp.got;
 	*out = &in->base;
 	return FLOE_OK;
+}
+
+static int s_open_read(floe_fileio *io, const char *uri, floe_input **out, floe_error *err)
+{
+	return open_ranged((s3io *)io, uri, true, out, err);
+}
+
+static int s_open_read_seq(floe_fileio *io, const char *uri, floe_input **out, floe_error *err)
+{
+	return open_ranged((s3io *)io, uri, false, out, err);
 }
 
 /* ---- output --------------------------------------------------------------------- */
