@@ -4,7 +4,9 @@ SlowDown, 500 InternalError, a connection reset or a cut body, one
 `floe ingest` of N records (default 1,000,000) into a table of the REST
 catalog on the tests' S3 server, then `floe maintain` (compaction first),
 must leave every record exactly once, every file the snapshots name in
-place, and no multipart upload behind.
+place, and no multipart upload behind. The ingest commits every 100 ms
+(many snapshots, each data file a multipart upload of 5 MiB parts or a
+PUT) so that the faults land in commits, uploads and reads alike.
 
 CI runs the same check at 500K (tests/interop/test_s3_rest_crash.py,
 test_large_ingest_and_compaction_under_faults); this is the full size.
@@ -34,7 +36,7 @@ def main():
     tmp = Path(tempfile.mkdtemp(prefix="floe-s3-soak-"))
     src = tmp / "in"
     src.mkdir()
-    files = 4
+    files = 10
     per = n // files
     for k in range(files):
         with (src / f"part-{k}.jsonl").open("w") as f:
@@ -67,7 +69,7 @@ def main():
 
         run("namespace", "namespace", "create", "soak")
         run("ingest", "ingest", "soak.events", src, "--create-schema",
-            "id long not null, kind string, v double", "--checkpoint-interval", "1s",
+            "id long not null, kind string, v double", "--checkpoint-interval", "100ms", "--block-size", "256KiB",
             "--catalog-property", "s3.multipart.part-size-bytes=5242880",
             "--parallelism", "2", "--quiet")
         run("maintain", "maintain", "soak.events", "--lock-uri", f"sqlite:///{tmp}/locks.db",
@@ -87,6 +89,7 @@ def main():
         result["rows"] = len(ids)
         result["distinct_ids"] = pc.count_distinct(ids).as_py()
         result["operation"] = tbl.current_snapshot().summary.operation.value
+        result["snapshots"] = len(tbl.metadata.snapshots)
         cl = s3.client()
         missing = 0
         checked = set()
