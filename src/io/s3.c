@@ -525,8 +525,8 @@ static int open_by_head(s3io *s, const char *uri, floe_input **out, floe_error *
 	return FLOE_OK;
 }
 
-/* "bytes S-E/T" into its three numbers; false when it is not that */
-static bool parse_content_range(const char *cr, uint64_t *first, uint64_t *last, uint64_t *total)
+bool floe_s3__parse_content_range(const char *cr, uint64_t *first, uint64_t *last,
+				  uint64_t *total)
 {
 	char *end;
 	if (strncmp(cr, "bytes ", 6) || cr[6] < '0' || cr[6] > '9')
@@ -585,7 +585,7 @@ static int open_ranged(s3io *s, const char *uri, bool tail, floe_input **out, fl
 		return open_by_head(s, uri, out, err);
 	}
 	if (!rc && resp.status == 206) {
-		if (!parse_content_range(resp.content_range, &first, &last, &total) ||
+		if (!floe_s3__parse_content_range(resp.content_range, &first, &last, &total) ||
 		    resp.got != last - first + 1 || (tail ? last + 1 != total : first != 0))
 			rc = floe_error_set(err, FLOE_EIO, "read '%s': Content-Range '%s' for %zu bytes",
 					    uri, resp.content_range, resp.got);
