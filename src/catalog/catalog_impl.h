@@ -181,7 +181,25 @@ int floe_fs_catalog_open(floe_catalog **out, const floe_fs_catalog_opts *opts,
 int floe_fs_load_path(floe_fileio *io, const char *path, floe_metadata **out,
 		      floe_error *err) FLOE_WUR;
 
-/* ---- helpers shared by catalogs (naming.c) ---- */
+/* ---- helpers shared by catalogs ---- */
+
+/*
+ * A paginated listing (list_pages.c): page() fetches and parses the page
+ * after `token` (NULL: the first) into *doc, allocated in a (the arena of
+ * this page, reset after items() has seen it); items() hands the page's
+ * items on. The page's string field token_field names the next page; a
+ * page without one ends the listing. The first non-zero return of page()
+ * or items() stops it and is returned.
+ */
+struct floe_json;
+typedef int (*floe_list_page_fn)(void *payload, const char *token, floe_arena *a,
+				 const struct floe_json **doc, floe_error *err);
+typedef int (*floe_list_items_fn)(void *payload, const struct floe_json *doc, floe_arena *a,
+				  floe_error *err);
+int floe_catalog__list_pages(const char *token_field, floe_list_page_fn page,
+			     floe_list_items_fn items, void *payload, floe_error *err) FLOE_WUR;
+
+/* naming.c */
 
 /* Version number in "<dir>/00042-<uuid>.metadata.json" (42) or
  * "v42.metadata.json" (42); -1 when none. */
@@ -192,7 +210,13 @@ char *floe_metadata_dir(const floe_metadata *m);
 const char *floe_metadata_file_suffix(const floe_metadata *m);
 /* Serialise (and gzip when configured) metadata into out. */
 int floe_metadata_encode(floe_buf *out, const floe_metadata *m, floe_error *err) FLOE_WUR;
-/* Read and parse a metadata file (gzip/zstd detected); sets metadata_location. */
+/* Encode m and write it at location, never replacing a file (FLOE_EEXISTS);
+ * an object-store file is remembered for floe_metadata_read. */
+int floe_metadata_write_file(floe_fileio *io, const char *location, const floe_metadata *m,
+			     floe_error *err) FLOE_WUR;
+/* Read and parse a metadata file (gzip/zstd detected); sets metadata_location.
+ * Metadata files on object stores this process wrote or read lately are not
+ * read again (they never change: see naming.c). */
 int floe_metadata_read(floe_fileio *io, const char *location, floe_metadata **out,
 		       floe_error *err) FLOE_WUR;
 

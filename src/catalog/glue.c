@@ -190,52 +190,72 @@ static int g_create_namespace(floe_catalog *cat, const char *ns, const floe_strm
 	return rc;
 }
 
+/* one listing through floe_catalog__list_pages */
+typedef struct glue_list {
+	glue_catalog *c;
+	const char *op, *ns; /* ns: GetTables' DatabaseName */
+	floe_buf b, out;
+	floe_name_fn fn;
+	void *payload;
+} glue_list;
+
+static int list_page(void *payload, const char *token, floe_arena *a, const floe_json **doc,
+		     floe_error *err)
+{
+	glue_list *l = payload;
+	floe_jw w;
+	glue_resp gr;
+	floe_json *j;
+	int rc;
+	begin(l->c, &w, &l->b);
+	if (l->ns)
+		floe_jw_kv_str(&w, "DatabaseName", l->ns);
+	if (token)
+		floe_jw_kv_str(&w, "NextToken", token);
+	if ((rc = run(l->c, l->op, &w, &l->out, &gr, true, err)))
+		return rc;
+	if (gr.status != 200)
+		return l->ns && !strcmp(gr.type, "EntityNotFoundException")
+			       ? floe_error_set(err, FLOE_ENOTFOUND, "namespace '%s' does not exist",
+						l->ns)
+			       : glue_err(err, &gr, l->op);
+	rc = floe_json_parse(&j, a, floe_buf_cstr(&l->out), l->out.len, NULL, err);
+	*doc = j;
+	return rc;
+}
+
+static int database_items(void *payload, const floe_json *doc, floe_arena *a, floe_error *err)
+{
+	glue_list *l = payload;
+	const floe_json *list = floe_json_get(doc, "DatabaseList");
+	int rc = FLOE_OK;
+	(void)a;
+	(void)err;
+	for (const floe_json *d = list ? list->child : NULL; d && !rc; d = d->next) {
+		const floe_json *n = floe_json_get(d, "Name");
+		if (n && n->type == FLOE_JSON_STRING)
+			rc = l->fn(n->s, NULL, l->payload);
+	}
+	return rc;
+}
+
+static int list_run(glue_list *l, floe_list_items_fn items, floe_error *err)
+{
+	floe_buf_init(&l->b, 1 << 16);
+	floe_buf_init(&l->out, RESP_MAX);
+	int rc = floe_catalog__list_pages("NextToken", list_page, items, l, err);
+	floe_buf_reset(&l->b);
+	floe_buf_reset(&l->out);
+	return rc;
+}
+
 static int g_list_namespaces(floe_catalog *cat, const char *parent, floe_name_fn fn,
 			     void *payload, floe_error *err)
 {
-	glue_catalog *c = (glue_catalog *)cat;
-	floe_buf b, out, token;
-	floe_jw w;
-	glue_resp gr;
-	int rc = FLOE_OK;
 	if (parent && *parent)
 		return FLOE_OK; /* databases have no children */
-	floe_buf_init(&b, 1 << 16);
-	floe_buf_init(&out, RESP_MAX);
-	floe_buf_init(&token, 1 << 16);
-	for (;;) {
-		floe_arena a;
-		floe_json *j;
-		begin(c, &w, &b);
-		if (token.len)
-			floe_jw_kv_str(&w, "NextToken", floe_buf_cstr(&token));
-		if ((rc = run(c, "GetDatabases", &w, &out, &gr, true, err)))
-			break;
-		if (gr.status != 200) {
-			rc = glue_err(err, &gr, "GetDatabases");
-			break;
-		}
-		floe_arena_init(&a, 1 << 16);
-		rc = floe_json_parse(&j, &a, floe_buf_cstr(&out), out.len, NULL, err);
-		const floe_json *list = rc ? NULL : floe_json_get(j, "DatabaseList");
-		for (const floe_json *d = list ? list->child : NULL; d && !rc; d = d->next) {
-			const floe_json *n = floe_json_get(d, "Name");
-			if (n && n->type == FLOE_JSON_STRING)
-				rc = fn(n->s, NULL, payload);
-		}
-		const floe_json *next = rc ? NULL : floe_json_get(j, "NextToken");
-		floe_buf_clear(&token);
-		if (next && next->type == FLOE_JSON_STRING && next->len &&
-		    floe_buf_append(&token, next->s, next->len))
-			rc = floe_error_oom(err);
-		floe_arena_reset(&a);
-		if (rc || !token.len)
-			break;
-	}
-	floe_buf_reset(&b);
-	floe_buf_reset(&out);
-	floe_buf_reset(&token);
-	return rc;
+	glue_list l = {(glue_catalog *)cat, "GetDatabases", NULL, {0}, {0}, fn, payload};
+	return list_run(&l, database_items, err);
 }
 
 static int g_drop_namespace(floe_catalog *cat, const char *ns, floe_error *err)
@@ -365,54 +385,26 @@ static bool is_iceberg(const floe_json *t)
 	return tt && tt->type == FLOE_JSON_STRING && floe_str_ieq(tt->s, "ICEBERG");
 }
 
+static int table_items(void *payload, const floe_json *doc, floe_arena *a, floe_error *err)
+{
+	glue_list *l = payload;
+	const floe_json *list = floe_json_get(doc, "TableList");
+	int rc = FLOE_OK;
+	(void)a;
+	(void)err;
+	for (const floe_json *t = list ? list->child : NULL; t && !rc; t = t->next) {
+		const floe_json *n = floe_json_get(t, "Name");
+		if (n && n->type == FLOE_JSON_STRING && is_iceberg(t))
+			rc = l->fn(l->ns, n->s, l->payload);
+	}
+	return rc;
+}
+
 static int g_list_tables(floe_catalog *cat, const char *ns, floe_name_fn fn, void *payload,
 			 floe_error *err)
 {
-	glue_catalog *c = (glue_catalog *)cat;
-	floe_buf b, out, token;
-	floe_jw w;
-	glue_resp gr;
-	int rc = FLOE_OK;
-	floe_buf_init(&b, 1 << 16);
-	floe_buf_init(&out, RESP_MAX);
-	floe_buf_init(&token, 1 << 16);
-	for (;;) {
-		floe_arena a;
-		floe_json *j;
-		begin(c, &w, &b);
-		floe_jw_kv_str(&w, "DatabaseName", ns);
-		if (token.len)
-			floe_jw_kv_str(&w, "NextToken", floe_buf_cstr(&token));
-		if ((rc = run(c, "GetTables", &w, &out, &gr, true, err)))
-			break;
-		if (gr.status != 200) {
-			rc = !strcmp(gr.type, "EntityNotFoundException")
-				     ? floe_error_set(err, FLOE_ENOTFOUND,
-						      "namespace '%s' does not exist", ns)
-				     : glue_err(err, &gr, "GetTables");
-			break;
-		}
-		floe_arena_init(&a, 1 << 16);
-		rc = floe_json_parse(&j, &a, floe_buf_cstr(&out), out.len, NULL, err);
-		const floe_json *list = rc ? NULL : floe_json_get(j, "TableList");
-		for (const floe_json *t = list ? list->child : NULL; t && !rc; t = t->next) {
-			const floe_json *n = floe_json_get(t, "Name");
-			if (n && n->type == FLOE_JSON_STRING && is_iceberg(t))
-				rc = fn(ns, n->s, payload);
-		}
-		const floe_json *next = rc ? NULL : floe_json_get(j, "NextToken");
-		floe_buf_clear(&token);
-		if (next && next->type == FLOE_JSON_STRING && next->len &&
-		    floe_buf_append(&token, next->s, next->len))
-			rc = floe_error_oom(err);
-		floe_arena_reset(&a);
-		if (rc || !token.len)
-			break;
-	}
-	floe_buf_reset(&b);
-	floe_buf_reset(&out);
-	floe_buf_reset(&token);
-	return rc;
+	glue_list l = {(glue_catalog *)cat, "GetTables", ns, {0}, {0}, fn, payload};
+	return list_run(&l, table_items, err);
 }
 
 /* GetTable: the metadata location and the VersionId (malloc'd) */
@@ -480,7 +472,6 @@ static int write_metadata_file(floe_fileio *io, const floe_metadata *base,
 	int64_t v = base ? floe_metadata_file_version(base->metadata_location) + 1 : 0;
 	char *dir = floe_metadata_dir(next);
 	char uuid[37];
-	floe_buf data;
 	int rc;
 	if (!dir)
 		return floe_error_oom(err);
@@ -495,11 +486,7 @@ static int write_metadata_file(floe_fileio *io, const floe_metadata *base,
 	snprintf(*out, n, "%s/%05lld-%s%s", dir, (long long)v, uuid,
 		 floe_metadata_file_suffix(next));
 	floe_free(dir);
-	floe_buf_init(&data, 0);
-	rc = floe_metadata_encode(&data, next, err);
-	if (!rc)
-		rc = floe_io_write_all(io, *out, data.data, data.len, false, err);
-	floe_buf_reset(&data);
+	rc = floe_metadata_write_file(io, *out, next, err);
 	if (rc) {
 		floe_free(*out);
 		*out = NULL;

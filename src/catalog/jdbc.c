@@ -429,7 +429,6 @@ static int write_metadata_file(floe_fileio *io, const floe_metadata *base,
 	int64_t v = base ? floe_metadata_file_version(base->metadata_location) + 1 : 0;
 	char *dir = floe_metadata_dir(next);
 	char uuid[37];
-	floe_buf data;
 	int rc;
 	if (!dir)
 		return floe_error_oom(err);
@@ -445,11 +444,7 @@ static int write_metadata_file(floe_fileio *io, const floe_metadata *base,
 	snprintf(*out, n, "%s/%05lld-%s%s", dir, (long long)v, uuid,
 		 floe_metadata_file_suffix(next));
 	floe_free(dir);
-	floe_buf_init(&data, 0);
-	rc = floe_metadata_encode(&data, next, err);
-	if (!rc)
-		rc = floe_io_write_all(io, *out, data.data, data.len, false, err);
-	floe_buf_reset(&data);
+	rc = floe_metadata_write_file(io, *out, next, err);
 	if (rc) {
 		floe_free(*out);
 		*out = NULL;

@@ -509,57 +509,74 @@ done:
 	return rc;
 }
 
+/* one listing through floe_catalog__list_pages */
+typedef struct rest_list {
+	rest_catalog *c;
+	const char *ns, *parent;
+	floe_buf url, out;
+	floe_name_fn fn;
+	void *payload;
+} rest_list;
+
+/* GET the page after token: namespaces (under parent) or, with ns, its tables */
+static int list_page(void *payload, const char *token, floe_arena *a, const floe_json **doc,
+		     floe_error *err)
+{
+	rest_list *l = payload;
+	floe_json *j = NULL;
+	int rc;
+	floe_buf_clear(&l->url);
+	floe_buf_clear(&l->out);
+	rc = l->ns ? url_of(l->c, &l->url, l->ns, NULL, "/tables")
+		   : url_of(l->c, &l->url, NULL, NULL, "namespaces");
+	char sep = '?';
+	if (!rc && !l->ns && l->parent && *l->parent) {
+		rc |= floe_buf_puts(&l->url, "?parent=");
+		rc |= put_ns(&l->url, l->parent);
+		sep = '&';
+	}
+	if (!rc && token) {
+		rc |= floe_buf_putc(&l->url, sep);
+		rc |= floe_buf_puts(&l->url, "pageToken=");
+		rc |= floe_aws_uri_encode(&l->url, token, strlen(token), false);
+	}
+	if (rc)
+		return floe_error_oom(err);
+	rc = get_json(l->c, floe_buf_cstr(&l->url), a, &l->out, &j,
+		      l->ns ? "list tables" : "list namespaces", err);
+	if (rc == FLOE_ENOTFOUND && l->ns)
+		rc = floe_error_set(err, rc, "namespace '%s' does not exist", l->ns);
+	*doc = j;
+	return rc;
+}
+
+static int list_run(rest_list *l, floe_list_items_fn items, floe_error *err)
+{
+	floe_buf_init(&l->url, 1 << 16);
+	floe_buf_init(&l->out, RESP_MAX);
+	int rc = floe_catalog__list_pages("next-page-token", list_page, items, l, err);
+	floe_buf_reset(&l->url);
+	floe_buf_reset(&l->out);
+	return rc;
+}
+
+static int namespace_items(void *payload, const floe_json *doc, floe_arena *a, floe_error *err)
+{
+	rest_list *l = payload;
+	const floe_json *list = floe_json_get(doc, "namespaces");
+	int rc = FLOE_OK;
+	for (const floe_json *n = list ? list->child : NULL; n && !rc; n = n->next) {
+		char *s = ns_of(a, n);
+		rc = s ? l->fn(s, NULL, l->payload) : floe_error_oom(err);
+	}
+	return rc;
+}
+
 static int r_list_namespaces(floe_catalog *cat, const char *parent, floe_name_fn fn,
 			     void *payload, floe_error *err)
 {
-	rest_catalog *c = (rest_catalog *)cat;
-	floe_buf url, out, token;
-	floe_arena a;
-	int rc = FLOE_OK;
-	floe_buf_init(&url, 1 << 16);
-	floe_buf_init(&out, RESP_MAX);
-	floe_buf_init(&token, 1 << 16);
-	for (;;) {
-		floe_json *j;
-		floe_arena_init(&a, 1 << 16);
-		floe_buf_clear(&url);
-		floe_buf_clear(&out);
-		rc = url_of(c, &url, NULL, NULL, "namespaces");
-		char sep = '?';
-		if (!rc && parent && *parent) {
-			rc |= floe_buf_puts(&url, "?parent=");
-			rc |= put_ns(&url, parent);
-			sep = '&';
-		}
-		if (!rc && token.len) {
-			rc |= floe_buf_putc(&url, sep);
-			rc |= floe_buf_puts(&url, "pageToken=");
-			rc |= floe_aws_uri_encode(&url, floe_buf_cstr(&token), token.len, false);
-		}
-		if (rc) {
-			rc = floe_error_oom(err);
-			floe_arena_reset(&a);
-			break;
-		}
-		rc = get_json(c, floe_buf_cstr(&url), &a, &out, &j, "list namespaces", err);
-		const floe_json *list = rc ? NULL : floe_json_get(j, "namespaces");
-		for (const floe_json *n = list ? list->child : NULL; n && !rc; n = n->next) {
-			char *s = ns_of(&a, n);
-			rc = s ? fn(s, NULL, payload) : floe_error_oom(err);
-		}
-		const floe_json *next = rc ? NULL : floe_json_get(j, "next-page-token");
-		floe_buf_clear(&token);
-		if (next && next->type == FLOE_JSON_STRING && next->len &&
-		    floe_buf_append(&token, next->s, next->len))
-			rc = floe_error_oom(err);
-		floe_arena_reset(&a);
-		if (rc || !token.len)
-			break;
-	}
-	floe_buf_reset(&url);
-	floe_buf_reset(&out);
-	floe_buf_reset(&token);
-	return rc;
+	rest_list l = {(rest_catalog *)cat, NULL, parent, {0}, {0}, fn, payload};
+	return list_run(&l, namespace_items, err);
 }
 
 static int r_drop_namespace(floe_catalog *cat, const char *ns, floe_error *err)
@@ -663,57 +680,29 @@ done:
 
 /* ---- tables -------------------------------------------------------------------------- */
 
+static int table_items(void *payload, const floe_json *doc, floe_arena *a, floe_error *err)
+{
+	rest_list *l = payload;
+	const floe_json *ids = floe_json_get(doc, "identifiers");
+	int rc = FLOE_OK;
+	for (const floe_json *id = ids ? ids->child : NULL; id && !rc; id = id->next) {
+		const floe_json *nm = floe_json_get(id, "name");
+		const floe_json *nsj = floe_json_get(id, "namespace");
+		char *s = nsj && nsj->type == FLOE_JSON_ARRAY ? ns_of(a, nsj) : NULL;
+		if (!nm || nm->type != FLOE_JSON_STRING || !s)
+			rc = floe_error_corrupt(err, "REST catalog: a table identifier "
+						     "without namespace or name");
+		else
+			rc = l->fn(s, nm->s, l->payload);
+	}
+	return rc;
+}
+
 static int r_list_tables(floe_catalog *cat, const char *ns, floe_name_fn fn, void *payload,
 			 floe_error *err)
 {
-	rest_catalog *c = (rest_catalog *)cat;
-	floe_buf url, out, token;
-	floe_arena a;
-	int rc = FLOE_OK;
-	floe_buf_init(&url, 1 << 16);
-	floe_buf_init(&out, RESP_MAX);
-	floe_buf_init(&token, 1 << 16);
-	for (;;) {
-		floe_json *j;
-		floe_arena_init(&a, 1 << 16);
-		floe_buf_clear(&url);
-		floe_buf_clear(&out);
-		rc = url_of(c, &url, ns, NULL, "/tables");
-		if (!rc && token.len)
-			rc = floe_buf_puts(&url, "?pageToken=") ||
-			     floe_aws_uri_encode(&url, floe_buf_cstr(&token), token.len, false);
-		if (rc) {
-			rc = floe_error_oom(err);
-			floe_arena_reset(&a);
-			break;
-		}
-		rc = get_json(c, floe_buf_cstr(&url), &a, &out, &j, "list tables", err);
-		if (rc == FLOE_ENOTFOUND)
-			rc = floe_error_set(err, rc, "namespace '%s' does not exist", ns);
-		const floe_json *ids = rc ? NULL : floe_json_get(j, "identifiers");
-		for (const floe_json *id = ids ? ids->child : NULL; id && !rc; id = id->next) {
-			const floe_json *nm = floe_json_get(id, "name");
-			const floe_json *nsj = floe_json_get(id, "namespace");
-			char *s = nsj && nsj->type == FLOE_JSON_ARRAY ? ns_of(&a, nsj) : NULL;
-			if (!nm || nm->type != FLOE_JSON_STRING || !s)
-				rc = floe_error_corrupt(err, "REST catalog: a table identifier "
-							     "without namespace or name");
-			else
-				rc = fn(s, nm->s, payload);
-		}
-		const floe_json *next = rc ? NULL : floe_json_get(j, "next-page-token");
-		floe_buf_clear(&token);
-		if (next && next->type == FLOE_JSON_STRING && next->len &&
-		    floe_buf_append(&token, next->s, next->len))
-			rc = floe_error_oom(err);
-		floe_arena_reset(&a);
-		if (rc || !token.len)
-			break;
-	}
-	floe_buf_reset(&url);
-	floe_buf_reset(&out);
-	floe_buf_reset(&token);
-	return rc;
+	rest_list l = {(rest_catalog *)cat, ns, NULL, {0}, {0}, fn, payload};
+	return list_run(&l, table_items, err);
 }
 
 /* metadata from a LoadTableResult / CommitTableResponse document */

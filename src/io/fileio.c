@@ -15,6 +15,13 @@ int floe_io_open_read(floe_fileio *io, const char *path, floe_input **out, floe_
 	return io->ops->open_read(io, path, out, err);
 }
 
+int floe_io_open_read_seq(floe_fileio *io, const char *path, floe_input **out, floe_error *err)
+{
+	if (io->ops->open_read_seq)
+		return io->ops->open_read_seq(io, path, out, err);
+	return io->ops->open_read(io, path, out, err);
+}
+
 int floe_io_create(floe_fileio *io, const char *path, bool overwrite, floe_output **out,
 		   floe_error *err)
 {
@@ -101,7 +108,7 @@ int floe_io_read_all(floe_fileio *io, const char *path, floe_buf *out, size_t ma
 		     floe_error *err)
 {
 	floe_input *in = NULL;
-	int rc = floe_io_open_read(io, path, &in, err);
+	int rc = floe_io_open_read_seq(io, path, &in, err);
 	if (rc)
 		return rc;
 	rc = floe_input_read_all(in, out, max, err);
@@ -196,6 +203,11 @@ static int r_open(floe_fileio *io, const char *path, floe_input **out, floe_erro
 	floe_fileio *t = route((router *)io, path, err);
 	return t ? floe_io_open_read(t, path, out, err) : FLOE_EUNSUPPORTED;
 }
+static int r_open_seq(floe_fileio *io, const char *path, floe_input **out, floe_error *err)
+{
+	floe_fileio *t = route((router *)io, path, err);
+	return t ? floe_io_open_read_seq(t, path, out, err) : FLOE_EUNSUPPORTED;
+}
 static int r_create(floe_fileio *io, const char *path, bool ow, floe_output **out, floe_error *err)
 {
 	floe_fileio *t = route((router *)io, path, err);
@@ -271,7 +283,7 @@ static int r_set_credentials(floe_fileio *io, const char *prefix, const floe_str
 
 static const floe_fileio_ops router_ops = {r_open,   r_create, r_remove,       r_stat,
 					   r_list,   r_rename, r_free,         r_remove_batch,
-					   r_set_credentials};
+					   r_set_credentials, r_open_seq};
 
 floe_fileio *floe_io_router_new(floe_fileio *local, floe_fileio *memory, floe_fileio *s3)
 {

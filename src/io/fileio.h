@@ -56,6 +56,11 @@ typedef struct floe_fileio_ops {
 	 * floe_io_set_credentials). */
 	int (*set_credentials)(floe_fileio *io, const char *prefix, const floe_strmap *props,
 			       floe_error *err);
+	/* Optional (NULL: open_read): an input that will be read from its
+	 * start; the backend may learn the size from that first read instead
+	 * of asking for it first (S3: no HEAD). */
+	int (*open_read_seq)(floe_fileio *io, const char *path, floe_input **out,
+			     floe_error *err);
 } floe_fileio_ops;
 
 struct floe_fileio {
@@ -64,6 +69,14 @@ struct floe_fileio {
 };
 
 int floe_io_open_read(floe_fileio *io, const char *path, floe_input **out, floe_error *err) FLOE_WUR;
+/*
+ * floe_io_open_read for a file read from its first byte on (metadata JSON,
+ * Avro manifest lists and manifests, leases): on S3 one ranged GET gives the
+ * size and the first s3.read-ahead-bytes together, so a small file costs one
+ * request instead of a HEAD and a GET. Same errors as floe_io_open_read.
+ */
+int floe_io_open_read_seq(floe_fileio *io, const char *path, floe_input **out,
+			  floe_error *err) FLOE_WUR;
 int floe_io_create(floe_fileio *io, const char *path, bool overwrite, floe_output **out,
 		   floe_error *err) FLOE_WUR;
 int floe_io_remove(floe_fileio *io, const char *path, floe_error *err) FLOE_WUR;

@@ -16,10 +16,14 @@
  *  - overwrite=false sends If-None-Match: * (S3 conditional writes): a 412
  *    is FLOE_EEXISTS and nothing is replaced. A server that ignores the
  *    header replaces; floe's catalogs never rely on it for commits.
- *  - Inputs learn their size from a HEAD; a read smaller than the read-ahead
- *    is served from one ranged GET of read-ahead bytes (Parquet footers,
- *    page headers, small column chunks), a larger one is one ranged GET
- *    straight into the caller's buffer.
+ *  - Opening an input costs no HEAD: its first GET asks for read-ahead
+ *    bytes from the end (a suffix range: Parquet and Puffin footers) or,
+ *    for one opened to be read from its start (open_read_seq: metadata,
+ *    manifest lists, manifests), from the start, and learns the size from
+ *    Content-Range; a file smaller than the read-ahead is that one request.
+ *    Later reads smaller than the read-ahead are served from one ranged GET
+ *    of read-ahead bytes (page headers, small column chunks), larger ones
+ *    are one ranged GET straight into the caller's buffer.
  *  - S3 cannot rename: rename_noreplace is FLOE_EUNSUPPORTED (the SQL and
  *    REST catalogs commit without it).
  */
@@ -466,31 +470,43 @@ static int si_read_at(floe_input *base, uint64_t off, void *buf, size_t n, size_
 		return FLOE_OK;
 	if (n > base->size - off)
 		n = (size_t)(base->size - off);
+	floe_mutex_lock(&in->lock);
+	if (in->cache && off >= in->cache_off && off < in->cache_off + in->cache_len) {
+		/* what the cache holds of it (a whole small file read by open_read_seq) */
+		size_t have = (size_t)(in->cache_off + in->cache_len - off);
+		if (have > n)
+			have = n;
+		memcpy(buf, in->cache + (off - in->cache_off), have);
+		*got = have;
+		off += have;
+		n -= have;
+		buf = (uint8_t *)buf + have;
+	}
+	if (n == 0)
+		goto done;
 	if (n >= in->s->read_ahead) {
+		floe_mutex_unlock(&in->lock);
 		rc = get_range(in, off, buf, n, err);
 		if (!rc)
-			*got = n;
+			*got += n;
 		return rc;
 	}
-	floe_mutex_lock(&in->lock);
-	if (!(in->cache && off >= in->cache_off && off + n <= in->cache_off + in->cache_len)) {
-		size_t want = in->s->read_ahead;
-		if (want > base->size - off)
-			want = (size_t)(base->size - off);
-		if (!in->cache)
-			in->cache = floe_malloc(in->s->read_ahead);
-		if (!in->cache) {
-			rc = floe_error_oom(err);
-			goto done;
-		}
-		in->cache_len = 0;
-		if ((rc = get_range(in, off, in->cache, want, err)))
-			goto done;
-		in->cache_off = off;
-		in->cache_len = want;
+	size_t want = in->s->read_ahead;
+	if (want > base->size - off)
+		want = (size_t)(base->size - off);
+	if (!in->cache)
+		in->cache = floe_malloc(in->s->read_ahead);
+	if (!in->cache) {
+		rc = floe_error_oom(err);
+		goto done;
 	}
-	memcpy(buf, in->cache + (off - in->cache_off), n);
-	*got = n;
+	in->cache_len = 0;
+	if ((rc = get_range(in, off, in->cache, want, err)))
+		goto done;
+	in->cache_off = off;
+	in->cache_len = want;
+	memcpy(buf, in->cache, n);
+	*got += n;
 done:
 	floe_mutex_unlock(&in->lock);
 	return rc;
@@ -507,10 +523,8 @@ static void si_close(floe_input *base)
 
 static const floe_input_ops s3_input_ops = {si_read_at, si_close};
 
-static int s_open_read(floe_fileio *io, const char *uri, floe_input **out, floe_error *err)
+static int input_new(s3_input **out, s3io *s, const char *uri, floe_error *err)
 {
-	s3io *s = (s3io *)io;
-	floe_file_info fi;
 	int rc;
 	*out = NULL;
 	s3_input *in = floe_calloc(1, sizeof(*in));
@@ -530,15 +544,120 @@ static int s_open_read(floe_fileio *io, const char *uri, floe_input **out, floe_
 		rc = floe_error_oom(err);
 		goto fail;
 	}
-	if ((rc = head(s, uri, in->bucket, in->key, &fi, err)))
-		goto fail;
-	in->base.size = fi.size;
 	in->base.name = in->uri;
-	*out = &in->base;
+	*out = in;
 	return FLOE_OK;
 fail:
 	si_close(&in->base);
-	return rc == FLOE_ENOTFOUND ? floe_error_set(err, rc, "'%s' does not exist", uri) : rc;
+	return rc;
+}
+
+/* the input's size from a HEAD (an empty object, which no range fits) */
+static int open_by_head(s3io *s, const char *uri, floe_input **out, floe_error *err)
+{
+	floe_file_info fi;
+	s3_input *in;
+	int rc;
+	if ((rc = input_new(&in, s, uri, err)))
+		return rc;
+	if ((rc = head(s, uri, in->bucket, in->key, &fi, err))) {
+		si_close(&in->base);
+		return rc == FLOE_ENOTFOUND ? floe_error_set(err, rc, "'%s' does not exist", uri) : rc;
+	}
+	in->base.size = fi.size;
+	*out = &in->base;
+	return FLOE_OK;
+}
+
+bool floe_s3__parse_content_range(const char *cr, uint64_t *first, uint64_t *last,
+				  uint64_t *total)
+{
+	char *end;
+	if (strncmp(cr, "bytes ", 6) || cr[6] < '0' || cr[6] > '9')
+		return false;
+	*first = strtoull(cr + 6, &end, 10);
+	if (*end != '-' || end[1] < '0' || end[1] > '9')
+		return false;
+	*last = strtoull(end + 1, &end, 10);
+	if (*end != '/' || end[1] < '0' || end[1] > '9')
+		return false;
+	*total = strtoull(end + 1, &end, 10);
+	return !*end && *first <= *last && *last < *total && *total <= INT64_MAX;
+}
+
+/*
+ * Open without a HEAD: one GET of read-ahead bytes, from the start (tail
+ * false: metadata, manifest lists and manifests are read from their first
+ * byte) or from the end (a suffix range: Parquet and Puffin readers start
+ * at the footer). Content-Range gives the size; the bytes stay in the
+ * input's cache, so a file smaller than the read-ahead costs this one
+ * request. An empty object (416 to any range) falls back to the HEAD.
+ */
+static int open_ranged(s3io *s, const char *uri, bool tail, floe_input **out, floe_error *err)
+{
+	char range[64];
+	s3req q = {0};
+	floe_http_resp resp;
+	floe_buf doc;
+	s3_input *in;
+	uint64_t first = 0, last = 0, total = 0;
+	int rc;
+	*out = NULL;
+	if ((rc = input_new(&in, s, uri, err)))
+		return rc;
+	if (!(in->cache = floe_malloc(s->read_ahead))) {
+		si_close(&in->base);
+		return floe_error_oom(err);
+	}
+	if (tail)
+		snprintf(range, sizeof(range), "bytes=-%llu", (unsigned long long)s->read_ahead);
+	else
+		snprintf(range, sizeof(range), "bytes=0-%llu", (unsigned long long)s->read_ahead - 1);
+	q.method = "GET";
+	q.bucket = in->bucket;
+	q.key = in->key;
+	q.hname[0] = "Range";
+	q.hvalue[0] = range;
+	q.n_h = 1;
+	q.dst = in->cache;
+	q.dst_cap = s->read_ahead;
+	floe_buf_init(&doc, ERRDOC_MAX);
+	rc = s3_do(s, &q, &resp, &doc, err);
+	if (!rc && resp.status == 416) {
+		floe_buf_reset(&doc);
+		si_close(&in->base);
+		return open_by_head(s, uri, out, err);
+	}
+	if (!rc && resp.status == 206) {
+		if (!floe_s3__parse_content_range(resp.content_range, &first, &last, &total) ||
+		    resp.got != last - first + 1 || (tail ? last + 1 != total : first != 0))
+			rc = floe_error_set(err, FLOE_EIO, "read '%s': Content-Range '%s' for %zu bytes",
+					    uri, resp.content_range, resp.got);
+	} else if (!rc && resp.status == 200) {
+		total = resp.got; /* the server sent it whole, and it fit */
+	} else if (!rc) {
+		rc = status_err(err, &resp, &doc, "read", uri);
+	}
+	floe_buf_reset(&doc);
+	if (rc) {
+		si_close(&in->base);
+		return rc == FLOE_ENOTFOUND ? floe_error_set(err, rc, "'%s' does not exist", uri) : rc;
+	}
+	in->base.size = total;
+	in->cache_off = first;
+	in->cache_len = resp.got;
+	*out = &in->base;
+	return FLOE_OK;
+}
+
+static int s_open_read(floe_fileio *io, const char *uri, floe_input **out, floe_error *err)
+{
+	return open_ranged((s3io *)io, uri, true, out, err);
+}
+
+static int s_open_read_seq(floe_fileio *io, const char *uri, floe_input **out, floe_error *err)
+{
+	return open_ranged((s3io *)io, uri, false, out, err);
 }
 
 /* ---- output --------------------------------------------------------------------- */
@@ -1262,8 +1381,9 @@ static void s_free(floe_fileio *io)
 	floe_free(s);
 }
 
-static const floe_fileio_ops s3_ops = {s_open_read, s_create, s_remove,	    s_stat,
-				       s_list,	    NULL,     s_free,	s_remove_batch, s_set_credentials};
+static const floe_fileio_ops s3_ops = {s_open_read, s_create, s_remove,	     s_stat,
+				       s_list,	    NULL,     s_free,	     s_remove_batch,
+				       s_set_credentials, s_open_read_seq};
 
 static const char *prop(const floe_strmap *m, const char *k)
 {

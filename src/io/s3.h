@@ -37,6 +37,11 @@
  * property value. */
 int floe_io_s3_new(floe_fileio **out, const floe_strmap *props, floe_error *err) FLOE_WUR;
 
+/* A Content-Range answer "bytes FIRST-LAST/TOTAL" (server input: false for
+ * anything else, an unknown total "*", LAST < FIRST or LAST >= TOTAL). */
+bool floe_s3__parse_content_range(const char *cr, uint64_t *first, uint64_t *last,
+				  uint64_t *total);
+
 /* Split "s3://bucket/key" (s3a, s3n too): bucket and key as arena strings
  * (key may be ""). FLOE_EINVAL when it is not such a path. */
 int floe_s3_split(floe_arena *a, const char *uri, char **bucket, char **key,

@@ -1123,7 +1123,7 @@ static int walk_manifests(floe_scan *s, const floe_snapshot *sn, bool all, files
 		o.all_metrics = o.column_sizes = o.split_offsets = o.key_metadata = true;
 		o.deleted = deleted;
 		c->mf = &mfs[i];
-		if ((rc = floe_io_open_read(floe_table_io(s->t), mfs[i].path, &in, err)))
+		if ((rc = floe_io_open_read_seq(floe_table_io(s->t), mfs[i].path, &in, err)))
 			break;
 		rc = floe_manifest_scan(in, s->m, &mfs[i], &o, c->kind == 4 ? NULL : on_file_entry, c,
 					NULL, err);
@@ -1280,7 +1280,7 @@ static int t_position_deletes(floe_scan *s, int64_t snapshot_id, floe_error *err
 		floe_mscan_opts o = FLOE_MSCAN_OPTS_INIT;
 		if (mfs[i].content != FLOE_MANIFEST_DELETES)
 			continue;
-		if ((rc = floe_io_open_read(floe_table_io(s->t), mfs[i].path, &in, err)))
+		if ((rc = floe_io_open_read_seq(floe_table_io(s->t), mfs[i].path, &in, err)))
 			break;
 		rc = floe_manifest_scan(in, s->m, &mfs[i], &o, on_pdel_entry, &w, NULL, err);
 		floe_input_close(in);
@@ -1419,7 +1419,7 @@ static int t_partitions(floe_scan *s, int64_t snapshot_id, floe_error *err)
 	for (size_t i = 0; i < n && !rc; i++) {
 		floe_input *in = NULL;
 		floe_mscan_opts o = FLOE_MSCAN_OPTS_INIT;
-		if ((rc = floe_io_open_read(floe_table_io(s->t), mfs[i].path, &in, err)))
+		if ((rc = floe_io_open_read_seq(floe_table_io(s->t), mfs[i].path, &in, err)))
 			break;
 		rc = floe_manifest_scan(in, s->m, &mfs[i], &o, on_part_entry, &c, NULL, err);
 		floe_input_close(in);

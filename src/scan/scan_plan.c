@@ -598,7 +598,7 @@ static void *work(void *arg)
 		j->worker = w->id;
 		j->lo[0] = j->hi[0] = w->n_out[0];
 		j->lo[1] = j->hi[1] = w->n_out[1];
-		int rc = floe_io_open_read(floe_table_io(w->s->t), j->mf->path, &in, &w->err);
+		int rc = floe_io_open_read_seq(floe_table_io(w->s->t), j->mf->path, &in, &w->err);
 		if (!rc)
 			rc = floe_manifest_scan(in, w->s->m, j->mf, &o, on_entry, w, &st, &w->err);
 		floe_input_close(in);

@@ -546,17 +546,20 @@ static int rewrite_missing(floe_snapshot_op *op, const floe_metadata *m, floe_er
 }
 
 /*
- * Just before the swap: every file the new snapshot names that this
- * operation wrote — its manifest list, its manifests and (floe_op_verify_added)
- * the data and delete files it adds — exists. A manifest or the list gone makes the
- * attempt fail as retryable (the next one writes them again); a data file
- * gone cannot be made again: the commit fails, nothing dangling is ever
- * committed.
+ * Just before the swap: the data and delete files this operation adds and
+ * wrote itself (floe_op_verify_added: a pipeline checkpoint's, a
+ * compaction's), written up to a checkpoint interval ago, still exist; one
+ * gone cannot be made again, so the commit fails and nothing dangling is
+ * committed. What this attempt's own build wrote or checked moments ago is
+ * not looked at again (a HEAD each on object stores, for nothing): the
+ * manifest list was written by this attempt, its new manifests by this
+ * commit just before its first attempt or, on a later one, checked (and
+ * written again if gone) by rewrite_missing at its start — and every one of
+ * them is newer than the writer lease that orphan cleanup honours.
  */
-static int check_before_swap(floe_snapshot_op *op, const char *list_path, floe_error *err)
+static int check_before_swap(floe_snapshot_op *op, floe_error *err)
 {
 	floe_fileio *io = floe_table_io(op->t);
-	const char *missing = NULL;
 	int rc;
 	for (size_t g = 0; g < op->n_groups && op->verify_added; g++) {
 		const file_group *grp = &op->groups[g];
@@ -574,36 +577,7 @@ static int check_before_swap(floe_snapshot_op *op, const char *list_path, floe_e
 						      floe_content_name(grp->files[i].content), p);
 		}
 	}
-	for (size_t i = 0; i < op->n_manifests && !missing; i++) {
-		if ((rc = gone(io, op->manifests[i].path, err)) < 0)
-			return rc;
-		if (rc)
-			missing = op->manifests[i].path;
-	}
-	for (size_t i = 0; i < op->n_rewrites && !missing; i++) {
-		if ((rc = gone(io, op->rewrites[i].written.path, err)) < 0)
-			return rc;
-		if (rc)
-			missing = op->rewrites[i].written.path;
-	}
-	for (size_t i = 0; i < op->n_mr_new && !missing; i++) {
-		if ((rc = gone(io, op->mr_new[i].path, err)) < 0)
-			return rc;
-		if (rc)
-			missing = op->mr_new[i].path;
-	}
-	if (!missing) {
-		if ((rc = gone(io, list_path, err)) < 0)
-			return rc;
-		if (rc)
-			missing = list_path;
-	}
-	if (!missing)
-		return FLOE_OK;
-	return floe_error_set_retryable(err, FLOE_ECONFLICT,
-					"'%s', written for this commit, is gone (deleted as an "
-					"orphan?): trying again",
-					missing);
+	return FLOE_OK;
 }
 
 static void remove_written(floe_snapshot_op *op)
@@ -765,7 +739,7 @@ static int filter_manifests(floe_snapshot_op *op, const floe_metadata *m,
 		c.any = false;
 		c.n_cur = 0;
 		c.totals = &mt;
-		if ((rc = floe_io_open_read(floe_table_io(op->t), mf->path, &in, err)))
+		if ((rc = floe_io_open_read_seq(floe_table_io(op->t), mf->path, &in, err)))
 			break;
 		rc = floe_manifest_read(in, m, mf, floe_table_path_map(op->t), match_cb, &c, err);
 		if (!rc && !c.any) {
@@ -1647,7 +1621,7 @@ static int build_attempt(void *payload, const floe_metadata *base, int n_attempt
 	rc = floe_metadata_builder_finish(&next, b, base->metadata_location, base->last_updated_ms,
 					  err);
 	b = NULL;
-	if (rc || (rc = check_before_swap(op, *list_path, err)))
+	if (rc || (rc = check_before_swap(op, err)))
 		goto done;
 	*next_out = next;
 	next = NULL;

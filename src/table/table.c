@@ -14,6 +14,8 @@
 #include "util/str.h"
 #include "util/timeutil.h"
 
+#define LIST_KEEP_MAX ((size_t)16 << 20)
+
 struct floe_table {
 	floe_catalog *cat; /* NULL for path tables */
 	floe_fileio *io;   /* borrowed from the catalog, or owned for path tables */
@@ -24,6 +26,10 @@ struct floe_table {
 	floe_path_map map;
 	floe_arena map_arena;
 	floe_hmap verified; /* manifests read whole and found as their list promised */
+	/* the last manifest list read from an object store: a commit reads its
+	 * parent's list to check it and again to build on it (lists never change) */
+	char *list_path;
+	floe_buf list_bytes;
 	floe_lease *lease;  /* writer lease (lease.h), held by lease_refs users */
 	int lease_refs;
 	bool lease_keep;    /* a holder's commit has an unknown outcome: let it expire */
@@ -39,6 +45,7 @@ int floe_table__new_unloaded(floe_table **out, floe_catalog *cat, const char *ns
 	}
 	floe_arena_init(&t->map_arena, 1024);
 	floe_hmap_init(&t->verified);
+	floe_buf_init(&t->list_bytes, LIST_KEEP_MAX);
 	t->cat = cat;
 	t->io = cat->io;
 	*out = t;
@@ -71,6 +78,7 @@ int floe_table_load_path(floe_table **out, floe_fileio *io, const char *path,
 	}
 	floe_arena_init(&t->map_arena, 1024);
 	floe_hmap_init(&t->verified);
+	floe_buf_init(&t->list_bytes, LIST_KEEP_MAX);
 	t->io = io;
 	if (map && map->n) {
 		floe_path_rule *rules = floe_arena_calloc(&t->map_arena, map->n, sizeof(*rules));
@@ -122,6 +130,8 @@ void floe_table_free(floe_table *t)
 	floe_free(t->path);
 	floe_arena_reset(&t->map_arena);
 	floe_hmap_reset(&t->verified);
+	floe_free(t->list_path);
+	floe_buf_reset(&t->list_bytes);
 	floe_free(t);
 }
 
@@ -162,6 +172,37 @@ int floe_table_manifests(floe_manifest_file **out, size_t *n, floe_arena *a, flo
 	return floe_table__read_manifests(out, n, a, t, snap, true, err);
 }
 
+/* The manifest list at p: from the handle's copy, or read (and kept when it
+ * is on an object store and small enough). */
+static int open_list(floe_table *t, const char *p, floe_input **in, floe_error *err)
+{
+	char scheme[16];
+	int rc;
+	if (t->list_path && !strcmp(t->list_path, p))
+		goto kept;
+	floe_io_scheme(p, scheme, sizeof(scheme));
+	if (!scheme[0] || !strcmp(scheme, "file") || !strcmp(scheme, "mem"))
+		return floe_io_open_read_seq(t->io, p, in, err);
+	if ((rc = floe_io_open_read_seq(t->io, p, in, err)))
+		return rc;
+	if ((*in)->size > LIST_KEEP_MAX)
+		return FLOE_OK;
+	floe_free(t->list_path);
+	t->list_path = NULL;
+	floe_buf_clear(&t->list_bytes);
+	rc = floe_input_read_all(*in, &t->list_bytes, LIST_KEEP_MAX, err);
+	floe_input_close(*in);
+	*in = NULL;
+	if (rc)
+		return rc;
+	if (!(t->list_path = floe_strdup(p)))
+		return floe_error_oom(err);
+kept:
+	if (!(*in = floe_input_memory(t->list_bytes.data, t->list_bytes.len, t->list_path)))
+		return floe_error_oom(err);
+	return FLOE_OK;
+}
+
 int floe_table__read_manifests(floe_manifest_file **out, size_t *n, floe_arena *a, floe_table *t,
 			       const floe_snapshot *snap, bool check, floe_error *err)
 {
@@ -176,7 +217,7 @@ int floe_table__read_manifests(floe_manifest_file **out, size_t *n, floe_arena *
 		const char *p = floe_path_map_apply(map, a, snap->manifest_list);
 		if (!p)
 			return floe_error_oom(err);
-		if ((rc = floe_io_open_read(t->io, p, &in, err)))
+		if ((rc = open_list(t, p, &in, err)))
 			return floe_error_prefix(err, rc, "snapshot %lld: ", (long long)snap->snapshot_id);
 		rc = floe_manifest_list_read(out, n, a, in, map, err);
 		floe_input_close(in);
@@ -195,7 +236,7 @@ int floe_table__read_manifests(floe_manifest_file **out, size_t *n, floe_arena *
 		const char *p = floe_path_map_apply(map, a, snap->v1_manifests[i]);
 		if (!p)
 			return floe_error_oom(err);
-		if ((rc = floe_io_open_read(t->io, p, &in, err)))
+		if ((rc = floe_io_open_read_seq(t->io, p, &in, err)))
 			return rc;
 		rc = floe_manifest_file_from_header(&items[i], a, in, p, snap->snapshot_id, err);
 		floe_input_close(in);
@@ -309,7 +350,7 @@ int floe_table__verify_manifests(floe_table *t, const floe_manifest_file *mfs, s
 		floe_input *in = NULL;
 		if (floe_hmap_get_str(&t->verified, mf->path, NULL))
 			continue; /* manifests are immutable: read once per handle */
-		if ((rc = floe_io_open_read(t->io, mf->path, &in, err)))
+		if ((rc = floe_io_open_read_seq(t->io, mf->path, &in, err)))
 			break;
 		/* the fast reader counts the entries against the list entry's promise */
 		rc = floe_manifest_scan(in, t->meta, mf, NULL, count_only, NULL, NULL, err);
@@ -397,7 +438,7 @@ int floe_table_walk_manifest(floe_table *t, const floe_manifest_file *mf, int fl
 	int rc;
 	if ((del && !(flags & FLOE_WALK_DELETES)) || (!del && !(flags & FLOE_WALK_DATA)))
 		return FLOE_OK;
-	if ((rc = floe_io_open_read(t->io, mf->path, &in, err)))
+	if ((rc = floe_io_open_read_seq(t->io, mf->path, &in, err)))
 		return rc;
 	walk_ctx w = {fn, payload, mf, (flags & FLOE_WALK_ALL_ENTRIES) != 0};
 	rc = floe_manifest_read(in, t->meta, mf, floe_table_path_map(t), walk_entry, &w, err);

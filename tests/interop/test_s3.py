@@ -144,3 +144,67 @@ def test_pyiceberg_table_on_s3_read_by_floe(s3, tmp_path):
             input="".join(json.dumps({"id": i, "s": "floe"}) + "\n" for i in range(1000, 1005)))
     tbl = cat.load_table("py.t")
     assert tbl.scan(row_filter="s == 'floe'").to_arrow().num_rows == 5
+
+
+def http_log(path):
+    """(method, key, status) of each request floe made (FLOE_TEST_HTTP_LOG)."""
+    out = []
+    for line in path.read_text().splitlines():
+        method, url, status = line.split(" ")
+        key = url.split("//", 1)[1].split("/", 1)[1].split("?", 1)[0]
+        out.append((method, key.removeprefix("floe/"), status))
+    return out
+
+
+def test_requests_per_commit(s3, tmp_path):
+    """The S3 requests of a create and of commits, counted (not timed), so a
+    change that adds a read cannot pass unseen: a file floe wrote is never
+    read back by the process that wrote it (not the metadata it just wrote,
+    nor the manifest list a commit builds on twice), a file read whole costs
+    one GET and no HEAD, and a commit HEADs only the data files it adds
+    (still there? see check_before_swap); a scan makes no HEAD."""
+    log = tmp_path / "http.log"
+    env = s3.env()
+    env["FLOE_TEST_HTTP_LOG"] = str(log)
+    rows = "".join(json.dumps({"id": i, "s": f"n{i}"}) + "\n" for i in range(5000))
+
+    def run(*args, input=None):
+        log.write_text("")
+        p = subprocess.run([floe_bin(), "--catalog-uri", f"sqlite:///{tmp_path}/catalog.db",
+                            "--warehouse", "s3://floe/count", *map(str, args)],
+                           capture_output=True, text=True, env=env, input=input, timeout=300)
+        assert p.returncode == 0, p.stderr
+        return http_log(log)
+
+    run("namespace", "create", "db")
+
+    def kinds(reqs):
+        return sorted((m, "data" if "/data/" in k else "lease" if ".floe-lease-" in k
+                       else "metadata" if k.endswith(".metadata.json") else "avro")
+                      for m, k, _ in reqs)
+
+    # a create and a first commit, in one process: nothing read back
+    reqs = run("ingest", "db.t", "-", "--create-schema", "id long not null, s string",
+               "--parallelism", "2", "--quiet", input=rows)
+    n = len([k for m, k, _ in reqs if m == "PUT" and "/data/" in k])
+    assert n >= 1
+    assert kinds(reqs) == sorted([("PUT", "metadata")] * 2 + [("PUT", "lease"), ("DELETE", "lease")]
+                                 + [("PUT", "data"), ("HEAD", "data")] * n
+                                 + [("PUT", "avro")] * 2), reqs
+    # a commit on the existing table, in a new process: the current metadata,
+    # its manifest list and manifest are read once each (one GET, no HEAD)
+    reqs = run("ingest", "db.t", "-", "--parallelism", "2", "--quiet", input=rows)
+    n = len([k for m, k, _ in reqs if m == "PUT" and "/data/" in k])
+    assert kinds(reqs) == sorted([("PUT", "metadata"), ("GET", "metadata")]
+                                 + [("PUT", "lease"), ("DELETE", "lease")]
+                                 + [("PUT", "data"), ("HEAD", "data")] * n
+                                 + [("PUT", "avro")] * 2 + [("GET", "avro")] * 2), reqs
+    gets = [k for m, k, _ in reqs if m == "GET"]
+    assert len(set(gets)) == 3 and not {k for m, k, _ in reqs if m == "PUT"} & set(gets), reqs
+    # a scan: metadata, list, manifests one GET each; a small data file one
+    # GET (its footer's suffix range holds it whole); no HEAD
+    reqs = run("scan", "db.t", "--format", "csv")
+    meta = [(m, k) for m, k, _ in reqs if "/data/" not in k]
+    assert all(m == "GET" for m, _ in meta) and len(meta) == len(set(meta)) == 4, reqs
+    data = [(m, k) for m, k, _ in reqs if "/data/" in k]
+    assert all(m == "GET" for m, _ in data) and len(data) == len(set(data)) >= 2, reqs

@@ -16,6 +16,11 @@
  *       not 0 (a proxy may deny keys containing "denied") and checks the
  *       others are gone
  *
+ *   s3_tool put s3://bucket/key MIB [k=v ...]
+ *       writes one object of MIB MiB in 64 KiB writes (a multipart upload in
+ *       parts of s3.multipart.part-size-bytes), checks its size: for
+ *       bench/s3, which takes the process's peak memory
+ *
  * k=v are S3 properties (s3.endpoint, s3.path-style-access, ...).
  * Prints one line per failed check and "N passed, N failed".
  */
@@ -151,6 +156,13 @@ static void contract(floe_fileio *io, const char *root)
 	CHECK(rc == 0, "empty: %s", err.msg);
 	rc = floe_io_stat(io, c, &fi, &err);
 	CHECK(rc == 0 && fi.size == 0 && fi.mtime_ms > 0, "stat empty: %s", err.msg);
+	floe_buf_clear(&buf);
+	rc = floe_io_read_all(io, c, &buf, 100, &err); /* a 416 to the first range: the HEAD */
+	CHECK(rc == 0 && buf.len == 0, "read empty whole: %s", err.msg);
+	rc = floe_io_open_read(io, c, &in, &err);
+	CHECK(rc == 0 && in->size == 0, "open empty: %s", err.msg);
+	if (!rc)
+		floe_input_close(in);
 
 	/* nothing visible before close, nothing after abort */
 	rc = floe_io_create(io, b, false, &out, &err);
@@ -189,6 +201,26 @@ static void contract(floe_fileio *io, const char *root)
 		floe_free(p);
 		floe_input_close(in);
 	}
+	/* opened to be read from the start: the size comes with the first bytes */
+	rc = floe_io_open_read_seq(io, big, &in, &err);
+	CHECK(rc == 0, "%s", err.msg);
+	if (!rc) {
+		uint8_t *p = floe_malloc(n);
+		CHECK(in->size == n, "sequential open size %llu", (unsigned long long)in->size);
+		uint64_t offs[] = {0, 100, 200000, 0, n - 10};
+		size_t lens[] = {50, 100000, 5u << 20, n, 10};
+		for (size_t i = 0; p && i < sizeof(offs) / sizeof(offs[0]); i++) {
+			size_t got = 0;
+			rc = in->ops->read_at(in, offs[i], p, lens[i], &got, &err);
+			CHECK(rc == 0 && got == lens[i] && check_pattern(p, offs[i], got, 7),
+			      "sequential read %zu at %llu: got %zu: %s", lens[i],
+			      (unsigned long long)offs[i], got, err.msg);
+		}
+		floe_free(p);
+		floe_input_close(in);
+	}
+	rc = floe_io_open_read_seq(io, other, &in, &err);
+	CHECK(rc == FLOE_ENOTFOUND, "sequential open of a missing file: %s", err.msg);
 	rc = floe_io_create(io, b, false, &out, &err);
 	if (!rc) {
 		uint8_t *p = floe_calloc(1, 11u << 20);
@@ -312,6 +344,17 @@ static void batch(floe_fileio *io, const char *root, int files)
 	floe_free(codes);
 }
 
+static void put(floe_fileio *io, const char *path, size_t mib)
+{
+	floe_error err = {0};
+	floe_file_info fi;
+	size_t n = mib << 20;
+	int rc = write_pattern(io, path, n, 3, true, &err);
+	CHECK(rc == 0, "put %s: %s", path, err.msg);
+	rc = floe_io_stat(io, path, &fi, &err);
+	CHECK(rc == 0 && fi.size == n, "size of %s: %s", path, err.msg);
+}
+
 static void to_stderr(floe_log_level level, const char *msg, void *payload)
 {
 	(void)level;
@@ -323,12 +366,14 @@ int main(int argc, char **argv)
 {
 	floe_set_logger(to_stderr, NULL, FLOE_LOG_WARN);
 	if (argc < 3) {
-		fprintf(stderr, "usage: s3_tool contract|stress|batch s3://bucket/prefix [FILES] [k=v...]\n");
+		fprintf(stderr, "usage: s3_tool contract|stress|batch|put s3://bucket/prefix [FILES] [k=v...]\n");
 		return 2;
 	}
 	floe_strmap props;
 	floe_strmap_init(&props);
-	int first = !strcmp(argv[1], "stress") || !strcmp(argv[1], "batch") ? 4 : 3;
+	int first = !strcmp(argv[1], "stress") || !strcmp(argv[1], "batch") || !strcmp(argv[1], "put")
+			    ? 4
+			    : 3;
 	for (int i = first; i < argc; i++) {
 		char *eq = strchr(argv[i], '=');
 		if (!eq)
@@ -349,6 +394,8 @@ int main(int argc, char **argv)
 		stress(io, argv[2], atoi(argv[3]));
 	else if (!strcmp(argv[1], "batch") && argc > 3)
 		batch(io, argv[2], atoi(argv[3]));
+	else if (!strcmp(argv[1], "put") && argc > 3)
+		put(io, argv[2], (size_t)strtoul(argv[3], NULL, 10));
 	else
 		return 2;
 	floe_io_free(io);

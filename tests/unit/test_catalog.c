@@ -8,6 +8,8 @@
 #include <stdlib.h>
 
 #include "harness.h"
+#include "catalog/catalog_impl.h"
+#include "json/json.h"
 #include "table/commit.h"
 #include "table/create.h"
 
@@ -431,8 +433,73 @@ static void test_injected_failures(void)
 	floe_arena_reset(&a);
 }
 
+/* ---- floe_catalog__list_pages: the loop the Glue and REST listings share ---- */
+
+typedef struct fake_pages {
+	const char *const *docs; /* page i's JSON */
+	size_t n;
+	size_t fetched;
+	char tokens[8][64]; /* the token each fetch was given ("" for none) */
+	int items, stop_at_item, fail_page;
+} fake_pages;
+
+static int fake_page(void *payload, const char *token, floe_arena *a, const floe_json **doc,
+		     floe_error *err)
+{
+	fake_pages *f = payload;
+	floe_json *j;
+	size_t i = f->fetched++;
+	snprintf(f->tokens[i < 8 ? i : 7], sizeof(f->tokens[0]), "%s", token ? token : "");
+	if ((int)i == f->fail_page)
+		return floe_error_set(err, FLOE_EIO, "page %zu failed", i);
+	if (i >= f->n)
+		return floe_error_set(err, FLOE_EINVAL, "asked for page %zu of %zu", i, f->n);
+	int rc = floe_json_parse(&j, a, f->docs[i], strlen(f->docs[i]), NULL, err);
+	*doc = j;
+	return rc;
+}
+
+static int fake_items(void *payload, const floe_json *doc, floe_arena *a, floe_error *err)
+{
+	fake_pages *f = payload;
+	const floe_json *l = floe_json_get(doc, "items");
+	(void)a;
+	for (const floe_json *it = l ? l->child : NULL; it; it = it->next)
+		if (++f->items == f->stop_at_item)
+			return floe_error_set(err, FLOE_ECANCELED, "stopped at item %d", f->items);
+	return FLOE_OK;
+}
+
+static void test_list_pages(void)
+{
+	floe_error err = {0};
+	/* three pages; the last has an empty token; a non-string token ends too */
+	const char *const three[] = {"{\"items\":[1,2],\"next\":\"a b&c\"}",
+				     "{\"items\":[3],\"next\":\"t2\"}",
+				     "{\"items\":[4,5],\"next\":\"\"}"};
+	fake_pages f = {three, 3, 0, {{0}}, 0, 0, -1};
+	T_OK(floe_catalog__list_pages("next", fake_page, fake_items, &f, &err), &err);
+	T_EQ_INT((int64_t)f.fetched, 3);
+	T_EQ_INT(f.items, 5);
+	T_EQ_STR(f.tokens[0], "");
+	T_EQ_STR(f.tokens[1], "a b&c");
+	T_EQ_STR(f.tokens[2], "t2");
+	const char *const odd[] = {"{\"items\":[1],\"next\":7}"};
+	fake_pages g = {odd, 1, 0, {{0}}, 0, 0, -1};
+	T_OK(floe_catalog__list_pages("next", fake_page, fake_items, &g, &err), &err);
+	T_EQ_INT((int64_t)g.fetched, 1);
+	/* a callback's error stops the listing and is returned */
+	fake_pages h = {three, 3, 0, {{0}}, 0, 3, -1};
+	T_ERR(floe_catalog__list_pages("next", fake_page, fake_items, &h, &err), FLOE_ECANCELED);
+	T_EQ_INT((int64_t)h.fetched, 2);
+	fake_pages k = {three, 3, 0, {{0}}, 0, 0, 1};
+	T_ERR(floe_catalog__list_pages("next", fake_page, fake_items, &k, &err), FLOE_EIO);
+	T_EQ_INT(k.items, 2);
+}
+
 int main(void)
 {
+	T_RUN(test_list_pages);
 	T_RUN(test_namespaces_and_tables);
 	T_RUN(test_appends_each_version);
 	T_RUN(test_partitioned_append_and_summaries);

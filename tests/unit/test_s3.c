@@ -311,11 +311,34 @@ static void test_shared_config(void)
 	T_EQ_INT(floe_aws_parse_iso8601_ms("2024-05-01T10:00:00.000Z"), 1714557600000LL);
 }
 
+static void test_content_range(void)
+{
+	uint64_t f, l, t;
+	T_CHECK(floe_s3__parse_content_range("bytes 0-99/1234", &f, &l, &t));
+	T_CHECK(f == 0 && l == 99 && t == 1234);
+	T_CHECK(floe_s3__parse_content_range("bytes 1000-1233/1234", &f, &l, &t));
+	T_CHECK(f == 1000 && l == 1233 && t == 1234);
+	const char *bad[] = {"",
+			     "bytes",
+			     "bytes 0-99/*",
+			     "bytes */1234",
+			     "bytes 100-99/1234",
+			     "bytes 0-1234/1234",
+			     "bytes -5/10",
+			     "bytes 0-99/1234x",
+			     "bytes 0-99/ 1234",
+			     "items 0-99/1234",
+			     "bytes 0-1/99999999999999999999999"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		T_CHECK(!floe_s3__parse_content_range(bad[i], &f, &l, &t));
+}
+
 int main(void)
 {
 	T_RUN(test_sigv4_suite);
 	T_RUN(test_sigv4_s3_examples);
 	T_RUN(test_xml);
+	T_RUN(test_content_range);
 	T_RUN(test_paths);
 	T_RUN(test_retry_schedule);
 	T_RUN(test_shared_config);
