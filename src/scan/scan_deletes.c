@@ -224,7 +224,8 @@ static int load_pos_file(floe_scan *s, scan_file *d, floe_error *err)
  * spec has no compression for deletion-vector-v1 blobs, and the blob checks
  * itself (length prefix, magic, CRC-32, and the manifest's cardinality), so
  * the footer would add two reads and a JSON parse per Puffin file and
- * nothing a wrong offset could slip past.
+ * nothing a wrong offset could slip past. The file's two magics are checked
+ * once per Puffin file.
  */
 static int dv_input(delete_cache *dc, floe_scan *s, const char *path, floe_input **in,
 		    floe_error *err)
@@ -240,7 +241,23 @@ static int dv_input(delete_cache *dc, floe_scan *s, const char *path, floe_input
 		return floe_error_oom(err);
 	int rc = floe_io_open_read(floe_table_io(s->t), path, &dc->dv_in, err);
 	*in = dc->dv_in;
-	return rc;
+	if (rc)
+		return rc;
+	/* a Puffin file, by its two magics (no footer parse): a bare blob in a file
+	 * of its own (an old writer's) is refused, as DuckDB refuses it */
+	uint8_t head[4], tail[4];
+	if (dc->dv_in->size < 12 ||
+	    floe_input_read_exact(dc->dv_in, 0, head, 4, err) ||
+	    floe_input_read_exact(dc->dv_in, dc->dv_in->size - 4, tail, 4, err) ||
+	    memcmp(head, FLOE_PUFFIN_MAGIC, 4) || memcmp(tail, FLOE_PUFFIN_MAGIC, 4)) {
+		floe_input_close(dc->dv_in);
+		dc->dv_in = NULL;
+		*in = NULL;
+		return floe_error_corrupt(err, "'%s' is not a Puffin file (no PFA1 magic at both ends): "
+				      "a deletion vector must be a blob of one",
+				      path);
+	}
+	return FLOE_OK;
 }
 
 static int load_dv(floe_scan *s, const scan_file *d, const scan_file *data, uint64_t **pos,
