@@ -8,6 +8,12 @@
 #     of the same final rows;
 #   - convert-deletes on each equality-mode table: MB/s of data files read per
 #     CPU second and the scan time after.
+#   - each index-mode table again after the maintenance a pipeline embeds
+#     (`floe maintain --steps compact,rewrite-manifests`);
+#   - DuckDB (readers.py) and Java (tests/java peer, `count`) read the clean
+#     table and each index-mode table before and after that maintenance
+#     (READERS="floe duckdb java" by default; CPU seconds are the figures to
+#     compare on a loaded machine).
 #   bench/upsert/index.sh [changes] [keys] [checkpoint counts...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -27,6 +33,24 @@ UP=(--upsert --equality-fields id,region --rowkind-field op --parallelism 2 --di
 RES=$OUT/results.jsonl
 : >"$RES"
 FINAL=$(wc -l <"$DATA.final.jsonl")
+READERS=${READERS:-floe duckdb java}
+has() { case " $READERS " in *" $1 "*) return 0;; esac; return 1; }
+JAVA_CP="$PWD/tests/java/target/floe-java-peer-1.jar:$PWD/tests/java/target/lib/*"
+meta() { # dir -> metadata location of bench.up
+  $PY -c "
+from pyiceberg.catalog.sql import SqlCatalog
+wh='$1/warehouse'
+print(SqlCatalog('default', uri=f'sqlite:///{wh}/catalog.db', warehouse=f'file://{wh}').load_table('bench.up').metadata_location)"
+}
+readers() { # dir label: DuckDB and Java lines
+  if has duckdb; then
+    for r in 1 2 3; do $PY bench/upsert/readers.py "$(meta "$1")" "$2" 1; done | tee -a "$RES"
+  fi
+  if has java; then
+    j=$(java -cp "$JAVA_CP" floe.Peer count "$1/warehouse/catalog.db" "file://$1/warehouse" bench.up 3)
+    echo "{\"reader\": \"java\", \"table\": \"$2\", \"result\": $j}" | tee -a "$RES"
+  fi
+}
 mode_props() { [ "$1" = index ] && echo "--property write.upsert.mode=index" || true; }
 
 scan_best() { # dir -> "wall cpu"
@@ -64,6 +88,7 @@ D=$OUT/clean; rm -rf "$D"; mkdir -p "$D"
   --partition-by region --format-version 3 --parallelism 2 --quiet
 read -r w c < <(scan_best "$D")
 echo "{\"reader\": \"floe\", \"table\": \"clean\", \"seconds\": $w, \"cpu_seconds\": $c}" | tee -a "$RES"
+readers "$D" clean
 for c in $CKPTS; do
   for mode in equality index; do
     D=$OUT/ckpt-$c-$mode; rm -rf "$D"; mkdir -p "$D"
@@ -82,6 +107,13 @@ for c in $CKPTS; do
     t1=$(date +%s.%N)
     read -r w cpu < <(scan_best "$D")
     echo "{\"reader\": \"floe\", \"table\": \"ckpt-$c-$mode\", \"seconds\": $w, \"cpu_seconds\": $cpu, \"ingest_s\": $(echo "$t1 - $t0" | bc), \"files\": $(files_of "$D")}" | tee -a "$RES"
+    if [ $mode = index ]; then
+      readers "$D" "ckpt-$c-index"
+      "$FLOE" --dir "$D" maintain bench.up --steps compact,rewrite-manifests --quiet
+      read -r w cpu < <(scan_best "$D")
+      echo "{\"reader\": \"floe\", \"table\": \"ckpt-$c-index-maintained\", \"seconds\": $w, \"cpu_seconds\": $cpu, \"files\": $(files_of "$D")}" | tee -a "$RES"
+      readers "$D" "ckpt-$c-index-maintained"
+    fi
     if [ $mode = equality ]; then
       t=$(mktemp)
       /usr/bin/time -f "%U %S" -o "$t" "$FLOE" --dir "$D" maintain bench.up --steps convert-deletes --format json >"$t.json"

@@ -26,15 +26,17 @@
 #include "util/cursor.h"
 #include "util/str.h"
 
-/* a DV's blob is small; a Puffin footer in memory per Puffin file */
+/* a DV's blob is small */
 #define MAX_DV_BLOB ((size_t)1 << 30)
 
 struct delete_cache {
 	floe_arena a;
 	floe_schema *pos_schema;
-	floe_hmap footers; /* Puffin path -> index + 1 */
-	floe_puffin_footer *f;
-	size_t n_f, cap_f;
+	/* the Puffin file of the last DV read: one writer's checkpoint puts the DVs
+	 * of many data files in one Puffin file, read one after another */
+	floe_input *dv_in;
+	char *dv_path;
+	floe_buf dv_blob;
 };
 
 typedef struct plist {
@@ -64,7 +66,7 @@ int floe_scan__deletes_init(floe_scan *s, floe_error *err)
 	if (!dc)
 		return floe_error_oom(err);
 	floe_arena_init(&dc->a, 4096);
-	floe_hmap_init(&dc->footers);
+	floe_buf_init(&dc->dv_blob, MAX_DV_BLOB);
 	s->dc = dc;
 	/* spec: position delete files hold file_path (2147483546) and pos (2147483545) */
 	floe_type *root = floe_arena_calloc(&dc->a, 1, sizeof(*root));
@@ -108,8 +110,9 @@ void floe_scan__deletes_free(floe_scan *s)
 		free_loaded(s->deletes[i]);
 	if (!s->dc)
 		return;
-	floe_hmap_reset(&s->dc->footers);
-	floe_free(s->dc->f);
+	floe_input_close(s->dc->dv_in);
+	floe_free(s->dc->dv_path);
+	floe_buf_reset(&s->dc->dv_blob);
 	floe_arena_reset(&s->dc->a);
 	floe_free(s->dc);
 	s->dc = NULL;
@@ -215,32 +218,53 @@ static int load_pos_file(floe_scan *s, scan_file *d, floe_error *err)
 
 /* ---- deletion vectors ------------------------------------------------------------------------ */
 
-static int puffin_footer(floe_scan *s, floe_input *in, const char *path,
-			 const floe_puffin_footer **out, floe_error *err)
+/*
+ * A DV is read from the manifest's content_offset and content_size_in_bytes
+ * alone, as Java's BaseDeleteLoader does, without the Puffin footer: the
+ * spec has no compression for deletion-vector-v1 blobs, and the blob checks
+ * itself (length prefix, magic, CRC-32, and the manifest's cardinality), so
+ * the footer would add two reads and a JSON parse per Puffin file and
+ * nothing a wrong offset could slip past. The file's two magics are checked
+ * once per Puffin file.
+ */
+static int dv_input(delete_cache *dc, floe_scan *s, const char *path, floe_input **in,
+		    floe_error *err)
 {
-	delete_cache *dc = s->dc;
-	uint64_t idx;
-	if (floe_hmap_get(&dc->footers, path, strlen(path), &idx)) {
-		*out = &dc->f[idx];
+	if (dc->dv_in && !strcmp(dc->dv_path, path)) {
+		*in = dc->dv_in;
 		return FLOE_OK;
 	}
-	if (floe_array_grow((void **)&dc->f, &dc->cap_f, sizeof(*dc->f), dc->n_f + 1))
+	floe_input_close(dc->dv_in);
+	dc->dv_in = NULL;
+	floe_free(dc->dv_path);
+	if (!(dc->dv_path = floe_strdup(path)))
 		return floe_error_oom(err);
-	int rc = floe_puffin_read_footer(&dc->f[dc->n_f], &dc->a, in, err);
+	int rc = floe_io_open_read(floe_table_io(s->t), path, &dc->dv_in, err);
+	*in = dc->dv_in;
 	if (rc)
 		return rc;
-	if (floe_hmap_put(&dc->footers, path, strlen(path), dc->n_f, NULL))
-		return floe_error_oom(err);
-	*out = &dc->f[dc->n_f++];
+	/* a Puffin file, by its two magics (no footer parse): a bare blob in a file
+	 * of its own (an old writer's) is refused, as DuckDB refuses it */
+	uint8_t head[4], tail[4];
+	if (dc->dv_in->size < 12 ||
+	    floe_input_read_exact(dc->dv_in, 0, head, 4, err) ||
+	    floe_input_read_exact(dc->dv_in, dc->dv_in->size - 4, tail, 4, err) ||
+	    memcmp(head, FLOE_PUFFIN_MAGIC, 4) || memcmp(tail, FLOE_PUFFIN_MAGIC, 4)) {
+		floe_input_close(dc->dv_in);
+		dc->dv_in = NULL;
+		*in = NULL;
+		return floe_error_corrupt(err, "'%s' is not a Puffin file (no PFA1 magic at both ends): "
+				      "a deletion vector must be a blob of one",
+				      path);
+	}
 	return FLOE_OK;
 }
 
 static int load_dv(floe_scan *s, const scan_file *d, const scan_file *data, uint64_t **pos,
 		   size_t *n, floe_error *err)
 {
+	delete_cache *dc = s->dc;
 	floe_input *in = NULL;
-	const floe_puffin_footer *ft = NULL;
-	floe_buf blob;
 	int rc;
 	*pos = NULL;
 	*n = 0;
@@ -248,38 +272,21 @@ static int load_dv(floe_scan *s, const scan_file *d, const scan_file *data, uint
 		return floe_error_corrupt(err, "deletion vector in '%s' for '%s' has no content_offset / "
 				      "content_size_in_bytes",
 				      d->path, data->raw_path);
-	if ((rc = floe_io_open_read(floe_table_io(s->t), d->path, &in, err)))
+	if ((rc = dv_input(dc, s, d->path, &in, err)))
 		return rc;
-	floe_buf_init(&blob, MAX_DV_BLOB);
-	if ((rc = puffin_footer(s, in, d->path, &ft, err)))
-		goto done;
-	const floe_puffin_blob *b = NULL;
-	for (size_t i = 0; i < ft->n_blobs && !b; i++)
-		if (ft->blobs[i].offset == d->content_offset && ft->blobs[i].length == d->content_size)
-			b = &ft->blobs[i];
-	if (!b) {
-		rc = floe_error_corrupt(err, "'%s': no blob at offset %lld with length %lld (the manifest's "
-				    "deletion vector for '%s')",
-				    d->path, (long long)d->content_offset, (long long)d->content_size,
-				    data->raw_path);
-		goto done;
-	}
-	if (strcmp(b->type, "deletion-vector-v1") != 0) {
-		rc = floe_error_corrupt(err, "'%s': blob at offset %lld is a '%s', not a "
-							"deletion-vector-v1",
-				    d->path, (long long)b->offset, b->type);
-		goto done;
-	}
-	if ((rc = floe_puffin_read_blob(&blob, in, b, MAX_DV_BLOB, err)))
-		goto done;
+	floe_puffin_blob b = {.type = "deletion-vector-v1",
+			      .offset = d->content_offset,
+			      .length = d->content_size};
+	floe_buf_clear(&dc->dv_blob);
+	if ((rc = floe_puffin_read_blob(&dc->dv_blob, in, &b, MAX_DV_BLOB, err)))
+		return floe_error_prefix(err, rc, "'%s' (deletion vector for '%s'): ", d->path,
+					 data->raw_path);
 	size_t cap = d->record_count > 0 ? (size_t)d->record_count
 					 : (size_t)(data->record_count > 0 ? data->record_count : 1);
-	rc = floe_dv_decode(pos, n, blob.data, blob.len, d->record_count, cap, err);
+	rc = floe_dv_decode(pos, n, dc->dv_blob.data, dc->dv_blob.len, d->record_count, cap, err);
 	if (rc)
-		floe_error_prefix(err, rc, "'%s' (deletion vector for '%s'): ", d->path, data->raw_path);
-done:
-	floe_buf_reset(&blob);
-	floe_input_close(in);
+		floe_error_prefix(err, rc, "'%s' (deletion vector for '%s') at offset %lld: ", d->path,
+				  data->raw_path, (long long)d->content_offset);
 	return rc;
 }
 

@@ -419,6 +419,17 @@ int stream_index_build(floe_pipeline *p, rt_table *t, floe_error *err)
 		rc = floe_delta_index_clear(ix, err);
 		goto done;
 	}
+	if (!rc) {
+		size_t rows = 0;
+		for (size_t i = 0; i < nf; i++) { /* live rows: less the DV's (not v2's) deletes */
+			int64_t n = files[i]->record_count;
+			for (size_t k = 0; k < files[i]->n_deletes; k++)
+				if (files[i]->deletes[k]->is_dv)
+					n -= files[i]->deletes[k]->record_count;
+			rows += n > 0 ? (size_t)n : 0;
+		}
+		floe_delta_index_reserve(ix, rows);
+	}
 	if (!rc)
 		rc = floe_scan_arrow_schema(s, &sch, err);
 	while (!rc) {

@@ -585,6 +585,8 @@ int floe_delta_index_new(floe_delta_index **out, floe_fileio *io, const floe_met
 int floe_delta_index_add_file(floe_delta_index *ix, const char *path, int32_t spec_id,
 			      const floe_partition *partition, const floe_data_file *dv,
 			      floe_error *err) FLOE_WUR;
+/* Room for about rows keys before loading them (a hint within the budget). */
+void floe_delta_index_reserve(floe_delta_index *ix, size_t rows);
 /* Rows of a scan: the key columns in equality order, then _file, _pos. */
 int floe_delta_index_load(floe_delta_index *ix, const struct ArrowArray *batch,
 			  const struct ArrowSchema *schema, floe_error *err) FLOE_WUR;

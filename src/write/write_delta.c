@@ -686,6 +686,8 @@ struct floe_delta_index {
 	floe_pos_delete_writer *pos;
 	floe_hmap merged; /* paths whose previous DV this checkpoint's DV holds */
 	floe_buf kbuf;
+	size_t *koff; /* floe_delta_index_load: the batch's keys in kbuf */
+	size_t cap_koff;
 	int64_t hits, deletes;
 	size_t part_budget;
 	char spill_dir[512];
@@ -794,6 +796,7 @@ void floe_delta_index_free(floe_delta_index *ix)
 	floe_free(ix->dup);
 	floe_arena_reset(&ix->a);
 	floe_buf_reset(&ix->kbuf);
+	floe_free(ix->koff);
 	floe_dv_writer_abort(ix->dv);
 	floe_pos_delete_writer_abort(ix->pos);
 	floe_file_namer_free(ix->namer);
@@ -878,6 +881,15 @@ int floe_delta_index_add_file(floe_delta_index *ix, const char *path, int32_t sp
 	return rc;
 }
 
+void floe_delta_index_reserve(floe_delta_index *ix, size_t rows)
+{
+	size_t per = rows / ix->n_parts + rows / ix->n_parts / 16 + 64; /* HASH is not exact */
+	floe_mutex_lock(&ix->mu);
+	for (size_t i = 0; i < ix->n_parts; i++)
+		floe_key_index_reserve(ix->parts[i], per);
+	floe_mutex_unlock(&ix->mu);
+}
+
 /* The keys of rows of the current snapshot: children 0..n_keys-1 are the key
  * columns (in equality order), then _file and _pos. */
 int floe_delta_index_load(floe_delta_index *ix, const struct ArrowArray *batch,
@@ -914,13 +926,38 @@ int floe_delta_index_load(floe_delta_index *ix, const struct ArrowArray *batch,
 	floe_mutex_lock(&ix->mu);
 	char *last = NULL;
 	uint32_t last_id = 0;
-	for (int64_t i = 0; i < batch->length && !rc; i++) {
-		floe_value v, f, p;
-		floe_buf_clear(&ix->kbuf);
+	/* (1) every row's key, then (2) the lookups, each asking for the slot of
+	 * the key PREFETCH rows ahead: one index of millions of keys misses the
+	 * caches on every lookup, and the build is mostly those misses */
+	enum { PREFETCH = 8 };
+	size_t nrows = (size_t)batch->length;
+	floe_buf_clear(&ix->kbuf);
+	if (floe_array_grow((void **)&ix->koff, &ix->cap_koff, sizeof(size_t), nrows + 1))
+		rc = floe_error_oom(err);
+	for (size_t i = 0; i < nrows && !rc; i++) {
+		floe_value v;
+		ix->koff[i] = ix->kbuf.len;
 		for (size_t k = 0; k < ix->n_keys && !rc; k++) {
-			floe_write__source_value(&v, &kc[k].src, i);
+			floe_write__source_value(&v, &kc[k].src, (int64_t)i);
 			if (encode_key(&ix->kbuf, &v))
 				rc = floe_error_oom(err);
+		}
+	}
+	if (!rc)
+		ix->koff[nrows] = ix->kbuf.len;
+	for (size_t i = 0; i < nrows && i < PREFETCH && !rc; i++) {
+		const uint8_t *pk = ix->kbuf.data + ix->koff[i];
+		size_t pl = ix->koff[i + 1] - ix->koff[i];
+		floe_key_index_prefetch(part_of(ix, pk, pl), pk, pl);
+	}
+	for (int64_t i = 0; i < batch->length && !rc; i++) {
+		floe_value f, p;
+		const uint8_t *key = ix->kbuf.data + ix->koff[i];
+		size_t klen = ix->koff[i + 1] - ix->koff[i];
+		if ((size_t)i + PREFETCH < nrows) {
+			const uint8_t *pk = ix->kbuf.data + ix->koff[i + PREFETCH];
+			size_t pl = ix->koff[i + PREFETCH + 1] - ix->koff[i + PREFETCH];
+			floe_key_index_prefetch(part_of(ix, pk, pl), pk, pl);
 		}
 		floe_write__source_value(&f, &fsrc, i);
 		floe_write__source_value(&p, &psrc, i);
@@ -944,18 +981,17 @@ int floe_delta_index_load(floe_delta_index *ix, const struct ArrowArray *batch,
 			}
 			last_id = (uint32_t)id;
 		}
-		floe_key_index *part = part_of(ix, ix->kbuf.data, ix->kbuf.len);
+		floe_key_index *part = part_of(ix, key, klen);
 		bool found;
 		uint32_t of;
 		uint64_t op;
-		rc = floe_key_index_get(part, ix->kbuf.data, ix->kbuf.len, &found, &of, &op, err);
+		rc = floe_key_index_get(part, key, klen, &found, &of, &op, err);
 		if (!rc && found) {
 			/* a second live row of the key: both get deleted by its next change */
 			uint64_t *head;
 			bool existed;
 			if (FLOE_ARRAY_RESERVE(ix->dup, ix->cap_dup, ix->n_dup + 1) ||
-			    floe_hmap_upsert(&ix->dup_keys, ix->kbuf.data, ix->kbuf.len, &head,
-					     &existed)) {
+			    floe_hmap_upsert(&ix->dup_keys, key, klen, &head, &existed)) {
 				rc = floe_error_oom(err);
 				break;
 			}
@@ -966,8 +1002,7 @@ int floe_delta_index_load(floe_delta_index *ix, const struct ArrowArray *batch,
 			continue;
 		}
 		if (!rc)
-			rc = floe_key_index_put(part, ix->kbuf.data, ix->kbuf.len, last_id,
-						(uint64_t)p.v.i64, err);
+			rc = floe_key_index_put(part, key, klen, last_id, (uint64_t)p.v.i64, err);
 	}
 	floe_free(last);
 	floe_mutex_unlock(&ix->mu);

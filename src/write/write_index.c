@@ -15,8 +15,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "util/alloc.h"
@@ -203,12 +205,33 @@ static slot *find_slot(floe_key_index *ix, uint64_t h, const uint8_t *key, size_
 	}
 }
 
-static int grow(floe_key_index *ix, floe_error *err)
+/*
+ * A table of millions of slots is read at random: with 4 KiB pages every
+ * lookup is also a TLB miss (a page walk, dearer still in a VM), which was
+ * most of building the index of a 10M-row table. Transparent huge pages for
+ * the table, asked before its pages are touched (a large calloc is fresh
+ * zero pages); a hint (Linux), harmless where refused or absent.
+ */
+static void huge_pages(void *p, size_t n)
 {
-	size_t ncap = ix->cap ? ix->cap * 2 : 1024;
+#ifdef MADV_HUGEPAGE
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t hi = ((uintptr_t)p + n) & ~(huge - 1);
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
+static int rehash(floe_key_index *ix, size_t ncap, floe_error *err)
+{
 	slot *ns = floe_calloc(ncap, sizeof(slot));
 	if (!ns)
 		return floe_error_oom(err);
+	huge_pages(ns, ncap * sizeof(slot));
 	for (size_t i = 0; i < ix->cap; i++) {
 		slot *s = &ix->slots[i];
 		if (!s->v)
@@ -222,6 +245,37 @@ static int grow(floe_key_index *ix, floe_error *err)
 	ix->slots = ns;
 	ix->cap = ncap;
 	return FLOE_OK;
+}
+
+static int grow(floe_key_index *ix, floe_error *err)
+{
+	return rehash(ix, ix->cap ? ix->cap * 2 : 1024, err);
+}
+
+void floe_key_index_reserve(floe_key_index *ix, size_t n)
+{
+	size_t want = ix->used + n, ncap = ix->cap ? ix->cap : 1024;
+	floe_error ignored;
+	while (ncap < SIZE_MAX / 64 && want * 4 > ncap * 3)
+		ncap *= 2;
+	/* within the budget: a table the budget would spill at once is not made;
+	 * out of memory here is left to the puts that need the room */
+	if (ncap > ix->cap && (!ix->budget || ncap * sizeof(slot) + ix->arena.cap <= ix->budget))
+		(void)rehash(ix, ncap, &ignored);
+}
+
+void floe_key_index_prefetch(const floe_key_index *ix, const uint8_t *key, size_t klen)
+{
+	bool is_null;
+	uint64_t k = 0;
+	if (!ix->cap || (ix->exact && (key_exact(key, klen, &is_null, &k) || is_null)))
+		return;
+#if defined(__GNUC__)
+	__builtin_prefetch(&ix->slots[(size_t)hash_of(ix, key, klen, k) & (ix->cap - 1)]);
+#else
+	(void)key;
+	(void)klen;
+#endif
 }
 
 /* backward-shift deletion of slot i */

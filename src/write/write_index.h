@@ -63,6 +63,16 @@ int floe_key_index_del(floe_key_index *ix, const uint8_t *key, size_t klen,
 /* *found and, when found, *file_id and *pos. */
 int floe_key_index_get(floe_key_index *ix, const uint8_t *key, size_t klen, bool *found,
 		       uint32_t *file_id, uint64_t *pos, floe_error *err) FLOE_WUR;
+/*
+ * A hint: the memory slot where a lookup of key starts is about to be read
+ * (a table of millions of keys is far larger than the caches, so each
+ * lookup is one cache and TLB miss; asking a few keys ahead lets the misses
+ * overlap). Changes nothing.
+ */
+void floe_key_index_prefetch(const floe_key_index *ix, const uint8_t *key, size_t klen);
+/* Room in memory for n more keys without rehashing: a hint, within the
+ * budget, that changes nothing when refused (no memory) or not needed. */
+void floe_key_index_reserve(floe_key_index *ix, size_t n);
 void floe_key_index_get_stats(const floe_key_index *ix, floe_key_index_stats *out);
 void floe_key_index_free(floe_key_index *ix);
 

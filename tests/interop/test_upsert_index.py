@@ -9,15 +9,70 @@ same table. An ingest that runs many checkpoints while another writer
 commits falls back to equality deletes for the checkpoint that saw the
 commit (no wrong DV) and back to the index after.
 """
+# CI time: floe and DuckDB (one connection) read every round as it lands;
+# Java reads the snapshot of every round of both tables (v2 and v3) at the end
+# in one JVM (`scan-at`), Spark the v3 snapshots that carry the acceptance's
+# cases — the round after compaction (DVs on rewritten files) and the last
+# round (the colliding append's keys changed: both rows deleted) — in one
+# query. A snapshot's rows never change, so reading it at the
+# end is the same check as reading it when it was committed, without a JVM or
+# a Spark job per round.
 import json
 import random
 
 import pyarrow as pa
 import pytest
 
-from test_upsert_interop import Model, check, norm, random_round, SCHEMA
+from conftest import duckdb_connection
+from test_upsert_interop import Model, norm, random_round, spark_values, SCHEMA
 
 COLS = ["id", "region", "name", "v"]
+
+
+def differs(what, reader, rows, want):
+    return (f"{what}: {reader} differs from the model ({len(rows)} rows, want {len(want)}); "
+            f"missing {[r for r in want if r not in rows][:5]}, "
+            f"extra {[r for r in rows if r not in want][:5]}")
+
+
+def cheap_check(floe, con, name, want, what):
+    """floe's and DuckDB's rows of the current snapshot equal want; returns the
+    table (PyIceberg) and its current snapshot id."""
+    want = norm(want, COLS)
+    tbl = floe.pyiceberg_catalog().load_table(name)
+    duck = norm((dict(zip(COLS, r)) for r in con.execute(
+        f"SELECT {', '.join(COLS)} FROM iceberg_scan('{tbl.metadata_location}')").fetchall()),
+        COLS)
+    for reader, rows in (("floe", norm(floe.json_rows("scan", name), COLS)), ("duckdb", duck)):
+        assert rows == want, differs(what, reader, rows, want)
+    return tbl, tbl.current_snapshot().snapshot_id
+
+
+def check_snapshots(floe, java_peer, spark, wants, spark_keys=None):
+    """Java (one JVM) reads every snapshot of wants ({(table, snapshot id):
+    (rows, what)}), Spark (one query) those of spark_keys, equal to its rows."""
+    out = java_peer("scan-at", floe.warehouse / "catalog.db", f"file://{floe.warehouse}",
+                    *(f"{t}@{i}" for t, i in wants))
+    got = {("java", k): [] for k in wants}
+    for line in out.splitlines():
+        if line.strip():
+            r = json.loads(line)
+            got[("java", (r["_table"], r["_snapshot"]))].append(r)
+    if spark is not None and spark_keys:
+        sel = ", ".join(COLS)
+        for t in {t for t, _ in spark_keys}:
+            spark.sql(f"REFRESH TABLE {t}")
+        q = " UNION ALL ".join(f"SELECT '{t}' AS _table, {i} AS _snapshot, {sel} FROM {t} "
+                               f"VERSION AS OF {i}" for t, i in spark_keys)
+        for k in spark_keys:
+            got[("spark", k)] = []
+        for r in spark.sql(q).collect():
+            got[("spark", (r["_table"], r["_snapshot"]))].append(
+                {c: spark_values(r[c]) for c in COLS})
+    for (reader, k), rows in got.items():
+        want, what = wants[k]
+        rows, want = norm(rows, COLS), norm(want, COLS)
+        assert rows == want, differs(what, reader, rows, want)
 
 
 def eq_delete_files(tbl):
@@ -51,42 +106,56 @@ def colliding_append(floe, name, model, rng, fv, tmp_path, n=25):
     return keys
 
 
-@pytest.mark.parametrize("fv", [2, 3])
-def test_index_mode_stream_read_by_java_duckdb_spark_floe(spark_floe, tmp_path, java_peer, fv):
+def test_index_mode_stream_read_by_java_duckdb_spark_floe(spark_floe, tmp_path, java_peer):
+    """v2 (position delete files; the colliding append by PyIceberg) and v3
+    (DVs; the colliding append by another floe pipeline), round by round."""
     floe, spark = spark_floe
-    name = f"db.ix{fv}"
-    src = tmp_path / "in"
-    src.mkdir()
-    rng = random.Random(7700 + fv)
-    model = Model(["id", "region"])
-    pending = []
-    for rnd in range(5):
-        lines = [json.dumps({"op": "+U", "id": k[0], "region": k[1], "name": "fix", "v": 2})
-                 for k in pending]
-        for k in pending:
-            model.apply("+U", {"id": k[0], "region": k[1], "name": "fix", "v": 2})
-        pending = []
-        lines += random_round(rng, model, 700, 160)
-        (src / f"r{rnd:02d}.jsonl").write_text("\n".join(lines) + "\n")
-        ingest(floe, name, src, rnd, fv)
-        tbl = check(floe, name, java_peer, model.values(), COLS, f"v{fv} round {rnd}",
-                    spark if fv == 3 else None)
-        assert eq_delete_files(tbl) == [], f"round {rnd}"
-        modes = {s.summary.get("floe.upsert-mode") for s in tbl.metadata.snapshots
-                 if s.summary.get("floe.pipeline-id") == "ix"}
-        assert modes == {"index"}, modes
-        if rnd == 1:
-            floe.run("maintain", name, "--steps", "compact", "--quiet")
-        if rnd == 2:
-            pending = colliding_append(floe, name, model, rng, fv, tmp_path)
-    dvs = [d for d in tbl.inspect.delete_files().to_pylist() if d["content"] == 1]
-    assert dvs and {d["file_format"] for d in dvs} == ({"PARQUET"} if fv == 2 else {"PUFFIN"})
+    con = duckdb_connection()
+    wants, spark_keys = {}, []
+    st = {}
+    for fv in (2, 3):
+        src = tmp_path / f"in{fv}"
+        src.mkdir()
+        st[fv] = {"name": f"db.ix{fv}", "src": src, "rng": random.Random(7700 + fv),
+                  "model": Model(["id", "region"]), "pending": []}
+    for rnd in range(4):  # 1: compaction after; 2: colliding append after; 3: its fix
+        for fv in (2, 3):
+            x = st[fv]
+            name, model, rng = x["name"], x["model"], x["rng"]
+            lines = [json.dumps({"op": "+U", "id": k[0], "region": k[1], "name": "fix", "v": 2})
+                     for k in x["pending"]]
+            for k in x["pending"]:
+                model.apply("+U", {"id": k[0], "region": k[1], "name": "fix", "v": 2})
+            x["pending"] = []
+            lines += random_round(rng, model, 700, 160)
+            (x["src"] / f"r{rnd:02d}.jsonl").write_text("\n".join(lines) + "\n")
+            ingest(floe, name, x["src"], rnd, fv)
+            what = f"v{fv} round {rnd}"
+            tbl, snap = cheap_check(floe, con, name, model.values(), what)
+            wants[(name, snap)] = (model.values(), what)
+            if fv == 3 and rnd in (2, 3):
+                spark_keys.append((name, snap))
+            assert eq_delete_files(tbl) == [], what
+            modes = {s.summary.get("floe.upsert-mode") for s in tbl.metadata.snapshots
+                     if s.summary.get("floe.pipeline-id") == "ix"}
+            assert modes == {"index"}, modes
+            if rnd == 1:
+                floe.run("maintain", name, "--steps", "compact", "--quiet")
+                what = f"v{fv} after compaction"
+                _, snap = cheap_check(floe, con, name, model.values(), what)
+                wants[(name, snap)] = (model.values(), what)
+            if rnd == 2:
+                x["pending"] = colliding_append(floe, name, model, rng, fv, tmp_path)
+            x["tbl"] = tbl
+    check_snapshots(floe, java_peer, spark, wants, spark_keys)
+    for fv in (2, 3):
+        dvs = [d for d in st[fv]["tbl"].inspect.delete_files().to_pylist() if d["content"] == 1]
+        assert dvs and {d["file_format"] for d in dvs} == ({"PARQUET"} if fv == 2 else {"PUFFIN"})
 
 
 def test_index_spilled_equals_in_memory(floe, tmp_path):
     """A 64 KiB budget over ~3000 keys of a composite key spills (the log says
     so); the table equals the model as floe and DuckDB read it."""
-    from conftest import duckdb_connection
     rng = random.Random(4242)
     model = Model(["id", "region"])
     src = tmp_path / "in"
@@ -139,16 +208,19 @@ def test_convert_deletes_keeps_rows_and_data_files(spark_floe, tmp_path, java_pe
                      "--format-version", fv]
         floe.run(*args)
     sp = spark if fv == 3 else None
-    tbl = check(floe, name, java_peer, model.values(), COLS, "before", sp)
+    con = duckdb_connection()
+    tbl, before = cheap_check(floe, con, name, model.values(), "before")
     assert len(eq_delete_files(tbl)) >= 4
     data_before = sorted(f["file_path"] for f in tbl.inspect.files().to_pylist() if f["content"] == 0)
     out = json.loads(floe.run("maintain", name, "--steps", "convert-deletes", "--format", "json")
                      .stdout)
     cv = out["convert_deletes"]
     assert cv["run"] and cv["rows_converted"] > 0 and cv["equality_delete_files_removed"] >= 4
-    if sp is not None:
-        spark.sql(f"REFRESH TABLE {name}")
-    tbl = check(floe, name, java_peer, model.values(), COLS, "after", sp)
+    tbl, after = cheap_check(floe, con, name, model.values(), "after")
+    keys = [(name, before), (name, after)]
+    check_snapshots(floe, java_peer, sp,
+                    {keys[0]: (model.values(), "before"), keys[1]: (model.values(), "after")},
+                    keys)
     assert eq_delete_files(tbl) == []
     data_after = sorted(f["file_path"] for f in tbl.inspect.files().to_pylist() if f["content"] == 0)
     assert data_after == data_before

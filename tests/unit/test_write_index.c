@@ -38,11 +38,15 @@ static size_t enc_str(uint8_t *b, int64_t v)
 	return 5 + (size_t)n;
 }
 
-static void run_model(bool exact, size_t budget, size_t nkeys, size_t ops)
+/* hint: floe_key_index_reserve for every key first and a prefetch before each
+ * operation, which must change nothing */
+static void run_model_ex(bool exact, size_t budget, size_t nkeys, size_t ops, bool hint)
 {
 	floe_key_index *ix = NULL;
 	floe_error err;
 	T_EQ_INT(floe_key_index_new(&ix, exact, budget, t_tmpdir(), &err), 0);
+	if (hint)
+		floe_key_index_reserve(ix, nkeys);
 	int64_t *model = calloc(nkeys, sizeof(int64_t)); /* -1 none, else file << 20 | pos */
 	for (size_t i = 0; i < nkeys; i++)
 		model[i] = -1;
@@ -51,6 +55,8 @@ static void run_model(bool exact, size_t budget, size_t nkeys, size_t ops)
 	for (size_t i = 0; i < ops && !bad; i++) {
 		int64_t key = (int64_t)(next_rand() % nkeys);
 		size_t kl = exact ? enc_long(kb, key * 7919 - 1000) : enc_str(kb, key);
+		if (hint)
+			floe_key_index_prefetch(ix, kb, kl);
 		uint64_t r = next_rand() % 10;
 		if (r < 6) {
 			uint32_t f = (uint32_t)(next_rand() % 1000);
@@ -94,16 +100,24 @@ static void run_model(bool exact, size_t budget, size_t nkeys, size_t ops)
 	floe_key_index_free(ix);
 }
 
+static void run_model(bool exact, size_t budget, size_t nkeys, size_t ops)
+{
+	run_model_ex(exact, budget, nkeys, ops, false);
+}
+
 static void test_index_memory(void)
 {
 	run_model(true, 0, 5000, 60000);
 	run_model(false, 0, 5000, 60000);
+	run_model_ex(true, 0, 5000, 60000, true);
+	run_model_ex(false, 0, 5000, 60000, true);
 }
 
 static void test_index_spill(void)
 {
 	run_model(true, 16384, 20000, 120000);
 	run_model(false, 32768, 8000, 60000);
+	run_model_ex(true, 16384, 20000, 120000, true); /* reserve beyond the budget: refused */
 }
 
 /* The null key and 4-byte keys in exact mode. */

@@ -40,6 +40,9 @@ import org.apache.iceberg.util.JsonUtil;
  *         deletion vectors (one Puffin file) for live data files, committed as a row delta
  *   scan  <catalog.db> <warehouse> <ns.table> [branch or tag]
  *         the table's rows through IcebergGenerics (deletes applied), one JSON object a line
+ *   scan-at <catalog.db> <warehouse> <ns.table>@<snapshot id>...
+ *         the rows of each table's snapshot in one JVM, each JSON object with "_table" and
+ *         "_snapshot"
  *   append  <catalog.db> <warehouse> <ns.table> <path:records:partition-path>...
  *         one AppendFiles on an existing table (prints the snapshot id)
  *   replace <catalog.db> <warehouse> <ns.table> <from-snapshot> <path:records:partition-path>...
@@ -70,6 +73,8 @@ public class Peer {
       dv(cat, args);
     } else if (args[0].equals("scan")) {
       scan(cat, args);
+    } else if (args[0].equals("scan-at")) {
+      scanAt(cat, args);
     } else if (args[0].equals("append") || args[0].equals("replace")) {
       appendOrReplace(cat, args);
     } else if (args[0].equals("count")) {
@@ -175,16 +180,38 @@ public class Peer {
 
   static void scan(JdbcCatalog cat, String[] args) throws IOException {
     Table t = cat.loadTable(TableIdentifier.parse(args[3]));
-    StringBuilder out = new StringBuilder();
     IcebergGenerics.ScanBuilder sb = IcebergGenerics.read(t);
     if (args.length > 4) {
       sb = sb.useSnapshot(t.snapshot(args[4]).snapshotId());
     }
+    StringBuilder out = new StringBuilder();
+    rows(t, sb, null, null, out);
+    System.out.print(out);
+  }
+
+  static void scanAt(JdbcCatalog cat, String[] args) throws IOException {
+    StringBuilder out = new StringBuilder();
+    for (int i = 3; i < args.length; i++) {
+      int at = args[i].lastIndexOf('@');
+      String name = args[i].substring(0, at);
+      long id = Long.parseLong(args[i].substring(at + 1));
+      Table t = cat.loadTable(TableIdentifier.parse(name));
+      rows(t, IcebergGenerics.read(t).useSnapshot(id), name, id, out);
+    }
+    System.out.print(out);
+  }
+
+  static void rows(Table t, IcebergGenerics.ScanBuilder sb, String name, Long snapshot,
+      StringBuilder out) throws IOException {
     try (CloseableIterable<Record> rows = sb.build()) {
       for (Record r : rows) {
         List<Types.NestedField> fields = t.schema().columns();
         String json = JsonUtil.generate(gen -> {
           gen.writeStartObject();
+          if (snapshot != null) {
+            gen.writeStringField("_table", name);
+            gen.writeNumberField("_snapshot", snapshot);
+          }
           for (Types.NestedField f : fields) {
             Object v = r.getField(f.name());
             if (v == null) {
@@ -204,7 +231,6 @@ public class Peer {
         out.append(json).append('\n');
       }
     }
-    System.out.print(out);
   }
 
   static DataFile dataFile(Table t, String arg) throws IOException {
