@@ -284,6 +284,9 @@ static const keydef table_keys[] = {
 	 "write.parquet.compression-codec, write.distribution-mode, ...)"},
 	{"filter", K_STR, T(filter), 0, NULL, NULL, "every row",
 	 "route: only matching rows (\"kind = 'click' and amount > 10\")"},
+	{"route.max-tables", K_INT, T(route_max_tables), 0, NULL, NULL, "100",
+	 "a name template (\"db.events_{kind}\"): the most tables it may have, existing ones "
+	 "included; a record that would create one more is a dead letter"},
 	{"unknown-fields", K_ENUM, T(unknown_fields), 0, unknown_names, unknown_values, "drop",
 	 "a record's fields the table lacks: drop (skipped, the value is lost), evolve (the "
 	 "schema gains the column first; also wider numbers widen the column and an absent "
@@ -819,6 +822,7 @@ static int parse_tables(pctx *x, yaml_node_t *v)
 		t->maint.retain_last = -1;
 		t->maint.orphan_min_age_ms = -1;
 		t->maint.orphan_interval_ms = 86400000;
+		t->route_max_tables = 100;
 		t->line = line_of(m);
 		floe_strmap_init(&t->properties);
 		c->n_tables = i + 1;
@@ -1434,8 +1438,9 @@ static int validate(stream_config *c, floe_error *err)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: table '%s': format-version must be 1, 2 or 3",
 					      t->line, t->name);
-		int rc = check_maint(&t->maint, t, c->checkpoint_interval_ms, err);
-		if (rc || (rc = check_write_mode(c, t, err)))
+		int rc = stream_route_parse_template(t, &c->arena, c, err);
+		if (rc || (rc = check_maint(&t->maint, t, c->checkpoint_interval_ms, err)) ||
+		    (rc = check_write_mode(c, t, err)))
 			return rc;
 	}
 	for (size_t i = 0; i < c->n_sources; i++) {
@@ -1472,7 +1477,10 @@ void stream_config_free(stream_config *c)
 		floe_strmap_reset(&c->sources[i].metadata);
 	}
 	for (size_t i = 0; i < c->n_tables; i++)
-		floe_strmap_reset(&c->tables[i].properties);
+		if (!c->tables[i].route_template) /* a template's tables share its map */
+			floe_strmap_reset(&c->tables[i].properties);
+	for (size_t i = 0; i < c->n_routes; i++)
+		floe_strmap_reset(&c->routes[i].properties);
 	floe_strmap_reset(&c->catalog_props);
 	floe_arena_reset(&c->arena);
 	floe_free(c);

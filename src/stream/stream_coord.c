@@ -363,6 +363,50 @@ static int restore_table(floe_pipeline *p, rt_table *t, floe_error *err)
 	return FLOE_OK;
 }
 
+int stream_table__create(floe_table **out, floe_catalog *cat, const stream_table_cfg *tc,
+			 floe_error *err)
+{
+	char *ns = NULL, *name = NULL;
+	floe_prop *props = NULL;
+	size_t np = tc->properties.len;
+	int rc;
+	*out = NULL;
+	if ((rc = floe_catalog_split_ident(tc->name, NULL, &ns, &name, err)))
+		return rc;
+	rc = floe_catalog_create_namespace(cat, ns, NULL, 0, err);
+	if (rc == FLOE_EEXISTS) {
+		floe_error_clear(err);
+		rc = FLOE_OK;
+	}
+	if (!rc && np && !(props = floe_calloc(np, sizeof(*props))))
+		rc = floe_error_oom(err);
+	for (size_t i = 0; !rc && i < np; i++) {
+		props[i].key = tc->properties.items[i].key;
+		props[i].value = tc->properties.items[i].value;
+	}
+	if (!rc) {
+		floe_table_create_opts co = FLOE_TABLE_CREATE_OPTS_INIT;
+		co.schema = tc->schema;
+		co.partition_by = tc->partition_by;
+		co.sort_by = tc->sort_by;
+		co.properties = props;
+		co.n_properties = np;
+		co.format_version = tc->format_version;
+		co.location = tc->location;
+		rc = floe_table_create(out, cat, ns, name, &co, err);
+		if (rc == FLOE_EEXISTS) { /* created meanwhile by another run */
+			floe_error_clear(err);
+			rc = floe_table_load(out, cat, ns, name, err);
+		} else if (!rc) {
+			FLOE_INFO("created table %s", tc->name);
+		}
+	}
+	floe_free(props);
+	floe_free_string(ns);
+	floe_free_string(name);
+	return rc;
+}
+
 /*
  * A table that exists keeps its schema and partitioning: the configured ones
  * apply at creation only. Say so when they differ, instead of ignoring them
@@ -576,37 +620,7 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 	rc = floe_table_load(&t->commit_t, p->cat, t->ns, t->name, err);
 	if (rc == FLOE_ENOTFOUND && tc->schema) {
 		floe_error_clear(err);
-		rc = floe_catalog_create_namespace(p->cat, t->ns, NULL, 0, err);
-		if (rc == FLOE_EEXISTS) {
-			floe_error_clear(err);
-			rc = FLOE_OK;
-		}
-		floe_prop *props = NULL;
-		size_t np = tc->properties.len;
-		if (!rc && np && !(props = floe_calloc(np, sizeof(*props))))
-			rc = floe_error_oom(err);
-		for (size_t i = 0; !rc && i < np; i++) {
-			props[i].key = tc->properties.items[i].key;
-			props[i].value = tc->properties.items[i].value;
-		}
-		if (!rc) {
-			floe_table_create_opts co = FLOE_TABLE_CREATE_OPTS_INIT;
-			co.schema = tc->schema;
-			co.partition_by = tc->partition_by;
-			co.sort_by = tc->sort_by;
-			co.properties = props;
-			co.n_properties = np;
-			co.format_version = tc->format_version;
-			co.location = tc->location;
-			rc = floe_table_create(&t->commit_t, p->cat, t->ns, t->name, &co, err);
-			if (rc == FLOE_EEXISTS) { /* created meanwhile by another run */
-				floe_error_clear(err);
-				rc = floe_table_load(&t->commit_t, p->cat, t->ns, t->name, err);
-			} else if (!rc) {
-				FLOE_INFO("created table %s", t->ident);
-			}
-		}
-		floe_free(props);
+		rc = stream_table__create(&t->commit_t, p->cat, tc, err);
 	} else if (rc == FLOE_ENOTFOUND) {
 		floe_error_clear(err);
 		return floe_error_set(err, FLOE_ENOTFOUND,
@@ -614,7 +628,8 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 				      "(--create-schema COLUMNS for floe ingest; the table's schema: "
 				      "in a pipeline file)",
 				      t->ident);
-	} else if (!rc) {
+	} else if (!rc && !(tc->route_template && tc->unknown_fields == STREAM_UNKNOWN_EVOLVE)) {
+		/* (a routed table that evolves differs from its template by design) */
 		warn_if_config_differs(t, tc);
 	}
 	if (rc)
@@ -1177,6 +1192,21 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 				    "tables in one transaction (use a SQL or REST catalog)",
 				    p->cat->kind);
 		goto fail;
+	}
+	/* name templates: the tables they have so far */
+	if ((rc = stream_route_expand(cfg, p->cat, err)))
+		goto fail;
+	if (cfg->n_routes &&
+	    !(p->routes = floe_calloc(cfg->n_routes, sizeof(rt_route)))) {
+		rc = floe_error_oom(err);
+		goto fail;
+	}
+	for (size_t r = 0; r < cfg->n_routes; r++) {
+		p->routes[r].tpl = &cfg->routes[r];
+		for (size_t k = 0; k < cfg->n_sources; k++)
+			if (!strcmp(cfg->sources[k].name, cfg->routes[r].source))
+				p->routes[r].src = k;
+		p->n_routes = r + 1;
 	}
 	p->n_tasks = (int)cfg->parallelism;
 	p->max_units = cfg->max_buffered_blocks > 0 ? cfg->max_buffered_blocks : p->n_tasks + 2;
@@ -2278,6 +2308,12 @@ void floe_pipeline_free(floe_pipeline *p)
 			p->sources[i].src->ops->free(p->sources[i].src);
 		floe_free(p->sources[i].tables);
 	}
+	for (size_t r = 0; r < p->n_routes; r++) {
+		for (size_t k = 0; k < p->routes[r].n_fresh; k++)
+			floe_free(p->routes[r].fresh[k]);
+		floe_free(p->routes[r].fresh);
+	}
+	floe_free(p->routes);
 	floe_free(p->sources);
 	for (size_t i = 0; p->tables && i < p->n_tables; i++) {
 		rt_table *t = &p->tables[i];

@@ -295,6 +295,10 @@ static int commit_table(floe_pipeline *p, rt_table *tb, bool *changed, floe_erro
 int stream_evolve_commit(floe_pipeline *p, floe_error *err)
 {
 	bool any = false;
+	/* tables a route needs first (stream_route.c): their records replay */
+	int rc0 = stream_route_commit(p, &any, err);
+	if (rc0)
+		return rc0;
 	for (size_t i = 0; i < p->n_tables; i++) {
 		rt_table *tb = &p->tables[i];
 		bool changed = false;
@@ -307,8 +311,9 @@ int stream_evolve_commit(floe_pipeline *p, floe_error *err)
 	}
 	if (!any)
 		return floe_error_set(err, FLOE_EINVAL,
-				      "unknown-fields: evolve: records asked for a schema update that "
-				      "changed nothing (a bug: the run would repeat)");
+				      "unknown-fields: evolve: records asked for a schema update (or a "
+				      "route for a new table) that changed nothing (a bug: the run would "
+				      "repeat)");
 	p->restart = true;
 	return FLOE_OK;
 }

@@ -197,6 +197,15 @@ typedef struct rt_source {
 	floe_metric *m_in, *m_dead, *m_bytes;
 } rt_source;
 
+/* A name template (dynamic routing, stream_route.c). */
+typedef struct rt_route {
+	const stream_table_cfg *tpl; /* in cfg->routes */
+	size_t src;
+	/* values of tables to create at the end of the run (hub lock) */
+	char **fresh;
+	size_t n_fresh, cap_fresh;
+} rt_route;
+
 typedef struct raw_item {
 	stream_block b;
 	size_t src;
@@ -276,6 +285,7 @@ typedef struct rt_task {
 	part_item *held;            /* parts of later blocks, in arrival order */
 	size_t n_held, cap_held;
 	int64_t cur_seq;            /* the block being decoded */
+	floe_arena route_arena;     /* a record parsed for its route */
 } rt_task;
 
 typedef struct ckpt_item {
@@ -304,6 +314,8 @@ struct floe_pipeline {
 	size_t n_tables;
 	rt_source *sources;
 	size_t n_sources;
+	rt_route *routes; /* name templates; their dead letters are "tables" n_tables + i */
+	size_t n_routes;
 	rt_task *tasks;
 	int n_tasks;
 	const stream_sink_ops *sink;
@@ -421,5 +433,24 @@ int stream_evolve_note(rt_task *t, size_t ti, const char *rec, size_t n, bool *t
 int stream_evolve_commit(floe_pipeline *p, floe_error *err) FLOE_WUR;
 
 int stream_dlq_flush(floe_pipeline *p, floe_buf *lines, bool sync, floe_error *err) FLOE_WUR;
+
+/* stream_coord.c: create the table tc names with its schema, partitioning,
+ * sort order and properties (its namespace too); a table that exists is
+ * loaded. *out: the caller's. */
+int stream_table__create(floe_table **out, floe_catalog *cat, const stream_table_cfg *tc,
+			 floe_error *err) FLOE_WUR;
+
+/* stream_route.c (dynamic routing): expand cfg's name templates to the
+ * tables that exist (cfg->tables rebuilt, cfg->routes set); the route's
+ * table for a template value; scan block b of source src for records whose
+ * table does not exist yet (noted, p->evolve_req set) or whose value is no
+ * table name (dead letters), counting its records when records is set; at the end of the run, create the noted
+ * tables (*created: some were). */
+int stream_route_expand(stream_config *cfg, floe_catalog *cat, floe_error *err) FLOE_WUR;
+int stream_route_table_cfg(stream_table_cfg *out, floe_arena *a, const stream_table_cfg *tpl,
+			   const char *value, floe_error *err) FLOE_WUR;
+int stream_route__scan(rt_task *t, size_t src, const stream_block *b, int64_t *records,
+		       floe_error *err) FLOE_WUR;
+int stream_route_commit(floe_pipeline *p, bool *created, floe_error *err) FLOE_WUR;
 
 #endif

@@ -1,0 +1,169 @@
+"""Dynamic routing (issue 16 item 3): a table name template ("db.ev_{kind}")
+sends each record to the table its field names, creating tables on first
+use from the template (schema, partitioning, properties, unknown-fields).
+
+The stream is test_schema_evolve's: 5 kinds whose fields change over 4
+phases; here no table is listed, the route creates all 5, and each evolves
+on its own. Bad names and the table cap are dead letters; a SIGKILL
+campaign (kills while tables are created, while schemas are committed and
+while data commits) loses and duplicates nothing.
+"""
+import json
+import random
+import signal
+import subprocess
+import time
+
+from test_schema_evolve import BASE, KINDS, check_tables, record, write_input
+
+
+def route_yaml(src, dlq, block="4KiB", max_tables=None, tasks=2):
+    cap = f"    route.max-tables: {max_tables}\n" if max_tables else ""
+    return f"""pipeline.id: route-test
+execution.checkpointing.interval: 30ms
+parallelism.default: {tasks}
+dead-letter.path: {dlq}
+sources:
+  - name: in
+    type: files
+    path: {src}
+    pattern: "*.jsonl"
+    block-size: {block}
+tables:
+  - name: "db.ev_{{kind}}"
+    schema: "{BASE}"
+    partition-by: "bucket(4, id)"
+    properties:
+      write.distribution-mode: hash
+      commit.retry.num-retries: "7"
+    unknown-fields: evolve
+{cap}"""
+
+
+def test_route_creates_evolving_tables_from_the_template(floe, tmp_path):
+    model = write_input(tmp_path / "in", per_phase=30)
+    # records no table may be made for: each a dead letter with its reason
+    bad = [{"id": -1, "kind": "K0"}, {"id": -2, "kind": "../x"}, {"id": -3},
+           {"id": -4, "kind": None}, {"id": -5, "kind": "k" * 65}]
+    with (tmp_path / "in" / "phase-0.jsonl").open("a") as f:
+        for r in bad:
+            f.write(json.dumps(r) + "\n")
+    yaml = tmp_path / "p.yaml"
+    dlq = tmp_path / "dlq.jsonl"
+    yaml.write_text(route_yaml(tmp_path / "in", dlq))
+    p = floe.run("run", str(yaml), "--summary", "json")
+    summary = json.loads(p.stdout.splitlines()[-1])
+    assert summary["records_committed"] == 600, p.stderr
+    check_tables(floe, model)
+    cat = floe.pyiceberg_catalog()
+    assert sorted(t[1] for t in cat.list_tables("db")) == [f"ev_{k}" for k in KINDS]
+    t0 = cat.load_table("db.ev_k0")
+    assert [str(f.transform) for f in t0.spec().fields] == ["bucket[4]"]
+    assert t0.properties["commit.retry.num-retries"] == "7"
+    dead = [json.loads(line) for line in dlq.read_text().splitlines()]
+    reasons = {d["record"]: d["reason"] for d in dead}
+    assert len(dead) == len(bad) == len(reasons), dead
+    assert all(d["table"] == "db.ev_{kind}" for d in dead)
+    assert "'K0' (field kind) is not a table name" in reasons[json.dumps(bad[0])]
+    assert "'../x' (field kind) is not a table name" in reasons[json.dumps(bad[1])]
+    assert "field 'kind' is missing" in reasons[json.dumps(bad[2])]
+    assert "field 'kind' is null" in reasons[json.dumps(bad[3])]
+    # a second run finds the tables (nothing created, nothing read twice)
+    p = floe.run("-v", "run", str(yaml), "--summary", "json")
+    assert "creating table" not in p.stderr and "5 tables exist" in p.stderr
+    assert json.loads(p.stdout.splitlines()[-1])["records_committed"] == 0
+
+
+def test_route_max_tables_and_bad_templates(floe, tmp_path):
+    (tmp_path / "in").mkdir()
+    with (tmp_path / "in" / "a.jsonl").open("w") as f:
+        for i in range(30):
+            f.write(json.dumps({"id": i, "kind": KINDS[i % 3], "n": i, "req": "r"}) + "\n")
+    yaml = tmp_path / "p.yaml"
+    dlq = tmp_path / "dlq.jsonl"
+    # a table that exists counts toward the cap, and is the route's
+    floe.run("namespace", "create", "db")
+    floe.run("table", "create", "db.ev_k2", "--schema", BASE)
+    yaml.write_text(route_yaml(tmp_path / "in", dlq, max_tables=2))
+    p = floe.run("run", str(yaml), "--summary", "json")
+    summary = json.loads(p.stdout.splitlines()[-1])
+    assert summary["records_committed"] == 20, p.stderr
+    cat = floe.pyiceberg_catalog()
+    assert sorted(t[1] for t in cat.list_tables("db")) == ["ev_k0", "ev_k2"]
+    assert len(cat.load_table("db.ev_k2").scan().to_arrow()) == 10
+    dead = [json.loads(line) for line in dlq.read_text().splitlines()]
+    assert len(dead) == 10 and all("route.max-tables (2) reached" in d["reason"] for d in dead)
+    # templates that could not route safely are refused when the file is read
+    for name, why in [("db.{kind}_{n}", "one {field}"), ("{ns}.ev", "after the namespace"),
+                      ("db.ev-{kind}", "letters, digits and _")]:
+        yaml.write_text(route_yaml(tmp_path / "in", dlq).replace("db.ev_{kind}", name))
+        p = floe.run("run", str(yaml), check=False)
+        assert p.returncode != 0 and why in p.stderr, (name, p.stderr)
+
+
+def test_route_sigkill_during_creation_schema_and_data_commits_is_exactly_once(floe, tmp_path):
+    model = write_input(tmp_path / "in", per_phase=300)
+    yaml = tmp_path / "p.yaml"
+    yaml.write_text(route_yaml(tmp_path / "in", tmp_path / "dlq.jsonl", block="16KiB"))
+    cmd = [floe.bin, "--dir", str(floe.root), "-v", "run", str(yaml), "--quiet"]
+    rng = random.Random(16_31)
+    kills = create_kills = schema_kills = runs = extra = 0
+    next_id = sum(len(m) for m in model.values())
+    finished = False
+    while not finished and runs < 200:
+        runs += 1
+        log = tmp_path / f"run-{runs}.log"
+        want_more = kills < 20 or schema_kills < 2 or create_kills < 1
+        # the first runs create the tables: kill inside that
+        mode = "create" if create_kills < 1 else (
+            "schema" if want_more and rng.random() < 0.4 else "data")
+        early = rng.uniform(0.05, 0.3) if rng.random() < 0.5 else None
+        with log.open("w") as err:
+            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+            try:
+                if not want_more:
+                    proc.wait(timeout=300)
+                else:
+                    deadline = time.time() + 15
+                    start = time.time()
+                    while time.time() < deadline and proc.poll() is None:
+                        text = log.read_text()
+                        if mode == "create" and "creating table" in text:
+                            time.sleep(rng.uniform(0, 0.003))
+                            break
+                        if mode == "schema" and "committing a schema update" in text:
+                            time.sleep(rng.uniform(0, 0.005))
+                            break
+                        if mode == "data" and early is not None and time.time() - start > early:
+                            break
+                        if mode == "data" and ("committed as" in text or time.time() - start > 0.5):
+                            time.sleep(rng.uniform(0, 0.02))
+                            break
+                        time.sleep(0.002)
+                    proc.wait(timeout=0.001)
+                finished = proc.returncode == 0
+                assert finished, log.read_text()[-2000:]
+                if want_more:
+                    # everything was loaded before the kills were done: more
+                    # input (a file name after the others), and go on killing
+                    finished = False
+                    extra += 1
+                    with (tmp_path / "in" / f"phase-9-{extra:03d}.jsonl").open("w") as f:
+                        for _ in range(60):
+                            for kx, k in enumerate(KINDS):
+                                r = record(kx, next_id, 3)
+                                model[k][next_id] = r
+                                f.write(json.dumps(r) + "\n")
+                                next_id += 1
+            except subprocess.TimeoutExpired:
+                proc.send_signal(signal.SIGKILL)
+                proc.wait()
+                kills += 1
+                text = log.read_text()
+                if mode == "create" and text.count("creating table") > text.count(" ready"):
+                    create_kills += 1
+                if mode == "schema" and "committing a schema update" in text:
+                    schema_kills += 1
+    assert finished and kills >= 20 and create_kills >= 1 and schema_kills >= 2, \
+        (runs, kills, create_kills, schema_kills)
+    check_tables(floe, model)
