@@ -1260,6 +1260,33 @@ static int check_kinesis(stream_source_cfg *s, floe_error *err)
 }
 
 /* write.mode, overwrite-where and branch of one table. */
+/* unknown-fields other than drop need records whose fields have names and
+ * types: JSON (plain, or a change event's images). */
+static int check_unknown_fields(const stream_config *c, const stream_table_cfg *t, floe_error *err)
+{
+	const stream_source_cfg *sc = stream_config_source(c, t->source);
+	if (!sc || t->unknown_fields == STREAM_UNKNOWN_DROP)
+		return FLOE_OK;
+	const char *why = NULL;
+	if (sc->format == STREAM_FMT_CSV)
+		why = "CSV columns are matched by the header, and a header's new column carries no "
+		      "type";
+	else if (sc->format != STREAM_FMT_JSONL)
+		why = "the record's fields are the value format's (raw is one column; an Avro "
+		      "record's own schema decides its fields)";
+	else if (sc->type == STREAM_SRC_GENERATOR || sc->type == STREAM_SRC_ICEBERG ||
+		 sc->type == STREAM_SRC_HYBRID)
+		why = "the source's rows have the table's columns";
+	if (!why)
+		return FLOE_OK;
+	return floe_error_set(err, FLOE_EINVAL,
+			      "line %d: table '%s': unknown-fields: %s needs JSON records (source '%s' "
+			      "is not: %s); use drop, or floe table alter",
+			      t->line, t->name,
+			      t->unknown_fields == STREAM_UNKNOWN_EVOLVE ? "evolve" : "dead-letter",
+			      sc->name, why);
+}
+
 static int check_write_mode(const stream_config *c, stream_table_cfg *t, floe_error *err)
 {
 	const stream_source_cfg *sc = stream_config_source(c, t->source);
@@ -1438,7 +1465,10 @@ static int validate(stream_config *c, floe_error *err)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: table '%s': format-version must be 1, 2 or 3",
 					      t->line, t->name);
-		int rc = stream_route_parse_template(t, &c->arena, c, err);
+		int rc = check_unknown_fields(c, t, err);
+		if (rc)
+			return rc;
+		rc = stream_route_parse_template(t, &c->arena, c, err);
 		if (rc || (rc = check_maint(&t->maint, t, c->checkpoint_interval_ms, err)) ||
 		    (rc = check_write_mode(c, t, err)))
 			return rc;

@@ -415,6 +415,11 @@ int stream_task__note_bad(rt_task *t, size_t ti, const char *rec, size_t n, int6
 int stream_task__emit(rt_task *t, size_t ti, bool final, floe_error *err) FLOE_WUR;
 int stream_task__wanted_by_filter(rt_task *t, size_t ti, const stream_block *b, bool csv,
 				  const char *rec, size_t n, bool *wanted, floe_error *err) FLOE_WUR;
+/* A JSON record (a change event) that did not decode for table ti: under
+ * unknown-fields: evolve, *taken when it is held for a schema update
+ * (FLOE_OK); else FLOE_EINVAL, the decoder's reason stands. */
+int stream_task__evolve(rt_task *t, size_t ti, const stream_block *b, const char *rec, size_t n,
+			bool *taken, floe_error *err) FLOE_WUR;
 /* Can row r's partition values be written (why says why not)? */
 bool stream_task__row_partition_ok(const rt_table *tb, const stream_col *root, int64_t r,
 				   char *why, size_t cap);

@@ -825,6 +825,24 @@ int stream_task__wanted_by_filter(rt_task *t, size_t ti, const stream_block *b, 
 	return FLOE_OK;
 }
 
+int stream_task__evolve(rt_task *t, size_t ti, const stream_block *b, const char *rec, size_t n,
+			bool *taken, floe_error *err)
+{
+	rt_table *tb = &t->p->tables[ti];
+	bool wanted = true;
+	int rc;
+	*taken = false;
+	if (tb->cfg->unknown_fields == STREAM_UNKNOWN_EVOLVE) {
+		/* another table's record says nothing of this one */
+		if (tb->pre_filter && !tb->cdc &&
+		    (rc = stream_task__wanted_by_filter(t, ti, b, false, rec, n, &wanted, err)))
+			return rc;
+		if (wanted && (rc = stream_evolve_note(t, ti, rec, n, taken, err)))
+			return rc;
+	}
+	return *taken ? FLOE_OK : FLOE_EINVAL;
+}
+
 /* Decode one block for one table. */
 static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool count,
 			    int64_t *records, floe_error *err)
@@ -888,9 +906,18 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 		int n_rows = 1;
 		uint8_t kinds[2] = {FLOE_ROW_INSERT, FLOE_ROW_INSERT};
 		const char *why = NULL;
+		bool taken = false;
 		if (tb->cdc == STREAM_CDC_DEBEZIUM) {
+			t->json.reject_unknown = tb->cfg->unknown_fields != STREAM_UNKNOWN_DROP;
 			rc = stream_cdc_decode_debezium(&t->cdc[ti], root, cur, n, kinds, &n_rows);
+			t->json.reject_unknown = false;
 			why = t->cdc[ti].why.msg;
+			if (rc == FLOE_EINVAL &&
+			    (rc = stream_task__evolve(t, ti, b, cur, n, &taken, err)) &&
+			    rc != FLOE_EINVAL)
+				return rc;
+			if (taken)
+				continue; /* replayed after the schema update */
 		} else {
 			if (csv) {
 				rc = stream_csv_decode(&t->csv[ti], root, cur, n);
@@ -898,21 +925,12 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 				t->json.reject_unknown = tb->cfg->unknown_fields != STREAM_UNKNOWN_DROP;
 				rc = stream_json_decode(&t->json, root, cur, n);
 				t->json.reject_unknown = false;
-				if (rc == FLOE_EINVAL && !tb->delta &&
-				    tb->cfg->unknown_fields == STREAM_UNKNOWN_EVOLVE) {
-					bool taken = false, wanted = true;
-					/* another table's record says nothing of this one */
-					if (tb->pre_filter &&
-					    (rc = stream_task__wanted_by_filter(t, ti, b, csv, cur, n,
-										&wanted, err)))
-						return rc;
-					if (wanted &&
-					    (rc = stream_evolve_note(t, ti, cur, n, &taken, err)))
-						return rc;
-					if (taken)
-						continue; /* replayed after the schema update */
-					rc = FLOE_EINVAL;
-				}
+				if (rc == FLOE_EINVAL &&
+				    (rc = stream_task__evolve(t, ti, b, cur, n, &taken, err)) &&
+				    rc != FLOE_EINVAL)
+					return rc;
+				if (taken)
+					continue; /* replayed after the schema update */
 			}
 			why = csv ? t->csv[ti].why.msg : t->json.why.msg;
 			if (rc == FLOE_OK && tb->delta) {
