@@ -202,14 +202,26 @@ static void cdc_images(const floe_json *j, const floe_json **after, const floe_j
 		*before = NULL;
 }
 
-/* The table's metadata columns (metadata.<field>: a Kafka record's topic,
- * offset, ...) are filled from the record, not its value: present. */
+/* Columns a record's absence must not make optional: the metadata columns
+ * (metadata.<field>: a Kafka record's topic, offset, ...), filled from the
+ * record rather than its value, and the equality fields of an upsert table
+ * (a change without its key is a dead letter, not a reason to relax it). */
+static bool kept(const rt_table *tb, size_t k)
+{
+	if (tb->meta_kind && tb->meta_kind[k])
+		return true;
+	for (size_t i = 0; i < tb->n_eq; i++)
+		if (tb->eq_ids[i] == tb->schema->root->fields[k].id)
+			return true;
+	return false;
+}
+
 static const floe_type *with_meta(floe_arena *a, const floe_type *want, const rt_table *tb)
 {
 	const floe_type *root = tb->schema->root;
 	size_t extra = 0;
-	for (size_t k = 0; tb->meta_kind && k < root->n_fields; k++)
-		extra += tb->meta_kind[k] != 0;
+	for (size_t k = 0; k < root->n_fields; k++)
+		extra += kept(tb, k);
 	if (!extra)
 		return want;
 	floe_type *t = floe_arena_calloc(a, 1, sizeof(*t));
@@ -220,8 +232,7 @@ static const floe_type *with_meta(floe_arena *a, const floe_type *want, const rt
 	memcpy(fs, want->fields, want->n_fields * sizeof(*fs));
 	size_t n = want->n_fields;
 	for (size_t k = 0; k < root->n_fields; k++)
-		if (tb->meta_kind[k] && !member_of(want, root->fields[k].name,
-						   strlen(root->fields[k].name)))
+		if (kept(tb, k) && !member_of(want, root->fields[k].name, strlen(root->fields[k].name)))
 			fs[n++] = root->fields[k];
 	t->fields = fs;
 	t->n_fields = n;

@@ -208,6 +208,9 @@ def test_kafka_json_route_and_debezium_upsert_evolve(floe, kafka_broker, tmp_pat
             ev_ = {"schema": {"type": "struct"}, "payload": ev_}
         rows[key] = after
         pr.produce(cdc, json.dumps(ev_).encode(), key=json.dumps({"id": key}).encode())
+        if i == 70:  # no key in the image: a dead letter, the key stays required
+            bad = {"before": None, "after": {"name": "nokey", "v": 1, "email": "e"}, "op": "c"}
+            pr.produce(cdc, json.dumps(bad).encode(), key=b'{"id": 999}')
     pr.flush(60)
     bounded = {"scan.bounded.mode": "latest-offset"}
     cfg = write_yaml(
@@ -248,3 +251,5 @@ def test_kafka_json_route_and_debezium_upsert_evolve(floe, kafka_broker, tmp_pat
     duck = sorted(duckdb_connection().execute(
         f"SELECT id, name, v, email FROM iceberg_scan('{t.metadata_location}')").fetchall())
     assert duck == want
+    dead = [json.loads(x) for x in (tmp_path / "dead-letter.jsonl").read_text().splitlines()]
+    assert [(d["table"], d["offset"]) for d in dead] == [("db.kcdc", 71)], dead
