@@ -1473,6 +1473,9 @@ static int validate(stream_config *c, floe_error *err)
 		    (rc = check_write_mode(c, t, err)))
 			return rc;
 	}
+	int orc = stream_route_check_overlap(c, err);
+	if (orc)
+		return orc;
 	for (size_t i = 0; i < c->n_sources; i++) {
 		bool used = false;
 		for (size_t k = 0; k < c->n_tables; k++)

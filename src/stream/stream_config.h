@@ -224,6 +224,8 @@ int stream_config_reference(floe_buf *out) FLOE_WUR;
  * a name without one is left alone. */
 int stream_route_parse_template(stream_table_cfg *t, floe_arena *a, const stream_config *c,
 				floe_error *err) FLOE_WUR;
+/* Refuse templates (and listed tables) that may name the same table. */
+int stream_route_check_overlap(const stream_config *c, floe_error *err) FLOE_WUR;
 /* Can a record's value be part of a table name (1-64 of a-z, 0-9, _)? */
 bool stream_route_value_ok(const char *v, size_t n);
 

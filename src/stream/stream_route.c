@@ -403,17 +403,82 @@ int stream_route__scan(rt_task *t, size_t src, const stream_block *b, int64_t *r
 	return rc;
 }
 
+/* Two templates, or a template and a listed table, that could name the same
+ * table would write it twice: refused. */
+static bool may_overlap(const stream_table_cfg *a, const stream_table_cfg *b)
+{
+	if (strcmp(a->route_ns, b->route_ns))
+		return false;
+	size_t pa = strlen(a->route_prefix), pb = strlen(b->route_prefix);
+	size_t sa = strlen(a->route_suffix), sb = strlen(b->route_suffix);
+	bool pre = !strncmp(a->route_prefix, b->route_prefix, pa < pb ? pa : pb);
+	size_t s = sa < sb ? sa : sb;
+	bool suf = !strcmp(a->route_suffix + sa - s, b->route_suffix + sb - s);
+	return pre && suf;
+}
+
+int stream_route_check_overlap(const stream_config *c, floe_error *err)
+{
+	for (size_t i = 0; i < c->n_tables; i++) {
+		const stream_table_cfg *a = &c->tables[i];
+		if (!a->route_field)
+			continue;
+		for (size_t k = 0; k < c->n_tables; k++) {
+			const stream_table_cfg *b = &c->tables[k];
+			size_t n;
+			if (k == i)
+				continue;
+			if (b->route_field ? k > i && may_overlap(a, b)
+					   : !strncmp(b->name, a->route_ns, strlen(a->route_ns)) &&
+						     b->name[strlen(a->route_ns)] == '.' &&
+						     match_name(a, b->name + strlen(a->route_ns) + 1, &n))
+				return floe_error_set(err, FLOE_EINVAL,
+						      "line %d: table '%s' may name the same tables as "
+						      "'%s' (line %d): each table has one entry",
+						      b->line, b->name, a->name, a->line);
+		}
+	}
+	return FLOE_OK;
+}
+
+/* Is every value in vals a table the catalog lists for the template? A
+ * created table it does not list would be created again by every run. */
+static int check_listed(floe_pipeline *p, const stream_table_cfg *tpl, char **vals, size_t n,
+			floe_error *err)
+{
+	name_list l = {NULL, 0, 0, tpl};
+	int rc = floe_catalog_list_tables(p->cat, tpl->route_ns, collect, &l, err);
+	if (rc == FLOE_ENOMEM)
+		rc = floe_error_oom(err);
+	for (size_t i = 0; !rc && i < n; i++) {
+		bool found = false;
+		for (size_t k = 0; k < l.n && !found; k++)
+			found = !strcmp(l.v[k], vals[i]);
+		if (!found)
+			rc = floe_error_set(err, FLOE_EIO,
+					    "table %s.%s%s%s was created, but the catalog does not list "
+					    "it in namespace '%s'",
+					    tpl->route_ns, tpl->route_prefix, vals[i], tpl->route_suffix,
+					    tpl->route_ns);
+	}
+	for (size_t k = 0; k < l.n; k++)
+		floe_free(l.v[k]);
+	floe_free(l.v);
+	return rc;
+}
+
 int stream_route_commit(floe_pipeline *p, bool *created, floe_error *err)
 {
 	*created = false;
 	for (size_t ri = 0; ri < p->n_routes; ri++) {
 		rt_route *rt = &p->routes[ri];
+		int rc;
 		for (size_t i = 0; i < rt->n_fresh; i++) {
 			stream_table_cfg tc;
 			floe_table *tbl = NULL;
 			floe_arena a;
 			floe_arena_init(&a, 1024);
-			int rc = stream_route_table_cfg(&tc, &a, rt->tpl, rt->fresh[i], err);
+			rc = stream_route_table_cfg(&tc, &a, rt->tpl, rt->fresh[i], err);
 			if (!rc) {
 				FLOE_INFO("route %s: creating table %s", rt->tpl->name, tc.name);
 				rc = stream_table__create(&tbl, p->cat, &tc, err);
@@ -426,6 +491,8 @@ int stream_route_commit(floe_pipeline *p, bool *created, floe_error *err)
 				return floe_error_prefix(err, rc, "route %s: ", rt->tpl->name);
 			*created = true;
 		}
+		if (rt->n_fresh && (rc = check_listed(p, rt->tpl, rt->fresh, rt->n_fresh, err)))
+			return floe_error_prefix(err, rc, "route %s: ", rt->tpl->name);
 	}
 	return FLOE_OK;
 }

@@ -567,6 +567,13 @@ static void test_config_errors(void)
 		{"pipeline.name: x\nsources: [{name: a, type: stdin, format: csv}]\n"
 		 "tables: [{name: \"d.t_{a}\", schema: \"a string\"}]\n",
 		 "a name template routes JSON records"},
+		{"pipeline.name: x\nsources: [{name: a, type: stdin}]\n"
+		 "tables: [{name: \"d.t_{a}\", schema: \"a string\"}, {name: d.t_x}]\n",
+		 "may name the same tables"},
+		{"pipeline.name: x\nsources: [{name: a, type: stdin}]\n"
+		 "tables: [{name: \"d.t_{a}\", schema: \"a string\"},\n"
+		 "  {name: \"d.t_{b}_x\", schema: \"a string\"}]\n",
+		 "may name the same tables"},
 		{"pipeline.name: x\nsources: [{name: a, type: stdin, format: csv}]\n"
 		 "tables: [{name: d.t, unknown-fields: evolve}]\n",
 		 "unknown-fields: evolve needs JSON records"},
