@@ -975,7 +975,8 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 			return floe_error_set(err, rc, "table %s: out of memory decoding", tb->ident);
 		if (tb->filter && !stream_filter_match(tb->filter, root, root->len - 1)) {
 			stream_col_truncate(root, root->len - 1);
-			atomic_fetch_add(&t->p->filtered, 1);
+			if (!tb->cfg->route_template) /* another routed table's record */
+				atomic_fetch_add(&t->p->filtered, 1);
 			continue;
 		}
 		char pwhy[FLOE_ERROR_MSG_MAX + 256];

@@ -253,3 +253,31 @@ def test_kafka_json_route_and_debezium_upsert_evolve(floe, kafka_broker, tmp_pat
     assert duck == want
     dead = [json.loads(x) for x in (tmp_path / "dead-letter.jsonl").read_text().splitlines()]
     assert [(d["table"], d["offset"]) for d in dead] == [("db.kcdc", 71)], dead
+
+
+def test_route_tables_created_concurrently_by_two_pipelines(floe, tmp_path):
+    """Two pipelines (two ids, two inputs) start together and route to the
+    same new tables: one creates each table, the other loads it."""
+    procs, want = [], {k: set() for k in KINDS}
+    for n in range(2):
+        src = tmp_path / f"in{n}"
+        src.mkdir()
+        with (src / "a.jsonl").open("w") as f:
+            for i in range(n * 1000, n * 1000 + 100):
+                kx = i % 5
+                f.write(json.dumps(record(kx, i, 0)) + "\n")
+                want[KINDS[kx]].add(i)
+        yaml = tmp_path / f"p{n}.yaml"
+        yaml.write_text(route_yaml(src, tmp_path / f"dlq{n}.jsonl").replace(
+            "pipeline.id: route-test", f"pipeline.id: route-{n}"))
+    for n in range(2):
+        procs.append(subprocess.Popen([floe.bin, "--dir", str(floe.root), "run",
+                                       str(tmp_path / f"p{n}.yaml"), "--quiet"],
+                                      stderr=subprocess.PIPE, text=True))
+    for p in procs:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+    cat = floe.pyiceberg_catalog()
+    for k in KINDS:
+        ids = [r["id"] for r in cat.load_table(f"db.ev_{k}").scan().to_arrow().to_pylist()]
+        assert sorted(ids) == sorted(want[k]), k
