@@ -479,10 +479,21 @@ int stream_route_commit(floe_pipeline *p, bool *created, floe_error *err)
 			floe_arena a;
 			floe_arena_init(&a, 1024);
 			rc = stream_route_table_cfg(&tc, &a, rt->tpl, rt->fresh[i], err);
+			/* where this run started: the table's records are after it */
+			char key[300];
+			floe_buf start;
+			floe_buf_init(&start, (size_t)1 << 20);
+			snprintf(key, sizeof(key), "floe.route-start.%s", p->pipeline_id);
+			if (!rc && stream_offsets_write_json(&p->sources[rt->src].run_start, &start))
+				rc = floe_error_oom(err);
+			floe_prop extra = {key, floe_buf_cstr(&start)};
 			if (!rc) {
 				FLOE_INFO("route %s: creating table %s", rt->tpl->name, tc.name);
-				rc = stream_table__create(&tbl, p->cat, &tc, err);
+				rc = stream_table__create(&tbl, p->cat, &tc,
+							  p->sources[rt->src].run_start.n ? &extra : NULL,
+							  err);
 			}
+			floe_buf_reset(&start);
 			if (!rc)
 				FLOE_INFO("route %s: table %s ready", rt->tpl->name, tc.name);
 			floe_table_free(tbl);

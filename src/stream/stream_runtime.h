@@ -115,6 +115,10 @@ typedef struct rt_table {
 	int dist; /* stream_dist */
 	size_t src;
 	stream_offsets skip; /* committed positions: records before them are in the table */
+	/* a routed table (stream_route.c): the positions its source started from
+	 * in the run that created it (table property floe.route-start.<pipeline>),
+	 * its positions until it commits */
+	stream_offsets route_start;
 	bool skipping;
 	int64_t last_ckpt; /* last committed checkpoint id (0: none) */
 	/* message sources: per top-level field of decode_type, STREAM_META_* */
@@ -194,6 +198,9 @@ typedef struct rt_source {
 	size_t n_tables;
 	bool eof;
 	int64_t next_seq; /* blocks admitted (hub lock): the next block's sequence number */
+	/* where this run started reading (the tables' minimum; Kafka: as assigned):
+	 * a table the route creates starts there */
+	stream_offsets run_start;
 	floe_metric *m_in, *m_dead, *m_bytes;
 } rt_source;
 
@@ -441,9 +448,9 @@ int stream_dlq_flush(floe_pipeline *p, floe_buf *lines, bool sync, floe_error *e
 
 /* stream_coord.c: create the table tc names with its schema, partitioning,
  * sort order and properties (its namespace too); a table that exists is
- * loaded. *out: the caller's. */
+ * loaded. extra: one more property (NULL: none). *out: the caller's. */
 int stream_table__create(floe_table **out, floe_catalog *cat, const stream_table_cfg *tc,
-			 floe_error *err) FLOE_WUR;
+			 const floe_prop *extra, floe_error *err) FLOE_WUR;
 
 /* stream_route.c (dynamic routing): expand cfg's name templates to the
  * tables that exist (cfg->tables rebuilt, cfg->routes set); the route's

@@ -281,3 +281,31 @@ def test_route_tables_created_concurrently_by_two_pipelines(floe, tmp_path):
     for k in KINDS:
         ids = [r["id"] for r in cat.load_table(f"db.ev_{k}").scan().to_arrow().to_pylist()]
         assert sorted(ids) == sorted(want[k]), k
+
+
+def test_kafka_table_created_by_the_route_follows_the_others(floe, kafka_broker, tmp_path):
+    """A table the route creates has no offsets: the source resumes from the
+    other tables' positions, not from scan.startup.mode (latest-offset here
+    would skip the records that made the table, and the others' too)."""
+    from test_kafka import kafka_source, run_to_end, topic_name, write_yaml
+    topic = topic_name(tmp_path, "rlate")
+    kafka_broker.create_topic(topic, 1)
+    pr = kafka_broker.producer()
+
+    def send(first, kinds):
+        for i in range(first, first + 20):
+            pr.produce(topic, json.dumps({"id": i, "kind": kinds[i % len(kinds)]}).encode())
+        pr.flush(60)
+
+    table = {"name": "db.late_{kind}", "schema": "id long not null, kind string"}
+    send(0, "a")
+    run_to_end(floe, write_yaml(tmp_path / "p1.yaml", "late", kafka_source(
+        kafka_broker, topic, **{"scan.bounded.mode": "latest-offset"}), table, interval="200ms"))
+    send(20, "ab")
+    run_to_end(floe, write_yaml(tmp_path / "p2.yaml", "late", kafka_source(
+        kafka_broker, topic, **{"scan.bounded.mode": "latest-offset",
+                                "scan.startup.mode": "latest-offset"}), table, interval="200ms"))
+    cat = floe.pyiceberg_catalog()
+    a = sorted(r["id"] for r in cat.load_table("db.late_a").scan().to_arrow().to_pylist())
+    b = sorted(r["id"] for r in cat.load_table("db.late_b").scan().to_arrow().to_pylist())
+    assert a == list(range(20)) + list(range(20, 40, 2)) and b == list(range(21, 40, 2))
