@@ -2031,6 +2031,19 @@ static void stop_threads(floe_pipeline *p)
 /* Admit a block (waits while the tasks are full). */
 static int admit(floe_pipeline *p, stream_block *b, size_t src)
 {
+	rt_source *rs = &p->sources[src];
+	/* a split this run had no position for (Kafka: a scan.startup.mode
+	 * start) starts at its first block (a routed table created now starts
+	 * there: stream_route.c) */
+	if (p->n_routes && b->split_name && b->split_name[0] != STREAM_PARAM_PREFIX &&
+	    !stream_offsets_has(&rs->run_start, b->split_name) &&
+	    stream_offsets_set(&rs->run_start, b->split_name, b->start)) {
+		stream_block_reset(b);
+		floe_error e;
+		floe_error_set(&e, FLOE_ENOMEM, "out of memory");
+		stream_fail(p, &e);
+		return FLOE_ENOMEM;
+	}
 	floe_mutex_lock(&p->lock);
 	while (p->units >= p->max_units && !atomic_load(&p->cancel))
 		floe_cond_wait(&p->hub_cv, &p->lock);

@@ -484,13 +484,20 @@ int stream_route_commit(floe_pipeline *p, bool *created, floe_error *err)
 			floe_buf start;
 			floe_buf_init(&start, (size_t)1 << 20);
 			snprintf(key, sizeof(key), "floe.route-start.%s", p->pipeline_id);
-			if (!rc && stream_offsets_write_json(&p->sources[rt->src].run_start, &start))
+			/* (Kinesis positions are sequence numbers the offsets do not
+			 * carry: its new tables start as a listed table does) */
+			int st = p->sources[rt->src].cfg->type;
+			bool keep = st == STREAM_SRC_FILES || st == STREAM_SRC_STDIN ||
+				    st == STREAM_SRC_KAFKA;
+			if (!rc && keep &&
+			    stream_offsets_write_json(&p->sources[rt->src].run_start, &start))
 				rc = floe_error_oom(err);
 			floe_prop extra = {key, floe_buf_cstr(&start)};
 			if (!rc) {
 				FLOE_INFO("route %s: creating table %s", rt->tpl->name, tc.name);
 				rc = stream_table__create(&tbl, p->cat, &tc,
-							  p->sources[rt->src].run_start.n ? &extra : NULL,
+							  keep && p->sources[rt->src].run_start.n ? &extra
+												     : NULL,
 							  err);
 			}
 			floe_buf_reset(&start);
