@@ -267,15 +267,17 @@ static int route_value(rt_task *t, const stream_table_cfg *tpl, const char *rec,
 	floe_error local;
 	*value = NULL;
 	floe_arena_reset(&t->route_arena);
-	if (floe_json_parse(&j, &t->route_arena, rec, n, NULL, &local) || j->type != FLOE_JSON_OBJECT) {
+	if (floe_json_parse(&j, &t->route_arena, rec, n, NULL, &local) ||
+	    j->type != FLOE_JSON_OBJECT) {
 		snprintf(why, why_cap, "route %s: the record is not a JSON object", tpl->name);
 		return FLOE_OK;
 	}
 	const floe_json *f = floe_json_get(j, tpl->route_field);
 	if (!f || (f->type != FLOE_JSON_STRING && f->type != FLOE_JSON_NUMBER)) {
+		const char *what = !f ? "missing"
+				      : f->type == FLOE_JSON_NULL ? "null" : "not a string or number";
 		snprintf(why, why_cap, "route %s: field '%s' is %s: no table for the record",
-			 tpl->name, tpl->route_field,
-			 !f ? "missing" : f->type == FLOE_JSON_NULL ? "null" : "not a string or number");
+			 tpl->name, tpl->route_field, what);
 		return FLOE_OK;
 	}
 	if (!stream_route_value_ok(f->s, f->len) || f->len >= cap) {
@@ -377,9 +379,9 @@ int stream_route__scan(rt_task *t, size_t src, const stream_block *b, int64_t *r
 					(*count)++;
 				if (m->offset < skip || (m->flags & (STREAM_MSG_NULL_VALUE |
 								     STREAM_MSG_OVERSIZE)))
-					continue; /* tombstones and oversize: the tables' business */
-				rc = route_one(t, ri, (const char *)b->data + m->val_off, m->val_len,
-					       m->offset, err);
+					continue; /* tombstones, oversize: the tables' business */
+				const char *val = (const char *)b->data + m->val_off;
+				rc = route_one(t, ri, val, m->val_len, m->offset, err);
 			}
 			continue;
 		}
@@ -392,7 +394,8 @@ int stream_route__scan(rt_task *t, size_t src, const stream_block *b, int64_t *r
 			rec += n;
 			bool blank = true;
 			for (size_t i = 0; i < n && blank; i++)
-				blank = cur[i] == ' ' || cur[i] == '\t' || cur[i] == '\r' || cur[i] == '\n';
+				blank = cur[i] == ' ' || cur[i] == '\t' || cur[i] == '\r' ||
+					cur[i] == '\n';
 			if (!blank && count)
 				(*count)++;
 			if (blank || off < skip)
@@ -469,48 +472,47 @@ static int check_listed(floe_pipeline *p, const stream_table_cfg *tpl, char **va
 
 int stream_route_commit(floe_pipeline *p, bool *created, floe_error *err)
 {
+	char key[300];
+	int rc = FLOE_OK;
 	*created = false;
-	for (size_t ri = 0; ri < p->n_routes; ri++) {
+	snprintf(key, sizeof(key), "floe.route-start.%s", p->pipeline_id);
+	for (size_t ri = 0; ri < p->n_routes && !rc; ri++) {
 		rt_route *rt = &p->routes[ri];
-		int rc;
-		for (size_t i = 0; i < rt->n_fresh; i++) {
+		const rt_source *src = &p->sources[rt->src];
+		/* where this run started: the new tables' records are after it
+		 * (Kinesis positions are sequence numbers the offsets do not
+		 * carry: its new tables start as a listed table does) */
+		int st = src->cfg->type;
+		bool keep = src->run_start.n && (st == STREAM_SRC_FILES || st == STREAM_SRC_STDIN ||
+						 st == STREAM_SRC_KAFKA);
+		floe_buf start;
+		floe_buf_init(&start, (size_t)1 << 20);
+		if (keep && stream_offsets_write_json(&src->run_start, &start))
+			rc = floe_error_oom(err);
+		floe_prop extra = {key, floe_buf_cstr(&start)};
+		for (size_t i = 0; i < rt->n_fresh && !rc; i++) {
 			stream_table_cfg tc;
 			floe_table *tbl = NULL;
 			floe_arena a;
 			floe_arena_init(&a, 1024);
 			rc = stream_route_table_cfg(&tc, &a, rt->tpl, rt->fresh[i], err);
-			/* where this run started: the table's records are after it */
-			char key[300];
-			floe_buf start;
-			floe_buf_init(&start, (size_t)1 << 20);
-			snprintf(key, sizeof(key), "floe.route-start.%s", p->pipeline_id);
-			/* (Kinesis positions are sequence numbers the offsets do not
-			 * carry: its new tables start as a listed table does) */
-			int st = p->sources[rt->src].cfg->type;
-			bool keep = st == STREAM_SRC_FILES || st == STREAM_SRC_STDIN ||
-				    st == STREAM_SRC_KAFKA;
-			if (!rc && keep &&
-			    stream_offsets_write_json(&p->sources[rt->src].run_start, &start))
-				rc = floe_error_oom(err);
-			floe_prop extra = {key, floe_buf_cstr(&start)};
 			if (!rc) {
 				FLOE_INFO("route %s: creating table %s", rt->tpl->name, tc.name);
-				rc = stream_table__create(&tbl, p->cat, &tc,
-							  keep && p->sources[rt->src].run_start.n ? &extra
-												     : NULL,
+				rc = stream_table__create(&tbl, p->cat, &tc, keep ? &extra : NULL,
 							  err);
 			}
-			floe_buf_reset(&start);
-			if (!rc)
+			if (!rc) {
 				FLOE_INFO("route %s: table %s ready", rt->tpl->name, tc.name);
+				*created = true;
+			}
 			floe_table_free(tbl);
 			floe_arena_reset(&a);
-			if (rc)
-				return floe_error_prefix(err, rc, "route %s: ", rt->tpl->name);
-			*created = true;
 		}
-		if (rt->n_fresh && (rc = check_listed(p, rt->tpl, rt->fresh, rt->n_fresh, err)))
-			return floe_error_prefix(err, rc, "route %s: ", rt->tpl->name);
+		floe_buf_reset(&start);
+		if (!rc && rt->n_fresh)
+			rc = check_listed(p, rt->tpl, rt->fresh, rt->n_fresh, err);
+		if (rc)
+			rc = floe_error_prefix(err, rc, "route %s: ", rt->tpl->name);
 	}
-	return FLOE_OK;
+	return rc;
 }
