@@ -286,6 +286,9 @@ static const keydef table_keys[] = {
 	 "write.parquet.compression-codec, write.distribution-mode, ...)"},
 	{"filter", K_STR, T(filter), 0, NULL, NULL, "every row",
 	 "route: only matching rows (\"kind = 'click' and amount > 10\")"},
+	{"route.max-tables", K_INT, T(route_max_tables), 0, NULL, NULL, "100",
+	 "a name template (\"db.events_{kind}\"): the most tables it may have, existing ones "
+	 "included; a record that would create one more is a dead letter"},
 	{"unknown-fields", K_ENUM, T(unknown_fields), 0, unknown_names, unknown_values, "drop",
 	 "a record's fields the table lacks: drop (skipped, the value is lost), evolve (the "
 	 "schema gains the column first; also wider numbers widen the column and an absent "
@@ -857,6 +860,7 @@ static int parse_tables(pctx *x, yaml_node_t *v)
 		t->maint.retain_last = -1;
 		t->maint.orphan_min_age_ms = -1;
 		t->maint.orphan_interval_ms = 86400000;
+		t->route_max_tables = 100;
 		t->line = line_of(m);
 		floe_strmap_init(&t->properties);
 		c->n_tables = i + 1;
@@ -1295,6 +1299,33 @@ static int check_kinesis(stream_source_cfg *s, floe_error *err)
 }
 
 /* write.mode, overwrite-where and branch of one table. */
+/* unknown-fields other than drop need records whose fields have names and
+ * types: JSON (plain, or a change event's images). */
+static int check_unknown_fields(const stream_config *c, const stream_table_cfg *t, floe_error *err)
+{
+	const stream_source_cfg *sc = stream_config_source(c, t->source);
+	if (!sc || t->unknown_fields == STREAM_UNKNOWN_DROP)
+		return FLOE_OK;
+	const char *why = NULL;
+	if (sc->format == STREAM_FMT_CSV)
+		why = "CSV columns are matched by the header, and a header's new column carries no "
+		      "type";
+	else if (sc->format != STREAM_FMT_JSONL)
+		why = "the record's fields are the value format's (raw is one column; an Avro "
+		      "record's own schema decides its fields)";
+	else if (sc->type == STREAM_SRC_GENERATOR || sc->type == STREAM_SRC_ICEBERG ||
+		 sc->type == STREAM_SRC_HYBRID)
+		why = "the source's rows have the table's columns";
+	if (!why)
+		return FLOE_OK;
+	return floe_error_set(err, FLOE_EINVAL,
+			      "line %d: table '%s': unknown-fields: %s needs JSON records (source '%s' "
+			      "is not: %s); use drop, or floe table alter",
+			      t->line, t->name,
+			      t->unknown_fields == STREAM_UNKNOWN_EVOLVE ? "evolve" : "dead-letter",
+			      sc->name, why);
+}
+
 static int check_write_mode(const stream_config *c, stream_table_cfg *t, floe_error *err)
 {
 	const stream_source_cfg *sc = stream_config_source(c, t->source);
@@ -1473,10 +1504,17 @@ static int validate(stream_config *c, floe_error *err)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: table '%s': format-version must be 1, 2 or 3",
 					      t->line, t->name);
-		int rc = check_maint(&t->maint, t, c->checkpoint_interval_ms, err);
-		if (rc || (rc = check_write_mode(c, t, err)))
+		int rc = check_unknown_fields(c, t, err);
+		if (rc)
+			return rc;
+		rc = stream_route_parse_template(t, &c->arena, c, err);
+		if (rc || (rc = check_maint(&t->maint, t, c->checkpoint_interval_ms, err)) ||
+		    (rc = check_write_mode(c, t, err)))
 			return rc;
 	}
+	int orc = stream_route_check_overlap(c, err);
+	if (orc)
+		return orc;
 	for (size_t i = 0; i < c->n_sources; i++) {
 		bool used = false;
 		for (size_t k = 0; k < c->n_tables; k++)
@@ -1511,7 +1549,10 @@ void stream_config_free(stream_config *c)
 		floe_strmap_reset(&c->sources[i].metadata);
 	}
 	for (size_t i = 0; i < c->n_tables; i++)
-		floe_strmap_reset(&c->tables[i].properties);
+		if (!c->tables[i].route_template) /* a template's tables share its map */
+			floe_strmap_reset(&c->tables[i].properties);
+	for (size_t i = 0; i < c->n_routes; i++)
+		floe_strmap_reset(&c->routes[i].properties);
 	floe_strmap_reset(&c->catalog_props);
 	floe_arena_reset(&c->arena);
 	floe_free(c);

@@ -158,6 +158,19 @@ typedef struct stream_table_cfg {
 	const char *branch;          /* branch: the branch commits go to (NULL: main) */
 	stream_maint_cfg maint;
 	int unknown_fields; /* stream_unknown */
+	/* dynamic routing (stream_route.c): a name with one {field} is a
+	 * template; the table of a record is the name with the record's value
+	 * of the field in it, created on first use. The parsed template: */
+	const char *route_field;  /* NULL: not a template */
+	const char *route_ns;     /* the namespace (literal) */
+	const char *route_prefix; /* of the table's name, before {field} */
+	const char *route_suffix; /* after it */
+	int64_t route_max_tables; /* route.max-tables: tables the template may have */
+	const char **route_known; /* the template's existing tables' values, sorted */
+	size_t n_route_known;
+	/* a table the template expanded to (stream_route_expand): its value */
+	const char *route_value;
+	const char *route_template; /* the template's name */
 	int line;
 } stream_table_cfg;
 
@@ -188,6 +201,10 @@ typedef struct stream_config {
 	size_t n_sources;
 	stream_table_cfg *tables;
 	size_t n_tables;
+	/* table templates (dynamic routing): moved out of tables by
+	 * stream_route_expand, which puts their existing tables in */
+	stream_table_cfg *routes;
+	size_t n_routes;
 	const char *base_dir; /* relative paths resolve against it */
 } stream_config;
 
@@ -202,6 +219,15 @@ void stream_config_free(stream_config *c);
 
 /* The reference of every key as Markdown tables (docs, --help-config). */
 int stream_config_reference(floe_buf *out) FLOE_WUR;
+
+/* stream_route.c: parse a table's name template (a name with a {field});
+ * a name without one is left alone. */
+int stream_route_parse_template(stream_table_cfg *t, floe_arena *a, const stream_config *c,
+				floe_error *err) FLOE_WUR;
+/* Refuse templates (and listed tables) that may name the same table. */
+int stream_route_check_overlap(const stream_config *c, floe_error *err) FLOE_WUR;
+/* Can a record's value be part of a table name (1-64 of a-z, 0-9, _)? */
+bool stream_route_value_ok(const char *v, size_t n);
 
 /* Source/table by name (NULL when absent). */
 const stream_source_cfg *stream_config_source(const stream_config *c, const char *name);

@@ -323,6 +323,18 @@ static void restore_overwrite_base(rt_table *t, const floe_snapshot *s)
 }
 
 /* The committed state of this pipeline in table t (newest first). */
+/* A routed table's floe.route-start.<pipeline> (stream_route.c). */
+static int load_route_start(floe_pipeline *p, rt_table *t, floe_error *err)
+{
+	char key[300];
+	snprintf(key, sizeof(key), "floe.route-start.%s", p->pipeline_id);
+	const char *v = floe_metadata_property(floe_table_metadata(t->commit_t), key);
+	int rc;
+	if (v && (rc = stream_offsets_parse_json(&t->route_start, v, strlen(v), err)))
+		return floe_error_prefix(err, rc, "table %s: property %s: ", t->ident, key);
+	return FLOE_OK;
+}
+
 static int restore_table(floe_pipeline *p, rt_table *t, floe_error *err)
 {
 	if (t->split_fence)
@@ -361,7 +373,60 @@ static int restore_table(floe_pipeline *p, rt_table *t, floe_error *err)
 		}
 		s = floe_metadata_parent(m, s);
 	}
+	if (t->route_start.n) {
+		/* created by the route, nothing committed yet: every record before
+		 * where that run started was routed before the table existed */
+		if (stream_offsets_copy(&t->skip, &t->route_start))
+			return floe_error_oom(err);
+		t->skipping = true;
+	}
 	return FLOE_OK;
+}
+
+int stream_table__create(floe_table **out, floe_catalog *cat, const stream_table_cfg *tc,
+			 const floe_prop *extra, floe_error *err)
+{
+	char *ns = NULL, *name = NULL;
+	floe_prop *props = NULL;
+	size_t np = tc->properties.len;
+	int rc;
+	*out = NULL;
+	if ((rc = floe_catalog_split_ident(tc->name, NULL, &ns, &name, err)))
+		return rc;
+	rc = floe_catalog_create_namespace(cat, ns, NULL, 0, err);
+	if (rc == FLOE_EEXISTS) {
+		floe_error_clear(err);
+		rc = FLOE_OK;
+	}
+	if (!rc && !(props = floe_calloc(np + 1, sizeof(*props))))
+		rc = floe_error_oom(err);
+	for (size_t i = 0; !rc && i < np; i++) {
+		props[i].key = tc->properties.items[i].key;
+		props[i].value = tc->properties.items[i].value;
+	}
+	if (!rc && extra)
+		props[np++] = *extra;
+	if (!rc) {
+		floe_table_create_opts co = FLOE_TABLE_CREATE_OPTS_INIT;
+		co.schema = tc->schema;
+		co.partition_by = tc->partition_by;
+		co.sort_by = tc->sort_by;
+		co.properties = props;
+		co.n_properties = np;
+		co.format_version = tc->format_version;
+		co.location = tc->location;
+		rc = floe_table_create(out, cat, ns, name, &co, err);
+		if (rc == FLOE_EEXISTS) { /* created meanwhile by another run */
+			floe_error_clear(err);
+			rc = floe_table_load(out, cat, ns, name, err);
+		} else if (!rc) {
+			FLOE_INFO("created table %s", tc->name);
+		}
+	}
+	floe_free(props);
+	floe_free_string(ns);
+	floe_free_string(name);
+	return rc;
 }
 
 /*
@@ -567,6 +632,7 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 	t->cfg = tc;
 	floe_arena_init(&t->warena, 4096);
 	stream_offsets_init(&t->skip);
+	stream_offsets_init(&t->route_start);
 	stream_offsets_init(&t->committed);
 	floe_buf_init(&t->evo_recs, (size_t)32 << 20);
 	floe_imap_init(&t->owners);
@@ -577,37 +643,7 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 	rc = floe_table_load(&t->commit_t, p->cat, t->ns, t->name, err);
 	if (rc == FLOE_ENOTFOUND && tc->schema) {
 		floe_error_clear(err);
-		rc = floe_catalog_create_namespace(p->cat, t->ns, NULL, 0, err);
-		if (rc == FLOE_EEXISTS) {
-			floe_error_clear(err);
-			rc = FLOE_OK;
-		}
-		floe_prop *props = NULL;
-		size_t np = tc->properties.len;
-		if (!rc && np && !(props = floe_calloc(np, sizeof(*props))))
-			rc = floe_error_oom(err);
-		for (size_t i = 0; !rc && i < np; i++) {
-			props[i].key = tc->properties.items[i].key;
-			props[i].value = tc->properties.items[i].value;
-		}
-		if (!rc) {
-			floe_table_create_opts co = FLOE_TABLE_CREATE_OPTS_INIT;
-			co.schema = tc->schema;
-			co.partition_by = tc->partition_by;
-			co.sort_by = tc->sort_by;
-			co.properties = props;
-			co.n_properties = np;
-			co.format_version = tc->format_version;
-			co.location = tc->location;
-			rc = floe_table_create(&t->commit_t, p->cat, t->ns, t->name, &co, err);
-			if (rc == FLOE_EEXISTS) { /* created meanwhile by another run */
-				floe_error_clear(err);
-				rc = floe_table_load(&t->commit_t, p->cat, t->ns, t->name, err);
-			} else if (!rc) {
-				FLOE_INFO("created table %s", t->ident);
-			}
-		}
-		floe_free(props);
+		rc = stream_table__create(&t->commit_t, p->cat, tc, NULL, err);
 	} else if (rc == FLOE_ENOTFOUND) {
 		floe_error_clear(err);
 		return floe_error_set(err, FLOE_ENOTFOUND,
@@ -615,7 +651,8 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 				      "(--create-schema COLUMNS for floe ingest; the table's schema: "
 				      "in a pipeline file)",
 				      t->ident);
-	} else if (!rc) {
+	} else if (!rc && !(tc->route_template && tc->unknown_fields == STREAM_UNKNOWN_EVOLVE)) {
+		/* (a routed table that evolves differs from its template by design) */
 		warn_if_config_differs(t, tc);
 	}
 	if (rc)
@@ -761,6 +798,8 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 		f->pf = pf;
 		t->n_pcheck++;
 	}
+	if (tc->route_template && (rc = load_route_start(p, t, err)))
+		return rc;
 	return restore_table(p, t, err);
 }
 
@@ -822,6 +861,10 @@ static int kafka_assigned(void *payload, const char *const *splits, size_t n, in
 		for (size_t i = 0; i < n && !rc; i++) {
 			int64_t c = stream_split_committed(t->splits, splits[i]);
 			rc = stream_split_expect(t->splits, splits[i], c);
+			/* a routed table that committed nothing: where the run that
+			 * created it started (restore_table) */
+			if (c < 0)
+				c = stream_offsets_get(&t->route_start, splits[i], -1);
 			rc = rc ? rc : stream_offsets_set(&t->skip, splits[i], c < 0 ? 0 : c);
 			if (rc)
 				rc = floe_error_oom(err);
@@ -831,9 +874,12 @@ static int kafka_assigned(void *payload, const char *const *splits, size_t n, in
 				pos[i] = c;
 		}
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (pos[i] == INT64_MAX)
 			pos[i] = -1;
+		if (!rc && pos[i] >= 0 && stream_offsets_set(&s->run_start, splits[i], pos[i]))
+			rc = floe_error_oom(err);
+	}
 	return rc;
 }
 
@@ -1097,6 +1143,8 @@ static int seek_sources(floe_pipeline *p, floe_error *err)
 		}
 		for (size_t j = 0; j < params.n && !rc; j++)
 			rc = stream_offsets_set(&start, params.items[j].split, params.items[j].pos);
+		if (!rc)
+			rc = stream_offsets_copy(&s->run_start, &start);
 		if (rc)
 			rc = floe_error_oom(err);
 		else
@@ -1181,6 +1229,21 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 				    p->cat->kind);
 		goto fail;
 	}
+	/* name templates: the tables they have so far */
+	if ((rc = stream_route_expand(cfg, p->cat, err)))
+		goto fail;
+	if (cfg->n_routes &&
+	    !(p->routes = floe_calloc(cfg->n_routes, sizeof(rt_route)))) {
+		rc = floe_error_oom(err);
+		goto fail;
+	}
+	for (size_t r = 0; r < cfg->n_routes; r++) {
+		p->routes[r].tpl = &cfg->routes[r];
+		for (size_t k = 0; k < cfg->n_sources; k++)
+			if (!strcmp(cfg->sources[k].name, cfg->routes[r].source))
+				p->routes[r].src = k;
+		p->n_routes = r + 1;
+	}
 	p->n_tasks = (int)cfg->parallelism;
 	p->max_units = cfg->max_buffered_blocks > 0 ? cfg->max_buffered_blocks : p->n_tasks + 2;
 	p->raw_cap = (size_t)p->max_units + 1;
@@ -1222,6 +1285,8 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 	}
 	p->next_ckpt++;
 	p->run_id = p->next_ckpt;
+	for (size_t k = 0; k < cfg->n_sources; k++)
+		stream_offsets_init(&p->sources[k].run_start);
 	for (size_t k = 0; k < cfg->n_sources; k++) {
 		rt_source *s = &p->sources[k];
 		s->tables = floe_calloc(cfg->n_tables ? cfg->n_tables : 1, sizeof(size_t));
@@ -1981,6 +2046,19 @@ static void stop_threads(floe_pipeline *p)
 /* Admit a block (waits while the tasks are full). */
 static int admit(floe_pipeline *p, stream_block *b, size_t src)
 {
+	rt_source *rs = &p->sources[src];
+	/* a split this run had no position for (Kafka: a scan.startup.mode
+	 * start) starts at its first block (a routed table created now starts
+	 * there: stream_route.c) */
+	if (p->n_routes && b->split_name && b->split_name[0] != STREAM_PARAM_PREFIX &&
+	    !stream_offsets_has(&rs->run_start, b->split_name) &&
+	    stream_offsets_set(&rs->run_start, b->split_name, b->start)) {
+		stream_block_reset(b);
+		floe_error e;
+		floe_error_set(&e, FLOE_ENOMEM, "out of memory");
+		stream_fail(p, &e);
+		return FLOE_ENOMEM;
+	}
 	floe_mutex_lock(&p->lock);
 	while (p->units >= p->max_units && !atomic_load(&p->cancel))
 		floe_cond_wait(&p->hub_cv, &p->lock);
@@ -2293,6 +2371,14 @@ void floe_pipeline_free(floe_pipeline *p)
 			p->sources[i].src->ops->free(p->sources[i].src);
 		floe_free(p->sources[i].tables);
 	}
+	for (size_t r = 0; r < p->n_routes; r++) {
+		for (size_t k = 0; k < p->routes[r].n_fresh; k++)
+			floe_free(p->routes[r].fresh[k]);
+		floe_free(p->routes[r].fresh);
+	}
+	floe_free(p->routes);
+	for (size_t k = 0; p->sources && k < p->n_sources; k++)
+		stream_offsets_reset(&p->sources[k].run_start);
 	floe_free(p->sources);
 	for (size_t i = 0; p->tables && i < p->n_tables; i++) {
 		rt_table *t = &p->tables[i];
@@ -2301,6 +2387,7 @@ void floe_pipeline_free(floe_pipeline *p)
 		stream_ow_filter_free(t->ow_filter);
 		stream_filter_free(t->pre_filter);
 		stream_offsets_reset(&t->skip);
+		stream_offsets_reset(&t->route_start);
 		stream_split_state_free(t->splits);
 		floe_free(t->pplan);
 		floe_free(t->rplan);

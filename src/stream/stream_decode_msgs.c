@@ -305,12 +305,30 @@ int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool 
 			kinds[0] = FLOE_ROW_DELETE;
 			rc = tombstone_row(t, ti, root, b, m, &why);
 		} else if (tb->cdc == STREAM_CDC_DEBEZIUM) {
+			t->json.reject_unknown = tb->cfg->unknown_fields != STREAM_UNKNOWN_DROP;
 			rc = stream_cdc_decode_debezium(&t->cdc[ti], root, val, m->val_len, kinds,
 							&n_rows);
+			t->json.reject_unknown = false;
 			if (rc == FLOE_EINVAL)
 				why = t->cdc[ti].why;
+		} else if (!strcmp(vf->name, "json")) { /* its state is a JSON decoder */
+			stream_json_dec *jd = t->vdec[ti];
+			jd->reject_unknown = tb->cfg->unknown_fields != STREAM_UNKNOWN_DROP;
+			rc = vf->decode(t->vdec[ti], root, &v, &why);
+			jd->reject_unknown = false;
 		} else {
 			rc = vf->decode(t->vdec[ti], root, &v, &why);
+		}
+		if (rc == FLOE_EINVAL && vf->format == STREAM_FMT_JSONL && !tomb) {
+			/* unknown-fields: evolve holds it for a schema update */
+			bool taken = false;
+			if (root->len > n0)
+				stream_col_truncate(root, n0);
+			if ((rc = stream_task__evolve(t, ti, b, val, m->val_len, &taken, err)) &&
+			    rc != FLOE_EINVAL)
+				return rc;
+			if (taken)
+				continue; /* replayed after the schema update */
 		}
 		if (rc == 0 && n_rows == 0)
 			continue; /* a Debezium event that is no change */

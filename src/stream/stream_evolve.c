@@ -187,28 +187,105 @@ static const floe_type *infer(floe_arena *a, const floe_json *v, const floe_type
 	}
 }
 
+/* A change event's row images (Debezium: "after", and "before" of a
+ * delete), inside a {"schema", "payload"} envelope or not. */
+static void cdc_images(const floe_json *j, const floe_json **after, const floe_json **before)
+{
+	const floe_json *pl = floe_json_get(j, "payload");
+	if (pl && pl->type == FLOE_JSON_OBJECT && floe_json_get(j, "schema"))
+		j = pl;
+	*after = floe_json_get(j, "after");
+	*before = floe_json_get(j, "before");
+	if (*after && (*after)->type != FLOE_JSON_OBJECT)
+		*after = NULL;
+	if (*before && (*before)->type != FLOE_JSON_OBJECT)
+		*before = NULL;
+}
+
+/* Columns a record's absence must not make optional: the metadata columns
+ * (metadata.<field>: a Kafka record's topic, offset, ...), filled from the
+ * record rather than its value, and the equality fields of an upsert table
+ * (a change without its key is a dead letter, not a reason to relax it). */
+static bool kept(const rt_table *tb, size_t k)
+{
+	if (tb->meta_kind && tb->meta_kind[k])
+		return true;
+	for (size_t i = 0; i < tb->n_eq; i++)
+		if (tb->eq_ids[i] == tb->schema->root->fields[k].id)
+			return true;
+	return false;
+}
+
+static const floe_type *with_meta(floe_arena *a, const floe_type *want, const rt_table *tb)
+{
+	const floe_type *root = tb->schema->root;
+	size_t extra = 0;
+	for (size_t k = 0; k < root->n_fields; k++)
+		extra += kept(tb, k);
+	if (!extra)
+		return want;
+	floe_type *t = floe_arena_calloc(a, 1, sizeof(*t));
+	floe_field *fs = floe_arena_calloc(a, want->n_fields + extra, sizeof(*fs));
+	if (!t || !fs)
+		return NULL;
+	*t = *want;
+	memcpy(fs, want->fields, want->n_fields * sizeof(*fs));
+	size_t n = want->n_fields;
+	for (size_t k = 0; k < root->n_fields; k++)
+		if (kept(tb, k) && !member_of(want, root->fields[k].name, strlen(root->fields[k].name)))
+			fs[n++] = root->fields[k];
+	t->fields = fs;
+	t->n_fields = n;
+	return t;
+}
+
+static int merge_object(floe_schema_evo *evo, floe_arena *a, const floe_type *root,
+			const rt_table *tb, const floe_json *j, bool missing_optional,
+			floe_error *err)
+{
+	floe_error local;
+	const floe_type *want = infer_struct(a, j, root);
+	if (want)
+		want = with_meta(a, want, tb);
+	if (!want)
+		return floe_error_oom(err);
+	if (floe_evo_merge(evo, want, missing_optional, &local) && local.code == FLOE_ENOMEM)
+		return floe_error_oom(err);
+	return FLOE_OK;
+}
+
 /*
  * Merge the record into evo (a schema being evolved). *changed: the merge
  * changed something. A record that cannot evolve the schema (a string into
- * a long) leaves it as it was.
+ * a long) leaves it as it was. A change event merges its after image (a
+ * delete's before image, whose absent columns say nothing: key-only
+ * images are common).
  */
 static int merge_record(floe_schema_evo *evo, floe_arena *a, const floe_type *root,
-			const char *rec, size_t n, bool *changed, floe_error *err)
+			const rt_table *tb, const char *rec, size_t n, bool *changed,
+			floe_error *err)
 {
 	floe_json *j = NULL;
 	floe_error local;
 	size_t before = evo->n_changes;
+	int rc;
 	*changed = false;
 	if (floe_json_parse(&j, a, rec, n, NULL, &local) || j->type != FLOE_JSON_OBJECT)
 		return FLOE_OK; /* not JSON: the decoder's reason stands */
-	const floe_type *want = infer_struct(a, j, root);
-	if (!want)
-		return floe_error_oom(err);
-	if (floe_evo_merge(evo, want, true, &local)) {
-		if (local.code == FLOE_ENOMEM)
-			return floe_error_oom(err);
-		return FLOE_OK;
+	if (tb->cdc) {
+		const floe_json *af, *bf;
+		cdc_images(j, &af, &bf);
+		if (af)
+			rc = merge_object(evo, a, root, tb, af, true, err);
+		else if (bf)
+			rc = merge_object(evo, a, root, tb, bf, false, err);
+		else
+			return FLOE_OK;
+	} else {
+		rc = merge_object(evo, a, root, tb, j, true, err);
 	}
+	if (rc)
+		return rc;
 	*changed = evo->n_changes > before;
 	return FLOE_OK;
 }
@@ -227,7 +304,7 @@ int stream_evolve_note(rt_task *t, size_t ti, const char *rec, size_t n, bool *t
 	rc = floe_evo_begin(&evo, &a, tb->schema, tb->meta->last_column_id,
 			    tb->meta->format_version, err);
 	if (!rc)
-		rc = merge_record(&evo, &a, tb->schema->root, rec, n, &changed, err);
+		rc = merge_record(&evo, &a, tb->schema->root, tb, rec, n, &changed, err);
 	floe_evo_reset(&evo);
 	floe_arena_reset(&a);
 	if (rc || !changed)
@@ -267,8 +344,8 @@ static int commit_table(floe_pipeline *p, rt_table *tb, bool *changed, floe_erro
 		memcpy(&len, tb->evo_recs.data + off, sizeof(len));
 		off += sizeof(len);
 		/* each record against the schema the ones before it made */
-		rc = merge_record(&evo, &a, evo.root, (const char *)tb->evo_recs.data + off, len, &ch,
-				  err);
+		rc = merge_record(&evo, &a, evo.root, tb, (const char *)tb->evo_recs.data + off, len,
+				  &ch, err);
 		off += len;
 	}
 	int32_t last = 0;
@@ -295,6 +372,10 @@ static int commit_table(floe_pipeline *p, rt_table *tb, bool *changed, floe_erro
 int stream_evolve_commit(floe_pipeline *p, floe_error *err)
 {
 	bool any = false;
+	/* tables a route needs first (stream_route.c): their records replay */
+	int rc0 = stream_route_commit(p, &any, err);
+	if (rc0)
+		return rc0;
 	for (size_t i = 0; i < p->n_tables; i++) {
 		rt_table *tb = &p->tables[i];
 		bool changed = false;
@@ -307,8 +388,9 @@ int stream_evolve_commit(floe_pipeline *p, floe_error *err)
 	}
 	if (!any)
 		return floe_error_set(err, FLOE_EINVAL,
-				      "unknown-fields: evolve: records asked for a schema update that "
-				      "changed nothing (a bug: the run would repeat)");
+				      "unknown-fields: evolve: records asked for a schema update (or a "
+				      "route for a new table) that changed nothing (a bug: the run would "
+				      "repeat)");
 	p->restart = true;
 	return FLOE_OK;
 }

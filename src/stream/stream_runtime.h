@@ -123,6 +123,10 @@ typedef struct rt_table {
 	int dist; /* stream_dist */
 	size_t src;
 	stream_offsets skip; /* committed positions: records before them are in the table */
+	/* a routed table (stream_route.c): the positions its source started from
+	 * in the run that created it (table property floe.route-start.<pipeline>),
+	 * its positions until it commits */
+	stream_offsets route_start;
 	bool skipping;
 	int64_t last_ckpt; /* last committed checkpoint id (0: none) */
 	/* message sources: per top-level field of decode_type, STREAM_META_* */
@@ -202,8 +206,20 @@ typedef struct rt_source {
 	size_t n_tables;
 	bool eof;
 	int64_t next_seq; /* blocks admitted (hub lock): the next block's sequence number */
+	/* where this run started reading (the tables' minimum; Kafka: as assigned):
+	 * a table the route creates starts there */
+	stream_offsets run_start;
 	floe_metric *m_in, *m_dead, *m_bytes;
 } rt_source;
+
+/* A name template (dynamic routing, stream_route.c). */
+typedef struct rt_route {
+	const stream_table_cfg *tpl; /* in cfg->routes */
+	size_t src;
+	/* values of tables to create at the end of the run (hub lock) */
+	char **fresh;
+	size_t n_fresh, cap_fresh;
+} rt_route;
 
 typedef struct raw_item {
 	stream_block b;
@@ -284,6 +300,7 @@ typedef struct rt_task {
 	part_item *held;            /* parts of later blocks, in arrival order */
 	size_t n_held, cap_held;
 	int64_t cur_seq;            /* the block being decoded */
+	floe_arena route_arena;     /* a record parsed for its route */
 } rt_task;
 
 typedef struct ckpt_item {
@@ -312,6 +329,8 @@ struct floe_pipeline {
 	size_t n_tables;
 	rt_source *sources;
 	size_t n_sources;
+	rt_route *routes; /* name templates; their dead letters are "tables" n_tables + i */
+	size_t n_routes;
 	rt_task *tasks;
 	int n_tasks;
 	const stream_sink_ops *sink;
@@ -411,6 +430,11 @@ int stream_task__note_bad(rt_task *t, size_t ti, const char *rec, size_t n, int6
 int stream_task__emit(rt_task *t, size_t ti, bool final, floe_error *err) FLOE_WUR;
 int stream_task__wanted_by_filter(rt_task *t, size_t ti, const stream_block *b, bool csv,
 				  const char *rec, size_t n, bool *wanted, floe_error *err) FLOE_WUR;
+/* A JSON record (a change event) that did not decode for table ti: under
+ * unknown-fields: evolve, *taken when it is held for a schema update
+ * (FLOE_OK); else FLOE_EINVAL, the decoder's reason stands. */
+int stream_task__evolve(rt_task *t, size_t ti, const stream_block *b, const char *rec, size_t n,
+			bool *taken, floe_error *err) FLOE_WUR;
 /* Can row r's partition values be written (why says why not)? */
 bool stream_task__row_partition_ok(const rt_table *tb, const stream_col *root, int64_t r,
 				   char *why, size_t cap);
@@ -429,5 +453,24 @@ int stream_evolve_note(rt_task *t, size_t ti, const char *rec, size_t n, bool *t
 int stream_evolve_commit(floe_pipeline *p, floe_error *err) FLOE_WUR;
 
 int stream_dlq_flush(floe_pipeline *p, floe_buf *lines, bool sync, floe_error *err) FLOE_WUR;
+
+/* stream_coord.c: create the table tc names with its schema, partitioning,
+ * sort order and properties (its namespace too); a table that exists is
+ * loaded. extra: one more property (NULL: none). *out: the caller's. */
+int stream_table__create(floe_table **out, floe_catalog *cat, const stream_table_cfg *tc,
+			 const floe_prop *extra, floe_error *err) FLOE_WUR;
+
+/* stream_route.c (dynamic routing): expand cfg's name templates to the
+ * tables that exist (cfg->tables rebuilt, cfg->routes set); the route's
+ * table for a template value; scan block b of source src for records whose
+ * table does not exist yet (noted, p->evolve_req set) or whose value is no
+ * table name (dead letters), counting its records when records is set; at the end of the run, create the noted
+ * tables (*created: some were). */
+int stream_route_expand(stream_config *cfg, floe_catalog *cat, floe_error *err) FLOE_WUR;
+int stream_route_table_cfg(stream_table_cfg *out, floe_arena *a, const stream_table_cfg *tpl,
+			   const char *value, floe_error *err) FLOE_WUR;
+int stream_route__scan(rt_task *t, size_t src, const stream_block *b, int64_t *records,
+		       floe_error *err) FLOE_WUR;
+int stream_route_commit(floe_pipeline *p, bool *created, floe_error *err) FLOE_WUR;
 
 #endif

@@ -88,6 +88,7 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 	floe_buf_init(&t->meta_buf, (size_t)64 << 20);
 	floe_buf_init(&t->bad_text, (size_t)64 << 20);
 	stream_json_dec_init(&t->json, NULL);
+	floe_arena_init(&t->route_arena, 4096);
 	for (size_t i = 0; i < p->n_tables; i++) {
 		rt_table *tb = &p->tables[i];
 		const stream_source_cfg *sc = p->sources[tb->src].cfg;
@@ -169,6 +170,7 @@ void stream_task_reset(rt_task *t, bool abort)
 	floe_arena_free(t->ckpt_arena);
 	floe_buf_reset(&t->dlq);
 	stream_json_dec_reset(&t->json);
+	floe_arena_reset(&t->route_arena);
 	floe_cond_destroy(&t->cv);
 	memset(t, 0, sizeof(*t));
 }
@@ -240,6 +242,12 @@ static int by_offset(const void *x, const void *y)
 	return a->table < b->table ? -1 : a->table > b->table;
 }
 
+/* A dead letter's table: one of p->tables, or a name template's route. */
+static const char *bad_ident(const floe_pipeline *p, size_t i)
+{
+	return i < p->n_tables ? p->tables[i].ident : p->routes[i - p->n_tables].tpl->name;
+}
+
 /*
  * One dead-letter line per bad record of block b, naming every table it was
  * meant for ("tables", "reasons"; "table"/"reason" are the first, as before).
@@ -250,6 +258,14 @@ static int flush_bad(rt_task *t, const stream_block *b, floe_error *err)
 	int rc = FLOE_OK;
 	if (!t->n_bad)
 		return FLOE_OK;
+	if (atomic_load(&p->evolve_req) && p->cfg->errors != STREAM_ERRORS_FAIL) {
+		/* no checkpoint commits after a record that needs a schema update or
+		 * a new table: this block is read again by the next run, which
+		 * writes its dead letters */
+		t->n_bad = 0;
+		floe_buf_clear(&t->bad_text);
+		return FLOE_OK;
+	}
 	qsort(t->bad, t->n_bad, sizeof(*t->bad), by_offset);
 	char when[48];
 	size_t k = floe_format_timestamp_us(when, sizeof(when) - 1, floe_now_us(), 3);
@@ -260,8 +276,9 @@ static int flush_bad(rt_task *t, const stream_block *b, floe_error *err)
 		while (j < t->n_bad && t->bad[j].off == t->bad[i].off)
 			j++;
 		const struct bad_rec *r = &t->bad[i];
-		rt_table *tb0 = &p->tables[r->table];
-		rt_source *s = &p->sources[tb0->src];
+		const char *ident0 = bad_ident(p, r->table);
+		rt_source *s = &p->sources[r->table < p->n_tables ? p->tables[r->table].src
+								 : p->routes[r->table - p->n_tables].src];
 		const char *rec = r->rec;
 		size_t n = r->n;
 		while (n && (rec[n - 1] == '\n' || rec[n - 1] == '\r'))
@@ -269,10 +286,11 @@ static int flush_bad(rt_task *t, const stream_block *b, floe_error *err)
 		floe_metric_add(s->m_dead, 1);
 		atomic_fetch_add(&p->dead, 1);
 		for (size_t x = i; x < j; x++) {
-			floe_metric_add(p->tables[t->bad[x].table].m_dead, 1);
+			if (t->bad[x].table < p->n_tables)
+				floe_metric_add(p->tables[t->bad[x].table].m_dead, 1);
 			/* the web console shows each table's latest reason */
 			char key[300], note[768];
-			snprintf(key, sizeof(key), "dead-letter:%s", p->tables[t->bad[x].table].ident);
+			snprintf(key, sizeof(key), "dead-letter:%s", bad_ident(p, t->bad[x].table));
 			snprintf(note, sizeof(note), "%s %s offset %lld: %s", when,
 				 b->split_name ? b->split_name : "", (long long)r->off,
 				 t->bad_text.data ? (const char *)t->bad_text.data + t->bad[x].reason_at : "");
@@ -300,17 +318,17 @@ static int flush_bad(rt_task *t, const stream_block *b, floe_error *err)
 			floe_jw_kv_str(&w, "topic", b->topic);
 			floe_jw_kv_i64(&w, "partition", b->partition);
 		}
-		floe_jw_kv_str(&w, "table", tb0->ident);
+		floe_jw_kv_str(&w, "table", ident0);
 		floe_jw_kv_str(&w, "reason", t->bad_text.data ? (const char *)t->bad_text.data + r->reason_at : "");
 		floe_jw_key(&w, "tables");
 		floe_jw_arr_begin(&w);
 		for (size_t x = i; x < j; x++)
-			floe_jw_str(&w, p->tables[t->bad[x].table].ident);
+			floe_jw_str(&w, bad_ident(p, t->bad[x].table));
 		floe_jw_arr_end(&w);
 		floe_jw_key(&w, "reasons");
 		floe_jw_obj_begin(&w);
 		for (size_t x = i; x < j; x++)
-			floe_jw_kv_str(&w, p->tables[t->bad[x].table].ident,
+			floe_jw_kv_str(&w, bad_ident(p, t->bad[x].table),
 				       (const char *)t->bad_text.data + t->bad[x].reason_at);
 		floe_jw_obj_end(&w);
 		if (stream_utf8_valid((const uint8_t *)rec, n)) {
@@ -341,7 +359,7 @@ static int flush_bad(rt_task *t, const stream_block *b, floe_error *err)
 			rc = floe_error_corrupt(err,
 						"table %s: record at offset %lld of '%s' does not fit: "
 						"%s (errors: fail; the record is in %s)",
-						tb0->ident, (long long)r->off,
+						ident0, (long long)r->off,
 						b->split_name ? b->split_name : "?",
 						(const char *)t->bad_text.data + r->reason_at,
 						p->dlq_path);
@@ -771,7 +789,8 @@ static bool blank(const char *p, size_t n)
  * A record did not decode for table ti: decode only the fields its filter
  * reads and evaluate the filter. *wanted is false when the filter excludes
  * the record; true when it matches or its own fields do not decode (then
- * the table cannot tell, and the record is its dead letter).
+ * the table cannot tell, and the record is its dead letter; a routed
+ * table's record is the route's, stream_route.c).
  */
 int stream_task__wanted_by_filter(rt_task *t, size_t ti, const stream_block *b, bool csv,
 				  const char *rec, size_t n, bool *wanted, floe_error *err)
@@ -794,13 +813,34 @@ int stream_task__wanted_by_filter(rt_task *t, size_t ti, const stream_block *b, 
 	} else {
 		rc = stream_json_decode(&t->json, pre, rec, n);
 	}
-	if (rc == FLOE_EINVAL)
+	if (rc == FLOE_EINVAL) {
+		/* a routed table's field did not decode: the route's dead letter */
+		*wanted = !tb->cfg->route_template;
 		return FLOE_OK;
+	}
 	if (rc)
 		return floe_error_oom(err);
 	*wanted = stream_filter_match(tb->pre_filter, pre, pre->len - 1);
 	stream_col_truncate(pre, pre->len - 1);
 	return FLOE_OK;
+}
+
+int stream_task__evolve(rt_task *t, size_t ti, const stream_block *b, const char *rec, size_t n,
+			bool *taken, floe_error *err)
+{
+	rt_table *tb = &t->p->tables[ti];
+	bool wanted = true;
+	int rc;
+	*taken = false;
+	if (tb->cfg->unknown_fields == STREAM_UNKNOWN_EVOLVE) {
+		/* another table's record says nothing of this one */
+		if (tb->pre_filter && !tb->cdc &&
+		    (rc = stream_task__wanted_by_filter(t, ti, b, false, rec, n, &wanted, err)))
+			return rc;
+		if (wanted && (rc = stream_evolve_note(t, ti, rec, n, taken, err)))
+			return rc;
+	}
+	return *taken ? FLOE_OK : FLOE_EINVAL;
 }
 
 /* Decode one block for one table. */
@@ -866,9 +906,18 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 		int n_rows = 1;
 		uint8_t kinds[2] = {FLOE_ROW_INSERT, FLOE_ROW_INSERT};
 		const char *why = NULL;
+		bool taken = false;
 		if (tb->cdc == STREAM_CDC_DEBEZIUM) {
+			t->json.reject_unknown = tb->cfg->unknown_fields != STREAM_UNKNOWN_DROP;
 			rc = stream_cdc_decode_debezium(&t->cdc[ti], root, cur, n, kinds, &n_rows);
+			t->json.reject_unknown = false;
 			why = t->cdc[ti].why.msg;
+			if (rc == FLOE_EINVAL &&
+			    (rc = stream_task__evolve(t, ti, b, cur, n, &taken, err)) &&
+			    rc != FLOE_EINVAL)
+				return rc;
+			if (taken)
+				continue; /* replayed after the schema update */
 		} else {
 			if (csv) {
 				rc = stream_csv_decode(&t->csv[ti], root, cur, n);
@@ -876,21 +925,12 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 				t->json.reject_unknown = tb->cfg->unknown_fields != STREAM_UNKNOWN_DROP;
 				rc = stream_json_decode(&t->json, root, cur, n);
 				t->json.reject_unknown = false;
-				if (rc == FLOE_EINVAL && !tb->delta &&
-				    tb->cfg->unknown_fields == STREAM_UNKNOWN_EVOLVE) {
-					bool taken = false, wanted = true;
-					/* another table's record says nothing of this one */
-					if (tb->pre_filter &&
-					    (rc = stream_task__wanted_by_filter(t, ti, b, csv, cur, n,
-										&wanted, err)))
-						return rc;
-					if (wanted &&
-					    (rc = stream_evolve_note(t, ti, cur, n, &taken, err)))
-						return rc;
-					if (taken)
-						continue; /* replayed after the schema update */
-					rc = FLOE_EINVAL;
-				}
+				if (rc == FLOE_EINVAL &&
+				    (rc = stream_task__evolve(t, ti, b, cur, n, &taken, err)) &&
+				    rc != FLOE_EINVAL)
+					return rc;
+				if (taken)
+					continue; /* replayed after the schema update */
 			}
 			why = csv ? t->csv[ti].why.msg : t->json.why.msg;
 			if (rc == FLOE_OK && tb->delta) {
@@ -935,7 +975,8 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 			return floe_error_set(err, rc, "table %s: out of memory decoding", tb->ident);
 		if (tb->filter && !stream_filter_match(tb->filter, root, root->len - 1)) {
 			stream_col_truncate(root, root->len - 1);
-			atomic_fetch_add(&t->p->filtered, 1);
+			if (!tb->cfg->route_template) /* another routed table's record */
+				atomic_fetch_add(&t->p->filtered, 1);
 			continue;
 		}
 		char pwhy[FLOE_ERROR_MSG_MAX + 256];
@@ -995,6 +1036,13 @@ static int process_block(rt_task *t, raw_item *it, floe_error *err)
 				floe_buf_clear(&t->bad_text);
 				return rc;
 			}
+	}
+	/* name templates: records whose table is still to be created */
+	if (p->n_routes && !it->b.oversize &&
+	    (rc = stream_route__scan(t, it->src, &it->b, s->n_tables ? NULL : &records, err))) {
+		t->n_bad = 0;
+		floe_buf_clear(&t->bad_text);
+		return rc;
 	}
 	/* one dead letter per bad record, with every table it was meant for */
 	if ((rc = flush_bad(t, &it->b, err)))

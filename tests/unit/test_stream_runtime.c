@@ -400,6 +400,65 @@ static void test_two_tables_one_source(void)
 	floe_catalog_free(cat);
 }
 
+/* A name template: tables created on first use (a failed run in between),
+ * bad values dead-lettered, the cap; a second run creates nothing. */
+static void test_route_template_creates_tables(void)
+{
+	const char *dir = t_tmpdir();
+	char in[512], yaml[2048];
+	floe_error err = {0};
+	snprintf(in, sizeof(in), "%s/data.jsonl", dir);
+	make_jsonl(in, 0, 3000, 0);
+	FILE *f = fopen(in, "ab");
+	fprintf(f, "{\"id\": -1, \"kind\": \"Nope\"}\n{\"id\": -2}\n{\"id\": -3, \"kind\": \"buy\"}\n");
+	fclose(f);
+	floe_catalog *cat = catalog(dir);
+	snprintf(yaml, sizeof(yaml),
+		 "pipeline.name: route\n"
+		 "execution.checkpointing.interval: 30ms\n"
+		 "parallelism.default: 2\n"
+		 "dead-letter.path: dlq.jsonl\n"
+		 "sources: [{name: s, type: files, path: data.jsonl, block-size: 4KiB}]\n"
+		 "tables:\n"
+		 "  - {name: \"db.ev_{kind}\", schema: \"id long, kind string\",\n"
+		 "     distribution-mode: hash, route.max-tables: 2}\n");
+	/* the run that creates the tables fails part-way */
+	atomic_store(&g_writes, 0);
+	atomic_store(&g_fail_after, 3);
+	for (int k = 0; k < 20; k++) {
+		floe_error_clear(&err);
+		floe_pipeline *p = NULL;
+		stream_config *cfg = NULL;
+		floe_pipeline_opts o = FLOE_PIPELINE_OPTS_INIT;
+		o.base_dir = dir;
+		T_OK(stream_config_parse_yaml(&cfg, yaml, strlen(yaml), dir, &err), &err);
+		int rc = stream_pipeline_open(&p, cfg, cat, &fake_sink, &o, &err);
+		if (!rc)
+			rc = floe_pipeline_run(p, &err);
+		bool again = !rc && floe_pipeline_restart_wanted(p);
+		floe_pipeline_free(p);
+		atomic_store(&g_fail_after, 0);
+		if (!rc && !again)
+			break;
+	}
+	T_OK(err.code, &err);
+	snap_sum c = table_sum(cat, "db", "ev_click"), v = table_sum(cat, "db", "ev_view");
+	T_EQ_INT(c.records, 1000);
+	T_EQ_INT(v.records, 2000);
+	floe_table *t = NULL;
+	T_EQ_INT(floe_table_load(&t, cat, "db", "ev_buy", &err), FLOE_ENOTFOUND); /* the cap */
+	floe_error_clear(&err);
+	char dlq[600];
+	size_t n = 0;
+	snprintf(dlq, sizeof(dlq), "%s/dlq.jsonl", dir);
+	char *text = (char *)t_read_file(dlq, &n);
+	T_CHECK(text && strstr(text, "'Nope' (field kind) is not a table name"));
+	T_CHECK(text && strstr(text, "field 'kind' is missing"));
+	T_CHECK(text && strstr(text, "route.max-tables (2) reached"));
+	free(text);
+	floe_catalog_free(cat);
+}
+
 static void test_generator_and_hash(void)
 {
 	const char *dir = t_tmpdir();
@@ -486,6 +545,41 @@ static void test_config_errors(void)
 		{"pipeline.name: x\nsources: [{name: a, type: stdin}]\n"
 		 "tables: [{name: d.t, maintenance: {mode: auto, orphans.min-age: 5m}}]\n",
 		 "maintenance.orphans.min-age must be at least 3600 s"},
+		/* name templates (dynamic routing) and unknown-fields */
+		{"pipeline.name: x\nsources: [{name: a, type: stdin}]\n"
+		 "tables: [{name: \"d.t_{a}_{b}\", schema: \"a string\"}]\n",
+		 "one {field}"},
+		{"pipeline.name: x\nsources: [{name: a, type: stdin}]\n"
+		 "tables: [{name: \"{ns}.t\", schema: \"a string\"}]\n",
+		 "after the namespace"},
+		{"pipeline.name: x\nsources: [{name: a, type: stdin}]\n"
+		 "tables: [{name: \"d.t-{a}\", schema: \"a string\"}]\n",
+		 "letters, digits and _"},
+		{"pipeline.name: x\nsources: [{name: a, type: stdin}]\n"
+		 "tables: [{name: \"d.t_{a}\"}]\n",
+		 "needs schema:"},
+		{"pipeline.name: x\nsources: [{name: a, type: stdin}]\n"
+		 "tables: [{name: \"d.t_{a}\", schema: \"a string\", filter: \"a = 'x'\"}]\n",
+		 "cannot be combined"},
+		{"pipeline.name: x\nsources: [{name: a, type: stdin}]\n"
+		 "tables: [{name: \"d.t_{a}\", schema: \"a string\", route.max-tables: 0}]\n",
+		 "route.max-tables must be 1..10000"},
+		{"pipeline.name: x\nsources: [{name: a, type: stdin, format: csv}]\n"
+		 "tables: [{name: \"d.t_{a}\", schema: \"a string\"}]\n",
+		 "a name template routes JSON records"},
+		{"pipeline.name: x\nsources: [{name: a, type: stdin}]\n"
+		 "tables: [{name: \"d.t_{a}\", schema: \"a string\"}, {name: d.t_x}]\n",
+		 "may name the same tables"},
+		{"pipeline.name: x\nsources: [{name: a, type: stdin}]\n"
+		 "tables: [{name: \"d.t_{a}\", schema: \"a string\"},\n"
+		 "  {name: \"d.t_{b}_x\", schema: \"a string\"}]\n",
+		 "may name the same tables"},
+		{"pipeline.name: x\nsources: [{name: a, type: stdin, format: csv}]\n"
+		 "tables: [{name: d.t, unknown-fields: evolve}]\n",
+		 "unknown-fields: evolve needs JSON records"},
+		{"pipeline.name: x\nsources: [{name: a, type: files, path: x, format: csv}]\n"
+		 "tables: [{name: d.t, unknown-fields: dead-letter}]\n",
+		 "unknown-fields: dead-letter needs JSON records"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		stream_config *c = NULL;
@@ -689,6 +783,7 @@ int main(void)
 	T_RUN(test_files_checkpoints_and_dead_letters);
 	T_RUN(test_resume_after_failure);
 	T_RUN(test_two_tables_one_source);
+	T_RUN(test_route_template_creates_tables);
 	T_RUN(test_generator_and_hash);
 	T_RUN(test_real_writers_and_metrics);
 	return t_finish();
