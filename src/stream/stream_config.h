@@ -159,6 +159,9 @@ typedef struct stream_table_cfg {
 	stream_maint_cfg maint;
 	int unknown_fields; /* stream_unknown */
 	int line;
+	/* not from the YAML: a computed projection its caller attaches before
+	 * opening the pipeline (floe sql; stream_project.h), or NULL */
+	const struct stream_project *project;
 } stream_table_cfg;
 
 typedef struct stream_config {
