@@ -39,8 +39,10 @@ typedef struct floe_sql_opts {
 	floe_write_fn out;      /* results (aligned tables, messages); NULL = discarded */
 	void *out_payload;
 	bool quiet;             /* no "[OK]" lines, no job summaries */
+	const char *errors;     /* INSERT jobs' bad records: "dead-letter" (NULL) or "fail";
+				   SET 'errors' wins */
 } floe_sql_opts;
-#define FLOE_SQL_OPTS_INIT {1, NULL, NULL, NULL, NULL, false}
+#define FLOE_SQL_OPTS_INIT {1, NULL, NULL, NULL, NULL, false, NULL}
 
 FLOE_EXPORT int floe_sql_new(floe_sql **out, const floe_sql_opts *opts, floe_error *err) FLOE_WUR;
 FLOE_EXPORT void floe_sql_free(floe_sql *s);

@@ -40,6 +40,9 @@ static const char SQL_USAGE[] =
 	"       floe sql < job.sql                statements from standard input\n"
 	"       floe sql                          a shell on a terminal (\\q quits)\n"
 	"       floe sql --check -f <job.sql>     parse only\n"
+	"  --errors fail|dead-letter  a record an INSERT job cannot write (it does not decode,\n"
+	"                             a CAST fails): end the job, or (the default) write it to\n"
+	"                             the dead-letter file and go on (SET 'errors' wins)\n"
 	"\n"
 	"Flink SQL: CREATE CATALOG ... WITH ('type'='iceberg', 'catalog-type'='hadoop'|'jdbc', ...),\n"
 	"USE, CREATE DATABASE, CREATE/ALTER/DROP TABLE, SHOW, DESCRIBE, SET, streaming\n"
@@ -232,6 +235,7 @@ static int shell(floe_sql *s)
 int cmd_sql(int argc, char **argv)
 {
 	const char *file = NULL, *stmt = NULL;
+	const char *errors = NULL;
 	bool quiet = false, check = false, interactive = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -243,6 +247,10 @@ int cmd_sql(int argc, char **argv)
 			quiet = true;
 		} else if (!strcmp(a, "--check")) {
 			check = true;
+		} else if (!strcmp(a, "--errors") && i + 1 < argc) {
+			errors = argv[++i];
+			if (strcmp(errors, "fail") && strcmp(errors, "dead-letter"))
+				return cli_usage_error("sql: --errors takes dead-letter or fail");
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(SQL_USAGE, stdout);
 			cli_print_examples("sql", stdout);
@@ -311,6 +319,7 @@ int cmd_sql(int argc, char **argv)
 	opts.base_dir = base_dir;
 	opts.out = cli_stdout_write;
 	opts.quiet = quiet;
+	opts.errors = errors;
 	floe_sql *s = NULL;
 	if (floe_sql_new(&s, &opts, &err)) {
 		floe_catalog_free(cat);

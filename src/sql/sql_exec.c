@@ -1513,7 +1513,7 @@ static int show_create_table(sql_ctx *c, const sql_stmt *st)
 
 /* ---- SET --------------------------------------------------------------------------- */
 
-typedef enum { K_DURATION, K_INT, K_BOOL, K_ANY, K_MODE } key_kind;
+typedef enum { K_DURATION, K_INT, K_BOOL, K_ANY, K_MODE, K_ERRORS } key_kind;
 static const struct {
 	const char *key;
 	key_kind kind;
@@ -1546,6 +1546,8 @@ static const struct {
 	{"sql-client.execution.result-mode", K_ANY},
 	{"table.dml-sync", K_BOOL},
 	{"table.exec.resource.default-parallelism", K_INT},
+	{"errors", K_ERRORS},
+	{"dead-letter.path", K_ANY},
 };
 
 static int set_option(sql_ctx *c, const sql_stmt *st)
@@ -1578,6 +1580,7 @@ static int set_option(sql_ctx *c, const sql_stmt *st)
 		case K_MODE:
 			good = ieq(v, "streaming") || ieq(v, "batch") || ieq(v, "automatic");
 			break;
+		case K_ERRORS: good = !strcmp(v, "dead-letter") || !strcmp(v, "fail"); break;
 		case K_ANY: break;
 		}
 		if (!good)
@@ -1585,6 +1588,7 @@ static int set_option(sql_ctx *c, const sql_stmt *st)
 				       SET_KEYS[i].kind == K_DURATION ? "a duration (10s, 500ms, 2m)"
 				       : SET_KEYS[i].kind == K_INT    ? "a number >= 0"
 				       : SET_KEYS[i].kind == K_BOOL   ? "true or false"
+				       : SET_KEYS[i].kind == K_ERRORS ? "dead-letter or fail"
 								      : "streaming, batch or automatic");
 	}
 	if (!known && strncmp(k, "table.", 6) && strncmp(k, "execution.", 10) &&
@@ -1594,7 +1598,7 @@ static int set_option(sql_ctx *c, const sql_stmt *st)
 			       "unknown option '%s' (floe reads execution.checkpointing.interval, "
 			       "execution.checkpointing.min-pause, execution.runtime-mode, "
 			       "pipeline.name, parallelism.default, compaction-enabled, "
-			       "flink-maintenance.*)",
+			       "flink-maintenance.*, errors, dead-letter.path)",
 			       k);
 	if (!known)
 		floe_log(FLOE_LOG_WARN, "SET '%s': Flink's option is accepted and not used by floe", k);

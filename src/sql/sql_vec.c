@@ -22,6 +22,7 @@
 #include "sql/sql_vec.h"
 #include "table/table_impl.h"
 #include "util/hmap.h"
+#include "util/rand.h"
 #include "util/timeutil.h"
 
 /* ---- values ------------------------------------------------------------------------- */
@@ -3746,5 +3747,406 @@ done:
 	floe_strmap_reset(&need);
 	floe_buf_reset(&where);
 	floe_arena_reset(&batch_arena);
+	return rc;
+}
+
+/* ---- INSERT projections (sql_vec.h: sql_proj) -------------------------------------- */
+
+struct sql_proj {
+	stream_project hook;
+	vx x;       /* bound against the input (statement arena) */
+	sql_ctx c;  /* each call formats its errors in its own copy */
+	vrel in;    /* the input's names, quals and types (no rows) */
+	const floe_type *root; /* the table's */
+	xn **items; /* per table field: its expression (NULL: NULL, or pass) */
+	int *pass;  /* per table field: an input column copied as it is (-1: none) */
+	bool *used; /* input columns the expressions read */
+	const char **what; /* per table field: its name (dead letters) */
+};
+
+/* May a value of type from go into a column of type to (an assignment)? */
+static bool assignable(vty from, vty to)
+{
+	if (from.k == VT_NULL || from.k == to.k)
+		return true;
+	if (is_num(from) && is_num(to))
+		return true; /* checked per value: one that does not fit is a dead letter */
+	if ((from.k == VT_TS || from.k == VT_TSTZ) && (to.k == VT_TS || to.k == VT_TSTZ))
+		return true;
+	return false;
+}
+
+static bool reads_nested(const xn *e, const vrel *in)
+{
+	if (e->op == X_COL && in->types[e->col].k == VT_TEXT)
+		return true;
+	for (size_t i = 0; i < e->n; i++)
+		if (e->a[i] && reads_nested(e->a[i], in))
+			return true;
+	return false;
+}
+
+static void mark_used(const xn *e, bool *used)
+{
+	if (e->op == X_COL && e->col >= 0)
+		used[e->col] = true;
+	for (size_t i = 0; i < e->n; i++)
+		if (e->a[i])
+			mark_used(e->a[i], used);
+}
+
+static int proj_apply(void *ctx, const stream_col *in, stream_col *out, stream_project_bad_fn bad,
+		      void *payload, floe_error *err);
+
+int sql_proj_new(sql_ctx *c, const sql_source *src, const sql_expr *const *items,
+		 const int *star_col, const char *const *cols, size_t n, const floe_schema *ts,
+		 sql_proj **out)
+{
+	const sql_stmt *d = src->def;
+	sql_proj *pj = floe_arena_calloc(c->a, 1, sizeof(*pj));
+	floe_type *it = floe_arena_calloc(c->a, 1, sizeof(*it));
+	floe_field *fs = floe_arena_calloc(c->a, d->n_cols + 1, sizeof(*fs));
+	const floe_type *root = ts->root;
+	*out = NULL;
+	if (!pj || !it || !fs)
+		return floe_error_oom(c->err);
+	pj->x.c = c;
+	pj->x.a = c->a;
+	if (rel_init(&pj->x, &pj->in, d->n_cols) ||
+	    !(pj->items = floe_arena_calloc(c->a, root->n_fields + 1, sizeof(xn *))) ||
+	    !(pj->pass = floe_arena_calloc(c->a, root->n_fields + 1, sizeof(int))) ||
+	    !(pj->what = floe_arena_calloc(c->a, root->n_fields + 1, sizeof(char *))) ||
+	    !(pj->used = floe_arena_calloc(c->a, d->n_cols + 1, sizeof(bool))))
+		return floe_error_oom(c->err);
+	vx *x = &pj->x;
+	x->c = c;
+	x->a = c->a;
+	x->in = &pj->in;
+	x->rows_in = &pj->in;
+	/* the input: the source's columns, as records decode into them */
+	int32_t next_id = 1;
+	for (size_t i = 0; i < d->n_cols; i++)
+		fs[i].id = next_id++;
+	for (size_t i = 0; i < d->n_cols; i++) {
+		const sql_column *col = &d->cols[i];
+		sql_ctx sc = *c;
+		sc.sc = src->script;
+		if (col->expr)
+			return sql_err(&sc, FLOE_EUNSUPPORTED, col->off,
+				       "computed source column '%s' is not supported yet", col->name);
+		int rc = sql_iceberg_type(&sc, col->type, &next_id, &fs[i].type);
+		if (rc)
+			return rc;
+		fs[i].name = col->name;
+		pj->in.names[i] = col->name;
+		pj->in.quals[i] = src->name;
+		pj->in.types[i] = vty_of(fs[i].type, false);
+	}
+	it->id = FLOE_T_STRUCT;
+	it->fields = fs;
+	it->n_fields = d->n_cols;
+	pj->root = root;
+	for (size_t j = 0; j < root->n_fields; j++) {
+		pj->pass[j] = -1;
+		pj->what[j] = root->fields[j].name;
+	}
+	/* each item onto its column */
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		while (j < root->n_fields && strcmp(root->fields[j].name, cols[i]))
+			j++;
+		uint32_t off = items[i] ? items[i]->off : c->st->select->off;
+		if (j == root->n_fields)
+			return sql_err(c, FLOE_EINVAL, off, "the table has no column '%s'", cols[i]);
+		if (pj->items[j] || pj->pass[j] >= 0)
+			return sql_err(c, FLOE_EINVAL, off, "column '%s' is written twice", cols[i]);
+		const floe_field *tf = &root->fields[j];
+		vty tt = vty_of(tf->type, false);
+		int k = star_col[i];
+		if (items[i] && items[i]->kind == SQL_E_COL) {
+			int rc = find_col(x, items[i], &k);
+			if (rc)
+				return rc;
+			if (k < 0)
+				return sql_err(c, FLOE_EINVAL, off, "unknown column '%s' (not a column of "
+								    "'%s')",
+					       items[i]->name.parts[items[i]->name.n - 1], src->name);
+		} else if (items[i]) {
+			k = -1;
+		}
+		if (k >= 0 && (tt.k == VT_TEXT || pj->in.types[k].k == VT_TEXT)) {
+			/* a nested column goes as it is, when its shape is the table's */
+			const floe_type *st = fs[k].type;
+			if (st->id != tf->type->id || pj->in.types[k].k != tt.k)
+				return sql_err(c, FLOE_EINVAL, off,
+					       "column '%s' has another type than the table's '%s'",
+					       fs[k].name, tf->name);
+			pj->pass[j] = k;
+			continue;
+		}
+		xn *e;
+		int rc;
+		if (k < 0 && has_agg(items[i]))
+			return sql_err(c, FLOE_EUNSUPPORTED, off,
+				       "aggregates in a streaming INSERT are not supported yet");
+		if (k >= 0) {
+			NEW(e, X_COL, pj->in.types[k], off, 0);
+			e->col = k;
+		} else if ((rc = bind(x, items[i], &e))) {
+			return rc;
+		}
+		if (reads_nested(e, &pj->in))
+			return sql_err(c, FLOE_EUNSUPPORTED, off,
+				       "expressions over nested columns are not supported yet "
+				       "(select the column as it is)");
+		if (!assignable(e->t, tt))
+			return sql_err(c, FLOE_EINVAL, off,
+				       "this is %s and column '%s' is %s: CAST it", vt_name(e->t),
+				       tf->name, vt_name(tt));
+		if (e->t.k == VT_NULL && tf->required)
+			return sql_err(c, FLOE_EINVAL, off, "column '%s' is NOT NULL", tf->name);
+		if ((rc = cast_to(x, &e, tt, false)))
+			return rc;
+		mark_used(e, pj->used);
+		pj->items[j] = e;
+	}
+	for (size_t j = 0; j < root->n_fields; j++)
+		if (!pj->items[j] && pj->pass[j] < 0 && root->fields[j].required)
+			return sql_err(c, FLOE_EINVAL, c->st->select->off,
+				       "the SELECT gives no value for column '%s', which is NOT NULL",
+				       root->fields[j].name);
+	for (size_t j = 0; j < root->n_fields; j++)
+		if (pj->pass[j] >= 0)
+			pj->used[pj->pass[j]] = true;
+	pj->c = *c;
+	pj->hook.input = it;
+	pj->hook.apply = proj_apply;
+	pj->hook.ctx = pj;
+	*out = pj;
+	return 0;
+}
+
+const stream_project *sql_proj_hook(const sql_proj *pj)
+{
+	return &pj->hook;
+}
+
+void sql_proj_free(sql_proj *pj)
+{
+	/* the patterns its expressions compiled */
+	for (size_t i = 0; pj && i < pj->x.n_res; i++)
+		regfree(pj->x.res[i]);
+	if (pj)
+		pj->x.n_res = 0;
+}
+
+/* Input column k of the decoded rows as values (in the call's arena). */
+static int proj_col(floe_arena *a, const stream_col *kid, vty t, size_t n, sv **out)
+{
+	sv *v = floe_arena_calloc(a, n ? n : 1, sizeof(sv));
+	if (!v)
+		return FLOE_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		floe_value fv;
+		stream_col_value(kid, (int64_t)i, &fv);
+		if (fv.is_null) {
+			v[i].null = true;
+			continue;
+		}
+		switch (kid->type->id) {
+		case FLOE_T_BOOLEAN: v[i].u.i = fv.v.b; break;
+		case FLOE_T_INT: case FLOE_T_DATE: v[i].u.i = fv.v.i32; break;
+		case FLOE_T_FLOAT: v[i].u.f = fv.v.f32; break;
+		case FLOE_T_DOUBLE: v[i].u.f = fv.v.f64; break;
+		case FLOE_T_DECIMAL: v[i].u.d = fv.v.dec; break;
+		case FLOE_T_TIMESTAMP_NS: case FLOE_T_TIMESTAMPTZ_NS:
+			v[i].u.i = floe_floordiv(fv.v.i64, 1000);
+			break;
+		case FLOE_T_UUID: {
+			char *u = floe_arena_alloc(a, 37);
+			if (!u)
+				return FLOE_ENOMEM;
+			floe_uuid_format(fv.v.bin.p, u);
+			v[i].u.s.p = u;
+			v[i].u.s.n = 36;
+			break;
+		}
+		case FLOE_T_STRING: case FLOE_T_BINARY: case FLOE_T_FIXED:
+			v[i].u.s.p = (const char *)fv.v.bin.p;
+			v[i].u.s.n = fv.v.bin.n;
+			break;
+		default: v[i].u.i = fv.v.i64; break;
+		}
+	}
+	(void)t;
+	*out = v;
+	return 0;
+}
+
+/* Append v (of the column's type, cast already) to column c; false with why
+ * when it cannot go there. */
+static int proj_put(stream_col *c, const floe_field *f, const sv *v, char *why, size_t cap,
+		    bool *ok)
+{
+	*ok = true;
+	if (v->null) {
+		if (f->required) {
+			*ok = false;
+			snprintf(why, cap, "column '%s' is NOT NULL and the value is NULL", f->name);
+			return 0;
+		}
+		return stream_col_put_null(c);
+	}
+	switch (f->type->id) {
+	case FLOE_T_BOOLEAN: return stream_col_put_bool(c, v->u.i != 0);
+	case FLOE_T_INT: case FLOE_T_DATE: return stream_col_put_i32(c, (int32_t)v->u.i);
+	case FLOE_T_LONG: case FLOE_T_TIME: case FLOE_T_TIMESTAMP: case FLOE_T_TIMESTAMPTZ:
+		return stream_col_put_i64(c, v->u.i);
+	case FLOE_T_TIMESTAMP_NS: case FLOE_T_TIMESTAMPTZ_NS: {
+		int64_t ns;
+		if (__builtin_mul_overflow(v->u.i, (int64_t)1000, &ns)) {
+			*ok = false;
+			snprintf(why, cap, "column '%s': the timestamp is out of range", f->name);
+			return 0;
+		}
+		return stream_col_put_i64(c, ns);
+	}
+	case FLOE_T_FLOAT: {
+		float x = (float)v->u.f;
+		return stream_col_put_fixed(c, &x);
+	}
+	case FLOE_T_DOUBLE: return stream_col_put_fixed(c, &v->u.f);
+	case FLOE_T_DECIMAL: return stream_col_put_fixed(c, &v->u.d);
+	case FLOE_T_UUID: {
+		uint8_t u[16];
+		if (!floe_uuid_parse(v->u.s.p, v->u.s.n, u)) {
+			*ok = false;
+			snprintf(why, cap, "column '%s': '%.*s' is not a uuid", f->name,
+				 (int)(v->u.s.n > 64 ? 64 : v->u.s.n), v->u.s.p);
+			return 0;
+		}
+		return stream_col_put_fixed(c, u);
+	}
+	case FLOE_T_FIXED:
+		if (v->u.s.n != (size_t)f->type->length) {
+			*ok = false;
+			snprintf(why, cap, "column '%s' is fixed[%d] and the value has %zu bytes",
+				 f->name, f->type->length, v->u.s.n);
+			return 0;
+		}
+		return stream_col_put_fixed(c, v->u.s.p);
+	default: return stream_col_put_bin(c, v->u.s.p, v->u.s.n);
+	}
+}
+
+/* The message of a failed row: its first line ("line L, column C: ..."). */
+static const char *first_line(char *msg)
+{
+	char *nl = strchr(msg, '\n');
+	if (nl)
+		*nl = 0;
+	return msg;
+}
+
+static int proj_apply(void *ctx, const stream_col *in, stream_col *out, stream_project_bad_fn bad,
+		      void *payload, floe_error *err)
+{
+	const sql_proj *pj = ctx;
+	const floe_type *root = pj->root;
+	size_t n = (size_t)in->len, nf = root->n_fields;
+	floe_arena ba, ra; /* the batch's columns and values; one row's (after a failure) */
+	floe_arena_init(&ba, 1 << 16);
+	floe_arena_init(&ra, 1 << 12);
+	floe_error e2;
+	floe_error_clear(&e2);
+	sql_ctx c = pj->c;
+	c.err = &e2;
+	vx xs = pj->x, *x = &xs;
+	x->c = &c;
+	x->ba = &ba;
+	x->now_us = floe_now_us();
+	vrel b = pj->in;
+	sv **res = NULL;
+	char why[FLOE_ERROR_MSG_MAX];
+	int rc = 0;
+	b.n = n;
+	if (!(b.cols = floe_arena_calloc(&ba, b.n_cols + 1, sizeof(sv *))) ||
+	    !(res = floe_arena_calloc(&ba, nf + 1, sizeof(sv *))))
+		goto oom;
+	for (size_t k = 0; k < b.n_cols; k++)
+		if (pj->used[k] && pj->in.types[k].k != VT_TEXT &&
+		    proj_col(&ba, &in->kids[k], pj->in.types[k], n, &b.cols[k]))
+			goto oom;
+	/* the whole batch at once; when a row fails, row by row */
+	bool rows = false;
+	for (size_t j = 0; j < nf && !rows; j++) {
+		if (!pj->items[j])
+			continue;
+		rc = eval(x, pj->items[j], &b, &res[j]);
+		if (rc == FLOE_ENOMEM)
+			goto oom;
+		rows = rc != 0;
+	}
+	if (rows)
+		x->ba = &ra;
+	sv **one = floe_arena_calloc(&ba, b.n_cols + 1, sizeof(sv *));
+	sv **val = floe_arena_calloc(&ba, nf + 1, sizeof(sv *));
+	if (!one || !val)
+		goto oom;
+	vrel r1 = b;
+	r1.n = 1;
+	r1.cols = one;
+	for (size_t i = 0; i < n; i++) {
+		bool ok = true;
+		if (rows) {
+			/* row i alone */
+			for (size_t k = 0; k < b.n_cols; k++)
+				one[k] = b.cols[k] ? b.cols[k] + i : NULL;
+			for (size_t j = 0; j < nf && ok; j++) {
+				if (!pj->items[j])
+					continue;
+				floe_error_clear(&e2);
+				rc = eval(x, pj->items[j], &r1, &val[j]);
+				if (rc == FLOE_ENOMEM)
+					goto oom;
+				if (rc) {
+					ok = false;
+					snprintf(why, sizeof(why), "%s", first_line(e2.msg));
+				}
+			}
+		} else {
+			for (size_t j = 0; j < nf; j++)
+				val[j] = res[j] ? res[j] + i : NULL;
+		}
+		int64_t len0 = out->len;
+		if (ok && stream_col_struct_begin(out))
+			goto oom;
+		for (size_t j = 0; j < nf && ok; j++) {
+			stream_col *kid = &out->kids[j];
+			if (pj->pass[j] >= 0) {
+				if (stream_col_copy_row(kid, &in->kids[pj->pass[j]], (int64_t)i))
+					goto oom;
+				continue;
+			}
+			sv nul = {.null = true};
+			if (proj_put(kid, &root->fields[j], val[j] ? val[j] : &nul, why, sizeof(why),
+				     &ok))
+				goto oom;
+		}
+		if (!ok) {
+			stream_col_truncate(out, len0);
+			if ((rc = bad(payload, (int64_t)i, why)))
+				goto done;
+		}
+		if (rows)
+			floe_arena_reset(&ra);
+	}
+	rc = 0;
+	goto done;
+oom:
+	rc = floe_error_oom(err);
+done:
+	floe_arena_reset(&ra);
+	floe_arena_reset(&ba);
 	return rc;
 }
