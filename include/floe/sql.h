@@ -41,8 +41,10 @@ typedef struct floe_sql_opts {
 	bool quiet;             /* no "[OK]" lines, no job summaries */
 	const char *errors;     /* INSERT jobs' bad records: "dead-letter" (NULL) or "fail";
 				   SET 'errors' wins */
+	int64_t memory_budget;  /* a query's working memory in bytes (0: half the machine's);
+				   SET 'sql.memory-budget' wins */
 } floe_sql_opts;
-#define FLOE_SQL_OPTS_INIT {1, NULL, NULL, NULL, NULL, false, NULL}
+#define FLOE_SQL_OPTS_INIT {1, NULL, NULL, NULL, NULL, false, NULL, 0}
 
 FLOE_EXPORT int floe_sql_new(floe_sql **out, const floe_sql_opts *opts, floe_error *err) FLOE_WUR;
 FLOE_EXPORT void floe_sql_free(floe_sql *s);

@@ -43,6 +43,9 @@ static const char SQL_USAGE[] =
 	"  --errors fail|dead-letter  a record an INSERT job cannot write (it does not decode,\n"
 	"                             a CAST fails): end the job, or (the default) write it to\n"
 	"                             the dead-letter file and go on (SET 'errors' wins)\n"
+	"  --memory-budget SIZE       what a query may hold (groups, sorted or joined rows, the\n"
+	"                             result); past it the query stops with an error (default:\n"
+	"                             half the machine's memory; SET 'sql.memory-budget' wins)\n"
 	"\n"
 	"Flink SQL: CREATE CATALOG ... WITH ('type'='iceberg', 'catalog-type'='hadoop'|'jdbc', ...),\n"
 	"USE, CREATE DATABASE, CREATE/ALTER/DROP TABLE, SHOW, DESCRIBE, SET, streaming\n"
@@ -236,6 +239,7 @@ int cmd_sql(int argc, char **argv)
 {
 	const char *file = NULL, *stmt = NULL;
 	const char *errors = NULL;
+	int64_t budget = 0;
 	bool quiet = false, check = false, interactive = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -247,6 +251,9 @@ int cmd_sql(int argc, char **argv)
 			quiet = true;
 		} else if (!strcmp(a, "--check")) {
 			check = true;
+		} else if (!strcmp(a, "--memory-budget") && i + 1 < argc) {
+			if (!floe_parse_size(argv[++i], &budget) || budget <= 0)
+				return cli_usage_error("sql: --memory-budget takes a size (512MiB, 8GiB)");
 		} else if (!strcmp(a, "--errors") && i + 1 < argc) {
 			errors = argv[++i];
 			if (strcmp(errors, "fail") && strcmp(errors, "dead-letter"))
@@ -320,6 +327,7 @@ int cmd_sql(int argc, char **argv)
 	opts.out = cli_stdout_write;
 	opts.quiet = quiet;
 	opts.errors = errors;
+	opts.memory_budget = budget;
 	floe_sql *s = NULL;
 	if (floe_sql_new(&s, &opts, &err)) {
 		floe_catalog_free(cat);

@@ -1513,7 +1513,7 @@ static int show_create_table(sql_ctx *c, const sql_stmt *st)
 
 /* ---- SET --------------------------------------------------------------------------- */
 
-typedef enum { K_DURATION, K_INT, K_BOOL, K_ANY, K_MODE, K_ERRORS } key_kind;
+typedef enum { K_DURATION, K_INT, K_BOOL, K_ANY, K_MODE, K_ERRORS, K_SIZE } key_kind;
 static const struct {
 	const char *key;
 	key_kind kind;
@@ -1548,6 +1548,7 @@ static const struct {
 	{"table.exec.resource.default-parallelism", K_INT},
 	{"errors", K_ERRORS},
 	{"dead-letter.path", K_ANY},
+	{"sql.memory-budget", K_SIZE},
 };
 
 static int set_option(sql_ctx *c, const sql_stmt *st)
@@ -1581,6 +1582,7 @@ static int set_option(sql_ctx *c, const sql_stmt *st)
 			good = ieq(v, "streaming") || ieq(v, "batch") || ieq(v, "automatic");
 			break;
 		case K_ERRORS: good = !strcmp(v, "dead-letter") || !strcmp(v, "fail"); break;
+		case K_SIZE: good = floe_parse_size(v, &x) && x > 0; break;
 		case K_ANY: break;
 		}
 		if (!good)
@@ -1589,6 +1591,7 @@ static int set_option(sql_ctx *c, const sql_stmt *st)
 				       : SET_KEYS[i].kind == K_INT    ? "a number >= 0"
 				       : SET_KEYS[i].kind == K_BOOL   ? "true or false"
 				       : SET_KEYS[i].kind == K_ERRORS ? "dead-letter or fail"
+				       : SET_KEYS[i].kind == K_SIZE   ? "a size (512MiB, 8GiB)"
 								      : "streaming, batch or automatic");
 	}
 	if (!known && strncmp(k, "table.", 6) && strncmp(k, "execution.", 10) &&
@@ -1598,7 +1601,7 @@ static int set_option(sql_ctx *c, const sql_stmt *st)
 			       "unknown option '%s' (floe reads execution.checkpointing.interval, "
 			       "execution.checkpointing.min-pause, execution.runtime-mode, "
 			       "pipeline.name, parallelism.default, compaction-enabled, "
-			       "flink-maintenance.*, errors, dead-letter.path)",
+			       "flink-maintenance.*, errors, dead-letter.path, sql.memory-budget)",
 			       k);
 	if (!known)
 		floe_log(FLOE_LOG_WARN, "SET '%s': Flink's option is accepted and not used by floe", k);

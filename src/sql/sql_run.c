@@ -1082,12 +1082,18 @@ int sql_run_select(sql_ctx *c, const sql_select *q)
 		rc = sql_err(c, rc, q->off, "%s", inner);
 		goto done;
 	}
-	floe_buf_init(&cp.b, (size_t)1 << 30);
+	/* the result is held to be aligned: within the query's memory budget */
+	int64_t budget = sql_query_budget(c);
+	floe_buf_init(&cp.b, (size_t)budget / 2);
 	rc = floe_scan_write(scan, FLOE_OUTPUT_CSV, capture_fn, &cp, c->err);
 	if (rc) {
 		floe_buf_reset(&cp.b);
+		if (rc == FLOE_ENOMEM)
+			rc = sql_budget_err(c, q, budget);
 		goto done;
 	}
+	size_t old_cap = c->a->cap;
+	c->a->cap = c->a->used + (size_t)budget / 2;
 	{
 		const char *txt = cp.b.data ? (const char *)cp.b.data : "";
 		size_t n = cp.b.len, pos = 0, nh = 0;
@@ -1112,6 +1118,7 @@ int sql_run_select(sql_ctx *c, const sql_select *q)
 				rc = sql_err(c, FLOE_EINVAL, q->items[i]->off, "unknown column '%s'",
 					     cols[i]);
 				floe_buf_reset(&cp.b);
+				c->a->cap = old_cap;
 				goto done;
 			}
 			pick[i] = k;
@@ -1136,11 +1143,13 @@ int sql_run_select(sql_ctx *c, const sql_select *q)
 				goto oom;
 		}
 		floe_buf_reset(&cp.b);
+		c->a->cap = old_cap;
 		rc = sql_rows_print(c->s, &rows);
 		goto done;
 	oom:
 		floe_buf_reset(&cp.b);
-		rc = floe_error_oom(c->err);
+		c->a->cap = old_cap;
+		rc = sql_budget_err(c, q, budget);
 	}
 done:
 	floe_scan_free(scan);

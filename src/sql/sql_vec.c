@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "iceberg/metadata.h"
 #include "iceberg/value.h"
@@ -3304,6 +3305,46 @@ static int order_item(const sql_select *q, const sql_expr *e)
 	return -1;
 }
 
+/* The query's working memory: SET 'sql.memory-budget', floe sql --memory-budget, or half the
+ * machine's memory. */
+int64_t sql_query_budget(const sql_ctx *c)
+{
+	const char *v = floe_strmap_get(&c->s->set, "sql.memory-budget");
+	int64_t b;
+	if (v && floe_parse_size(v, &b) && b > 0)
+		return b;
+	if (c->s->opts.memory_budget > 0)
+		return c->s->opts.memory_budget;
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	return pages > 0 && page > 0 ? (int64_t)pages * page / 2 : (int64_t)4 << 30;
+}
+
+/* What the query holds beyond the statement's start: kept rows and groups (the
+ * statement arena), the group and DISTINCT hash maps, the aggregate states. */
+static int64_t query_bytes(const floe_arena *a, size_t base, const floe_hmap *g,
+			   const floe_hmap *d, size_t states)
+{
+	return (int64_t)(a->used - base) +
+	       (int64_t)((g->cap + d->cap) * sizeof(floe_hmap_slot) + g->keys.used + d->keys.used) +
+	       (int64_t)(states * sizeof(agg_state));
+}
+
+int sql_budget_err(sql_ctx *c, const sql_select *q, int64_t budget)
+{
+	char size[32];
+	if (budget >= (int64_t)1 << 30)
+		snprintf(size, sizeof(size), "%.1f GiB", (double)budget / (1 << 30));
+	else if (budget >= (int64_t)1 << 20)
+		snprintf(size, sizeof(size), "%.1f MiB", (double)budget / (1 << 20));
+	else
+		snprintf(size, sizeof(size), "%lld KiB", (long long)(budget >> 10));
+	return sql_err(c, FLOE_ENOMEM, q->off,
+		       "the query needs more memory than its budget (%s) to hold its groups, "
+		       "sorted, distinct or joined rows and its result: raise SET "
+		       "'sql.memory-budget' (or floe sql --memory-budget), or narrow the query",
+		       size);
+}
+
 int sql_vec_select(sql_ctx *c, const sql_select *q)
 {
 	vx xs, *x = &xs;
@@ -3315,6 +3356,10 @@ int sql_vec_select(sql_ctx *c, const sql_select *q)
 	floe_arena batch_arena;
 	floe_arena_init(&batch_arena, 1 << 16);
 	x->ba = &batch_arena;
+	/* the memory budget: the statement arena is capped, the rest counted per batch */
+	int64_t budget = sql_query_budget(c);
+	size_t base = c->a->used, old_cap = c->a->cap;
+	c->a->cap = c->a->used + (size_t)budget;
 	size_t n_src = 1 + q->n_joins;
 	source *srcs = floe_arena_calloc(c->a, n_src, sizeof(source));
 	floe_strmap need;
@@ -3650,6 +3695,8 @@ int sql_vec_select(sql_ctx *c, const sql_select *q)
 		floe_arena_reset(x->ba);
 		if (have)
 			arr.release(&arr);
+		if (!rc && query_bytes(c->a, base, &groups, &dist, st_cap * x->n_aggs) > budget)
+			rc = FLOE_ENOMEM;
 		if (rc)
 			break;
 		/* without ORDER BY, a LIMIT stops the reading early */
@@ -3735,6 +3782,12 @@ int sql_vec_select(sql_ctx *c, const sql_select *q)
 	}
 	rc = sql_rows_print(c->s, &rows);
 done:
+	/* out of memory with the budget spent (the arena's cap, or the count): say so */
+	if (rc == FLOE_ENOMEM &&
+	    (c->a->used + ((size_t)1 << 20) > c->a->cap ||
+	     query_bytes(c->a, base, &groups, &dist, st_cap * x->n_aggs) > budget))
+		rc = sql_budget_err(c, q, budget);
+	c->a->cap = old_cap;
 	for (size_t i = 0; srcs && i < n_src; i++) {
 		floe_scan_free(srcs[i].scan);
 		floe_table_free(srcs[i].t);

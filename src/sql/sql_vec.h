@@ -32,6 +32,10 @@
 bool sql_vec_needed(const sql_select *q);
 /* Run q and print its rows. */
 int sql_vec_select(sql_ctx *c, const sql_select *q) FLOE_WUR;
+/* What a query may hold (SET 'sql.memory-budget', floe_sql_opts.memory_budget, or half the
+ * machine's memory), and the error past it (at q). */
+int64_t sql_query_budget(const sql_ctx *c);
+int sql_budget_err(sql_ctx *c, const sql_select *q, int64_t budget) FLOE_WUR;
 
 /*
  * A streaming INSERT's computed projection: SELECT item i (items[i], or
