@@ -1610,6 +1610,23 @@ static int set_str(vx *x, sv *o, floe_buf *b)
 	return 0;
 }
 
+/* v >= 0 in decimal, zero-padded to at least width digits */
+static int put_digits(floe_buf *b, int64_t v, int width)
+{
+	char t[24];
+	int n = 0;
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v && n < 20);
+	while (n < width && n < 20)
+		t[n++] = '0';
+	int rc = 0;
+	while (n && !rc)
+		rc = floe_buf_putc(b, t[--n]);
+	return rc;
+}
+
 /* Java's SimpleDateFormat letters, the common ones */
 static int date_format(floe_buf *b, int64_t us, const char *f, size_t fn)
 {
@@ -1634,13 +1651,16 @@ static int date_format(floe_buf *b, int64_t us, const char *f, size_t fn)
 			continue;
 		}
 		switch (ch) {
-		case 'y': rc = w == 2 ? floe_buf_printf(b, "%02d", (int)(y % 100)) : floe_buf_printf(b, "%04lld", (long long)y); break;
-		case 'M': rc = floe_buf_printf(b, w >= 2 ? "%02d" : "%d", m); break;
-		case 'd': rc = floe_buf_printf(b, w >= 2 ? "%02d" : "%d", d); break;
-		case 'H': rc = floe_buf_printf(b, w >= 2 ? "%02d" : "%d", hh); break;
-		case 'm': rc = floe_buf_printf(b, w >= 2 ? "%02d" : "%d", mi); break;
-		case 's': rc = floe_buf_printf(b, w >= 2 ? "%02d" : "%d", ss); break;
-		case 'S': rc = floe_buf_printf(b, "%03d", ms); break;
+		case 'y':
+			rc = w == 2 ? put_digits(b, (y % 100 + 100) % 100, 2)
+			     : y < 0 ? floe_buf_printf(b, "%04lld", (long long)y) : put_digits(b, y, 4);
+			break;
+		case 'M': rc = put_digits(b, m, w >= 2 ? 2 : 1); break;
+		case 'd': rc = put_digits(b, d, w >= 2 ? 2 : 1); break;
+		case 'H': rc = put_digits(b, hh, w >= 2 ? 2 : 1); break;
+		case 'm': rc = put_digits(b, mi, w >= 2 ? 2 : 1); break;
+		case 's': rc = put_digits(b, ss, w >= 2 ? 2 : 1); break;
+		case 'S': rc = put_digits(b, ms, 3); break;
 		default:
 			for (size_t j = i; j < k && !rc; j++)
 				rc = floe_buf_putc(b, ch);
@@ -1841,18 +1861,25 @@ static int eval_fn(vx *x, const xn *e, sv **av, size_t n, sv *o)
 #define A(i) (&av[i][n])
 #define S(i) A(i)->u.s.p, A(i)->u.s.n
 	switch ((fn_id)e->fn) {
-	case F_UPPER: case F_LOWER:
-		for (size_t i = 0; i < A(0)->u.s.n && !rc; i++) {
-			char ch = A(0)->u.s.p[i];
-			if (e->fn == F_UPPER && ch >= 'a' && ch <= 'z')
-				ch = (char)(ch - 32);
-			else if (e->fn == F_LOWER && ch >= 'A' && ch <= 'Z')
-				ch = (char)(ch + 32);
-			rc = floe_buf_putc(&b, ch);
+	case F_UPPER: case F_LOWER: {
+		/* ASCII letters change; the bytes are written once, into the batch arena */
+		size_t len = A(0)->u.s.n;
+		char *out = floe_arena_alloc(x->ba, len ? len : 1);
+		if (!out) {
+			rc = FLOE_ENOMEM;
+			break;
 		}
-		if (!rc)
-			rc = set_str(x, o, &b);
+		const char *in = A(0)->u.s.p;
+		if (e->fn == F_UPPER)
+			for (size_t i = 0; i < len; i++)
+				out[i] = in[i] >= 'a' && in[i] <= 'z' ? (char)(in[i] - 32) : in[i];
+		else
+			for (size_t i = 0; i < len; i++)
+				out[i] = in[i] >= 'A' && in[i] <= 'Z' ? (char)(in[i] + 32) : in[i];
+		o->u.s.p = out;
+		o->u.s.n = len;
 		break;
+	}
 	case F_INITCAP: {
 		bool start = true;
 		for (size_t i = 0; i < A(0)->u.s.n && !rc; i++) {
@@ -3927,6 +3954,11 @@ int sql_proj_new(sql_ctx *c, const sql_source *src, const sql_expr *const *items
 		} else if (items[i]) {
 			k = -1;
 		}
+		if (k >= 0 && tt.k != VT_TEXT && pj->in.types[k].k != VT_TEXT &&
+		    floe_type_equal(fs[k].type, tf->type)) {
+			pj->pass[j] = k; /* the column as it is: its values are copied */
+			continue;
+		}
 		if (k >= 0 && (tt.k == VT_TEXT || pj->in.types[k].k == VT_TEXT)) {
 			/* a nested column goes as it is, when its shape is the table's */
 			const floe_type *st = fs[k].type;
@@ -3994,44 +4026,61 @@ void sql_proj_free(sql_proj *pj)
 }
 
 /* Input column k of the decoded rows as values (in the call's arena). */
-static int proj_col(floe_arena *a, const stream_col *kid, vty t, size_t n, sv **out)
+static int proj_col(floe_arena *a, const stream_col *kid, size_t n, sv **out)
 {
-	sv *v = floe_arena_calloc(a, n ? n : 1, sizeof(sv));
+	sv *v = floe_arena_alloc(a, (n ? n : 1) * sizeof(sv));
 	if (!v)
 		return FLOE_ENOMEM;
+	const uint8_t *vals = kid->vals;
+	floe_type_id id = kid->type->id;
 	for (size_t i = 0; i < n; i++) {
-		floe_value fv;
-		stream_col_value(kid, (int64_t)i, &fv);
-		if (fv.is_null) {
-			v[i].null = true;
+		int64_t r = (int64_t)i;
+		v[i].null = stream_col_is_null(kid, r);
+		if (v[i].null) {
+			v[i].u.d = 0;
 			continue;
 		}
-		switch (kid->type->id) {
-		case FLOE_T_BOOLEAN: v[i].u.i = fv.v.b; break;
-		case FLOE_T_INT: case FLOE_T_DATE: v[i].u.i = fv.v.i32; break;
-		case FLOE_T_FLOAT: v[i].u.f = fv.v.f32; break;
-		case FLOE_T_DOUBLE: v[i].u.f = fv.v.f64; break;
-		case FLOE_T_DECIMAL: v[i].u.d = fv.v.dec; break;
-		case FLOE_T_TIMESTAMP_NS: case FLOE_T_TIMESTAMPTZ_NS:
-			v[i].u.i = floe_floordiv(fv.v.i64, 1000);
-			break;
-		case FLOE_T_UUID: {
-			char *u = floe_arena_alloc(a, 37);
-			if (!u)
-				return FLOE_ENOMEM;
-			floe_uuid_format(fv.v.bin.p, u);
-			v[i].u.s.p = u;
-			v[i].u.s.n = 36;
+		switch (kid->kind) {
+		case SB_BOOL: v[i].u.i = (vals[r >> 3] >> (r & 7)) & 1; break;
+		case SB_I32: {
+			int32_t x;
+			memcpy(&x, vals + i * 4, 4);
+			v[i].u.i = x;
 			break;
 		}
-		case FLOE_T_STRING: case FLOE_T_BINARY: case FLOE_T_FIXED:
-			v[i].u.s.p = (const char *)fv.v.bin.p;
-			v[i].u.s.n = fv.v.bin.n;
+		case SB_I64:
+			memcpy(&v[i].u.i, vals + i * 8, 8);
+			if (id == FLOE_T_TIMESTAMP_NS || id == FLOE_T_TIMESTAMPTZ_NS)
+				v[i].u.i = floe_floordiv(v[i].u.i, 1000);
 			break;
-		default: v[i].u.i = fv.v.i64; break;
+		case SB_F32: {
+			float x;
+			memcpy(&x, vals + i * 4, 4);
+			v[i].u.f = x;
+			break;
+		}
+		case SB_F64: memcpy(&v[i].u.f, vals + i * 8, 8); break;
+		case SB_DEC: memcpy(&v[i].u.d, vals + i * 16, 16); break;
+		case SB_FIXED:
+			if (id == FLOE_T_UUID) {
+				char *u = floe_arena_alloc(a, 37);
+				if (!u)
+					return FLOE_ENOMEM;
+				floe_uuid_format(vals + i * kid->width, u);
+				v[i].u.s.p = u;
+				v[i].u.s.n = 36;
+			} else {
+				v[i].u.s.p = (const char *)vals + i * kid->width;
+				v[i].u.s.n = kid->width;
+			}
+			break;
+		case SB_BIN:
+			v[i].u.s.p = (const char *)kid->data + kid->offs[i];
+			v[i].u.s.n = (size_t)(kid->offs[i + 1] - kid->offs[i]);
+			break;
+		default: v[i].null = true; break;
 		}
 	}
-	(void)t;
 	*out = v;
 	return 0;
 }
@@ -4128,7 +4177,7 @@ static int proj_apply(void *ctx, const stream_col *in, stream_col *out, stream_p
 		goto oom;
 	for (size_t k = 0; k < b.n_cols; k++)
 		if (pj->used[k] && pj->in.types[k].k != VT_TEXT &&
-		    proj_col(&ba, &in->kids[k], pj->in.types[k], n, &b.cols[k]))
+		    proj_col(&ba, &in->kids[k], n, &b.cols[k]))
 			goto oom;
 	/* the whole batch at once; when a row fails, row by row */
 	bool rows = false;
@@ -4177,8 +4226,15 @@ static int proj_apply(void *ctx, const stream_col *in, stream_col *out, stream_p
 		for (size_t j = 0; j < nf && ok; j++) {
 			stream_col *kid = &out->kids[j];
 			if (pj->pass[j] >= 0) {
-				if (stream_col_copy_row(kid, &in->kids[pj->pass[j]], (int64_t)i))
+				const stream_col *src = &in->kids[pj->pass[j]];
+				if (root->fields[j].required && stream_col_is_null(src, (int64_t)i)) {
+					ok = false;
+					snprintf(why, sizeof(why),
+						 "column '%s' is NOT NULL and the value is NULL",
+						 root->fields[j].name);
+				} else if (stream_col_copy_row(kid, src, (int64_t)i)) {
 					goto oom;
+				}
 				continue;
 			}
 			sv nul = {.null = true};
