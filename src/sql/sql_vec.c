@@ -3840,7 +3840,7 @@ struct sql_proj {
 	const floe_type *root; /* the table's */
 	xn **items; /* per table field: its expression (NULL: NULL, or pass) */
 	int *pass;  /* per table field: an input column copied as it is (-1: none) */
-	bool *used; /* input columns the expressions read */
+	bool *used; /* input columns the expressions or copies read */
 	const char **what; /* per table field: its name (dead letters) */
 };
 
@@ -3875,7 +3875,7 @@ static void mark_used(const xn *e, bool *used)
 			mark_used(e->a[i], used);
 }
 
-static int proj_apply(void *ctx, const stream_col *in, stream_col *out, stream_project_bad_fn bad,
+static int proj_apply(void *ctx, stream_col *in, stream_col *out, stream_project_bad_fn bad,
 		      void *payload, floe_error *err);
 
 int sql_proj_new(sql_ctx *c, const sql_source *src, const sql_expr *const *items,
@@ -4141,6 +4141,88 @@ static int proj_put(stream_col *c, const floe_field *f, const sv *v, char *why, 
 	}
 }
 
+/* Would proj_put take v (no dead letter)? */
+static bool proj_fits(const floe_field *f, const sv *v)
+{
+	if (v->null)
+		return !f->required;
+	switch (f->type->id) {
+	case FLOE_T_TIMESTAMP_NS: case FLOE_T_TIMESTAMPTZ_NS: {
+		int64_t ns;
+		return !__builtin_mul_overflow(v->u.i, (int64_t)1000, &ns);
+	}
+	case FLOE_T_UUID: {
+		uint8_t u[16];
+		return floe_uuid_parse(v->u.s.p, v->u.s.n, u);
+	}
+	case FLOE_T_FIXED: return v->u.s.n == (size_t)f->type->length;
+	default: return true;
+	}
+}
+
+/*
+ * The batch column by column, when every value fits: computed columns
+ * appended a column at a time, source columns taken whole (their buffers
+ * swapped into the table's column when one column is that column's only
+ * copy) or copied. false: some row needs the row-by-row path.
+ */
+static int proj_columns(const sql_proj *pj, stream_col *in, stream_col *out, sv **res, size_t n,
+			bool *done)
+{
+	const floe_type *root = pj->root;
+	size_t nf = root->n_fields;
+	*done = false;
+	if (out->len)
+		return 0;
+	for (size_t j = 0; j < nf; j++) {
+		const floe_field *f = &root->fields[j];
+		if (pj->pass[j] >= 0) {
+			const stream_col *src = &in->kids[pj->pass[j]];
+			for (size_t i = 0; f->required && i < n; i++)
+				if (stream_col_is_null(src, (int64_t)i))
+					return 0;
+			continue;
+		}
+		if (!res[j])
+			continue; /* NULL for an optional column (compile time said so) */
+		for (size_t i = 0; i < n; i++)
+			if (!proj_fits(f, &res[j][i]))
+				return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (stream_col_struct_begin(out))
+			return FLOE_ENOMEM;
+	char why[8];
+	bool ok;
+	sv nul = {.null = true};
+	for (size_t j = 0; j < nf; j++) {
+		stream_col *kid = &out->kids[j];
+		if (pj->pass[j] >= 0)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (proj_put(kid, &root->fields[j], res[j] ? &res[j][i] : &nul, why, sizeof(why),
+				     &ok))
+				return FLOE_ENOMEM;
+	}
+	/* the source columns last (computed values may point into their bytes) */
+	for (size_t j = 0; j < nf; j++) {
+		if (pj->pass[j] < 0)
+			continue;
+		stream_col *kid = &out->kids[j], *src = &in->kids[pj->pass[j]];
+		size_t uses = 0;
+		for (size_t k = 0; k < nf; k++)
+			uses += pj->pass[k] == pj->pass[j];
+		if (uses == 1 && src->len == (int64_t)n &&
+		    stream_col_swap_rows(kid, src))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (stream_col_copy_row(kid, src, (int64_t)i))
+				return FLOE_ENOMEM;
+	}
+	*done = true;
+	return 0;
+}
+
 /* The message of a failed row: its first line ("line L, column C: ..."). */
 static const char *first_line(char *msg)
 {
@@ -4150,7 +4232,7 @@ static const char *first_line(char *msg)
 	return msg;
 }
 
-static int proj_apply(void *ctx, const stream_col *in, stream_col *out, stream_project_bad_fn bad,
+static int proj_apply(void *ctx, stream_col *in, stream_col *out, stream_project_bad_fn bad,
 		      void *payload, floe_error *err)
 {
 	const sql_proj *pj = ctx;
@@ -4188,6 +4270,13 @@ static int proj_apply(void *ctx, const stream_col *in, stream_col *out, stream_p
 		if (rc == FLOE_ENOMEM)
 			goto oom;
 		rows = rc != 0;
+	}
+	if (!rows) {
+		bool done;
+		if ((rc = proj_columns(pj, in, out, res, n, &done)))
+			goto oom;
+		if (done)
+			goto done;
 	}
 	if (rows)
 		x->ba = &ra;

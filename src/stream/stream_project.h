@@ -28,9 +28,11 @@ typedef struct stream_project {
 	/*
 	 * Append one row to out (a builder of the table's root) for each row
 	 * of in [0, in->len) that projects, in order; for each that does not,
-	 * call bad (and append nothing). FLOE_ENOMEM (err set) fails the job.
+	 * call bad (and append nothing). apply may take in's column buffers
+	 * (stream_col_swap_rows): the caller empties in afterwards. FLOE_ENOMEM
+	 * (err set) fails the job.
 	 */
-	int (*apply)(void *ctx, const stream_col *in, stream_col *out, stream_project_bad_fn bad,
+	int (*apply)(void *ctx, stream_col *in, stream_col *out, stream_project_bad_fn bad,
 		     void *payload, floe_error *err);
 	void *ctx;
 } stream_project;

@@ -161,3 +161,26 @@ def test_statement_set_projections_read_the_source_once(tmp_path):
     assert [tuple(map(norm, r)) for r in table_rows(tmp_path, "hours")] == \
         [tuple(map(norm, r)) for r in duck_rows(tmp_path, hours, "true", False)]
     assert [r[0] for r in table_rows(tmp_path, "raw")] == list(range(1, 11))
+
+
+def test_source_columns_taken_whole_and_not_null_rows(tmp_path):
+    """Source columns go into the table as they are (one column copied into two,
+    a rename), and a NULL for a NOT NULL column makes its record a dead letter
+    while the rest of its batch is written."""
+    n = 200
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.jsonl").write_text(records(n))
+    (tmp_path / "job.sql").write_text(
+        HEAD + SOURCE + "CREATE TABLE IF NOT EXISTS db.t (id BIGINT NOT NULL, s STRING NOT NULL, "
+        "s2 STRING, amt DECIMAL(10, 2), a DECIMAL(12, 2));\n"
+        "INSERT INTO db.t SELECT id, s, s, amount, amount + 1 FROM src;\n")
+    p = run_sql(tmp_path, "-f", "job.sql")
+    nulls = [i for i in range(1, n + 1) if i % 11 == 0]  # records without s
+    assert f"{len(nulls)} dead-lettered" in p.stdout, p.stdout
+    items = [("id", "", "", "id"), ("s", "", "", "s"), ("s2", "", "", "s"),
+             ("amt", "", "", "amount"), ("a", "", "", "amount + 1")]
+    want = duck_rows(tmp_path, items, "s IS NOT NULL", False)
+    assert table_rows(tmp_path, "t") == want
+    dead = [json.loads(line) for line in (tmp_path / "dead-letter.jsonl").read_text().splitlines()]
+    assert sorted(json.loads(d["record"])["id"] for d in dead) == nulls
+    assert all("column 's' is NOT NULL" in d["reason"] for d in dead), dead[0]
