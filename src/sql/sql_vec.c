@@ -3841,6 +3841,7 @@ struct sql_proj {
 	xn **items; /* per table field: its expression (NULL: NULL, or pass) */
 	int *pass;  /* per table field: an input column copied as it is (-1: none) */
 	bool *used; /* input columns the expressions or copies read */
+	int *kid;   /* per input column: its index in the decoded struct (-1: not decoded) */
 	const char **what; /* per table field: its name (dead letters) */
 };
 
@@ -3878,9 +3879,22 @@ static void mark_used(const xn *e, bool *used)
 static int proj_apply(void *ctx, stream_col *in, stream_col *out, stream_project_bad_fn bad,
 		      void *payload, floe_error *err);
 
+/* Mark the source columns e names. */
+static void mark_names(const sql_expr *e, const vrel *in, bool *used)
+{
+	if (!e)
+		return;
+	if (e->kind == SQL_E_COL)
+		for (size_t k = 0; k < in->n_cols; k++)
+			if (!strcmp(in->names[k], e->name.parts[e->name.n - 1]))
+				used[k] = true;
+	for (size_t i = 0; i < e->n_args; i++)
+		mark_names(e->args[i], in, used);
+}
+
 int sql_proj_new(sql_ctx *c, const sql_source *src, const sql_expr *const *items,
-		 const int *star_col, const char *const *cols, size_t n, const floe_schema *ts,
-		 sql_proj **out)
+		 const int *star_col, const char *const *cols, size_t n, const sql_expr *where,
+		 uint32_t off0, const floe_schema *ts, sql_proj **out)
 {
 	const sql_stmt *d = src->def;
 	sql_proj *pj = floe_arena_calloc(c->a, 1, sizeof(*pj));
@@ -3935,7 +3949,7 @@ int sql_proj_new(sql_ctx *c, const sql_source *src, const sql_expr *const *items
 		size_t j = 0;
 		while (j < root->n_fields && strcmp(root->fields[j].name, cols[i]))
 			j++;
-		uint32_t off = items[i] ? items[i]->off : c->st->select->off;
+		uint32_t off = items[i] ? items[i]->off : off0;
 		if (j == root->n_fields)
 			return sql_err(c, FLOE_EINVAL, off, "the table has no column '%s'", cols[i]);
 		if (pj->items[j] || pj->pass[j] >= 0)
@@ -3997,12 +4011,40 @@ int sql_proj_new(sql_ctx *c, const sql_source *src, const sql_expr *const *items
 	}
 	for (size_t j = 0; j < root->n_fields; j++)
 		if (!pj->items[j] && pj->pass[j] < 0 && root->fields[j].required)
-			return sql_err(c, FLOE_EINVAL, c->st->select->off,
+			return sql_err(c, FLOE_EINVAL, off0,
 				       "the SELECT gives no value for column '%s', which is NOT NULL",
 				       root->fields[j].name);
 	for (size_t j = 0; j < root->n_fields; j++)
 		if (pj->pass[j] >= 0)
 			pj->used[pj->pass[j]] = true;
+	/* records decode into the columns the job reads (the SELECT's, the
+	 * WHERE's, metadata columns); JSON skips the others by name, while a
+	 * positional format (CSV, the generator's rows) keeps them all */
+	const char *conn = sql_opt_get(d->opts, d->n_opts, "connector");
+	const char *fmt = sql_opt_get(d->opts, d->n_opts, "format");
+	if (!fmt)
+		fmt = sql_opt_get(d->opts, d->n_opts, "value.format");
+	bool by_name = conn && fmt && !strcmp(fmt, "json") &&
+		       (!strcmp(conn, "filesystem") || !strcmp(conn, "kafka") ||
+			!strcmp(conn, "kinesis"));
+	bool *keep = floe_arena_calloc(c->a, d->n_cols + 1, sizeof(bool));
+	floe_field *kf = floe_arena_calloc(c->a, d->n_cols + 1, sizeof(*kf));
+	if (!(pj->kid = floe_arena_calloc(c->a, d->n_cols + 1, sizeof(int))) || !keep || !kf)
+		return floe_error_oom(c->err);
+	memcpy(keep, pj->used, d->n_cols * sizeof(bool));
+	mark_names(where, &pj->in, keep);
+	size_t nk = 0;
+	for (size_t k = 0; k < d->n_cols; k++) {
+		pj->kid[k] = -1;
+		if (by_name && !keep[k] && !d->cols[k].metadata)
+			continue;
+		pj->kid[k] = (int)nk;
+		kf[nk++] = fs[k];
+	}
+	if (nk == 0) /* nothing read: one column all the same, to count records */
+		kf[nk++] = fs[0];
+	it->fields = kf;
+	it->n_fields = nk;
 	pj->c = *c;
 	pj->hook.input = it;
 	pj->hook.apply = proj_apply;
@@ -4177,7 +4219,7 @@ static int proj_columns(const sql_proj *pj, stream_col *in, stream_col *out, sv 
 	for (size_t j = 0; j < nf; j++) {
 		const floe_field *f = &root->fields[j];
 		if (pj->pass[j] >= 0) {
-			const stream_col *src = &in->kids[pj->pass[j]];
+			const stream_col *src = &in->kids[pj->kid[pj->pass[j]]];
 			for (size_t i = 0; f->required && i < n; i++)
 				if (stream_col_is_null(src, (int64_t)i))
 					return 0;
@@ -4208,7 +4250,7 @@ static int proj_columns(const sql_proj *pj, stream_col *in, stream_col *out, sv 
 	for (size_t j = 0; j < nf; j++) {
 		if (pj->pass[j] < 0)
 			continue;
-		stream_col *kid = &out->kids[j], *src = &in->kids[pj->pass[j]];
+		stream_col *kid = &out->kids[j], *src = &in->kids[pj->kid[pj->pass[j]]];
 		size_t uses = 0;
 		for (size_t k = 0; k < nf; k++)
 			uses += pj->pass[k] == pj->pass[j];
@@ -4259,7 +4301,7 @@ static int proj_apply(void *ctx, stream_col *in, stream_col *out, stream_project
 		goto oom;
 	for (size_t k = 0; k < b.n_cols; k++)
 		if (pj->used[k] && pj->in.types[k].k != VT_TEXT &&
-		    proj_col(&ba, &in->kids[k], n, &b.cols[k]))
+		    proj_col(&ba, &in->kids[pj->kid[k]], n, &b.cols[k]))
 			goto oom;
 	/* the whole batch at once; when a row fails, row by row */
 	bool rows = false;
@@ -4315,7 +4357,7 @@ static int proj_apply(void *ctx, stream_col *in, stream_col *out, stream_project
 		for (size_t j = 0; j < nf && ok; j++) {
 			stream_col *kid = &out->kids[j];
 			if (pj->pass[j] >= 0) {
-				const stream_col *src = &in->kids[pj->pass[j]];
+				const stream_col *src = &in->kids[pj->kid[pj->pass[j]]];
 				if (root->fields[j].required && stream_col_is_null(src, (int64_t)i)) {
 					ok = false;
 					snprintf(why, sizeof(why),
