@@ -3841,6 +3841,7 @@ struct sql_proj {
 	xn **items; /* per table field: its expression (NULL: NULL, or pass) */
 	int *pass;  /* per table field: an input column copied as it is (-1: none) */
 	bool *used; /* input columns the expressions or copies read */
+	bool *evals; /* input columns the expressions read (made values per batch) */
 	int *kid;   /* per input column: its index in the decoded struct (-1: not decoded) */
 	const char **what; /* per table field: its name (dead letters) */
 };
@@ -4014,6 +4015,9 @@ int sql_proj_new(sql_ctx *c, const sql_source *src, const sql_expr *const *items
 			return sql_err(c, FLOE_EINVAL, off0,
 				       "the SELECT gives no value for column '%s', which is NOT NULL",
 				       root->fields[j].name);
+	if (!(pj->evals = floe_arena_calloc(c->a, d->n_cols + 1, sizeof(bool))))
+		return floe_error_oom(c->err);
+	memcpy(pj->evals, pj->used, d->n_cols * sizeof(bool));
 	for (size_t j = 0; j < root->n_fields; j++)
 		if (pj->pass[j] >= 0)
 			pj->used[pj->pass[j]] = true;
@@ -4231,9 +4235,8 @@ static int proj_columns(const sql_proj *pj, stream_col *in, stream_col *out, sv 
 			if (!proj_fits(f, &res[j][i]))
 				return 0;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (stream_col_struct_begin(out))
-			return FLOE_ENOMEM;
+	if (stream_col_struct_rows(out, (int64_t)n))
+		return FLOE_ENOMEM;
 	char why[8];
 	bool ok;
 	sv nul = {.null = true};
@@ -4300,7 +4303,7 @@ static int proj_apply(void *ctx, stream_col *in, stream_col *out, stream_project
 	    !(res = floe_arena_calloc(&ba, nf + 1, sizeof(sv *))))
 		goto oom;
 	for (size_t k = 0; k < b.n_cols; k++)
-		if (pj->used[k] && pj->in.types[k].k != VT_TEXT &&
+		if (pj->evals[k] && pj->in.types[k].k != VT_TEXT &&
 		    proj_col(&ba, &in->kids[pj->kid[k]], n, &b.cols[k]))
 			goto oom;
 	/* the whole batch at once; when a row fails, row by row */

@@ -304,6 +304,17 @@ void stream_col_truncate(stream_col *c, int64_t n)
 	}
 }
 
+int stream_col_struct_rows(stream_col *c, int64_t n)
+{
+	while (c->cap - c->len < n)
+		if (stream_col__grow(c))
+			return FLOE_ENOMEM;
+	for (int64_t i = 0; i < n; i++)
+		stream_col__set_valid(c, c->len + i, true);
+	c->len += n;
+	return FLOE_OK;
+}
+
 bool stream_col_swap_rows(stream_col *a, stream_col *b)
 {
 	if (a->kind != b->kind || a->width != b->width || a->nullable != b->nullable ||
