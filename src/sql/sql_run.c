@@ -623,8 +623,7 @@ static int check_insert(sql_ctx *c, target *tg)
 			return rc;
 		plain = type_fits(ft, tf->type);
 	}
-	if (!plain && (rc = sql_proj_new(c, tg->src, items, star_col, tcols, n, q->where, q->off,
-					    ts, &tg->proj)))
+	if (!plain && (rc = sql_proj_new(c, tg->src, items, star_col, tcols, n, q, ts, &tg->proj)))
 		return rc;
 	if ((rc = check_cols(c, q->where, d->cols, d->n_cols)))
 		return rc;

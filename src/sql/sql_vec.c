@@ -3894,9 +3894,11 @@ static void mark_names(const sql_expr *e, const vrel *in, bool *used)
 }
 
 int sql_proj_new(sql_ctx *c, const sql_source *src, const sql_expr *const *items,
-		 const int *star_col, const char *const *cols, size_t n, const sql_expr *where,
-		 uint32_t off0, const floe_schema *ts, sql_proj **out)
+		 const int *star_col, const char *const *cols, size_t n, const sql_select *q,
+		 const floe_schema *ts, sql_proj **out)
 {
+	const sql_expr *where = q->where;
+	uint32_t off0 = q->off;
 	const sql_stmt *d = src->def;
 	sql_proj *pj = floe_arena_calloc(c->a, 1, sizeof(*pj));
 	floe_type *it = floe_arena_calloc(c->a, 1, sizeof(*it));
@@ -3934,7 +3936,7 @@ int sql_proj_new(sql_ctx *c, const sql_source *src, const sql_expr *const *items
 			return rc;
 		fs[i].name = col->name;
 		pj->in.names[i] = col->name;
-		pj->in.quals[i] = src->name;
+		pj->in.quals[i] = q->from_alias ? q->from_alias : src->name;
 		pj->in.types[i] = vty_of(fs[i].type, false);
 	}
 	it->id = FLOE_T_STRUCT;
