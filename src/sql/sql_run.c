@@ -833,12 +833,11 @@ int sql_run_insert(sql_ctx *c, const sql_stmt *const *inserts, size_t n)
 	}
 	if (rc)
 		goto done;
-	floe_log(FLOE_LOG_DEBUG, "floe sql: pipeline for line %u:\n%s", st->off,
-		 floe_buf_cstr(&y));
+	unsigned line = 1;
+	for (uint32_t k = 0; k < st->off; k++)
+		line += c->sc->text[k] == '\n';
+	floe_log(FLOE_LOG_DEBUG, "floe sql: pipeline for line %u:\n%s", line, floe_buf_cstr(&y));
 	if (s->planning) {
-		unsigned line = 1;
-		for (uint32_t k = 0; k < st->off; k++)
-			line += c->sc->text[k] == '\n';
 		char job[32];
 		snprintf(job, sizeof(job), "sql-%016llx", (unsigned long long)h);
 		rc = s->plan_fn(job, line, floe_buf_cstr(&y), y.len, s->plan_payload);
