@@ -475,6 +475,7 @@ typedef struct target {
 	const floe_schema *schema;  /* the table's (loaded or, planning, from its CREATE TABLE) */
 	const sql_planned *planned; /* planning: the script's CREATE TABLE */
 	sql_proj *proj;             /* a computed projection (NULL: source columns by name) */
+	bool where_in_proj;         /* the WHERE is the projection's (not a routing filter) */
 } target;
 
 static int check_insert(sql_ctx *c, target *tg)
@@ -623,7 +624,22 @@ static int check_insert(sql_ctx *c, target *tg)
 			return rc;
 		plain = type_fits(ft, tf->type);
 	}
-	if (!plain && (rc = sql_proj_new(c, tg->src, items, star_col, tcols, n, q, ts, &tg->proj)))
+	/* a WHERE floe's filter cannot say (functions, arithmetic, column against
+	 * column) is evaluated with the projection */
+	if (q->where) {
+		floe_buf f;
+		floe_error fe = {0};
+		sql_ctx fc = *c;
+		fc.err = &fe;
+		floe_buf_init(&f, 1 << 16);
+		int frc = sql_filter_text(&fc, q->where, false, &f);
+		floe_buf_reset(&f);
+		if (frc == FLOE_EUNSUPPORTED)
+			tg->where_in_proj = true;
+		plain &= !tg->where_in_proj;
+	}
+	if (!plain && (rc = sql_proj_new(c, tg->src, items, star_col, tcols, n, q,
+					 tg->where_in_proj, ts, &tg->proj)))
 		return rc;
 	if ((rc = check_cols(c, q->where, d->cols, d->n_cols)))
 		return rc;
@@ -802,7 +818,7 @@ int sql_run_insert(sql_ctx *c, const sql_stmt *const *inserts, size_t n)
 			rc = floe_error_oom(c->err);
 			break;
 		}
-		if (ins->select->where) {
+		if (ins->select->where && !tg[i].where_in_proj) {
 			floe_buf f;
 			floe_buf_init(&f, 1 << 16);
 			sql_ctx fc = *c;

@@ -3843,6 +3843,7 @@ struct sql_proj {
 	bool *used; /* input columns the expressions or copies read */
 	bool *evals; /* input columns the expressions read (made values per batch) */
 	int *kid;   /* per input column: its index in the decoded struct (-1: not decoded) */
+	xn *where;  /* the WHERE, when the projection evaluates it */
 	const char **what; /* per table field: its name (dead letters) */
 };
 
@@ -3895,7 +3896,7 @@ static void mark_names(const sql_expr *e, const vrel *in, bool *used)
 
 int sql_proj_new(sql_ctx *c, const sql_source *src, const sql_expr *const *items,
 		 const int *star_col, const char *const *cols, size_t n, const sql_select *q,
-		 const floe_schema *ts, sql_proj **out)
+		 bool with_where, const floe_schema *ts, sql_proj **out)
 {
 	const sql_expr *where = q->where;
 	uint32_t off0 = q->off;
@@ -4011,6 +4012,18 @@ int sql_proj_new(sql_ctx *c, const sql_source *src, const sql_expr *const *items
 			return rc;
 		mark_used(e, pj->used);
 		pj->items[j] = e;
+	}
+	if (with_where && where) {
+		int rc;
+		if (has_agg(where))
+			return sql_err(c, FLOE_EINVAL, where->off,
+				       "aggregates are not allowed in WHERE");
+		if ((rc = bind(x, where, &pj->where)) || (rc = need_bool(x, pj->where, "WHERE")))
+			return rc;
+		if (reads_nested(pj->where, &pj->in))
+			return sql_err(c, FLOE_EUNSUPPORTED, where->off,
+				       "expressions over nested columns are not supported yet");
+		mark_used(pj->where, pj->used);
 	}
 	for (size_t j = 0; j < root->n_fields; j++)
 		if (!pj->items[j] && pj->pass[j] < 0 && root->fields[j].required)
@@ -4309,7 +4322,16 @@ static int proj_apply(void *ctx, stream_col *in, stream_col *out, stream_project
 		    proj_col(&ba, &in->kids[pj->kid[k]], n, &b.cols[k]))
 			goto oom;
 	/* the whole batch at once; when a row fails, row by row */
-	bool rows = false;
+	bool rows = false, all = true;
+	sv *w = NULL;
+	if (pj->where) {
+		rc = eval(x, pj->where, &b, &w);
+		if (rc == FLOE_ENOMEM)
+			goto oom;
+		rows = rc != 0;
+		for (size_t i = 0; !rows && i < n; i++)
+			all &= !w[i].null && w[i].u.i;
+	}
 	for (size_t j = 0; j < nf && !rows; j++) {
 		if (!pj->items[j])
 			continue;
@@ -4318,7 +4340,7 @@ static int proj_apply(void *ctx, stream_col *in, stream_col *out, stream_project
 			goto oom;
 		rows = rc != 0;
 	}
-	if (!rows) {
+	if (!rows && all) {
 		bool done;
 		if ((rc = proj_columns(pj, in, out, res, n, &done)))
 			goto oom;
@@ -4335,12 +4357,24 @@ static int proj_apply(void *ctx, stream_col *in, stream_col *out, stream_project
 	r1.n = 1;
 	r1.cols = one;
 	for (size_t i = 0; i < n; i++) {
-		bool ok = true;
+		bool ok = true, kept = !w || (!w[i].null && w[i].u.i);
 		if (rows) {
 			/* row i alone */
 			for (size_t k = 0; k < b.n_cols; k++)
 				one[k] = b.cols[k] ? b.cols[k] + i : NULL;
-			for (size_t j = 0; j < nf && ok; j++) {
+			if (pj->where) {
+				sv *w1;
+				floe_error_clear(&e2);
+				rc = eval(x, pj->where, &r1, &w1);
+				if (rc == FLOE_ENOMEM)
+					goto oom;
+				if (rc) {
+					ok = false;
+					snprintf(why, sizeof(why), "%s", first_line(e2.msg));
+				}
+				kept = !ok || (!w1->null && w1->u.i);
+			}
+			for (size_t j = 0; j < nf && ok && kept; j++) {
 				if (!pj->items[j])
 					continue;
 				floe_error_clear(&e2);
@@ -4355,6 +4389,13 @@ static int proj_apply(void *ctx, stream_col *in, stream_col *out, stream_project
 		} else {
 			for (size_t j = 0; j < nf; j++)
 				val[j] = res[j] ? res[j] + i : NULL;
+		}
+		if (ok && !kept) { /* the WHERE leaves it out: no row, no dead letter */
+			if ((rc = bad(payload, (int64_t)i, NULL)))
+				goto done;
+			if (rows)
+				floe_arena_reset(&ra);
+			continue;
 		}
 		int64_t len0 = out->len;
 		if (ok && stream_col_struct_begin(out))

@@ -20,7 +20,8 @@
 
 #include "stream/stream_builder.h"
 
-/* A row (index into the input) that did not project, and why. */
+/* A row (index into the input) that did not project, and why (NULL: the
+ * projection's WHERE left it out — neither written nor a dead letter). */
 typedef int (*stream_project_bad_fn)(void *payload, int64_t row, const char *why);
 
 typedef struct stream_project {

@@ -687,6 +687,10 @@ static int proj_bad_row(void *payload, int64_t row, const char *why)
 				      (long long)row);
 	const proj_rec *r = &t->prec[pb->ti][row];
 	pb->gone[row] = 1;
+	if (!why) { /* filtered out by the projection's WHERE */
+		atomic_fetch_add(&t->p->filtered, 1);
+		return FLOE_OK;
+	}
 	return stream_task__note_bad(t, pb->ti, r->rec, r->n, r->off, why, pb->err);
 }
 
