@@ -4202,6 +4202,51 @@ static int proj_put(stream_col *c, const floe_field *f, const sv *v, char *why, 
 	}
 }
 
+/*
+ * One row's value of e (b: one row), AND, OR and CASE short-circuited as
+ * Flink's generated code does: a part after a FALSE (AND) or TRUE (OR), a
+ * CASE branch not taken, is not evaluated, so its errors (a failed CAST) do
+ * not make a dead letter.
+ */
+static int eval_row(vx *x, const xn *e, const vrel *b, sv **out)
+{
+	if (e->op == X_CASE) { /* only the branch taken */
+		size_t nw = (e->n - 1) / 2;
+		int rc;
+		for (size_t k = 0; k < nw; k++) {
+			sv *w;
+			if ((rc = eval_row(x, e->a[2 * k], b, &w)))
+				return rc;
+			if (!w->null && w->u.i)
+				return eval_row(x, e->a[2 * k + 1], b, out);
+		}
+		return eval_row(x, e->a[2 * nw], b, out);
+	}
+	if (e->op != X_AND && e->op != X_OR)
+		return eval(x, e, b, out);
+	bool dom = e->op == X_OR;
+	sv *l, *r, *o = floe_arena_calloc(x->ba, 1, sizeof(sv));
+	int rc;
+	if (!o)
+		return floe_error_oom(x->c->err);
+	if ((rc = eval_row(x, e->a[0], b, &l)))
+		return rc;
+	if (!l->null && (bool)l->u.i == dom) {
+		o->u.i = dom;
+	} else {
+		if ((rc = eval_row(x, e->a[1], b, &r)))
+			return rc;
+		if (!r->null && (bool)r->u.i == dom)
+			o->u.i = dom;
+		else if (l->null || r->null)
+			o->null = true;
+		else
+			o->u.i = !dom;
+	}
+	*out = o;
+	return 0;
+}
+
 /* Would proj_put take v (no dead letter)? */
 static bool proj_fits(const floe_field *f, const sv *v)
 {
@@ -4365,7 +4410,7 @@ static int proj_apply(void *ctx, stream_col *in, stream_col *out, stream_project
 			if (pj->where) {
 				sv *w1;
 				floe_error_clear(&e2);
-				rc = eval(x, pj->where, &r1, &w1);
+				rc = eval_row(x, pj->where, &r1, &w1);
 				if (rc == FLOE_ENOMEM)
 					goto oom;
 				if (rc) {
@@ -4378,7 +4423,7 @@ static int proj_apply(void *ctx, stream_col *in, stream_col *out, stream_project
 				if (!pj->items[j])
 					continue;
 				floe_error_clear(&e2);
-				rc = eval(x, pj->items[j], &r1, &val[j]);
+				rc = eval_row(x, pj->items[j], &r1, &val[j]);
 				if (rc == FLOE_ENOMEM)
 					goto oom;
 				if (rc) {
