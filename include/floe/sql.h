@@ -50,8 +50,12 @@ typedef struct floe_sql_opts {
 	const char *const *path_map;
 	size_t n_path_map;
 	floe_sql_format format; /* how result sets print */
+	const char *errors;     /* INSERT jobs' bad records: "dead-letter" (NULL) or "fail";
+				   SET 'errors' wins */
+	int64_t memory_budget;  /* a query's working memory in bytes (0: half the machine's);
+				   SET 'sql.memory-budget' wins */
 } floe_sql_opts;
-#define FLOE_SQL_OPTS_INIT {1, NULL, NULL, NULL, NULL, false, NULL, 0, FLOE_SQL_TABLEAU}
+#define FLOE_SQL_OPTS_INIT {1, NULL, NULL, NULL, NULL, false, NULL, 0, FLOE_SQL_TABLEAU, NULL, 0}
 
 FLOE_EXPORT int floe_sql_new(floe_sql **out, const floe_sql_opts *opts, floe_error *err) FLOE_WUR;
 FLOE_EXPORT void floe_sql_free(floe_sql *s);

@@ -53,6 +53,12 @@ static const char SQL_USAGE[] =
 	"                             then the rows. json and csv print only the rows\n"
 	"  --path-map FROM=TO         for tables read by path (SELECT ... FROM '/data/t'):\n"
 	"                             files recorded under FROM are read under TO (repeatable)\n"
+	"  --errors fail|dead-letter  a record an INSERT job cannot write (it does not decode,\n"
+	"                             a CAST fails): end the job, or (the default) write it to\n"
+	"                             the dead-letter file and go on (SET 'errors' wins)\n"
+	"  --memory-budget SIZE       what a query may hold (groups, sorted or joined rows, the\n"
+	"                             result); past it the query stops with an error (default:\n"
+	"                             half the machine's memory; SET 'sql.memory-budget' wins)\n"
 	"  -q, --quiet                no [OK] lines and no job summaries\n";
 
 static char *read_all(FILE *f, size_t *n)
@@ -243,6 +249,8 @@ int cmd_sql(int argc, char **argv)
 	const char *path_map[64];
 	size_t n_map = 0;
 	floe_sql_format format = FLOE_SQL_TABLEAU;
+	const char *errors = NULL;
+	int64_t budget = 0;
 	bool quiet = false, check = false, interactive = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -270,6 +278,13 @@ int cmd_sql(int argc, char **argv)
 			quiet = true;
 		} else if (!strcmp(a, "--check")) {
 			check = true;
+		} else if (!strcmp(a, "--memory-budget") && i + 1 < argc) {
+			if (!floe_parse_size(argv[++i], &budget) || budget <= 0)
+				return cli_usage_error("sql: --memory-budget takes a size (512MiB, 8GiB)");
+		} else if (!strcmp(a, "--errors") && i + 1 < argc) {
+			errors = argv[++i];
+			if (strcmp(errors, "fail") && strcmp(errors, "dead-letter"))
+				return cli_usage_error("sql: --errors takes dead-letter or fail");
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(SQL_USAGE, stdout);
 			cli_print_examples("sql", stdout);
@@ -341,6 +356,8 @@ int cmd_sql(int argc, char **argv)
 	opts.path_map = path_map;
 	opts.n_path_map = n_map;
 	opts.format = format;
+	opts.errors = errors;
+	opts.memory_budget = budget;
 	floe_sql *s = NULL;
 	if (floe_sql_new(&s, &opts, &err)) {
 		floe_catalog_free(cat);

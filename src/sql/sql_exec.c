@@ -1608,7 +1608,7 @@ static int show_create_table(sql_ctx *c, const sql_stmt *st)
 
 /* ---- SET --------------------------------------------------------------------------- */
 
-typedef enum { K_DURATION, K_INT, K_BOOL, K_ANY, K_MODE } key_kind;
+typedef enum { K_DURATION, K_INT, K_BOOL, K_ANY, K_MODE, K_ERRORS, K_SIZE } key_kind;
 static const struct {
 	const char *key;
 	key_kind kind;
@@ -1641,6 +1641,9 @@ static const struct {
 	{"sql-client.execution.result-mode", K_ANY},
 	{"table.dml-sync", K_BOOL},
 	{"table.exec.resource.default-parallelism", K_INT},
+	{"errors", K_ERRORS},
+	{"dead-letter.path", K_ANY},
+	{"sql.memory-budget", K_SIZE},
 };
 
 static int set_option(sql_ctx *c, const sql_stmt *st)
@@ -1673,6 +1676,8 @@ static int set_option(sql_ctx *c, const sql_stmt *st)
 		case K_MODE:
 			good = ieq(v, "streaming") || ieq(v, "batch") || ieq(v, "automatic");
 			break;
+		case K_ERRORS: good = !strcmp(v, "dead-letter") || !strcmp(v, "fail"); break;
+		case K_SIZE: good = floe_parse_size(v, &x) && x > 0; break;
 		case K_ANY: break;
 		}
 		if (!good)
@@ -1680,6 +1685,8 @@ static int set_option(sql_ctx *c, const sql_stmt *st)
 				       SET_KEYS[i].kind == K_DURATION ? "a duration (10s, 500ms, 2m)"
 				       : SET_KEYS[i].kind == K_INT    ? "a number >= 0"
 				       : SET_KEYS[i].kind == K_BOOL   ? "true or false"
+				       : SET_KEYS[i].kind == K_ERRORS ? "dead-letter or fail"
+				       : SET_KEYS[i].kind == K_SIZE   ? "a size (512MiB, 8GiB)"
 								      : "streaming, batch or automatic");
 	}
 	if (!known && strncmp(k, "table.", 6) && strncmp(k, "execution.", 10) &&
@@ -1689,7 +1696,7 @@ static int set_option(sql_ctx *c, const sql_stmt *st)
 			       "unknown option '%s' (floe reads execution.checkpointing.interval, "
 			       "execution.checkpointing.min-pause, execution.runtime-mode, "
 			       "pipeline.name, parallelism.default, compaction-enabled, "
-			       "flink-maintenance.*)",
+			       "flink-maintenance.*, errors, dead-letter.path, sql.memory-budget)",
 			       k);
 	if (!known)
 		floe_log(FLOE_LOG_WARN, "SET '%s': Flink's option is accepted and not used by floe", k);

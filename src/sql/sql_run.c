@@ -8,9 +8,13 @@
  * the pipeline's checkpoints, exactly-once restarts and maintenance
  * unchanged, and a statement set reads each source once. The pipeline id
  * is "sql-" and a hash of the statement's text: running the same script
- * again resumes where the last commit stopped. Projections are columns by
- * name (the pipeline decodes records into the table's schema by name);
- * computed expressions are refused until the projection evaluator lands.
+ * again resumes where the last commit stopped. A projection of source
+ * columns by their names and types is the pipeline's own decoding (records
+ * decode into the table's schema by name); anything else — expressions,
+ * renames, casts, reordering — is a computed projection (sql_vec.c's
+ * sql_proj) the table's entry carries: records decode into the source's
+ * columns and the projection, evaluated a batch at a time in the writer
+ * tasks, makes the table's rows.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -21,6 +25,7 @@
 #include "iceberg/metadata.h"
 #include "sql/sql_exec.h"
 #include "sql/sql_vec.h"
+#include "stream/stream_runtime.h"
 #include "table/table_impl.h"
 #include "util/hash.h"
 #include "util/log.h"
@@ -295,9 +300,9 @@ static int source_yaml(sql_ctx *c, const sql_source *src, const floe_schema *tar
 		}
 		if (!rc && !strcmp(fmt, "csv")) {
 			/* Flink's CSV has no header: fields are the table's columns in order */
-			const floe_type *root = target->root;
-			bool same = root->n_fields == d->n_cols;
-			for (size_t i = 0; same && i < d->n_cols; i++)
+			const floe_type *root = target ? target->root : NULL;
+			bool same = !root || root->n_fields == d->n_cols;
+			for (size_t i = 0; root && same && i < d->n_cols; i++)
 				same = !strcmp(root->fields[i].name, d->cols[i].name);
 			if (!same)
 				return sql_err(&sc, FLOE_EUNSUPPORTED, d->off,
@@ -471,6 +476,8 @@ typedef struct target {
 	floe_table *t;
 	const floe_schema *schema;  /* the table's (loaded or, planning, from its CREATE TABLE) */
 	const sql_planned *planned; /* planning: the script's CREATE TABLE */
+	sql_proj *proj;             /* a computed projection (NULL: source columns by name) */
+	bool where_in_proj;         /* the WHERE is the projection's (not a routing filter) */
 } target;
 
 static int check_insert(sql_ctx *c, target *tg)
@@ -561,11 +568,14 @@ static int check_insert(sql_ctx *c, target *tg)
 	/* the columns: the SELECT's, by position, onto the table's (or the listed ones) */
 	const floe_schema *ts = tg->schema;
 	const sql_stmt *d = tg->src->def;
-	const char **names = floe_arena_calloc(c->a, d->n_cols + q->n_items + 1, sizeof(char *));
-	const sql_column **scol = floe_arena_calloc(c->a, d->n_cols + q->n_items + 1, sizeof(void *));
-	uint32_t *offs = floe_arena_calloc(c->a, d->n_cols + q->n_items + 1, sizeof(uint32_t));
+	size_t cap = d->n_cols + q->n_items + 1;
+	const sql_expr **items = floe_arena_calloc(c->a, cap, sizeof(void *));
+	const sql_column **scol = floe_arena_calloc(c->a, cap, sizeof(void *));
+	int *star_col = floe_arena_calloc(c->a, cap, sizeof(int));
+	uint32_t *offs = floe_arena_calloc(c->a, cap, sizeof(uint32_t));
+	const char **tcols = floe_arena_calloc(c->a, cap, sizeof(char *));
 	size_t n = 0;
-	if (!names || !scol || !offs)
+	if (!items || !scol || !offs || !star_col || !tcols)
 		return floe_error_oom(c->err);
 	for (size_t i = 0; i < q->n_items; i++) {
 		const sql_expr *e = q->items[i];
@@ -574,63 +584,68 @@ static int check_insert(sql_ctx *c, target *tg)
 				return sql_err(c, FLOE_EINVAL, e->off, "'*' may appear once");
 			for (size_t k = 0; k < d->n_cols; k++) {
 				scol[n] = &d->cols[k];
-				offs[n] = e->off;
-				names[n++] = d->cols[k].name;
+				star_col[n] = (int)k;
+				offs[n++] = e->off;
 			}
 			continue;
 		}
-		if (e->kind != SQL_E_COL)
-			return sql_err(c, FLOE_EUNSUPPORTED, e->off,
-				       "computed expressions in SELECT are not supported yet (select "
-				       "columns of the source)");
-		const char *name = e->name.parts[e->name.n - 1];
-		const sql_column *sc = NULL;
-		for (size_t k = 0; k < d->n_cols; k++)
-			if (!strcmp(d->cols[k].name, name))
-				sc = &d->cols[k];
-		if (!sc)
-			return sql_err(c, FLOE_EINVAL, e->off, "unknown column '%s' (not a column of "
-							       "'%s')",
-				       name, tg->src->name);
-		scol[n] = sc;
+		items[n] = e;
+		star_col[n] = -1;
 		offs[n] = e->off;
-		names[n++] = q->aliases[i] ? q->aliases[i] : name;
+		if (e->kind == SQL_E_COL) {
+			const char *name = e->name.parts[e->name.n - 1];
+			for (size_t k = 0; k < d->n_cols; k++)
+				if (!strcmp(d->cols[k].name, name))
+					scol[n] = &d->cols[k];
+			if (!scol[n])
+				return sql_err(c, FLOE_EINVAL, e->off,
+					       "unknown column '%s' (not a column of '%s')", name,
+					       tg->src->name);
+		}
+		n++;
 	}
 	size_t n_target = st->n_insert_cols ? st->n_insert_cols : ts->root->n_fields;
 	if (n != n_target)
 		return sql_err(c, FLOE_EINVAL, q->off,
 			       "the SELECT has %zu columns and the table %s has %zu", n,
 			       floe_sql__name_str(c->a, &st->name), n_target);
+	/* source columns by their names and types: the pipeline decodes them
+	 * into the table's columns; anything else is a computed projection */
+	bool plain = true;
 	for (size_t i = 0; i < n; i++) {
 		const char *tname = st->n_insert_cols ? st->insert_cols[i] : ts->root->fields[i].name;
 		const floe_field *tf = floe_schema_field(ts, tname);
 		if (!tf)
 			return sql_err(c, FLOE_EINVAL, st->name.off, "table %s has no column '%s'",
 				       floe_sql__name_str(c->a, &st->name), tname);
-		if (strcmp(scol[i]->name, tf->name))
-			return sql_err(c, FLOE_EUNSUPPORTED, offs[i],
-				       "column %zu of the SELECT is '%s' and goes to '%s': floe matches "
-				       "a source's fields to the table's columns by name, so renaming "
-				       "is not supported yet",
-				       i + 1, scol[i]->name, tf->name);
+		tcols[i] = tf->name;
+		if (!plain || !scol[i] || scol[i]->expr || strcmp(scol[i]->name, tf->name)) {
+			plain = false;
+			continue;
+		}
 		int32_t id = 1;
 		const floe_type *ft;
 		if ((rc = sql_iceberg_type(c, scol[i]->type, &id, &ft)))
 			return rc;
-		if (!type_fits(ft, tf->type)) {
-			floe_buf a, b;
-			floe_buf_init(&a, 256);
-			floe_buf_init(&b, 256);
-			if (floe_type_format(&a, ft) || floe_type_format(&b, tf->type))
-				floe_buf_clear(&a);
-			rc = sql_err(c, FLOE_EINVAL, offs[i],
-				     "column '%s' is %s in the source and %s in the table", tf->name,
-				     floe_buf_cstr(&a), floe_buf_cstr(&b));
-			floe_buf_reset(&a);
-			floe_buf_reset(&b);
-			return rc;
-		}
+		plain = type_fits(ft, tf->type);
 	}
+	/* a WHERE floe's filter cannot say (functions, arithmetic, column against
+	 * column) is evaluated with the projection */
+	if (q->where) {
+		floe_buf f;
+		floe_error fe = {0};
+		sql_ctx fc = *c;
+		fc.err = &fe;
+		floe_buf_init(&f, 1 << 16);
+		int frc = sql_filter_text(&fc, q->where, false, &f);
+		floe_buf_reset(&f);
+		if (frc == FLOE_EUNSUPPORTED)
+			tg->where_in_proj = true;
+		plain &= !tg->where_in_proj;
+	}
+	if (!plain && (rc = sql_proj_new(c, tg->src, items, star_col, tcols, n, q,
+					 tg->where_in_proj, ts, &tg->proj)))
+		return rc;
 	if ((rc = check_cols(c, q->where, d->cols, d->n_cols)))
 		return rc;
 	return 0;
@@ -681,6 +696,33 @@ static int planned_yaml(sql_ctx *c, const target *tg, floe_buf *y)
 	return 0;
 }
 
+/* The job's pipeline: its YAML, and each computed projection on its table's entry. */
+static int open_job(sql_ctx *c, const target *tg, size_t n, const floe_buf *y,
+		    const floe_pipeline_opts *po, floe_pipeline **out)
+{
+	bool any = false;
+	for (size_t i = 0; i < n; i++)
+		any |= tg[i].proj != NULL;
+	if (!any)
+		return floe_pipeline_open(out, tg[0].ref.cat->cat, floe_buf_cstr(y), y->len, po,
+					  c->err);
+	stream_config *cfg = NULL;
+	int rc = stream_config_parse_yaml(&cfg, floe_buf_cstr(y), y->len, po->base_dir, c->err);
+	if (rc)
+		return floe_error_prefix(c->err, rc, "pipeline config: ");
+	/* the YAML has one table entry per INSERT, in order */
+	if (cfg->n_tables != n) {
+		stream_config_free(cfg);
+		return floe_error_set(c->err, FLOE_EINVAL, "pipeline config: %zu tables for %zu "
+							   "INSERTs",
+				      cfg->n_tables, n);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (tg[i].proj)
+			cfg->tables[i].project = sql_proj_hook(tg[i].proj);
+	return stream_pipeline_open(out, cfg, tg[0].ref.cat->cat, NULL, po, c->err);
+}
+
 int sql_run_insert(sql_ctx *c, const sql_stmt *const *inserts, size_t n)
 {
 	floe_sql *s = c->s;
@@ -714,6 +756,17 @@ int sql_run_insert(sql_ctx *c, const sql_stmt *const *inserts, size_t n)
 		rc = floe_buf_printf(&y, "execution.checkpointing.interval: \"%s\"\n", v);
 	if (!rc && (v = floe_strmap_get(&s->set, "execution.checkpointing.min-pause")))
 		rc = floe_buf_printf(&y, "execution.checkpointing.min-pause: \"%s\"\n", v);
+	/* a record that does not fit (decode, projection): the dead letters or the end */
+	if (!rc && (v = floe_strmap_get(&s->set, "errors") ? floe_strmap_get(&s->set, "errors")
+							    : s->opts.errors))
+		rc = floe_buf_printf(&y, "errors: %s\n", v);
+	if (!rc && (v = floe_strmap_get(&s->set, "dead-letter.path"))) {
+		rc = floe_buf_puts(&y, "dead-letter.path: ");
+		if (!rc)
+			rc = yq(&y, v);
+		if (!rc)
+			rc = floe_buf_putc(&y, '\n');
+	}
 	v = floe_strmap_get(&s->set, "parallelism.default");
 	for (size_t i = 0; i < n && !v; i++)
 		v = sql_opt_get(tg[i].st->opts, tg[i].st->n_opts, "write-parallelism");
@@ -729,8 +782,8 @@ int sql_run_insert(sql_ctx *c, const sql_stmt *const *inserts, size_t n)
 		bool seen = false;
 		for (size_t k = 0; k < i; k++)
 			seen |= tg[k].src == tg[i].src;
-		if (!seen)
-			rc = source_yaml(c, tg[i].src, tg[i].schema, &y);
+		if (!seen) /* CSV fields go to the table's columns by position, or the projection's */
+			rc = source_yaml(c, tg[i].src, tg[i].proj ? NULL : tg[i].schema, &y);
 	}
 	if (!rc && floe_buf_puts(&y, "tables:\n"))
 		rc = floe_error_oom(c->err);
@@ -770,7 +823,7 @@ int sql_run_insert(sql_ctx *c, const sql_stmt *const *inserts, size_t n)
 			rc = floe_error_oom(c->err);
 			break;
 		}
-		if (ins->select->where) {
+		if (ins->select->where && !tg[i].where_in_proj) {
 			floe_buf f;
 			floe_buf_init(&f, 1 << 16);
 			sql_ctx fc = *c;
@@ -801,12 +854,11 @@ int sql_run_insert(sql_ctx *c, const sql_stmt *const *inserts, size_t n)
 	}
 	if (rc)
 		goto done;
-	floe_log(FLOE_LOG_DEBUG, "floe sql: pipeline for line %u:\n%s", st->off,
-		 floe_buf_cstr(&y));
+	unsigned line = 1;
+	for (uint32_t k = 0; k < st->off; k++)
+		line += c->sc->text[k] == '\n';
+	floe_log(FLOE_LOG_DEBUG, "floe sql: pipeline for line %u:\n%s", line, floe_buf_cstr(&y));
 	if (s->planning) {
-		unsigned line = 1;
-		for (uint32_t k = 0; k < st->off; k++)
-			line += c->sc->text[k] == '\n';
 		char job[32];
 		snprintf(job, sizeof(job), "sql-%016llx", (unsigned long long)h);
 		rc = s->plan_fn(job, line, floe_buf_cstr(&y), y.len, s->plan_payload);
@@ -814,7 +866,7 @@ int sql_run_insert(sql_ctx *c, const sql_stmt *const *inserts, size_t n)
 	}
 	floe_pipeline_opts po = FLOE_PIPELINE_OPTS_INIT;
 	po.base_dir = s->opts.base_dir;
-	rc = floe_pipeline_open(&p, tg[0].ref.cat->cat, floe_buf_cstr(&y), y.len, &po, c->err);
+	rc = open_job(c, tg, n, &y, &po, &p);
 	if (rc) {
 		char inner[FLOE_ERROR_MSG_MAX];
 		snprintf(inner, sizeof(inner), "%s", c->err->msg);
@@ -841,8 +893,10 @@ int sql_run_insert(sql_ctx *c, const sql_stmt *const *inserts, size_t n)
 		rc = floe_error_prefix(c->err, rc, "job sql-%016llx: ", (unsigned long long)h);
 done:
 	floe_pipeline_free(p);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		floe_table_free(tg[i].t);
+		sql_proj_free(tg[i].proj);
+	}
 	floe_buf_reset(&y);
 	return rc;
 }
@@ -1048,12 +1102,18 @@ int sql_run_select(sql_ctx *c, const sql_select *q)
 		rc = sql_err(c, rc, q->off, "%s", inner);
 		goto done;
 	}
-	floe_buf_init(&cp.b, (size_t)1 << 30);
+	/* the result is held to be aligned: within the query's memory budget */
+	int64_t budget = sql_query_budget(c);
+	floe_buf_init(&cp.b, (size_t)budget / 2);
 	rc = floe_scan_write(scan, FLOE_OUTPUT_CSV, capture_fn, &cp, c->err);
 	if (rc) {
 		floe_buf_reset(&cp.b);
+		if (rc == FLOE_ENOMEM)
+			rc = sql_budget_err(c, q, budget);
 		goto done;
 	}
+	size_t old_cap = c->a->cap;
+	c->a->cap = c->a->used + (size_t)budget / 2;
 	{
 		const char *txt = cp.b.data ? (const char *)cp.b.data : "";
 		size_t n = cp.b.len, pos = 0, nh = 0;
@@ -1078,6 +1138,7 @@ int sql_run_select(sql_ctx *c, const sql_select *q)
 				rc = sql_err(c, FLOE_EINVAL, q->items[i]->off, "unknown column '%s'",
 					     cols[i]);
 				floe_buf_reset(&cp.b);
+				c->a->cap = old_cap;
 				goto done;
 			}
 			pick[i] = k;
@@ -1102,11 +1163,13 @@ int sql_run_select(sql_ctx *c, const sql_select *q)
 				goto oom;
 		}
 		floe_buf_reset(&cp.b);
+		c->a->cap = old_cap;
 		rc = sql_rows_print(c->s, &rows);
 		goto done;
 	oom:
 		floe_buf_reset(&cp.b);
-		rc = floe_error_oom(c->err);
+		c->a->cap = old_cap;
+		rc = sql_budget_err(c, q, budget);
 	}
 done:
 	floe_scan_free(scan);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "iceberg/metadata.h"
 #include "iceberg/value.h"
@@ -22,6 +23,7 @@
 #include "sql/sql_vec.h"
 #include "table/table_impl.h"
 #include "util/hmap.h"
+#include "util/rand.h"
 #include "util/timeutil.h"
 
 /* ---- values ------------------------------------------------------------------------- */
@@ -1674,6 +1676,23 @@ static int set_str(vx *x, sv *o, floe_buf *b)
 	return 0;
 }
 
+/* v >= 0 in decimal, zero-padded to at least width digits */
+static int put_digits(floe_buf *b, int64_t v, int width)
+{
+	char t[24];
+	int n = 0;
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v && n < 20);
+	while (n < width && n < 20)
+		t[n++] = '0';
+	int rc = 0;
+	while (n && !rc)
+		rc = floe_buf_putc(b, t[--n]);
+	return rc;
+}
+
 /* Java's SimpleDateFormat letters, the common ones */
 static int date_format(floe_buf *b, int64_t us, const char *f, size_t fn)
 {
@@ -1698,13 +1717,16 @@ static int date_format(floe_buf *b, int64_t us, const char *f, size_t fn)
 			continue;
 		}
 		switch (ch) {
-		case 'y': rc = w == 2 ? floe_buf_printf(b, "%02d", (int)(y % 100)) : floe_buf_printf(b, "%04lld", (long long)y); break;
-		case 'M': rc = floe_buf_printf(b, w >= 2 ? "%02d" : "%d", m); break;
-		case 'd': rc = floe_buf_printf(b, w >= 2 ? "%02d" : "%d", d); break;
-		case 'H': rc = floe_buf_printf(b, w >= 2 ? "%02d" : "%d", hh); break;
-		case 'm': rc = floe_buf_printf(b, w >= 2 ? "%02d" : "%d", mi); break;
-		case 's': rc = floe_buf_printf(b, w >= 2 ? "%02d" : "%d", ss); break;
-		case 'S': rc = floe_buf_printf(b, "%03d", ms); break;
+		case 'y':
+			rc = w == 2 ? put_digits(b, (y % 100 + 100) % 100, 2)
+			     : y < 0 ? floe_buf_printf(b, "%04lld", (long long)y) : put_digits(b, y, 4);
+			break;
+		case 'M': rc = put_digits(b, m, w >= 2 ? 2 : 1); break;
+		case 'd': rc = put_digits(b, d, w >= 2 ? 2 : 1); break;
+		case 'H': rc = put_digits(b, hh, w >= 2 ? 2 : 1); break;
+		case 'm': rc = put_digits(b, mi, w >= 2 ? 2 : 1); break;
+		case 's': rc = put_digits(b, ss, w >= 2 ? 2 : 1); break;
+		case 'S': rc = put_digits(b, ms, 3); break;
 		default:
 			for (size_t j = i; j < k && !rc; j++)
 				rc = floe_buf_putc(b, ch);
@@ -1905,18 +1927,25 @@ static int eval_fn(vx *x, const xn *e, sv **av, size_t n, sv *o)
 #define A(i) (&av[i][n])
 #define S(i) A(i)->u.s.p, A(i)->u.s.n
 	switch ((fn_id)e->fn) {
-	case F_UPPER: case F_LOWER:
-		for (size_t i = 0; i < A(0)->u.s.n && !rc; i++) {
-			char ch = A(0)->u.s.p[i];
-			if (e->fn == F_UPPER && ch >= 'a' && ch <= 'z')
-				ch = (char)(ch - 32);
-			else if (e->fn == F_LOWER && ch >= 'A' && ch <= 'Z')
-				ch = (char)(ch + 32);
-			rc = floe_buf_putc(&b, ch);
+	case F_UPPER: case F_LOWER: {
+		/* ASCII letters change; the bytes are written once, into the batch arena */
+		size_t len = A(0)->u.s.n;
+		char *out = floe_arena_alloc(x->ba, len ? len : 1);
+		if (!out) {
+			rc = FLOE_ENOMEM;
+			break;
 		}
-		if (!rc)
-			rc = set_str(x, o, &b);
+		const char *in = A(0)->u.s.p;
+		if (e->fn == F_UPPER)
+			for (size_t i = 0; i < len; i++)
+				out[i] = in[i] >= 'a' && in[i] <= 'z' ? (char)(in[i] - 32) : in[i];
+		else
+			for (size_t i = 0; i < len; i++)
+				out[i] = in[i] >= 'A' && in[i] <= 'Z' ? (char)(in[i] + 32) : in[i];
+		o->u.s.p = out;
+		o->u.s.n = len;
 		break;
+	}
 	case F_INITCAP: {
 		bool start = true;
 		for (size_t i = 0; i < A(0)->u.s.n && !rc; i++) {
@@ -3611,6 +3640,46 @@ static int order_item(const sql_select *q, const sql_expr *e)
 	return -1;
 }
 
+/* The query's working memory: SET 'sql.memory-budget', floe sql --memory-budget, or half the
+ * machine's memory. */
+int64_t sql_query_budget(const sql_ctx *c)
+{
+	const char *v = floe_strmap_get(&c->s->set, "sql.memory-budget");
+	int64_t b;
+	if (v && floe_parse_size(v, &b) && b > 0)
+		return b;
+	if (c->s->opts.memory_budget > 0)
+		return c->s->opts.memory_budget;
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	return pages > 0 && page > 0 ? (int64_t)pages * page / 2 : (int64_t)4 << 30;
+}
+
+/* What the query holds beyond the statement's start: kept rows and groups (the
+ * statement arena), the group and DISTINCT hash maps, the aggregate states. */
+static int64_t query_bytes(const floe_arena *a, size_t base, const floe_hmap *g,
+			   const floe_hmap *d, size_t states)
+{
+	return (int64_t)(a->used - base) +
+	       (int64_t)((g->cap + d->cap) * sizeof(floe_hmap_slot) + g->keys.used + d->keys.used) +
+	       (int64_t)(states * sizeof(agg_state));
+}
+
+int sql_budget_err(sql_ctx *c, const sql_select *q, int64_t budget)
+{
+	char size[32];
+	if (budget >= (int64_t)1 << 30)
+		snprintf(size, sizeof(size), "%.1f GiB", (double)budget / (1 << 30));
+	else if (budget >= (int64_t)1 << 20)
+		snprintf(size, sizeof(size), "%.1f MiB", (double)budget / (1 << 20));
+	else
+		snprintf(size, sizeof(size), "%lld KiB", (long long)(budget >> 10));
+	return sql_err(c, FLOE_ENOMEM, q->off,
+		       "the query needs more memory than its budget (%s) to hold its groups, "
+		       "sorted, distinct or joined rows and its result: raise SET "
+		       "'sql.memory-budget' (or floe sql --memory-budget), or narrow the query",
+		       size);
+}
+
 /* Run one SELECT (no UNION) into out: its items' columns, named as they
  * print, after ORDER BY, OFFSET and LIMIT (values in c->a). */
 static int select_rel(sql_ctx *c, const sql_select *q, vrel *out)
@@ -3624,6 +3693,10 @@ static int select_rel(sql_ctx *c, const sql_select *q, vrel *out)
 	floe_arena batch_arena;
 	floe_arena_init(&batch_arena, 1 << 16);
 	x->ba = &batch_arena;
+	/* the memory budget: the statement arena is capped, the rest counted per batch */
+	int64_t budget = sql_query_budget(c);
+	size_t base = c->a->used, old_cap = c->a->cap;
+	c->a->cap = c->a->used + (size_t)budget;
 	size_t n_src = 1 + q->n_joins;
 	source *srcs = floe_arena_calloc(c->a, n_src, sizeof(source));
 	floe_strmap need;
@@ -3970,6 +4043,8 @@ static int select_rel(sql_ctx *c, const sql_select *q, vrel *out)
 		floe_arena_reset(x->ba);
 		if (have)
 			arr.release(&arr);
+		if (!rc && query_bytes(c->a, base, &groups, &dist, st_cap * x->n_aggs) > budget)
+			rc = FLOE_ENOMEM;
 		if (rc)
 			break;
 		/* without ORDER BY, a LIMIT stops the reading early */
@@ -4057,6 +4132,12 @@ static int select_rel(sql_ctx *c, const sql_select *q, vrel *out)
 	}
 	out->n = out->cap = to - from;
 done:
+	/* out of memory with the budget spent (the arena's cap, or the count): say so */
+	if (rc == FLOE_ENOMEM &&
+	    (c->a->used + ((size_t)1 << 20) > c->a->cap ||
+	     query_bytes(c->a, base, &groups, &dist, st_cap * x->n_aggs) > budget))
+		rc = sql_budget_err(c, q, budget);
+	c->a->cap = old_cap;
 	for (size_t i = 0; srcs && i < n_src; i++) {
 		floe_scan_free(srcs[i].scan);
 		floe_table_free(srcs[i].t);
@@ -4295,4 +4376,656 @@ int sql_vec_select(sql_ctx *c, const sql_select *q)
 			return floe_error_oom(c->err);
 	}
 	return sql_rows_print(c->s, &rows);
+}
+
+/* ---- INSERT projections (sql_vec.h: sql_proj) -------------------------------------- */
+
+struct sql_proj {
+	stream_project hook;
+	vx x;       /* bound against the input (statement arena) */
+	sql_ctx c;  /* each call formats its errors in its own copy */
+	vrel in;    /* the input's names, quals and types (no rows) */
+	const floe_type *root; /* the table's */
+	xn **items; /* per table field: its expression (NULL: NULL, or pass) */
+	int *pass;  /* per table field: an input column copied as it is (-1: none) */
+	bool *used; /* input columns the expressions or copies read */
+	bool *evals; /* input columns the expressions read (made values per batch) */
+	int *kid;   /* per input column: its index in the decoded struct (-1: not decoded) */
+	xn *where;  /* the WHERE, when the projection evaluates it */
+	const char **what; /* per table field: its name (dead letters) */
+};
+
+/* May a value of type from go into a column of type to (an assignment)? */
+static bool assignable(vty from, vty to)
+{
+	if (from.k == VT_NULL || from.k == to.k)
+		return true;
+	if (is_num(from) && is_num(to))
+		return true; /* checked per value: one that does not fit is a dead letter */
+	if ((from.k == VT_TS || from.k == VT_TSTZ) && (to.k == VT_TS || to.k == VT_TSTZ))
+		return true;
+	return false;
+}
+
+static bool reads_nested(const xn *e, const vrel *in)
+{
+	if (e->op == X_COL && in->types[e->col].k == VT_TEXT)
+		return true;
+	for (size_t i = 0; i < e->n; i++)
+		if (e->a[i] && reads_nested(e->a[i], in))
+			return true;
+	return false;
+}
+
+static void mark_used(const xn *e, bool *used)
+{
+	if (e->op == X_COL && e->col >= 0)
+		used[e->col] = true;
+	for (size_t i = 0; i < e->n; i++)
+		if (e->a[i])
+			mark_used(e->a[i], used);
+}
+
+static int proj_apply(void *ctx, stream_col *in, stream_col *out, stream_project_bad_fn bad,
+		      void *payload, floe_error *err);
+
+/* Mark the source columns e names. */
+static void mark_names(const sql_expr *e, const vrel *in, bool *used)
+{
+	if (!e)
+		return;
+	if (e->kind == SQL_E_COL)
+		for (size_t k = 0; k < in->n_cols; k++)
+			if (!strcmp(in->names[k], e->name.parts[e->name.n - 1]))
+				used[k] = true;
+	for (size_t i = 0; i < e->n_args; i++)
+		mark_names(e->args[i], in, used);
+}
+
+int sql_proj_new(sql_ctx *c, const sql_source *src, const sql_expr *const *items,
+		 const int *star_col, const char *const *cols, size_t n, const sql_select *q,
+		 bool with_where, const floe_schema *ts, sql_proj **out)
+{
+	const sql_expr *where = q->where;
+	uint32_t off0 = q->off;
+	const sql_stmt *d = src->def;
+	sql_proj *pj = floe_arena_calloc(c->a, 1, sizeof(*pj));
+	floe_type *it = floe_arena_calloc(c->a, 1, sizeof(*it));
+	floe_field *fs = floe_arena_calloc(c->a, d->n_cols + 1, sizeof(*fs));
+	const floe_type *root = ts->root;
+	*out = NULL;
+	if (!pj || !it || !fs)
+		return floe_error_oom(c->err);
+	pj->x.c = c;
+	pj->x.a = c->a;
+	if (rel_init(&pj->x, &pj->in, d->n_cols) ||
+	    !(pj->items = floe_arena_calloc(c->a, root->n_fields + 1, sizeof(xn *))) ||
+	    !(pj->pass = floe_arena_calloc(c->a, root->n_fields + 1, sizeof(int))) ||
+	    !(pj->what = floe_arena_calloc(c->a, root->n_fields + 1, sizeof(char *))) ||
+	    !(pj->used = floe_arena_calloc(c->a, d->n_cols + 1, sizeof(bool))))
+		return floe_error_oom(c->err);
+	vx *x = &pj->x;
+	x->c = c;
+	x->a = c->a;
+	x->in = &pj->in;
+	x->rows_in = &pj->in;
+	/* the input: the source's columns, as records decode into them */
+	int32_t next_id = 1;
+	for (size_t i = 0; i < d->n_cols; i++)
+		fs[i].id = next_id++;
+	for (size_t i = 0; i < d->n_cols; i++) {
+		const sql_column *col = &d->cols[i];
+		sql_ctx sc = *c;
+		sc.sc = src->script;
+		if (col->expr)
+			return sql_err(&sc, FLOE_EUNSUPPORTED, col->off,
+				       "computed source column '%s' is not supported yet", col->name);
+		int rc = sql_iceberg_type(&sc, col->type, &next_id, &fs[i].type);
+		if (rc)
+			return rc;
+		fs[i].name = col->name;
+		pj->in.names[i] = col->name;
+		pj->in.quals[i] = q->from_alias ? q->from_alias : src->name;
+		pj->in.types[i] = vty_of(fs[i].type, false);
+	}
+	it->id = FLOE_T_STRUCT;
+	it->fields = fs;
+	it->n_fields = d->n_cols;
+	pj->root = root;
+	for (size_t j = 0; j < root->n_fields; j++) {
+		pj->pass[j] = -1;
+		pj->what[j] = root->fields[j].name;
+	}
+	/* each item onto its column */
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		while (j < root->n_fields && strcmp(root->fields[j].name, cols[i]))
+			j++;
+		uint32_t off = items[i] ? items[i]->off : off0;
+		if (j == root->n_fields)
+			return sql_err(c, FLOE_EINVAL, off, "the table has no column '%s'", cols[i]);
+		if (pj->items[j] || pj->pass[j] >= 0)
+			return sql_err(c, FLOE_EINVAL, off, "column '%s' is written twice", cols[i]);
+		const floe_field *tf = &root->fields[j];
+		vty tt = vty_of(tf->type, false);
+		int k = star_col[i];
+		if (items[i] && items[i]->kind == SQL_E_COL) {
+			int rc = find_col(x, items[i], &k);
+			if (rc)
+				return rc;
+			if (k < 0)
+				return sql_err(c, FLOE_EINVAL, off, "unknown column '%s' (not a column of "
+								    "'%s')",
+					       items[i]->name.parts[items[i]->name.n - 1], src->name);
+		} else if (items[i]) {
+			k = -1;
+		}
+		if (k >= 0 && tt.k != VT_TEXT && pj->in.types[k].k != VT_TEXT &&
+		    floe_type_equal(fs[k].type, tf->type)) {
+			pj->pass[j] = k; /* the column as it is: its values are copied */
+			continue;
+		}
+		if (k >= 0 && (tt.k == VT_TEXT || pj->in.types[k].k == VT_TEXT)) {
+			/* a nested column goes as it is, when its shape is the table's */
+			const floe_type *st = fs[k].type;
+			if (st->id != tf->type->id || pj->in.types[k].k != tt.k)
+				return sql_err(c, FLOE_EINVAL, off,
+					       "column '%s' has another type than the table's '%s'",
+					       fs[k].name, tf->name);
+			pj->pass[j] = k;
+			continue;
+		}
+		xn *e;
+		int rc;
+		if (k < 0 && has_agg(items[i]))
+			return sql_err(c, FLOE_EUNSUPPORTED, off,
+				       "aggregates in a streaming INSERT are not supported yet");
+		if (k >= 0) {
+			NEW(e, X_COL, pj->in.types[k], off, 0);
+			e->col = k;
+		} else if ((rc = bind(x, items[i], &e))) {
+			return rc;
+		}
+		if (reads_nested(e, &pj->in))
+			return sql_err(c, FLOE_EUNSUPPORTED, off,
+				       "expressions over nested columns are not supported yet "
+				       "(select the column as it is)");
+		if (!assignable(e->t, tt))
+			return sql_err(c, FLOE_EINVAL, off,
+				       "this is %s and column '%s' is %s: CAST it", vt_name(e->t),
+				       tf->name, vt_name(tt));
+		if (e->t.k == VT_NULL && tf->required)
+			return sql_err(c, FLOE_EINVAL, off, "column '%s' is NOT NULL", tf->name);
+		if ((rc = cast_to(x, &e, tt, false)))
+			return rc;
+		mark_used(e, pj->used);
+		pj->items[j] = e;
+	}
+	if (with_where && where) {
+		int rc;
+		if (has_agg(where))
+			return sql_err(c, FLOE_EINVAL, where->off,
+				       "aggregates are not allowed in WHERE");
+		if ((rc = bind(x, where, &pj->where)) || (rc = need_bool(x, pj->where, "WHERE")))
+			return rc;
+		if (reads_nested(pj->where, &pj->in))
+			return sql_err(c, FLOE_EUNSUPPORTED, where->off,
+				       "expressions over nested columns are not supported yet");
+		mark_used(pj->where, pj->used);
+	}
+	for (size_t j = 0; j < root->n_fields; j++)
+		if (!pj->items[j] && pj->pass[j] < 0 && root->fields[j].required)
+			return sql_err(c, FLOE_EINVAL, off0,
+				       "the SELECT gives no value for column '%s', which is NOT NULL",
+				       root->fields[j].name);
+	if (!(pj->evals = floe_arena_calloc(c->a, d->n_cols + 1, sizeof(bool))))
+		return floe_error_oom(c->err);
+	memcpy(pj->evals, pj->used, d->n_cols * sizeof(bool));
+	for (size_t j = 0; j < root->n_fields; j++)
+		if (pj->pass[j] >= 0)
+			pj->used[pj->pass[j]] = true;
+	/* records decode into the columns the job reads (the SELECT's, the
+	 * WHERE's, metadata columns); JSON skips the others by name, while a
+	 * positional format (CSV, the generator's rows) keeps them all */
+	const char *conn = sql_opt_get(d->opts, d->n_opts, "connector");
+	const char *fmt = sql_opt_get(d->opts, d->n_opts, "format");
+	if (!fmt)
+		fmt = sql_opt_get(d->opts, d->n_opts, "value.format");
+	bool by_name = conn && fmt && !strcmp(fmt, "json") &&
+		       (!strcmp(conn, "filesystem") || !strcmp(conn, "kafka") ||
+			!strcmp(conn, "kinesis"));
+	bool *keep = floe_arena_calloc(c->a, d->n_cols + 1, sizeof(bool));
+	floe_field *kf = floe_arena_calloc(c->a, d->n_cols + 1, sizeof(*kf));
+	if (!(pj->kid = floe_arena_calloc(c->a, d->n_cols + 1, sizeof(int))) || !keep || !kf)
+		return floe_error_oom(c->err);
+	memcpy(keep, pj->used, d->n_cols * sizeof(bool));
+	mark_names(where, &pj->in, keep);
+	size_t nk = 0;
+	for (size_t k = 0; k < d->n_cols; k++) {
+		pj->kid[k] = -1;
+		if (by_name && !keep[k] && !d->cols[k].metadata)
+			continue;
+		pj->kid[k] = (int)nk;
+		kf[nk++] = fs[k];
+	}
+	if (nk == 0) /* nothing read: one column all the same, to count records */
+		kf[nk++] = fs[0];
+	it->fields = kf;
+	it->n_fields = nk;
+	pj->c = *c;
+	pj->hook.input = it;
+	pj->hook.apply = proj_apply;
+	pj->hook.ctx = pj;
+	*out = pj;
+	return 0;
+}
+
+const stream_project *sql_proj_hook(const sql_proj *pj)
+{
+	return &pj->hook;
+}
+
+void sql_proj_free(sql_proj *pj)
+{
+	/* the patterns its expressions compiled */
+	for (size_t i = 0; pj && i < pj->x.n_res; i++)
+		regfree(pj->x.res[i]);
+	if (pj)
+		pj->x.n_res = 0;
+}
+
+/* Input column k of the decoded rows as values (in the call's arena). */
+static int proj_col(floe_arena *a, const stream_col *kid, size_t n, sv **out)
+{
+	sv *v = floe_arena_alloc(a, (n ? n : 1) * sizeof(sv));
+	if (!v)
+		return FLOE_ENOMEM;
+	const uint8_t *vals = kid->vals;
+	floe_type_id id = kid->type->id;
+	for (size_t i = 0; i < n; i++) {
+		int64_t r = (int64_t)i;
+		v[i].null = stream_col_is_null(kid, r);
+		if (v[i].null) {
+			v[i].u.d = 0;
+			continue;
+		}
+		switch (kid->kind) {
+		case SB_BOOL: v[i].u.i = (vals[r >> 3] >> (r & 7)) & 1; break;
+		case SB_I32: {
+			int32_t x;
+			memcpy(&x, vals + i * 4, 4);
+			v[i].u.i = x;
+			break;
+		}
+		case SB_I64:
+			memcpy(&v[i].u.i, vals + i * 8, 8);
+			if (id == FLOE_T_TIMESTAMP_NS || id == FLOE_T_TIMESTAMPTZ_NS)
+				v[i].u.i = floe_floordiv(v[i].u.i, 1000);
+			break;
+		case SB_F32: {
+			float x;
+			memcpy(&x, vals + i * 4, 4);
+			v[i].u.f = x;
+			break;
+		}
+		case SB_F64: memcpy(&v[i].u.f, vals + i * 8, 8); break;
+		case SB_DEC: memcpy(&v[i].u.d, vals + i * 16, 16); break;
+		case SB_FIXED:
+			if (id == FLOE_T_UUID) {
+				char *u = floe_arena_alloc(a, 37);
+				if (!u)
+					return FLOE_ENOMEM;
+				floe_uuid_format(vals + i * kid->width, u);
+				v[i].u.s.p = u;
+				v[i].u.s.n = 36;
+			} else {
+				v[i].u.s.p = (const char *)vals + i * kid->width;
+				v[i].u.s.n = kid->width;
+			}
+			break;
+		case SB_BIN:
+			v[i].u.s.p = (const char *)kid->data + kid->offs[i];
+			v[i].u.s.n = (size_t)(kid->offs[i + 1] - kid->offs[i]);
+			break;
+		default: v[i].null = true; break;
+		}
+	}
+	*out = v;
+	return 0;
+}
+
+/* Append v (of the column's type, cast already) to column c; false with why
+ * when it cannot go there. */
+static int proj_put(stream_col *c, const floe_field *f, const sv *v, char *why, size_t cap,
+		    bool *ok)
+{
+	*ok = true;
+	if (v->null) {
+		if (f->required) {
+			*ok = false;
+			snprintf(why, cap, "column '%s' is NOT NULL and the value is NULL", f->name);
+			return 0;
+		}
+		return stream_col_put_null(c);
+	}
+	switch (f->type->id) {
+	case FLOE_T_BOOLEAN: return stream_col_put_bool(c, v->u.i != 0);
+	case FLOE_T_INT: case FLOE_T_DATE: return stream_col_put_i32(c, (int32_t)v->u.i);
+	case FLOE_T_LONG: case FLOE_T_TIME: case FLOE_T_TIMESTAMP: case FLOE_T_TIMESTAMPTZ:
+		return stream_col_put_i64(c, v->u.i);
+	case FLOE_T_TIMESTAMP_NS: case FLOE_T_TIMESTAMPTZ_NS: {
+		int64_t ns;
+		if (__builtin_mul_overflow(v->u.i, (int64_t)1000, &ns)) {
+			*ok = false;
+			snprintf(why, cap, "column '%s': the timestamp is out of range", f->name);
+			return 0;
+		}
+		return stream_col_put_i64(c, ns);
+	}
+	case FLOE_T_FLOAT: {
+		float x = (float)v->u.f;
+		return stream_col_put_fixed(c, &x);
+	}
+	case FLOE_T_DOUBLE: return stream_col_put_fixed(c, &v->u.f);
+	case FLOE_T_DECIMAL: return stream_col_put_fixed(c, &v->u.d);
+	case FLOE_T_UUID: {
+		uint8_t u[16];
+		if (!floe_uuid_parse(v->u.s.p, v->u.s.n, u)) {
+			*ok = false;
+			snprintf(why, cap, "column '%s': '%.*s' is not a uuid", f->name,
+				 (int)(v->u.s.n > 64 ? 64 : v->u.s.n), v->u.s.p);
+			return 0;
+		}
+		return stream_col_put_fixed(c, u);
+	}
+	case FLOE_T_FIXED:
+		if (v->u.s.n != (size_t)f->type->length) {
+			*ok = false;
+			snprintf(why, cap, "column '%s' is fixed[%d] and the value has %zu bytes",
+				 f->name, f->type->length, v->u.s.n);
+			return 0;
+		}
+		return stream_col_put_fixed(c, v->u.s.p);
+	default: return stream_col_put_bin(c, v->u.s.p, v->u.s.n);
+	}
+}
+
+/*
+ * One row's value of e (b: one row), AND, OR and CASE short-circuited as
+ * Flink's generated code does: a part after a FALSE (AND) or TRUE (OR), a
+ * CASE branch not taken, is not evaluated, so its errors (a failed CAST) do
+ * not make a dead letter.
+ */
+static int eval_row(vx *x, const xn *e, const vrel *b, sv **out)
+{
+	if (e->op == X_CASE) { /* only the branch taken */
+		size_t nw = (e->n - 1) / 2;
+		int rc;
+		for (size_t k = 0; k < nw; k++) {
+			sv *w;
+			if ((rc = eval_row(x, e->a[2 * k], b, &w)))
+				return rc;
+			if (!w->null && w->u.i)
+				return eval_row(x, e->a[2 * k + 1], b, out);
+		}
+		return eval_row(x, e->a[2 * nw], b, out);
+	}
+	if (e->op != X_AND && e->op != X_OR)
+		return eval(x, e, b, out);
+	bool dom = e->op == X_OR;
+	sv *l, *r, *o = floe_arena_calloc(x->ba, 1, sizeof(sv));
+	int rc;
+	if (!o)
+		return floe_error_oom(x->c->err);
+	if ((rc = eval_row(x, e->a[0], b, &l)))
+		return rc;
+	if (!l->null && (bool)l->u.i == dom) {
+		o->u.i = dom;
+	} else {
+		if ((rc = eval_row(x, e->a[1], b, &r)))
+			return rc;
+		if (!r->null && (bool)r->u.i == dom)
+			o->u.i = dom;
+		else if (l->null || r->null)
+			o->null = true;
+		else
+			o->u.i = !dom;
+	}
+	*out = o;
+	return 0;
+}
+
+/* Would proj_put take v (no dead letter)? */
+static bool proj_fits(const floe_field *f, const sv *v)
+{
+	if (v->null)
+		return !f->required;
+	switch (f->type->id) {
+	case FLOE_T_TIMESTAMP_NS: case FLOE_T_TIMESTAMPTZ_NS: {
+		int64_t ns;
+		return !__builtin_mul_overflow(v->u.i, (int64_t)1000, &ns);
+	}
+	case FLOE_T_UUID: {
+		uint8_t u[16];
+		return floe_uuid_parse(v->u.s.p, v->u.s.n, u);
+	}
+	case FLOE_T_FIXED: return v->u.s.n == (size_t)f->type->length;
+	default: return true;
+	}
+}
+
+/*
+ * The batch column by column, when every value fits: computed columns
+ * appended a column at a time, source columns taken whole (their buffers
+ * swapped into the table's column when one column is that column's only
+ * copy) or copied. false: some row needs the row-by-row path.
+ */
+static int proj_columns(const sql_proj *pj, stream_col *in, stream_col *out, sv **res, size_t n,
+			bool *done)
+{
+	const floe_type *root = pj->root;
+	size_t nf = root->n_fields;
+	*done = false;
+	if (out->len)
+		return 0;
+	for (size_t j = 0; j < nf; j++) {
+		const floe_field *f = &root->fields[j];
+		if (pj->pass[j] >= 0) {
+			const stream_col *src = &in->kids[pj->kid[pj->pass[j]]];
+			for (size_t i = 0; f->required && i < n; i++)
+				if (stream_col_is_null(src, (int64_t)i))
+					return 0;
+			continue;
+		}
+		if (!res[j])
+			continue; /* NULL for an optional column (compile time said so) */
+		for (size_t i = 0; i < n; i++)
+			if (!proj_fits(f, &res[j][i]))
+				return 0;
+	}
+	if (stream_col_struct_rows(out, (int64_t)n))
+		return FLOE_ENOMEM;
+	char why[8];
+	bool ok;
+	sv nul = {.null = true};
+	for (size_t j = 0; j < nf; j++) {
+		stream_col *kid = &out->kids[j];
+		if (pj->pass[j] >= 0)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (proj_put(kid, &root->fields[j], res[j] ? &res[j][i] : &nul, why, sizeof(why),
+				     &ok))
+				return FLOE_ENOMEM;
+	}
+	/* the source columns last (computed values may point into their bytes) */
+	for (size_t j = 0; j < nf; j++) {
+		if (pj->pass[j] < 0)
+			continue;
+		stream_col *kid = &out->kids[j], *src = &in->kids[pj->kid[pj->pass[j]]];
+		size_t uses = 0;
+		for (size_t k = 0; k < nf; k++)
+			uses += pj->pass[k] == pj->pass[j];
+		if (uses == 1 && src->len == (int64_t)n &&
+		    stream_col_swap_rows(kid, src))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (stream_col_copy_row(kid, src, (int64_t)i))
+				return FLOE_ENOMEM;
+	}
+	*done = true;
+	return 0;
+}
+
+/* The message of a failed row: its first line ("line L, column C: ..."). */
+static const char *first_line(char *msg)
+{
+	char *nl = strchr(msg, '\n');
+	if (nl)
+		*nl = 0;
+	return msg;
+}
+
+static int proj_apply(void *ctx, stream_col *in, stream_col *out, stream_project_bad_fn bad,
+		      void *payload, floe_error *err)
+{
+	const sql_proj *pj = ctx;
+	const floe_type *root = pj->root;
+	size_t n = (size_t)in->len, nf = root->n_fields;
+	floe_arena ba, ra; /* the batch's columns and values; one row's (after a failure) */
+	floe_arena_init(&ba, 1 << 16);
+	floe_arena_init(&ra, 1 << 12);
+	floe_error e2;
+	floe_error_clear(&e2);
+	sql_ctx c = pj->c;
+	c.err = &e2;
+	vx xs = pj->x, *x = &xs;
+	x->c = &c;
+	x->ba = &ba;
+	x->now_us = floe_now_us();
+	vrel b = pj->in;
+	sv **res = NULL;
+	char why[FLOE_ERROR_MSG_MAX];
+	int rc = 0;
+	b.n = n;
+	if (!(b.cols = floe_arena_calloc(&ba, b.n_cols + 1, sizeof(sv *))) ||
+	    !(res = floe_arena_calloc(&ba, nf + 1, sizeof(sv *))))
+		goto oom;
+	for (size_t k = 0; k < b.n_cols; k++)
+		if (pj->evals[k] && pj->in.types[k].k != VT_TEXT &&
+		    proj_col(&ba, &in->kids[pj->kid[k]], n, &b.cols[k]))
+			goto oom;
+	/* the whole batch at once; when a row fails, row by row */
+	bool rows = false, all = true;
+	sv *w = NULL;
+	if (pj->where) {
+		rc = eval(x, pj->where, &b, &w);
+		if (rc == FLOE_ENOMEM)
+			goto oom;
+		rows = rc != 0;
+		for (size_t i = 0; !rows && i < n; i++)
+			all &= !w[i].null && w[i].u.i;
+	}
+	for (size_t j = 0; j < nf && !rows; j++) {
+		if (!pj->items[j])
+			continue;
+		rc = eval(x, pj->items[j], &b, &res[j]);
+		if (rc == FLOE_ENOMEM)
+			goto oom;
+		rows = rc != 0;
+	}
+	if (!rows && all) {
+		bool done;
+		if ((rc = proj_columns(pj, in, out, res, n, &done)))
+			goto oom;
+		if (done)
+			goto done;
+	}
+	if (rows)
+		x->ba = &ra;
+	sv **one = floe_arena_calloc(&ba, b.n_cols + 1, sizeof(sv *));
+	sv **val = floe_arena_calloc(&ba, nf + 1, sizeof(sv *));
+	if (!one || !val)
+		goto oom;
+	vrel r1 = b;
+	r1.n = 1;
+	r1.cols = one;
+	for (size_t i = 0; i < n; i++) {
+		bool ok = true, kept = !w || (!w[i].null && w[i].u.i);
+		if (rows) {
+			/* row i alone */
+			for (size_t k = 0; k < b.n_cols; k++)
+				one[k] = b.cols[k] ? b.cols[k] + i : NULL;
+			if (pj->where) {
+				sv *w1;
+				floe_error_clear(&e2);
+				rc = eval_row(x, pj->where, &r1, &w1);
+				if (rc == FLOE_ENOMEM)
+					goto oom;
+				if (rc) {
+					ok = false;
+					snprintf(why, sizeof(why), "%s", first_line(e2.msg));
+				}
+				kept = !ok || (!w1->null && w1->u.i);
+			}
+			for (size_t j = 0; j < nf && ok && kept; j++) {
+				if (!pj->items[j])
+					continue;
+				floe_error_clear(&e2);
+				rc = eval_row(x, pj->items[j], &r1, &val[j]);
+				if (rc == FLOE_ENOMEM)
+					goto oom;
+				if (rc) {
+					ok = false;
+					snprintf(why, sizeof(why), "%s", first_line(e2.msg));
+				}
+			}
+		} else {
+			for (size_t j = 0; j < nf; j++)
+				val[j] = res[j] ? res[j] + i : NULL;
+		}
+		if (ok && !kept) { /* the WHERE leaves it out: no row, no dead letter */
+			if ((rc = bad(payload, (int64_t)i, NULL)))
+				goto done;
+			if (rows)
+				floe_arena_reset(&ra);
+			continue;
+		}
+		int64_t len0 = out->len;
+		if (ok && stream_col_struct_begin(out))
+			goto oom;
+		for (size_t j = 0; j < nf && ok; j++) {
+			stream_col *kid = &out->kids[j];
+			if (pj->pass[j] >= 0) {
+				const stream_col *src = &in->kids[pj->kid[pj->pass[j]]];
+				if (root->fields[j].required && stream_col_is_null(src, (int64_t)i)) {
+					ok = false;
+					snprintf(why, sizeof(why),
+						 "column '%s' is NOT NULL and the value is NULL",
+						 root->fields[j].name);
+				} else if (stream_col_copy_row(kid, src, (int64_t)i)) {
+					goto oom;
+				}
+				continue;
+			}
+			sv nul = {.null = true};
+			if (proj_put(kid, &root->fields[j], val[j] ? val[j] : &nul, why, sizeof(why),
+				     &ok))
+				goto oom;
+		}
+		if (!ok) {
+			stream_col_truncate(out, len0);
+			if ((rc = bad(payload, (int64_t)i, why)))
+				goto done;
+		}
+		if (rows)
+			floe_arena_reset(&ra);
+	}
+	rc = 0;
+	goto done;
+oom:
+	rc = floe_error_oom(err);
+done:
+	floe_arena_reset(&ra);
+	floe_arena_reset(&ba);
+	return rc;
 }

@@ -25,11 +25,37 @@
 #define FLOE_SQL_SQL_VEC_H
 
 #include "sql/sql_exec.h"
+#include "stream/stream_project.h"
 
 /* True when q needs the executor (anything beyond columns, a pushed filter
  * and LIMIT). */
 bool sql_vec_needed(const sql_select *q);
 /* Run q and print its rows. */
 int sql_vec_select(sql_ctx *c, const sql_select *q) FLOE_WUR;
+/* What a query may hold (SET 'sql.memory-budget', floe_sql_opts.memory_budget, or half the
+ * machine's memory), and the error past it (at q). */
+int64_t sql_query_budget(const sql_ctx *c);
+int sql_budget_err(sql_ctx *c, const sql_select *q, int64_t budget) FLOE_WUR;
+
+/*
+ * A streaming INSERT's computed projection: SELECT item i (items[i], or
+ * source column star_col[i] when items[i] is NULL) goes to the table's
+ * column cols[i] (ts: the table's schema); the table's other columns get
+ * NULL; q: the INSERT's SELECT (its WHERE's columns are decoded too; its
+ * position is that of errors no item has; t.col names its FROM's alias);
+ * with_where: the projection evaluates q's WHERE too (a row it does not keep
+ * is neither written nor a dead letter). Names bind against the source's columns (src), types are checked
+ * and an assignment cast added now — an unknown function, column or a type
+ * that cannot go into its column is an error at the item. Lives in c->a
+ * and reads c->sc's text (both must outlive the job); sql_proj_free frees
+ * what the arena does not hold.
+ */
+typedef struct sql_proj sql_proj;
+int sql_proj_new(sql_ctx *c, const sql_source *src, const sql_expr *const *items,
+		 const int *star_col, const char *const *cols, size_t n, const sql_select *q,
+		 bool with_where, const floe_schema *ts, sql_proj **out) FLOE_WUR;
+/* The runtime's hook (stream_table_cfg.project): apply is thread-safe. */
+const stream_project *sql_proj_hook(const sql_proj *p);
+void sql_proj_free(sql_proj *p);
 
 #endif

@@ -304,6 +304,42 @@ void stream_col_truncate(stream_col *c, int64_t n)
 	}
 }
 
+int stream_col_struct_rows(stream_col *c, int64_t n)
+{
+	while (c->cap - c->len < n)
+		if (stream_col__grow(c))
+			return FLOE_ENOMEM;
+	for (int64_t i = 0; i < n; i++)
+		stream_col__set_valid(c, c->len + i, true);
+	c->len += n;
+	return FLOE_OK;
+}
+
+bool stream_col_swap_rows(stream_col *a, stream_col *b)
+{
+	if (a->kind != b->kind || a->width != b->width || a->nullable != b->nullable ||
+	    a->kind == SB_STRUCT || a->kind == SB_LIST || a->kind == SB_MAP)
+		return false;
+	stream_col t = *a;
+	a->len = b->len;
+	a->cap = b->cap;
+	a->valid = b->valid;
+	a->vals = b->vals;
+	a->offs = b->offs;
+	a->data = b->data;
+	a->data_len = b->data_len;
+	a->data_cap = b->data_cap;
+	b->len = t.len;
+	b->cap = t.cap;
+	b->valid = t.valid;
+	b->vals = t.vals;
+	b->offs = t.offs;
+	b->data = t.data;
+	b->data_len = t.data_len;
+	b->data_cap = t.data_cap;
+	return true;
+}
+
 int stream_col_copy_row(stream_col *dst, const stream_col *src, int64_t r)
 {
 	if (stream_col_is_null(src, r))

@@ -184,6 +184,12 @@ int stream_col_list_end(stream_col *c) FLOE_WUR; /* FLOE_ENOMEM past int32 offse
 /* Roll back to n rows (children follow through offsets). */
 void stream_col_truncate(stream_col *c, int64_t n);
 
+/* Open n struct rows at once (each child then takes n values). */
+int stream_col_struct_rows(stream_col *c, int64_t n) FLOE_WUR;
+/* Exchange the rows (buffers and counts) of two primitive columns of the same
+ * kind, width and nullability; false (nothing done) when they differ. */
+bool stream_col_swap_rows(stream_col *a, stream_col *b);
+
 /* Append row r of src (same shape) to dst. */
 int stream_col_copy_row(stream_col *dst, const stream_col *src, int64_t r) FLOE_WUR;
 

@@ -172,6 +172,9 @@ typedef struct stream_table_cfg {
 	const char *route_value;
 	const char *route_template; /* the template's name */
 	int line;
+	/* not from the YAML: a computed projection its caller attaches before
+	 * opening the pipeline (floe sql; stream_project.h), or NULL */
+	const struct stream_project *project;
 } stream_table_cfg;
 
 typedef struct stream_config {

@@ -507,9 +507,9 @@ static int open_kafka_table(floe_pipeline *p, rt_table *t, const stream_source_c
 		const char *what = sc->metadata.items[i].key + strlen("metadata.");
 		const char *col = sc->metadata.items[i].value;
 		size_t k = 0;
-		while (k < t->schema->root->n_fields && strcmp(fs[k].name, col))
+		while (k < dt->n_fields && strcmp(fs[k].name, col))
 			k++;
-		if (k == t->schema->root->n_fields)
+		if (k == dt->n_fields)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "table %s: metadata.%s names column '%s', which the "
 					      "table does not have (a top-level column)",
@@ -669,16 +669,25 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 	    (rc = floe_write_config_from(&t->wcfg, &t->warena, t->meta, err)))
 		return floe_error_prefix(err, rc, "table %s: ", t->ident);
 	t->decode_type = t->schema->root;
+	if ((t->project = tc->project)) {
+		/* records decode into the projection's input; it makes the table's rows */
+		if (tc->unknown_fields == STREAM_UNKNOWN_EVOLVE)
+			return floe_error_set(err, FLOE_EUNSUPPORTED,
+					      "table %s: unknown-fields: evolve with a computed "
+					      "projection",
+					      t->ident);
+		t->decode_type = t->project->input;
+	}
 	if (tc->filter) {
 		/* fields the filter tests but the table lacks are decoded as extra
 		 * string columns that are never written */
 		char **names = NULL;
 		size_t n_names = 0;
-		if ((rc = stream_filter_unknown_fields(&names, &n_names, tc->filter, t->schema->root,
+		if ((rc = stream_filter_unknown_fields(&names, &n_names, tc->filter, t->decode_type,
 						       err)))
 			return floe_error_prefix(err, rc, "table %s: ", t->ident);
 		if (n_names) {
-			const floe_type *root = t->schema->root;
+			const floe_type *root = t->decode_type;
 			floe_type *ext = floe_arena_calloc(&t->warena, 1, sizeof(*ext));
 			floe_field *fs = floe_arena_calloc(&t->warena, root->n_fields + n_names,
 							   sizeof(*fs));
@@ -767,6 +776,11 @@ static int open_table(floe_pipeline *p, rt_table *t, const stream_table_cfg *tc,
 	}
 	if ((rc = stream_delta_setup(p, t, err)))
 		return rc;
+	if (t->project && t->delta)
+		return floe_error_set(err, FLOE_EUNSUPPORTED,
+				      "table %s: a computed projection into an upsert or change-stream "
+				      "table is not supported yet (select the source's columns)",
+				      t->ident);
 	if ((t->dist == STREAM_DIST_HASH || t->dist == STREAM_DIST_RANGE) && t->spec->n_fields) {
 		t->pplan = floe_calloc(t->spec->n_fields, sizeof(rt_pfield));
 		if (!t->pplan)

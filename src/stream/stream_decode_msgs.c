@@ -369,7 +369,7 @@ int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool 
 		}
 		char pwhy[FLOE_ERROR_MSG_MAX + 256];
 		bool pok = true;
-		for (int64_t r = n0; tb->n_pcheck && pok && r < root->len; r++)
+		for (int64_t r = n0; tb->n_pcheck && !tb->project && pok && r < root->len; r++)
 			pok = stream_task__row_partition_ok(tb, root, r, pwhy, sizeof(pwhy));
 		if (!pok) {
 			/* every row of the record goes (a change's delete half too) */
@@ -378,6 +378,9 @@ int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool 
 				return rc;
 			continue;
 		}
+		if (tb->project &&
+		    (rc = stream_task__note_row(t, ti, val, m->val_len, m->offset, err)))
+			return rc;
 		if ((root->len & 255) < (int64_t)n_rows && stream_col_bytes(root) >= STREAM_BATCH_BYTES &&
 		    (rc = stream_task__emit(t, ti, false, err)))
 			return rc;

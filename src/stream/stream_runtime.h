@@ -36,6 +36,7 @@
 #include "stream/stream_decode.h"
 #include "stream/stream_decode_cdc.h"
 #include "stream/stream_filter.h"
+#include "stream/stream_project.h"
 #include "stream/stream_source.h"
 #include "stream/stream_split_fence.h"
 #include "table/table_impl.h"
@@ -119,6 +120,7 @@ typedef struct rt_table {
 	stream_filter *pre_filter;
 	const floe_type *pre_type;
 	const floe_type *decode_type; /* the schema's root, plus the filter's extra fields */
+	const stream_project *project; /* computed projection: decode_type is its input */
 	size_t n_extra;               /* extra (string) fields at the end, not written */
 	int dist; /* stream_dist */
 	size_t src;
@@ -251,6 +253,13 @@ typedef struct part_item {
 	bool last;
 } part_item;
 
+/* A decoded row's record (a projected table's dead letters point at it). */
+typedef struct proj_rec {
+	const char *rec; /* into the block */
+	size_t n;
+	int64_t off;
+} proj_rec;
+
 typedef struct rt_task {
 	floe_pipeline *p;
 	int idx;
@@ -301,6 +310,11 @@ typedef struct rt_task {
 	size_t n_held, cap_held;
 	int64_t cur_seq;            /* the block being decoded */
 	floe_arena route_arena;     /* a record parsed for its route */
+	/* tables with a projection: the projected rows (the table's root), and
+	 * each decoded row's record (for its dead letter) */
+	stream_col *proj_out, *proj_tmp;
+	proj_rec **prec;
+	size_t *n_prec, *cap_prec;
 } rt_task;
 
 typedef struct ckpt_item {
@@ -435,6 +449,9 @@ int stream_task__wanted_by_filter(rt_task *t, size_t ti, const stream_block *b, 
  * (FLOE_OK); else FLOE_EINVAL, the decoder's reason stands. */
 int stream_task__evolve(rt_task *t, size_t ti, const stream_block *b, const char *rec, size_t n,
 			bool *taken, floe_error *err) FLOE_WUR;
+/* A projected table kept the record decoded last (its row's record). */
+int stream_task__note_row(rt_task *t, size_t ti, const char *rec, size_t n, int64_t off,
+			  floe_error *err) FLOE_WUR;
 /* Can row r's partition values be written (why says why not)? */
 bool stream_task__row_partition_ok(const rt_table *tb, const stream_col *root, int64_t r,
 				   char *why, size_t cap);

@@ -73,6 +73,11 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 	t->cdc = floe_calloc(nt, sizeof(stream_cdc_dec));
 	t->next_seq = floe_calloc(nt, sizeof(int64_t));
 	t->vdec = floe_calloc(nt, sizeof(void *));
+	t->proj_out = floe_calloc(nt, sizeof(stream_col));
+	t->proj_tmp = floe_calloc(nt, sizeof(stream_col));
+	t->prec = floe_calloc(nt, sizeof(proj_rec *));
+	t->n_prec = floe_calloc(nt, sizeof(size_t));
+	t->cap_prec = floe_calloc(nt, sizeof(size_t));
 	t->last_table = (size_t)-1;
 	if (t->owner_cache)
 		for (size_t i = 0; i < nt; i++)
@@ -82,7 +87,8 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 			stream_range_stats_init(&t->rstats[i]);
 	if (!t->sinks || !t->roots || !t->csv || !t->csv_header || !t->ckpt_files || !t->ckpt_n ||
 	    !t->inbox || !t->owner_cache || !t->rstats || !t->pre_roots || !t->pre_csv || !t->pre_csv_header ||
-	    !t->deltas || !t->kinds || !t->kinds_cap || !t->cdc || !t->next_seq || !t->vdec)
+	    !t->deltas || !t->kinds || !t->kinds_cap || !t->cdc || !t->next_seq || !t->vdec ||
+	    !t->proj_out || !t->proj_tmp || !t->prec || !t->n_prec || !t->cap_prec)
 		return floe_error_oom(err);
 	floe_buf_init(&t->dlq, (size_t)256 << 20);
 	floe_buf_init(&t->meta_buf, (size_t)64 << 20);
@@ -103,6 +109,10 @@ int stream_task_init(rt_task *t, floe_pipeline *p, int idx, floe_error *err)
 		t->cdc[i].json = &t->json;
 		if (tb->pre_type &&
 		    (rc = stream_col_init(&t->pre_roots[i], tb->pre_type, NULL, 0, false, err)))
+			return rc;
+		if (tb->project &&
+		    ((rc = stream_col_init(&t->proj_out[i], tb->schema->root, NULL, 0, false, err)) ||
+		     (rc = stream_col_init(&t->proj_tmp[i], tb->schema->root, NULL, 0, false, err))))
 			return rc;
 	}
 	return stream_task__open_value_decoders(t, err);
@@ -138,7 +148,18 @@ void stream_task_reset(rt_task *t, bool abort)
 			floe_imap_reset(&t->owner_cache[i]);
 		if (t->rstats)
 			stream_range_stats_free(&t->rstats[i]);
+		if (t->proj_out)
+			stream_col_reset(&t->proj_out[i]);
+		if (t->proj_tmp)
+			stream_col_reset(&t->proj_tmp[i]);
+		if (t->prec)
+			floe_free(t->prec[i]);
 	}
+	floe_free(t->proj_out);
+	floe_free(t->proj_tmp);
+	floe_free(t->prec);
+	floe_free(t->n_prec);
+	floe_free(t->cap_prec);
 	floe_free(t->rstats);
 	t->rstats = NULL;
 	for (size_t i = 0; t->inbox && i < t->in_len; i++)
@@ -621,7 +642,7 @@ static int view_batch(const rt_table *tb, stream_col *c, struct ArrowArray *batc
 	int rc = stream_col_view(c, batch);
 	if (rc)
 		return floe_error_set(err, rc, "out of memory");
-	if (tb->n_extra) {
+	if (tb->n_extra && !tb->project) { /* a projection made the table's rows */
 		int64_t keep = batch->n_children - (int64_t)tb->n_extra;
 		for (int64_t i = keep; i < batch->n_children; i++)
 			floe_arrow_array_release(batch->children[i]);
@@ -657,6 +678,102 @@ static int send_markers(rt_task *t, size_t ti, const int64_t *counts, floe_error
 	return rc;
 }
 
+/* ---- computed projections ---------------------------------------------------------- */
+
+int stream_task__note_row(rt_task *t, size_t ti, const char *rec, size_t n, int64_t off,
+			  floe_error *err)
+{
+	if (FLOE_ARRAY_RESERVE(t->prec[ti], t->cap_prec[ti], t->n_prec[ti] + 1))
+		return floe_error_oom(err);
+	t->prec[ti][t->n_prec[ti]++] = (proj_rec){rec, n, off};
+	return FLOE_OK;
+}
+
+struct proj_bad {
+	rt_task *t;
+	size_t ti;
+	uint8_t *gone; /* per input row: did not project */
+	floe_error *err;
+};
+
+static int proj_bad_row(void *payload, int64_t row, const char *why)
+{
+	struct proj_bad *pb = payload;
+	rt_task *t = pb->t;
+	if (row < 0 || (size_t)row >= t->n_prec[pb->ti])
+		return floe_error_set(pb->err, FLOE_EINVAL, "projection: row %lld out of range",
+				      (long long)row);
+	const proj_rec *r = &t->prec[pb->ti][row];
+	pb->gone[row] = 1;
+	if (!why) { /* filtered out by the projection's WHERE */
+		atomic_fetch_add(&t->p->filtered, 1);
+		return FLOE_OK;
+	}
+	return stream_task__note_bad(t, pb->ti, r->rec, r->n, r->off, why, pb->err);
+}
+
+/*
+ * A projected table: the decoded rows (the source's columns) become rows of
+ * the table's schema in t->proj_out[ti]; rows that do not project, or whose
+ * partition values cannot be written, are their records' dead letters.
+ */
+static int project_rows(rt_task *t, size_t ti, floe_error *err)
+{
+	rt_table *tb = &t->p->tables[ti];
+	stream_col *in = &t->roots[ti];
+	int64_t rows = in->len;
+	int rc;
+	if ((size_t)rows != t->n_prec[ti]) {
+		stream_col_truncate(in, 0);
+		t->n_prec[ti] = 0;
+		return floe_error_set(err, FLOE_EINVAL,
+				      "table %s: %lld decoded rows but %zu records (projection)",
+				      tb->ident, (long long)rows, t->n_prec[ti]);
+	}
+	uint8_t *gone = floe_calloc((size_t)rows + 1, 1);
+	if (!gone)
+		return floe_error_oom(err);
+	struct proj_bad pb = {t, ti, gone, err};
+	rc = tb->project->apply(tb->project->ctx, in, &t->proj_out[ti], proj_bad_row, &pb, err);
+	stream_col_truncate(in, 0);
+	if (!rc && tb->n_pcheck) {
+		/* out row r is the r-th input row that projected */
+		stream_col *out = &t->proj_out[ti], *keep = &t->proj_tmp[ti];
+		char pwhy[FLOE_ERROR_MSG_MAX + 256];
+		bool dropped = false;
+		int64_t src = 0;
+		for (int64_t r = 0; !rc && r < out->len; r++, src++) {
+			while (src < rows && gone[src])
+				src++;
+			if (stream_task__row_partition_ok(tb, out, r, pwhy, sizeof(pwhy))) {
+				if (dropped && stream_col_copy_row(keep, out, r))
+					rc = floe_error_oom(err);
+				continue;
+			}
+			if (!dropped) { /* the rows before it stay */
+				for (int64_t k = 0; k < r && !rc; k++)
+					if (stream_col_copy_row(keep, out, k))
+						rc = floe_error_oom(err);
+				dropped = true;
+			}
+			const proj_rec *pr = &t->prec[ti][src];
+			if (!rc)
+				rc = stream_task__note_bad(t, ti, pr->rec, pr->n, pr->off, pwhy, err);
+		}
+		if (dropped) {
+			stream_col tmp = *out;
+			*out = *keep;
+			*keep = tmp;
+			stream_col_truncate(keep, 0);
+		}
+	}
+	floe_free(gone);
+	t->n_prec[ti] = 0;
+	if (rc)
+		stream_col_truncate(&t->proj_out[ti], 0);
+	return rc;
+}
+
 /*
  * Hand the rows decoded for table ti to the writers. final: the block's
  * last rows for this table (an ordered table's parts then say so).
@@ -669,6 +786,11 @@ int stream_task__emit(rt_task *t, size_t ti, bool final, floe_error *err)
 	const uint8_t *kinds = tb->delta ? t->kinds[ti] : NULL;
 	struct ArrowArray batch;
 	int rc;
+	if (tb->project && root->len) {
+		if ((rc = project_rows(t, ti, err)))
+			return rc;
+		root = &t->proj_out[ti];
+	}
 	if (root->len == 0)
 		return tb->ordered && final ? send_markers(t, ti, NULL, err) : FLOE_OK;
 	if ((tb->dist != STREAM_DIST_HASH && tb->dist != STREAM_DIST_RANGE) || p->n_tasks < 2) {
@@ -981,7 +1103,8 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 		}
 		char pwhy[FLOE_ERROR_MSG_MAX + 256];
 		bool pok = true;
-		for (int64_t r = len0; tb->n_pcheck && pok && r < root->len; r++)
+		/* a projected table checks its projected rows (project_rows) */
+		for (int64_t r = len0; tb->n_pcheck && !tb->project && pok && r < root->len; r++)
 			pok = stream_task__row_partition_ok(tb, root, r, pwhy, sizeof(pwhy));
 		if (!pok) {
 			/* every row of the record goes (a change's delete half too) */
@@ -990,6 +1113,8 @@ static int decode_for_table(rt_task *t, size_t ti, const stream_block *b, bool c
 				return rc;
 			continue;
 		}
+		if (tb->project && (rc = stream_task__note_row(t, ti, cur, n, off, err)))
+			return rc;
 		if ((root->len & 255) < (int64_t)n_rows && stream_col_bytes(root) >= STREAM_BATCH_BYTES &&
 		    (rc = stream_task__emit(t, ti, false, err)))
 			return rc;

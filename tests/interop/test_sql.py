@@ -146,21 +146,32 @@ def test_shop_script_read_by_pyiceberg_and_duckdb(tmp_path):
     assert "| remark |" in out.replace("  ", " ") or "remark" in out
 
 
-def test_killed_job_restarts_exactly_once(tmp_path):
+KILL_JOBS = {
+    "columns": ("CREATE TABLE IF NOT EXISTS db.t (id BIGINT, kind STRING, amount DECIMAL(12, 3), "
+                "lts TIMESTAMP_LTZ(6));\n", "INSERT INTO db.t SELECT * FROM gen;\n"),
+    # a computed projection: evaluated in the writer tasks, between decode and write
+    "computed": ("CREATE TABLE IF NOT EXISTS db.t (id BIGINT, kind STRING, amount DECIMAL(14, 3), "
+                 "d DATE);\n",
+                 "INSERT INTO db.t SELECT id, UPPER(kind), amount * 2 - 1, CAST(lts AS DATE) "
+                 "FROM gen;\n"),
+}
+
+
+@pytest.mark.parametrize("job", sorted(KILL_JOBS))
+def test_killed_job_restarts_exactly_once(tmp_path, job):
     """A datagen job (a sequence of ids at a fixed rate) killed with SIGKILL
     at random moments and restarted with the same script: every id once."""
-    n = 60000
+    n = 60000 if job == "columns" else 30000
+    table, insert = KILL_JOBS[job]
     (tmp_path / "job.sql").write_text(
         "CREATE CATALOG c WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='wh');\n"
         "USE CATALOG c;\nCREATE DATABASE IF NOT EXISTS db;\n"
         "SET 'execution.checkpointing.interval' = '100ms';\n"
-        "SET 'parallelism.default' = '2';\n"
-        "CREATE TABLE IF NOT EXISTS db.t (id BIGINT, kind STRING, amount DECIMAL(12, 3), "
-        "lts TIMESTAMP_LTZ(6));\n"
+        "SET 'parallelism.default' = '2';\n" + table +
         "CREATE TABLE gen (id BIGINT, kind STRING, amount DECIMAL(12, 3), lts TIMESTAMP_LTZ(6)) "
-        "WITH ('connector'='datagen', 'rows-per-second'='10000', 'fields.id.kind'='sequence', "
-        f"'fields.id.start'='1', 'fields.id.end'='{n}');\n"
-        "INSERT INTO db.t SELECT * FROM gen;\n")
+        f"WITH ('connector'='datagen', 'rows-per-second'='{n // 6}', "
+        "'fields.id.kind'='sequence', "
+        f"'fields.id.start'='1', 'fields.id.end'='{n}');\n" + insert)
     rnd = random.Random(15)
     kills = 0
     for _ in range(16):  # ten kills at random moments (a run that ended is not one)
@@ -181,6 +192,10 @@ def test_killed_job_restarts_exactly_once(tmp_path):
     got = con.execute(f"SELECT count(*), count(DISTINCT id), min(id), max(id) "
                       f"FROM iceberg_scan('{meta}')").fetchone()
     assert got == (n, n, 1, n), f"after {kills} kills"
+    if job == "computed":
+        bad = con.execute(f"SELECT count(*) FROM iceberg_scan('{meta}') "
+                          f"WHERE kind <> upper(kind) OR kind IS NULL OR d IS NULL").fetchone()
+        assert bad == (0,)
 
 
 BAD = [
@@ -199,10 +214,16 @@ BAD = [
      "line 1, column 67: unknown catalog option 'warehous'"),
     ("CREATE TABLE s (id BIGINT, v STRING) WITH ('connector'='filesystem', 'path'='in', "
      "'format'='json');\nINSERT INTO db.base SELECT id, v FROM s;",
-     "line 2, column 32: column 'v' is string in the source and long in the table"),
+     "line 2, column 32: this is STRING and column 'v' is BIGINT: CAST it"),
     ("CREATE TABLE s (id BIGINT, v BIGINT) WITH ('connector'='filesystem', 'path'='in', "
-     "'format'='json');\nINSERT INTO db.base SELECT id, v + 1 FROM s;",
-     "line 2, column 32: computed expressions in SELECT are not supported yet"),
+     "'format'='json');\nINSERT INTO db.base SELECT id, FOO(v) + 1 FROM s;",
+     "line 2, column 32: unknown function 'FOO'"),
+    ("CREATE TABLE s (id BIGINT, v BIGINT) WITH ('connector'='filesystem', 'path'='in', "
+     "'format'='json');\nINSERT INTO db.base SELECT id, v + DATE '2024-01-01' FROM s;",
+     "line 2, column 32: BIGINT + DATE is not defined"),
+    ("CREATE TABLE s (id BIGINT, v BIGINT) WITH ('connector'='filesystem', 'path'='in', "
+     "'format'='json');\nINSERT INTO db.base SELECT id, v * nope FROM s;",
+     "line 2, column 36: unknown column 'nope'"),
     ("CREATE TABLE s (id BIGINT, v BIGINT) WITH ('connector'='upsert-kafka', 'topic'='x');",
      "line 1, column 44: connector 'upsert-kafka' is not supported by floe sql yet"),
 ]

@@ -319,3 +319,26 @@ def test_seed_monitoring_queries(lake):
     snaps = sorted(tbl.inspect.snapshots().to_pylist(), key=lambda s: s["committed_at"], reverse=True)
     assert [(r[1], r[2], r[3]) for r in got] == \
         [(str(s["snapshot_id"]), s["operation"], dict(s["summary"])["added-records"]) for s in snaps]
+
+
+@pytest.mark.parametrize("query", [
+    "SELECT note, id, COUNT(*) FROM t GROUP BY note, id",       # groups
+    "SELECT * FROM t ORDER BY ts DESC",                          # sorted rows
+    "SELECT DISTINCT id, note FROM t",                           # distinct rows
+    "SELECT t.id, k.label FROM t JOIN k ON t.kind = k.kind",     # joined rows
+    "SELECT * FROM t",                                           # the result
+])
+def test_query_over_its_memory_budget_stops_with_an_error(lake, query):
+    """A query holding more than --memory-budget / SET 'sql.memory-budget'
+    stops with an error at the query (no OOM, no partial result); with room
+    it runs."""
+    cwd, _ = lake
+    p = subprocess.run([floe_bin(), "sql", "--memory-budget", "24KiB", "-e",
+                        PRELUDE + query + ";"], cwd=cwd, capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "the query needs more memory than its budget (24 KiB)" in p.stderr, p.stderr
+    assert "line 4, column 1:" in p.stderr and p.stderr.rstrip().endswith("^")
+    assert "rows in set" not in p.stdout
+    rows = floe_rows(cwd, "SET 'sql.memory-budget' = '64MiB';\n" + query)
+    assert rows
