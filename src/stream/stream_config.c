@@ -65,6 +65,9 @@ static const char *const ice_start_names[] = {
 	"TABLE_SCAN_THEN_INCREMENTAL", "INCREMENTAL_FROM_LATEST_SNAPSHOT",
 	"INCREMENTAL_FROM_EARLIEST_SNAPSHOT", "INCREMENTAL_FROM_SNAPSHOT_ID",
 	"INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP", NULL};
+static const char *const wm_unit_names[] = {"MICROSECONDS", "MILLISECONDS", "SECONDS",
+					    "NANOSECONDS", NULL};
+static const int wm_unit_values[] = {1000, 1000000, 1000000000, 1};
 static const int ice_start_values[] = {FLOE_START_TABLE_THEN_INCREMENTAL, FLOE_START_LATEST,
 				       FLOE_START_EARLIEST, FLOE_START_SNAPSHOT_ID,
 				       FLOE_START_TIMESTAMP};
@@ -265,6 +268,12 @@ static const keydef source_keys[] = {
 	 "snapshot current at the start)"},
 	{"streaming-skip-overwrite-snapshots", K_BOOL, S(iceberg_skip_overwrites), 0, NULL, NULL,
 	 "false", "iceberg, append mode: skip overwrite and delete snapshots instead of failing"},
+	{"watermark-column", K_STR, S(watermark_column), 0, NULL, NULL, "",
+	 "iceberg, append mode: a long or timestamp column; each snapshot's files are read in the "
+	 "order of its lower bound and every commit downstream records floe.watermark, the "
+	 "smallest lower bound not yet read (epoch ms; Flink's watermark-column)"},
+	{"watermark-column-time-unit", K_ENUM, S(watermark_unit_ns), 0, wm_unit_names,
+	 wm_unit_values, "MICROSECONDS", "iceberg: the unit of a long watermark-column"},
 	{NULL, K_STR, 0, 0, NULL, NULL, NULL, NULL},
 };
 
@@ -940,6 +949,20 @@ static int check_maint(stream_maint_cfg *m, const stream_table_cfg *t, int64_t c
 static int check_iceberg(stream_source_cfg *s, floe_error *err)
 {
 	bool ice = s->type == STREAM_SRC_ICEBERG;
+	if (!ice && (s->watermark_column || s->watermark_unit_ns))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': watermark-column is for iceberg sources",
+				      s->line, s->name);
+	if (ice && s->watermark_unit_ns && !s->watermark_column)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': watermark-column-time-unit without "
+				      "watermark-column",
+				      s->line, s->name);
+	if (ice && s->watermark_column && s->iceberg_mode == STREAM_ICEBERG_CHANGELOG)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': watermark-column is for read-mode: append "
+				      "(a changelog's deletes have no event time to order by)",
+				      s->line, s->name);
 	if (s->type == STREAM_SRC_HYBRID) {
 		if (!s->iceberg_table || !strchr(s->iceberg_table, '.'))
 			return floe_error_set(err, FLOE_EINVAL,

@@ -110,6 +110,8 @@ typedef struct stream_source_cfg {
 	int64_t iceberg_start_snapshot, iceberg_start_ts;
 	bool iceberg_streaming;
 	bool iceberg_skip_overwrites;
+	const char *watermark_column; /* watermark-column */
+	int watermark_unit_ns;        /* watermark-column-time-unit, in ns (a TimeUnit) */
 	int line;
 } stream_source_cfg;
 

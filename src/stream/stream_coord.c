@@ -1064,6 +1064,8 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 		io.skip_overwrites = sc->iceberg_skip_overwrites;
 		io.monitor_interval_ms = sc->monitor_interval_ms;
 		io.block_bytes = (size_t)sc->block_bytes;
+		io.watermark_column = sc->watermark_column;
+		io.watermark_unit_ns = sc->watermark_unit_ns;
 		rc = stream_source_iceberg_new(&s->src, sc->name, &io, err);
 		break;
 	}
@@ -1329,6 +1331,18 @@ static void idx_discard(rt_table *t, const floe_data_file *files, size_t n, bool
 	floe_hmap_reset(&seen);
 }
 
+/* A watermarked source's checkpoint (its @watermark parameter): the commit
+ * carries floe.watermark, epoch ms — every row of the source with an earlier
+ * event time not in this snapshot or an older one is late. */
+static int set_watermark(floe_snapshot_op *op, const stream_offsets *pos, floe_error *err)
+{
+	char num[32];
+	if (!stream_offsets_has(pos, "@watermark"))
+		return FLOE_OK;
+	snprintf(num, sizeof(num), "%lld", (long long)stream_offsets_get(pos, "@watermark", 0));
+	return floe_op_set_summary(op, "floe.watermark", num, err);
+}
+
 static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, bool *conflict,
 			floe_error *err)
 {
@@ -1426,6 +1440,7 @@ again:;
 	rc = rc ? rc : floe_append_set_summary(ap, "floe.checkpoint-id", num, err);
 	rc = rc ? rc : floe_append_set_summary(ap, "floe.source", p->sources[t->src].cfg->name, err);
 	rc = rc ? rc : floe_append_set_summary(ap, "floe.source-offsets", c->offsets[ti], err);
+	rc = rc ? rc : set_watermark(ap, &c->positions[t->src], err);
 	/* a one-shot load that read all its input: its state may expire after
 	 * history.expire.keep-pipeline-state-for (a running pipeline's never) */
 	if (c->complete)
@@ -1592,6 +1607,7 @@ static int commit_atomic(floe_pipeline *p, ckpt_item *c, bool *conflict, floe_er
 		rc = rc ? rc
 			: floe_op_set_summary(ap, "floe.source", p->sources[t->src].cfg->name, err);
 		rc = rc ? rc : floe_op_set_summary(ap, "floe.source-offsets", c->offsets[ti], err);
+		rc = rc ? rc : set_watermark(ap, &c->positions[t->src], err);
 		if (c->complete)
 			rc = rc ? rc : floe_op_set_summary(ap, "floe.load-complete", "true", err);
 		rc = rc ? rc : floe_op_set_summary(ap, "floe.atomic-commit", "true", err);
