@@ -262,11 +262,15 @@ int stream_source_iceberg_new(stream_source **out, const char *name, const strea
 
 /*
  * The hybrid source (stream_source_hybrid.c): the table scan of the Iceberg
- * table's current snapshot, then `then` (owned; freed on failure too) from
- * the source offsets recorded with that snapshot. Positions carry
- * @hybrid-phase and @hybrid-snapshot.
+ * table's current snapshot, then `then` (files, Kafka or Kinesis; owned;
+ * freed on failure too) from the source offsets recorded with that snapshot.
+ * Positions carry @hybrid-phase and @hybrid-snapshot.
  */
 int stream_source_hybrid_new(stream_source **out, const char *name, const stream_iceberg_opts *boot,
 			     stream_source *then, floe_error *err) FLOE_WUR;
+/* Where the hybrid's second source starts split (a Kafka partition being
+ * assigned): the bootstrap's recorded offset, or the table's after the
+ * switch; -1 when neither has it. Coordinator thread. */
+int64_t stream_source_hybrid_start(stream_source *s, const char *split);
 
 #endif
