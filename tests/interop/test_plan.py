@@ -93,12 +93,12 @@ def test_prediction_within_ten_percent_of_a_real_run(floe, tmp_path):
 
 RANGE_RUN = """
 pipeline: {name: ranged}
-execution.checkpointing.interval: 1s
+execution.checkpointing.interval: 500ms
 parallelism.default: 4
 sources:
   - name: gen
     type: generator
-    rows-per-second: 400
+    rows-per-second: 800
     number-of-rows: 4400
     fields.region.values: "r0,r1,r2,r3,r4"
 tables:
