@@ -2218,7 +2218,11 @@ int floe_pipeline_run(floe_pipeline *p, floe_error *err)
 				continue;
 			memset(&b, 0, sizeof(b));
 			if ((rc = s->src->ops->next(s->src, &b, &got, &eof, &local))) {
-				floe_error_prefix(&local, rc, "source '%s': ", s->cfg->name);
+				/* sources that name themselves (iceberg, hybrid) are not named twice */
+				char own[160];
+				snprintf(own, sizeof(own), "source '%s': ", s->cfg->name);
+				if (strncmp(local.msg, own, strlen(own)))
+					floe_error_prefix(&local, rc, "%s", own);
 				stream_fail(p, &local);
 				break;
 			}
