@@ -24,13 +24,17 @@
  * once the consumer has joined its group, and a checkpoint before that must
  * still record where it starts. Kafka partitions are positioned through the
  * assignment hook (stream_source_hybrid_start), Kinesis shards and files
- * by seek. A split S did not record starts as the second source's own
+ * by seek; a Kafka partition's start follows the blocks handed out, so a
+ * partition assigned again after a rebalance (the hybrid's table is not
+ * split-fenced and commits nothing at a revocation) goes on after the
+ * records its writers hold instead of reading them twice. A split S did not record starts as the second source's own
  * settings say (scan.startup.mode, scan.stream.initpos; files: at 0).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "stream/stream_kafka.h"
 #include "stream/stream_source.h"
 #include "table/table_impl.h"
 #include "util/log.h"
@@ -171,7 +175,18 @@ static int hy_next(stream_source *base, stream_block *b, bool *got, bool *eof, f
 		if ((rc = switch_over(h, err)))
 			return rc;
 	}
-	return h->then->ops->next(h->then, b, got, eof, err);
+	if ((rc = h->then->ops->next(h->then, b, got, eof, err)) || !*got)
+		return rc;
+	/* a Kafka partition assigned again (a rebalance: no revocation checkpoint
+	 * here) goes on after what was handed out, which the next checkpoint holds */
+	size_t kp = strlen(STREAM_KAFKA_SPLIT_PREFIX);
+	if (b->split_name && !strncmp(b->split_name, STREAM_KAFKA_SPLIT_PREFIX, kp) &&
+	    stream_offsets_set(&h->want, b->split_name, b->end)) {
+		stream_block_reset(b);
+		*got = false;
+		return floe_error_oom(err);
+	}
+	return FLOE_OK;
 }
 
 static int hy_position(stream_source *base, stream_offsets *out, floe_error *err)

@@ -763,6 +763,35 @@ def test_hybrid_source_iceberg_then_kafka_exactly_once(floe, kafka_broker, tmp_p
     ends = kafka_broker.end_offsets(topic)
     assert {k: v for k, v in last.items() if k.startswith("kafka:")} == \
         {f"kafka:{topic}:{p}": ends[p] for p in range(3)}
+    # a rebalance after the switch (another member joins the group, takes
+    # partitions, leaves): they come back where floe's writers were, not at
+    # the offsets of the run's start
+    produce(kafka_broker, topic, 5000, 1000, pad=40)
+    run = Run(floe, following, "rebalance")
+    try:
+        deadline = time.monotonic() + 90
+        while len(table_ids(floe, "db.out")) < 6000 and time.monotonic() < deadline:
+            assert run.p.poll() is None, run.text()[-3000:]
+            time.sleep(0.2)
+        from confluent_kafka import Consumer
+        other = Consumer({"bootstrap.servers": kafka_broker.bootstrap, "group.id": "backfill",
+                          "enable.auto.commit": False, "session.timeout.ms": 2000,
+                          "heartbeat.interval.ms": 500})
+        other.subscribe([topic])
+        deadline = time.monotonic() + 30
+        while not other.assignment() and time.monotonic() < deadline:
+            other.poll(0.2)
+        assert other.assignment(), "the other member got no partition"
+        other.close()
+        produce(kafka_broker, topic, 6000, 500, pad=40)
+        deadline = time.monotonic() + 90
+        while len(table_ids(floe, "db.out")) < 6500 and time.monotonic() < deadline:
+            assert run.p.poll() is None, run.text()[-3000:]
+            time.sleep(0.2)
+        time.sleep(1.0)  # anything read twice would commit by now
+    finally:
+        run.kill()
+    assert_exactly_once(table_ids(floe, "db.out"), 6500)
     # then is a hybrid's; a hybrid's records have no Kafka metadata columns
     bad = json.loads(cfg(tmp_path / "bad.yaml").read_text())
     bad["sources"][0]["metadata.offset"] = "o"
