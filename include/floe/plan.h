@@ -9,7 +9,9 @@
  * DESIGN: the small-files arithmetic of the operations guides. A checkpoint
  * of N records commits, per table, one file per writer and partition the
  * writer saw (distribution none) or one per partition (hash), more where a
- * file passes the target size. Partitions are drawn with a Zipf law of the
+ * file passes the target size; range (the partitions in key order filling
+ * the writers up to an equal share) adds one file per writer boundary that
+ * falls inside a partition. Partitions are drawn with a Zipf law of the
  * given skew (0 = uniform), so a writer sees partition i in a checkpoint with
  * probability 1 - (1 - p_i)^n. Time partitions (year..hour) of a stream are
  * the current one: they count once.

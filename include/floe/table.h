@@ -159,10 +159,13 @@ FLOE_EXPORT int floe_table_manage_ref(floe_table *t, const floe_ref_opts *o, flo
  * Cherry-pick snapshot_id onto `branch` (NULL: main), as Java's
  * CherryPickOperation: a snapshot whose parent is the branch's head is
  * fast-forwarded to (its id is kept); an append is applied again as a new
- * append with summary source-snapshot-id; a snapshot already in the
- * branch, or picked before, is refused; other operations on a head that
- * moved on are refused (FLOE_EUNSUPPORTED). *new_snapshot (optional): the
- * branch's new head.
+ * append with summary source-snapshot-id; a replace-partitions overwrite
+ * whose parent is an ancestor of the head is applied again as an overwrite
+ * (its added files added, its removed files removed) unless a snapshot
+ * since that parent added a file to a partition it replaced (FLOE_ECONFLICT);
+ * a snapshot already in the branch, or picked before, and other operations
+ * on a head that moved on are refused (FLOE_EINVAL) with Java's reasons.
+ * *new_snapshot (optional): the branch's new head.
  */
 FLOE_EXPORT int floe_table_cherry_pick(floe_table *t, int64_t snapshot_id, const char *branch,
 				       int64_t *new_snapshot, floe_error *err) FLOE_WUR;

@@ -400,8 +400,10 @@ const cli_command cli_commands[] = {
 	{"cherry-pick", cmd_cherry_pick, "<ns.table> <snapshot-id> [--branch B]",
 	 "publish one staged snapshot onto main (or branch B)",
 	 "A snapshot whose parent is the branch's head is fast-forwarded to; an append\n"
-	 "is applied again as a new append (summary source-snapshot-id), once; other\n"
-	 "operations need the branch not to have moved since their parent.\n"
+	 "is applied again as a new append (summary source-snapshot-id), once; so is a\n"
+	 "dynamic (replace-partitions) overwrite whose parent is in the branch, when no\n"
+	 "partition it replaced changed since; other operations need the branch not to\n"
+	 "have moved since their parent (Java's CherryPickOperation).\n"
 	 "  --branch B    the branch to publish onto (default main)\n",
 	 "floe ingest db.events events.jsonl --branch pick --pipeline-id doc-pick --quiet\n"
 	 "floe cherry-pick db.events \"$(floe inspect db.events refs --format csv | grep '^pick,' | "

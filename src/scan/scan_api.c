@@ -4,6 +4,7 @@
  * following a table, and path-based tables.
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,8 +55,32 @@ static floe_scan *scan_new(floe_table *t)
 
 /* open; after >= 0 overrides the incremental start (exclusive) — for follow;
  * current_schema reads the snapshot with the table's current schema */
+/* ordered scans: by the lower bound, then by path (a total order, so a
+ * restart reads the files in the same order) */
+static int by_bound(const void *a, const void *b)
+{
+	const scan_file *x = *(const scan_file *const *)a, *y = *(const scan_file *const *)b;
+	if (x->bound_lo != y->bound_lo)
+		return x->bound_lo < y->bound_lo ? -1 : 1;
+	return strcmp(x->raw_path, y->raw_path);
+}
+
+static int order_files(floe_scan *s, floe_error *err)
+{
+	const floe_schema_entry *e = floe_schema_find(s->schema, s->bound_id);
+	for (size_t i = 0; i < s->n_files; i++)
+		if (!s->files[i]->has_bound_lo)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "missing statistics for column %s in file %s (an ordered "
+					      "read needs its lower bound)",
+					      e ? e->full_name : "?", s->files[i]->raw_path);
+	if (s->n_files > 1)
+		qsort(s->files, s->n_files, sizeof(*s->files), by_bound);
+	return FLOE_OK;
+}
+
 static int scan_open_ex(floe_scan **out, floe_table *t, const floe_scan_opts *opts, int64_t after,
-			bool current_schema, floe_error *err)
+			bool current_schema, int32_t bound_id, floe_error *err)
 {
 	static const floe_scan_opts dflt = FLOE_SCAN_OPTS_INIT;
 	floe_scan *s;
@@ -82,7 +107,9 @@ static int scan_open_ex(floe_scan **out, floe_table *t, const floe_scan_opts *op
 		rc = floe_error_oom(err);
 		goto fail;
 	}
-	if ((rc = floe_scan__columns(s, err)) || (rc = floe_scan__plan(s, err)))
+	s->bound_id = bound_id;
+	if ((rc = floe_scan__columns(s, err)) || (rc = floe_scan__plan(s, err)) ||
+	    (bound_id > 0 && (rc = order_files(s, err))))
 		goto fail;
 	*out = s;
 	return FLOE_OK;
@@ -94,7 +121,7 @@ fail:
 static int scan_open(floe_scan **out, floe_table *t, const floe_scan_opts *opts, int64_t after,
 		     floe_error *err)
 {
-	return scan_open_ex(out, t, opts, after, false, err);
+	return scan_open_ex(out, t, opts, after, false, 0, err);
 }
 
 int floe_scan__open_snapshot(floe_scan **out, floe_table *t, int64_t snapshot_id, int threads,
@@ -103,7 +130,22 @@ int floe_scan__open_snapshot(floe_scan **out, floe_table *t, int64_t snapshot_id
 	floe_scan_opts o = FLOE_SCAN_OPTS_INIT;
 	o.snapshot_id = snapshot_id;
 	o.threads = threads;
-	return scan_open_ex(out, t, &o, -1, true, err);
+	return scan_open_ex(out, t, &o, -1, true, 0, err);
+}
+
+int floe_scan__open_ordered(floe_scan **out, floe_table *t, const floe_scan_opts *opts,
+			    int32_t bound_id, floe_error *err)
+{
+	FLOE_CHECK_OPTS(opts, "floe_scan_opts", "FLOE_SCAN_OPTS_INIT", err);
+	if (bound_id <= 0)
+		return floe_error_set(err, FLOE_EINVAL, "ordered scan: no field");
+	return scan_open_ex(out, t, opts, -1, false, bound_id, err);
+}
+
+const scan_file *floe_scan__batch_file(const floe_scan *s)
+{
+	/* open_next advances next_file before the file's first batch */
+	return s->next_file ? s->files[s->next_file - 1] : NULL;
 }
 
 floe_scan *floe_scan__new(floe_table *t)

@@ -55,6 +55,8 @@ struct scan_file {
 	uint32_t path_lo_n, path_hi_n; /* position delete files: bounds of file_path */
 	bool is_dv;
 	bool used; /* a planned data file uses this delete file */
+	bool has_bound_lo; /* data files of an ordered scan: bound_lo is set */
+	int64_t bound_lo;  /* the lower bound of floe_scan.bound_id (8-byte value) */
 	int32_t *equality_ids;
 	const char *referenced; /* referenced_data_file, relocated like path */
 	int64_t content_offset, content_size;
@@ -140,6 +142,7 @@ struct floe_scan {
 	bool planned;
 	bool incremental;
 	int64_t from_exclusive; /* incremental: the start (exclusive), -1 none */
+	int32_t bound_id;       /* > 0: an ordered scan (floe_scan__open_ordered) */
 	/* reading */
 	size_t next_file;
 	scan_reader *rd;
@@ -157,6 +160,9 @@ struct floe_scan {
 	size_t n_warenas;
 };
 
+/* scan_out.c: every row of batch b (from floe_scan_next) as a JSON line, as
+ * floe_scan_write renders it, appended to dst. FLOE_ENOMEM. */
+int floe_scan__batch_json(floe_buf *dst, const floe_scan *s, const struct ArrowArray *b) FLOE_WUR;
 /* scan_out.c: row i of column array a (type t) as CSV output's text; *null
  * for a NULL (b untouched). */
 int floe_scan__cell_text(floe_buf *b, const struct ArrowArray *a, const floe_type *t, int64_t i,
@@ -166,6 +172,19 @@ int floe_scan__cell_text(floe_buf *b, const struct ArrowArray *a, const floe_typ
  * current schema (changelog reads compare two snapshots row for row). */
 int floe_scan__open_snapshot(floe_scan **out, floe_table *t, int64_t snapshot_id, int threads,
 			     floe_error *err) FLOE_WUR;
+/*
+ * floe_scan_open, with the data files in the order of their lower bound of
+ * field bound_id (a long or timestamp column: its 8-byte bound), then of
+ * path — Flink's split order for watermarks (IcebergSource with
+ * watermark-column); f->bound_lo holds each file's bound. A data file whose
+ * manifest entry has no such bound fails with FLOE_EINVAL naming it, as
+ * Flink's ColumnStatsWatermarkExtractor does.
+ */
+int floe_scan__open_ordered(floe_scan **out, floe_table *t, const floe_scan_opts *opts,
+			    int32_t bound_id, floe_error *err) FLOE_WUR;
+/* The data file the last batch floe_scan_next handed out came from (batches
+ * never span files); NULL before the first. */
+const scan_file *floe_scan__batch_file(const floe_scan *s);
 /* An empty scan object of t (metadata tables, changelogs fill it). */
 floe_scan *floe_scan__new(floe_table *t);
 

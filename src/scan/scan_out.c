@@ -281,6 +281,25 @@ static void narrow_cell(char *x)
 	memcpy(x + cut, "...", 4);
 }
 
+int floe_scan__batch_json(floe_buf *dst, const floe_scan *s, const struct ArrowArray *b)
+{
+	for (int64_t r = 0; r < b->length; r++) {
+		if (floe_buf_append(dst, "{", 1))
+			return FLOE_ENOMEM;
+		for (size_t c = 0; c < s->n_cols; c++) {
+			const scan_col *col = &s->cols[c];
+			if ((c && floe_buf_append(dst, ",", 1)) ||
+			    floe_json_escape(dst, col->name, strlen(col->name)) ||
+			    floe_buf_append(dst, ":", 1) ||
+			    json_value(dst, b->children[c], col->type, r, 0, s->meta_style))
+				return FLOE_ENOMEM;
+		}
+		if (floe_buf_append(dst, "}\n", 2))
+			return FLOE_ENOMEM;
+	}
+	return FLOE_OK;
+}
+
 int floe_scan__render(floe_scan *s, floe_output_format fmt, int64_t limit, floe_write_fn fn,
 		      void *payload, floe_error *err)
 {

@@ -493,6 +493,16 @@ static int keep(worker *w, const floe_manifest_entry *e)
 	sf->ord = w->ord;
 	sf->content_offset = f->content_offset;
 	sf->content_size = f->content_size_in_bytes;
+	if (w->s->bound_id > 0 && f->content == FLOE_CONTENT_DATA)
+		for (size_t i = 0; i < f->n_lower_bounds; i++)
+			if (f->lower_bounds[i].id == w->s->bound_id && f->lower_bounds[i].n == 8) {
+				/* spec: single-value serialization, 8 bytes little-endian */
+				uint64_t v = 0;
+				for (int b = 7; b >= 0; b--)
+					v = v << 8 | f->lower_bounds[i].p[b];
+				sf->bound_lo = (int64_t)v;
+				sf->has_bound_lo = true;
+			}
 	/* without a filter every residual is TRUE: set it while the file is in cache */
 	if (floe_expr_is_true(w->s->filter))
 		sf->residual = w->s->filter;
@@ -663,11 +673,13 @@ static int run_jobs(floe_scan *s, job *jobs, size_t n_jobs, scan_file **out[2], 
 	if (nw > n_jobs)
 		nw = n_jobs ? n_jobs : 1;
 	/* the metric ids the filter references */
-	size_t np = count_preds(s->filter);
+	size_t np = count_preds(s->filter) + (s->bound_id > 0);
 	int32_t *ids = floe_arena_calloc(&s->a, np ? np : 1, sizeof(int32_t)), *p = ids;
 	if (!ids)
 		return floe_error_oom(err);
 	floe_expr_field_ids(s->filter, collect_id, &p);
+	if (s->bound_id > 0) /* an ordered scan's bounds */
+		*p++ = s->bound_id;
 	size_t nids = (size_t)(p - ids);
 	worker *ws = floe_calloc(nw, sizeof(*ws));
 	floe_arena *arenas = floe_arena_alloc(&s->a, nw * sizeof(floe_arena));

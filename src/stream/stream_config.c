@@ -66,6 +66,11 @@ static const char *const ice_start_names[] = {
 	"TABLE_SCAN_THEN_INCREMENTAL", "INCREMENTAL_FROM_LATEST_SNAPSHOT",
 	"INCREMENTAL_FROM_EARLIEST_SNAPSHOT", "INCREMENTAL_FROM_SNAPSHOT_ID",
 	"INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP", NULL};
+static const char *const then_names[] = {"files", "kafka", "kinesis", NULL};
+static const int then_values[] = {STREAM_SRC_FILES, STREAM_SRC_KAFKA, STREAM_SRC_KINESIS};
+static const char *const wm_unit_names[] = {"MICROSECONDS", "MILLISECONDS", "SECONDS",
+					    "NANOSECONDS", NULL};
+static const int wm_unit_values[] = {1000, 1000000, 1000000000, 1};
 static const int ice_start_values[] = {FLOE_START_TABLE_THEN_INCREMENTAL, FLOE_START_LATEST,
 				       FLOE_START_EARLIEST, FLOE_START_SNAPSHOT_ID,
 				       FLOE_START_TIMESTAMP};
@@ -148,8 +153,8 @@ static const keydef source_keys[] = {
 	{"name", K_STR, S(name), 0, NULL, NULL, "(required)", "name tables refer to"},
 	{"type", K_ENUM, S(type), 0, type_names, type_values, "(required)",
 	 "files, stdin, generator (alias datagen), kafka, kinesis, iceberg, or hybrid (the table "
-	 "scan of source-table's current snapshot, then the files of path from the offsets "
-	 "recorded with that snapshot)"},
+	 "scan of source-table's current snapshot, then files, Kafka or Kinesis (then) from the "
+	 "offsets recorded with that snapshot)"},
 	{"format", K_STR, S(format_name), 0, NULL, NULL, "json",
 	 "json (JSON lines), csv, or debezium-json (Debezium change events, one per line, with "
 	 "or without the Kafka Connect schema envelope; one per line from files and stdin, one per message from kafka and kinesis); kafka also raw (the value as the one string or binary "
@@ -267,6 +272,15 @@ static const keydef source_keys[] = {
 	 "snapshot current at the start)"},
 	{"streaming-skip-overwrite-snapshots", K_BOOL, S(iceberg_skip_overwrites), 0, NULL, NULL,
 	 "false", "iceberg, append mode: skip overwrite and delete snapshots instead of failing"},
+	{"then", K_ENUM, S(hybrid_then), 0, then_names, then_values, "files",
+	 "hybrid: the source after the bootstrap, from the offsets recorded with its snapshot: "
+	 "files (path), kafka (topic, properties.*) or kinesis (stream, aws.*)"},
+	{"watermark-column", K_STR, S(watermark_column), 0, NULL, NULL, "",
+	 "iceberg, append mode: a long or timestamp column; each snapshot's files are read in the "
+	 "order of its lower bound and every commit downstream records floe.watermark, the "
+	 "smallest lower bound not yet read (epoch ms; Flink's watermark-column)"},
+	{"watermark-column-time-unit", K_ENUM, S(watermark_unit_ns), 0, wm_unit_names,
+	 wm_unit_values, "MICROSECONDS", "iceberg: the unit of a long watermark-column"},
 	{NULL, K_STR, 0, 0, NULL, NULL, NULL, NULL},
 };
 
@@ -983,6 +997,20 @@ static int check_maint(stream_maint_cfg *m, const stream_table_cfg *t, int64_t c
 static int check_iceberg(stream_source_cfg *s, floe_error *err)
 {
 	bool ice = s->type == STREAM_SRC_ICEBERG;
+	if (!ice && (s->watermark_column || s->watermark_unit_ns))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': watermark-column is for iceberg sources",
+				      s->line, s->name);
+	if (ice && s->watermark_unit_ns && !s->watermark_column)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': watermark-column-time-unit without "
+				      "watermark-column",
+				      s->line, s->name);
+	if (ice && s->watermark_column && s->iceberg_mode == STREAM_ICEBERG_CHANGELOG)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "line %d: source '%s': watermark-column is for read-mode: append "
+				      "(a changelog's deletes have no event time to order by)",
+				      s->line, s->name);
 	if (s->type == STREAM_SRC_HYBRID) {
 		if (!s->iceberg_table || !strchr(s->iceberg_table, '.'))
 			return floe_error_set(err, FLOE_EINVAL,
@@ -1052,7 +1080,8 @@ static int check_iceberg(stream_source_cfg *s, floe_error *err)
 static int check_format(stream_source_cfg *s, floe_error *err)
 {
 	const char *f = s->format_name ? s->format_name : "json";
-	bool msgs = s->type == STREAM_SRC_KAFKA || s->type == STREAM_SRC_KINESIS;
+	int kind = stream_source_kind(s);
+	bool msgs = kind == STREAM_SRC_KAFKA || kind == STREAM_SRC_KINESIS;
 	if (!strcmp(f, "json") || !strcmp(f, "jsonl")) {
 		s->format = STREAM_FMT_JSONL;
 	} else if (!strcmp(f, "debezium-json")) {
@@ -1349,7 +1378,8 @@ static int check_write_mode(const stream_config *c, stream_table_cfg *t, floe_er
 				      "records) together are refused: an overwrite replaces rows, an "
 				      "upsert merges them",
 				      t->line, t->name);
-	if (sc && (sc->type == STREAM_SRC_KAFKA || sc->type == STREAM_SRC_KINESIS || sc->follow))
+	if (sc && (stream_source_kind(sc) == STREAM_SRC_KAFKA ||
+		   stream_source_kind(sc) == STREAM_SRC_KINESIS || sc->follow))
 		return floe_error_set(err, FLOE_EINVAL,
 				      "line %d: table '%s': write.mode: overwrite needs a bounded source "
 				      "(files without follow, stdin, a generator with a count), as "
@@ -1407,12 +1437,21 @@ static int validate(stream_config *c, floe_error *err)
 		int irc = check_iceberg(s, err);
 		if (irc)
 			return irc;
-		if ((s->type == STREAM_SRC_FILES || s->type == STREAM_SRC_HYBRID) && !s->n_paths)
+		int kind = stream_source_kind(s);
+		if (s->type != STREAM_SRC_HYBRID && s->hybrid_then != STREAM_SRC_FILES)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': then is for hybrid sources", s->line,
+					      s->name);
+		if (s->type == STREAM_SRC_HYBRID && kind != STREAM_SRC_FILES && s->metadata.len)
+			return floe_error_set(err, FLOE_EINVAL,
+					      "line %d: source '%s': a hybrid source takes no metadata.* "
+					      "columns (its bootstrap rows have none)",
+					      s->line, s->name);
+		if (kind == STREAM_SRC_FILES && !s->n_paths)
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s' (files) needs a path", s->line,
 					      s->name);
-		if (s->type != STREAM_SRC_FILES && s->type != STREAM_SRC_HYBRID &&
-		    (s->n_paths || s->follow || s->pattern))
+		if (kind != STREAM_SRC_FILES && (s->n_paths || s->follow || s->pattern))
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s': path, pattern and follow are for "
 					      "files sources",
@@ -1444,19 +1483,19 @@ static int validate(stream_config *c, floe_error *err)
 					      "line %d: source '%s': a generator makes inserts only (no "
 					      "change records)",
 					      s->line, s->name);
-		if (s->type == STREAM_SRC_KAFKA && (rc = check_kafka(s, err)))
+		if (kind == STREAM_SRC_KAFKA && (rc = check_kafka(s, err)))
 			return rc;
-		if (s->type == STREAM_SRC_KINESIS && (rc = check_kinesis(s, err)))
+		if (kind == STREAM_SRC_KINESIS && (rc = check_kinesis(s, err)))
 			return rc;
-		if (s->type != STREAM_SRC_KINESIS && (s->kinesis_stream || s->aws_props.len))
+		if (kind != STREAM_SRC_KINESIS && (s->kinesis_stream || s->aws_props.len))
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s': stream and aws.* are for kinesis "
 					      "sources",
 					      s->line, s->name);
-		if (s->type != STREAM_SRC_KAFKA &&
+		if (kind != STREAM_SRC_KAFKA &&
 		    (s->n_topics || s->topic_pattern || s->kafka_props.len ||
-		     (s->metadata.len && s->type != STREAM_SRC_KINESIS) || s->specific_offsets ||
-		     (s->registry_url && s->type != STREAM_SRC_KINESIS) || s->key_format))
+		     (s->metadata.len && kind != STREAM_SRC_KINESIS) || s->specific_offsets ||
+		     (s->registry_url && kind != STREAM_SRC_KINESIS) || s->key_format))
 			return floe_error_set(err, FLOE_EINVAL,
 					      "line %d: source '%s': topic, topic-pattern, properties.*, "
 					      "metadata.*, key.format and scan.* are for kafka sources",

@@ -29,7 +29,7 @@ typedef enum stream_src_type {
 	STREAM_SRC_KAFKA,
 	STREAM_SRC_KINESIS,
 	STREAM_SRC_ICEBERG,
-	STREAM_SRC_HYBRID, /* an Iceberg bootstrap, then files */
+	STREAM_SRC_HYBRID, /* an Iceberg bootstrap, then files, Kafka or Kinesis (then) */
 } stream_src_type;
 
 typedef enum stream_dist {
@@ -110,6 +110,9 @@ typedef struct stream_source_cfg {
 	int64_t iceberg_start_snapshot, iceberg_start_ts;
 	bool iceberg_streaming;
 	bool iceberg_skip_overwrites;
+	int hybrid_then;              /* hybrid: STREAM_SRC_FILES, _KAFKA or _KINESIS (then) */
+	const char *watermark_column; /* watermark-column */
+	int watermark_unit_ns;        /* watermark-column-time-unit, in ns (a TimeUnit) */
 	int line;
 } stream_source_cfg;
 
@@ -234,5 +237,11 @@ bool stream_route_value_ok(const char *v, size_t n);
 
 /* Source/table by name (NULL when absent). */
 const stream_source_cfg *stream_config_source(const stream_config *c, const char *name);
+/* What the source reads records from: its type, a hybrid's second source
+ * (its bootstrap rows are JSON lines like a file's). */
+static inline int stream_source_kind(const stream_source_cfg *s)
+{
+	return s->type == STREAM_SRC_HYBRID ? s->hybrid_then : s->type;
+}
 
 #endif

@@ -986,6 +986,133 @@ static int rewind_pipeline(floe_pipeline *p, floe_error *err)
 	return rc;
 }
 
+/* A files source (a hybrid's second source too). */
+static int open_files(floe_pipeline *p, stream_source **out, const stream_source_cfg *sc,
+		      floe_arena *a, floe_error *err)
+{
+	stream_file_opts fo = {0};
+	char **abs = floe_arena_calloc(a, sc->n_paths ? sc->n_paths : 1, sizeof(char *));
+	if (!abs)
+		return floe_error_oom(err);
+	for (size_t i = 0; i < sc->n_paths; i++) {
+		const char *path = sc->paths[i];
+		if (path[0] != '/' && p->cfg->base_dir)
+			abs[i] = floe_arena_sprintf(a, "%s/%s", p->cfg->base_dir, path);
+		else
+			abs[i] = floe_arena_strdup(a, path);
+		if (!abs[i])
+			return floe_error_oom(err);
+	}
+	fo.paths = (const char *const *)abs;
+	fo.n_paths = sc->n_paths;
+	fo.pattern = sc->pattern;
+	fo.follow = sc->follow;
+	fo.monitor_interval_ms = sc->monitor_interval_ms;
+	fo.format = (stream_format)sc->format;
+	fo.block_bytes = (size_t)sc->block_bytes;
+	fo.max_record_bytes = (size_t)sc->max_record_bytes;
+	fo.csv_quote = sc->csv_quote;
+	fo.csv_header = sc->csv_header;
+	return stream_source_files_new(out, sc->name, &fo, err);
+}
+
+/* A Kafka source with these assignment hooks. */
+static int open_kafka(floe_pipeline *p, stream_source **out, const stream_source_cfg *sc,
+		      const stream_kafka_hooks *hooks, floe_error *err)
+{
+	stream_kafka_opts ko = {0};
+	ko.topics = sc->topics;
+	ko.n_topics = sc->n_topics;
+	ko.topic_pattern = sc->topic_pattern;
+	ko.props = &sc->kafka_props;
+	ko.group_id = kafka_group(p, sc);
+	ko.startup_mode = sc->startup_mode;
+	ko.startup_ts_ms = sc->startup_ts_ms;
+	ko.specific_offsets = sc->specific_offsets;
+	ko.bounded_mode = sc->bounded_mode;
+	ko.commit_offsets = sc->commit_offsets;
+	ko.block_bytes = (size_t)sc->block_bytes;
+	ko.max_record_bytes = (size_t)sc->max_record_bytes;
+	/* librdkafka parses a message's headers on demand: ask only if read */
+	ko.want_headers = floe_strmap_get(&sc->metadata, "metadata.headers") != NULL;
+	ko.hooks = *hooks;
+	return stream_source_kafka_new(out, sc->name, &ko, err);
+}
+
+static int open_kinesis(stream_source **out, const stream_source_cfg *sc, floe_error *err)
+{
+	stream_kinesis_opts kn = {0};
+	kn.stream = sc->kinesis_stream;
+	kn.initpos = sc->kinesis_initpos;
+	kn.initpos_ts_ms = sc->startup_ts_ms;
+	kn.max_records = sc->kinesis_max_records;
+	kn.interval_ms = sc->kinesis_interval_ms;
+	kn.discovery_ms = sc->kinesis_discovery_ms;
+	kn.block_bytes = (size_t)sc->block_bytes;
+	kn.max_record_bytes = (size_t)sc->max_record_bytes;
+	kn.aws.region = floe_strmap_get(&sc->aws_props, "aws.region");
+	kn.aws.endpoint = floe_strmap_get(&sc->aws_props, "aws.endpoint");
+	kn.aws.provider = floe_strmap_get(&sc->aws_props, "aws.credentials.provider");
+	kn.aws.access_key = floe_strmap_get(&sc->aws_props, "aws.credentials.basic.accesskeyid");
+	kn.aws.secret_key = floe_strmap_get(&sc->aws_props, "aws.credentials.basic.secretkey");
+	kn.aws.profile = floe_strmap_get(&sc->aws_props, "aws.credentials.profile.name");
+	kn.aws.profile_path = floe_strmap_get(&sc->aws_props, "aws.credentials.profile.path");
+	return stream_source_kinesis_new(out, sc->name, &kn, err);
+}
+
+/* A hybrid's Kafka phase: partitions start where the hybrid says (the
+ * bootstrap snapshot's offsets, or the table's after the switch). */
+typedef struct hybrid_hook {
+	stream_source *hybrid; /* set once the hybrid exists */
+} hybrid_hook;
+
+static int hybrid_kafka_assigned(void *payload, const char *const *splits, size_t n, int64_t *pos,
+				 floe_error *err)
+{
+	hybrid_hook *h = payload;
+	(void)err;
+	for (size_t i = 0; i < n; i++)
+		pos[i] = h->hybrid ? stream_source_hybrid_start(h->hybrid, splits[i]) : -1;
+	return FLOE_OK;
+}
+
+static int open_hybrid(floe_pipeline *p, rt_source *s, const stream_source_cfg *sc,
+		       floe_arena *a, floe_error *err)
+{
+	stream_source *then = NULL;
+	hybrid_hook *hh = NULL;
+	int rc;
+	switch (sc->hybrid_then) {
+	case STREAM_SRC_KAFKA: {
+		stream_kafka_hooks hooks = {0};
+		if (!(hh = floe_arena_calloc(a, 1, sizeof(*hh))))
+			return floe_error_oom(err);
+		hooks.assigned = hybrid_kafka_assigned;
+		hooks.payload = hh;
+		rc = open_kafka(p, &then, sc, &hooks, err);
+		break;
+	}
+	case STREAM_SRC_KINESIS:
+		rc = open_kinesis(&then, sc, err);
+		break;
+	default:
+		rc = open_files(p, &then, sc, a, err);
+		break;
+	}
+	if (rc)
+		return rc;
+	stream_iceberg_opts io = {0};
+	io.cat = p->cat;
+	io.table = sc->iceberg_table;
+	io.monitor_interval_ms = sc->monitor_interval_ms;
+	io.block_bytes = (size_t)sc->block_bytes;
+	if ((rc = stream_source_hybrid_new(&s->src, sc->name, &io, then, err)))
+		return rc;
+	if (hh)
+		hh->hybrid = s->src;
+	return FLOE_OK;
+}
+
 static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *sc,
 		       floe_arena *a, floe_error *err)
 {
@@ -993,45 +1120,11 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 	s->cfg = sc;
 	switch (sc->type) {
 	case STREAM_SRC_FILES:
-	case STREAM_SRC_HYBRID: {
-		stream_file_opts fo = {0};
-		char **abs = floe_arena_calloc(a, sc->n_paths ? sc->n_paths : 1, sizeof(char *));
-		if (!abs)
-			return floe_error_oom(err);
-		for (size_t i = 0; i < sc->n_paths; i++) {
-			const char *path = sc->paths[i];
-			if (path[0] != '/' && p->cfg->base_dir)
-				abs[i] = floe_arena_sprintf(a, "%s/%s", p->cfg->base_dir, path);
-			else
-				abs[i] = floe_arena_strdup(a, path);
-			if (!abs[i])
-				return floe_error_oom(err);
-		}
-		fo.paths = (const char *const *)abs;
-		fo.n_paths = sc->n_paths;
-		fo.pattern = sc->pattern;
-		fo.follow = sc->follow;
-		fo.monitor_interval_ms = sc->monitor_interval_ms;
-		fo.format = (stream_format)sc->format;
-		fo.block_bytes = (size_t)sc->block_bytes;
-		fo.max_record_bytes = (size_t)sc->max_record_bytes;
-		fo.csv_quote = sc->csv_quote;
-		fo.csv_header = sc->csv_header;
-		if (sc->type == STREAM_SRC_FILES) {
-			rc = stream_source_files_new(&s->src, sc->name, &fo, err);
-			break;
-		}
-		stream_source *then = NULL;
-		if ((rc = stream_source_files_new(&then, sc->name, &fo, err)))
-			break;
-		stream_iceberg_opts io = {0};
-		io.cat = p->cat;
-		io.table = sc->iceberg_table;
-		io.monitor_interval_ms = sc->monitor_interval_ms;
-		io.block_bytes = (size_t)sc->block_bytes;
-		rc = stream_source_hybrid_new(&s->src, sc->name, &io, then, err);
+		rc = open_files(p, &s->src, sc, a, err);
 		break;
-	}
+	case STREAM_SRC_HYBRID:
+		rc = open_hybrid(p, s, sc, a, err);
+		break;
 	case STREAM_SRC_STDIN: {
 		stream_stdin_opts so = {0, (stream_format)sc->format, (size_t)sc->block_bytes,
 					(size_t)sc->max_record_bytes, sc->csv_quote, sc->csv_header};
@@ -1069,52 +1162,21 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 		break;
 	}
 	case STREAM_SRC_KAFKA: {
-		stream_kafka_opts ko = {0};
+		stream_kafka_hooks hooks = {0};
 		kafka_hook *h = floe_arena_calloc(a, 1, sizeof(*h));
 		if (!h)
 			return floe_error_oom(err);
 		h->p = p;
 		h->src = (size_t)(s - p->sources);
-		ko.topics = sc->topics;
-		ko.n_topics = sc->n_topics;
-		ko.topic_pattern = sc->topic_pattern;
-		ko.props = &sc->kafka_props;
-		ko.group_id = kafka_group(p, sc);
-		ko.startup_mode = sc->startup_mode;
-		ko.startup_ts_ms = sc->startup_ts_ms;
-		ko.specific_offsets = sc->specific_offsets;
-		ko.bounded_mode = sc->bounded_mode;
-		ko.commit_offsets = sc->commit_offsets;
-		ko.block_bytes = (size_t)sc->block_bytes;
-		ko.max_record_bytes = (size_t)sc->max_record_bytes;
-		/* librdkafka parses a message's headers on demand: ask only if read */
-		ko.want_headers = floe_strmap_get(&sc->metadata, "metadata.headers") != NULL;
-		ko.hooks.assigned = kafka_assigned;
-		ko.hooks.revoking = kafka_revoking;
-		ko.hooks.payload = h;
-		rc = stream_source_kafka_new(&s->src, sc->name, &ko, err);
+		hooks.assigned = kafka_assigned;
+		hooks.revoking = kafka_revoking;
+		hooks.payload = h;
+		rc = open_kafka(p, &s->src, sc, &hooks, err);
 		break;
 	}
-	case STREAM_SRC_KINESIS: {
-		stream_kinesis_opts kn = {0};
-		kn.stream = sc->kinesis_stream;
-		kn.initpos = sc->kinesis_initpos;
-		kn.initpos_ts_ms = sc->startup_ts_ms;
-		kn.max_records = sc->kinesis_max_records;
-		kn.interval_ms = sc->kinesis_interval_ms;
-		kn.discovery_ms = sc->kinesis_discovery_ms;
-		kn.block_bytes = (size_t)sc->block_bytes;
-		kn.max_record_bytes = (size_t)sc->max_record_bytes;
-		kn.aws.region = floe_strmap_get(&sc->aws_props, "aws.region");
-		kn.aws.endpoint = floe_strmap_get(&sc->aws_props, "aws.endpoint");
-		kn.aws.provider = floe_strmap_get(&sc->aws_props, "aws.credentials.provider");
-		kn.aws.access_key = floe_strmap_get(&sc->aws_props, "aws.credentials.basic.accesskeyid");
-		kn.aws.secret_key = floe_strmap_get(&sc->aws_props, "aws.credentials.basic.secretkey");
-		kn.aws.profile = floe_strmap_get(&sc->aws_props, "aws.credentials.profile.name");
-		kn.aws.profile_path = floe_strmap_get(&sc->aws_props, "aws.credentials.profile.path");
-		rc = stream_source_kinesis_new(&s->src, sc->name, &kn, err);
+	case STREAM_SRC_KINESIS:
+		rc = open_kinesis(&s->src, sc, err);
 		break;
-	}
 	case STREAM_SRC_ICEBERG: {
 		stream_iceberg_opts io = {0};
 		io.cat = p->cat;
@@ -1127,6 +1189,8 @@ static int open_source(floe_pipeline *p, rt_source *s, const stream_source_cfg *
 		io.skip_overwrites = sc->iceberg_skip_overwrites;
 		io.monitor_interval_ms = sc->monitor_interval_ms;
 		io.block_bytes = (size_t)sc->block_bytes;
+		io.watermark_column = sc->watermark_column;
+		io.watermark_unit_ns = sc->watermark_unit_ns;
 		rc = stream_source_iceberg_new(&s->src, sc->name, &io, err);
 		break;
 	}
@@ -1423,6 +1487,18 @@ static void idx_discard(rt_table *t, const floe_data_file *files, size_t n, bool
 	floe_hmap_reset(&seen);
 }
 
+/* A watermarked source's checkpoint (its @watermark parameter): the commit
+ * carries floe.watermark, epoch ms — every row of the source with an earlier
+ * event time not in this snapshot or an older one is late. */
+static int set_watermark(floe_snapshot_op *op, const stream_offsets *pos, floe_error *err)
+{
+	char num[32];
+	if (!stream_offsets_has(pos, "@watermark"))
+		return FLOE_OK;
+	snprintf(num, sizeof(num), "%lld", (long long)stream_offsets_get(pos, "@watermark", 0));
+	return floe_op_set_summary(op, "floe.watermark", num, err);
+}
+
 static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, bool *conflict,
 			floe_error *err)
 {
@@ -1520,6 +1596,7 @@ again:;
 	rc = rc ? rc : floe_append_set_summary(ap, "floe.checkpoint-id", num, err);
 	rc = rc ? rc : floe_append_set_summary(ap, "floe.source", p->sources[t->src].cfg->name, err);
 	rc = rc ? rc : floe_append_set_summary(ap, "floe.source-offsets", c->offsets[ti], err);
+	rc = rc ? rc : set_watermark(ap, &c->positions[t->src], err);
 	/* a one-shot load that read all its input: its state may expire after
 	 * history.expire.keep-pipeline-state-for (a running pipeline's never) */
 	if (c->complete)
@@ -1686,6 +1763,7 @@ static int commit_atomic(floe_pipeline *p, ckpt_item *c, bool *conflict, floe_er
 		rc = rc ? rc
 			: floe_op_set_summary(ap, "floe.source", p->sources[t->src].cfg->name, err);
 		rc = rc ? rc : floe_op_set_summary(ap, "floe.source-offsets", c->offsets[ti], err);
+		rc = rc ? rc : set_watermark(ap, &c->positions[t->src], err);
 		if (c->complete)
 			rc = rc ? rc : floe_op_set_summary(ap, "floe.load-complete", "true", err);
 		rc = rc ? rc : floe_op_set_summary(ap, "floe.atomic-commit", "true", err);
@@ -1985,7 +2063,7 @@ static int checkpoint(floe_pipeline *p, floe_error *err)
 	 * again (the previous commit is done: committed_offs is settled) */
 	for (size_t i = 0; i < p->n_tables && !p->rewind; i++) {
 		rt_table *tb = &p->tables[i];
-		int st = p->sources[tb->src].cfg->type;
+		int st = stream_source_kind(p->sources[tb->src].cfg);
 		if (c->n_files[i] || (st != STREAM_SRC_KAFKA && st != STREAM_SRC_KINESIS))
 			continue;
 		if (offsets_moved(tb, &c->positions[tb->src])) {
@@ -2247,7 +2325,11 @@ int floe_pipeline_run(floe_pipeline *p, floe_error *err)
 				continue;
 			memset(&b, 0, sizeof(b));
 			if ((rc = s->src->ops->next(s->src, &b, &got, &eof, &local))) {
-				floe_error_prefix(&local, rc, "source '%s': ", s->cfg->name);
+				/* sources that name themselves (iceberg, hybrid) are not named twice */
+				char own[160];
+				snprintf(own, sizeof(own), "source '%s': ", s->cfg->name);
+				if (strncmp(local.msg, own, strlen(own)))
+					floe_error_prefix(&local, rc, "%s", own);
 				stream_fail(p, &local);
 				break;
 			}

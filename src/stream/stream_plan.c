@@ -217,6 +217,52 @@ static double fanout(const double *pw, int64_t parts, double n, int64_t writers,
 	return per_writer ? files * (double)writers : files;
 }
 
+/*
+ * RANGE (stream_range.c): the keys, in key order (here: the partitions in
+ * the order of the Zipf law, heaviest first; the count does not depend on
+ * the order), fill the tasks one after another up to total / tasks each, so
+ * each of the tasks - 1 boundaries that falls inside a partition splits it
+ * into one more file (a task writes its share); a partition not split
+ * writes as with hash. At most hash's files + tasks - 1.
+ */
+static double piece_files(double w, double n, double record_bytes, double target)
+{
+	double bytes = n * w * record_bytes;
+	return (1.0 - pow(1.0 - w, n)) * (bytes > target ? ceil(bytes / target) : 1);
+}
+
+static double range_fanout(const double *pw, int64_t parts, double n, int64_t tasks,
+			   double record_bytes, double target)
+{
+	const double eps = 1e-12;
+	double files = 0, at = 0;
+	int64_t next = 1; /* the next boundary: next / tasks of the rows */
+	if (n <= 0)
+		return 0;
+	for (int64_t i = 0; i < parts; i++) {
+		double from = at, hi = at + pw[i];
+		at = hi;
+		for (; next < tasks && (double)next / (double)tasks < hi - eps; next++) {
+			double b = (double)next / (double)tasks;
+			files += piece_files(b - from, n, record_bytes, target);
+			from = b;
+		}
+		files += piece_files(hi - from, n, record_bytes, target);
+		if (next < tasks && fabs((double)next / (double)tasks - hi) <= eps)
+			next++; /* a boundary between two partitions splits none */
+	}
+	return files;
+}
+
+/* Files a checkpoint of n records writes, by the table's distribution. */
+static double files_of(const plan_table *pt, const double *pw, double n, bool per_writer,
+		       double record_bytes)
+{
+	if (pt->dist == STREAM_DIST_RANGE)
+		return range_fanout(pw, pt->partitions, n, pt->writers, record_bytes, pt->target);
+	return fanout(pw, pt->partitions, n, pt->writers, per_writer, record_bytes, pt->target);
+}
+
 static double cost(const floe_plan_opts *o, double puts, double gets, double storage)
 {
 	return puts / 1000.0 * o->put_price + gets / 1000.0 * o->get_price +
@@ -243,15 +289,14 @@ static int predict(floe_plan *p, plan_table *pt, const stream_config *cfg, const
 
 	/* without maintenance: every file, snapshot and manifest stays */
 	pred *w = &pt->without;
-	w->files_per_commit = fanout(pw, pt->partitions, N, pt->writers, per_writer, rb, pt->target);
+	w->files_per_commit = files_of(pt, pw, N, per_writer, rb);
 	w->files_per_day = w->files_per_commit * C;
 	w->avg_file_bytes = w->files_per_commit > 0 ? N * rb / w->files_per_commit : 0;
 	w->data_files_after = w->files_per_day * D;
 	w->snapshots_per_day = C;
 	w->snapshots_kept = C * D;
 	w->eq_deletes_per_day = U * C;
-	w->eq_delete_files_per_day =
-		fanout(pw, pt->partitions, U, pt->writers, per_writer, DELETE_RECORD_BYTES, pt->target) * C;
+	w->eq_delete_files_per_day = files_of(pt, pw, U, per_writer, DELETE_RECORD_BYTES) * C;
 	double manifests_per_commit = 1 + (U > 0 ? 1 : 0);
 	w->manifests = manifests_per_commit * C * D; /* floe merges manifests in maintenance only */
 	w->storage_bytes = day_bytes * D + w->eq_deletes_per_day * D * DELETE_RECORD_BYTES;
@@ -497,8 +542,9 @@ int floe_plan_run(floe_plan **out, const char *yaml, size_t n, const floe_plan_o
 		pt->dist = t->distribution;
 		if (pt->dist == STREAM_DIST_UNSET) {
 			const char *dm = floe_strmap_get(&t->properties, "write.distribution-mode");
-			pt->dist = dm && (!strcmp(dm, "hash") || !strcmp(dm, "range")) ? STREAM_DIST_HASH
-										      : STREAM_DIST_NONE;
+			pt->dist = dm && !strcmp(dm, "hash")    ? STREAM_DIST_HASH
+				   : dm && !strcmp(dm, "range") ? STREAM_DIST_RANGE
+								: STREAM_DIST_NONE;
 		}
 		pt->time_partitioned = si.time;
 		if (opts->partitions > 0) {

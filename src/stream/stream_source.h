@@ -229,7 +229,8 @@ int stream_source_gen_new(stream_source **out, const char *name, const stream_ge
  * columns _change_type, _change_ordinal, _commit_snapshot_id (floe/scan.h);
  * JSON lines. Start: Flink's starting strategies (floe_scan_start; NONE is
  * TABLE_SCAN_THEN_INCREMENTAL). Bounded (up to the snapshot current at the
- * start) unless streaming. One split, "iceberg".
+ * start) unless streaming. One split, "iceberg", and with a watermark column
+ * the parameter @watermark.
  */
 typedef enum stream_iceberg_mode {
 	STREAM_ICEBERG_APPEND = 0,
@@ -248,6 +249,12 @@ typedef struct stream_iceberg_opts {
 	int64_t monitor_interval_ms;
 	size_t block_bytes;
 	int64_t table_snapshot_id; /* > 0: the table scan start reads this snapshot (0: current) */
+	/* watermarks (Flink's watermark-column): the data files of each unit are
+	 * read in the order of this column's lower bound (a long or timestamp
+	 * column), and the position carries @watermark, the smallest lower bound
+	 * (epoch ms) of the files with rows not yet handed out, never going back */
+	const char *watermark_column; /* NULL: none */
+	int64_t watermark_unit_ns;    /* long columns: nanoseconds per unit (0: microseconds) */
 } stream_iceberg_opts;
 
 int stream_source_iceberg_new(stream_source **out, const char *name, const stream_iceberg_opts *o,
@@ -255,11 +262,15 @@ int stream_source_iceberg_new(stream_source **out, const char *name, const strea
 
 /*
  * The hybrid source (stream_source_hybrid.c): the table scan of the Iceberg
- * table's current snapshot, then `then` (owned; freed on failure too) from
- * the source offsets recorded with that snapshot. Positions carry
- * @hybrid-phase and @hybrid-snapshot.
+ * table's current snapshot, then `then` (files, Kafka or Kinesis; owned;
+ * freed on failure too) from the source offsets recorded with that snapshot.
+ * Positions carry @hybrid-phase and @hybrid-snapshot.
  */
 int stream_source_hybrid_new(stream_source **out, const char *name, const stream_iceberg_opts *boot,
 			     stream_source *then, floe_error *err) FLOE_WUR;
+/* Where the hybrid's second source starts split (a Kafka partition being
+ * assigned): the bootstrap's recorded offset, or the table's after the
+ * switch; -1 when neither has it. Coordinator thread. */
+int64_t stream_source_hybrid_start(stream_source *s, const char *split);
 
 #endif

@@ -1,9 +1,12 @@
 /*
  * stream_source_hybrid.c — Flink's HybridSource for backfills: a bounded
  * read of an Iceberg table (the bootstrap: the table scan of its current
- * snapshot S), then a second source (files) that starts where the pipeline
- * that wrote S had got to — the floe.source-offsets recorded with S (or
- * with its newest ancestor that has them: compaction snapshots carry none).
+ * snapshot S), then a second source (files, Kafka or Kinesis) that starts
+ * where the pipeline that wrote S had got to — the floe.source-offsets
+ * recorded with S (or with its newest ancestor that has them: compaction
+ * snapshots carry none; each split's newest position over the ancestors of
+ * that pipeline, since the processes of a Kafka group each record their own
+ * partitions).
  *
  * DESIGN: exactly-once across the switch comes from the positions alone.
  * In the bootstrap phase the position is the Iceberg source's (split
@@ -14,11 +17,24 @@
  * end to the same offsets, since S is kept); a restart after the switch
  * seeks the second source only. The rows S holds and the records after
  * S's offsets are disjoint, so every record arrives once.
+ *
+ * The second source's start (`want`: S's offsets at the switch, the
+ * table's after a restart in phase 1) stays part of the position until the
+ * source reports its own for a split: a Kafka partition is only assigned
+ * once the consumer has joined its group, and a checkpoint before that must
+ * still record where it starts. Kafka partitions are positioned through the
+ * assignment hook (stream_source_hybrid_start), Kinesis shards and files
+ * by seek; a Kafka partition's start follows the blocks handed out, so a
+ * partition assigned again after a rebalance (the hybrid's table is not
+ * split-fenced and commits nothing at a revocation) goes on after the
+ * records its writers hold instead of reading them twice. A split S did not record starts as the second source's own
+ * settings say (scan.startup.mode, scan.stream.initpos; files: at 0).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "stream/stream_kafka.h"
 #include "stream/stream_source.h"
 #include "table/table_impl.h"
 #include "util/log.h"
@@ -32,24 +48,43 @@ typedef struct hybrid_source {
 	int phase;
 	int64_t snap;
 	stream_offsets then_start;
+	stream_offsets want; /* phase 1: where the second source started */
 } hybrid_source;
 
 /* S's recorded offsets (or its newest ancestor's) into then_start. */
 static int load_then_start(hybrid_source *h, floe_error *err)
 {
 	const floe_metadata *m = floe_table_metadata(h->t);
+	const char *pipeline = NULL;
+	bool found = false;
+	int rc = FLOE_OK;
 	stream_offsets_reset(&h->then_start);
 	stream_offsets_init(&h->then_start);
-	for (const floe_snapshot *s = floe_metadata_snapshot(m, h->snap); s;
+	for (const floe_snapshot *s = floe_metadata_snapshot(m, h->snap); s && !rc;
 	     s = floe_metadata_parent(m, s)) {
 		const char *offs = floe_snapshot_summary(s, "floe.source-offsets");
-		if (offs) {
-			int rc = stream_offsets_parse_json(&h->then_start, offs, strlen(offs), err);
-			return rc ? floe_error_prefix(err, rc, "source '%s': %s snapshot %lld: ",
-						      h->base.name, h->ident, (long long)s->snapshot_id)
-				  : FLOE_OK;
-		}
+		const char *pid = floe_snapshot_summary(s, "floe.pipeline-id");
+		if (!offs || (found && (!pid || !pipeline || strcmp(pid, pipeline))))
+			continue;
+		stream_offsets one;
+		stream_offsets_init(&one);
+		rc = stream_offsets_parse_json(&one, offs, strlen(offs), err);
+		if (rc)
+			rc = floe_error_prefix(err, rc, "source '%s': %s snapshot %lld: ",
+					       h->base.name, h->ident, (long long)s->snapshot_id);
+		for (size_t i = 0; i < one.n && !rc; i++) /* newer snapshots first: they win */
+			if (one.items[i].split[0] != '@' &&
+			    !stream_offsets_has(&h->then_start, one.items[i].split) &&
+			    stream_offsets_set_tok(&h->then_start, one.items[i].split,
+						   one.items[i].pos, one.items[i].tok))
+				rc = floe_error_oom(err);
+		stream_offsets_reset(&one);
+		if (!found)
+			pipeline = pid;
+		found = true;
 	}
+	if (rc || found)
+		return rc;
 	FLOE_WARN("source '%s': no snapshot of %s up to %lld records source offsets: the second "
 		  "source starts at its beginning",
 		  h->base.name, h->ident, (long long)h->snap);
@@ -65,10 +100,32 @@ static int open_boot(hybrid_source *h, floe_error *err)
 	return stream_source_iceberg_new(&h->boot, h->base.name, &h->io, err);
 }
 
+/* want := pos (the second source's splits only) */
+static int set_want(hybrid_source *h, const stream_offsets *pos, floe_error *err)
+{
+	stream_offsets_reset(&h->want);
+	stream_offsets_init(&h->want);
+	for (size_t i = 0; pos && i < pos->n; i++) {
+		const stream_offset *o = &pos->items[i];
+		if (o->split[0] == '@' || !strcmp(o->split, "hybrid-phase") ||
+		    !strcmp(o->split, "hybrid-snapshot") || !strcmp(o->split, "iceberg"))
+			continue;
+		if (stream_offsets_set_tok(&h->want, o->split, o->pos, o->tok))
+			return floe_error_oom(err);
+	}
+	return FLOE_OK;
+}
+
+int64_t stream_source_hybrid_start(stream_source *base, const char *split)
+{
+	hybrid_source *h = (hybrid_source *)base;
+	return stream_offsets_has(&h->want, split) ? stream_offsets_get(&h->want, split, -1) : -1;
+}
+
 static int switch_over(hybrid_source *h, floe_error *err)
 {
-	int rc = h->then->ops->seek(h->then, &h->then_start, err);
-	if (rc)
+	int rc = set_want(h, &h->then_start, err);
+	if (rc || (rc = h->then->ops->seek(h->then, &h->want, err)))
 		return rc;
 	h->phase = 1;
 	FLOE_INFO("source '%s': bootstrap of %s at snapshot %lld done; the second source goes on "
@@ -83,24 +140,12 @@ static int hy_seek(stream_source *base, const stream_offsets *pos, floe_error *e
 	int rc;
 	bool given = pos && stream_offsets_has(pos, "hybrid-phase");
 	if (given && stream_offsets_get(pos, "hybrid-phase", 0) == 1) {
-		stream_offsets own;
 		h->phase = 1;
 		h->snap = stream_offsets_get(pos, "hybrid-snapshot", -1);
 		/* the second source's splits only */
-		stream_offsets_init(&own);
-		for (size_t i = 0; i < pos->n; i++) {
-			const stream_offset *o = &pos->items[i];
-			if (!strcmp(o->split, "hybrid-phase") || !strcmp(o->split, "hybrid-snapshot") ||
-			    !strcmp(o->split, "iceberg"))
-				continue;
-			if (stream_offsets_set_tok(&own, o->split, o->pos, o->tok)) {
-				stream_offsets_reset(&own);
-				return floe_error_oom(err);
-			}
-		}
-		rc = h->then->ops->seek(h->then, &own, err);
-		stream_offsets_reset(&own);
-		return rc;
+		if ((rc = set_want(h, pos, err)))
+			return rc;
+		return h->then->ops->seek(h->then, &h->want, err);
 	}
 	h->phase = 0;
 	if (given) {
@@ -130,14 +175,42 @@ static int hy_next(stream_source *base, stream_block *b, bool *got, bool *eof, f
 		if ((rc = switch_over(h, err)))
 			return rc;
 	}
-	return h->then->ops->next(h->then, b, got, eof, err);
+	if ((rc = h->then->ops->next(h->then, b, got, eof, err)) || !*got)
+		return rc;
+	/* a Kafka partition assigned again (a rebalance: no revocation checkpoint
+	 * here) goes on after what was handed out, which the next checkpoint holds */
+	size_t kp = strlen(STREAM_KAFKA_SPLIT_PREFIX);
+	if (b->split_name && !strncmp(b->split_name, STREAM_KAFKA_SPLIT_PREFIX, kp) &&
+	    stream_offsets_set(&h->want, b->split_name, b->end)) {
+		stream_block_reset(b);
+		*got = false;
+		return floe_error_oom(err);
+	}
+	return FLOE_OK;
 }
 
 static int hy_position(stream_source *base, stream_offsets *out, floe_error *err)
 {
 	hybrid_source *h = (hybrid_source *)base;
-	int rc = h->phase == 0 ? h->boot->ops->position(h->boot, out, err)
-			       : h->then->ops->position(h->then, out, err);
+	int rc;
+	if (h->phase == 0) {
+		rc = h->boot->ops->position(h->boot, out, err);
+	} else {
+		/* where the second source started, for splits it has no position of yet */
+		stream_offsets own;
+		stream_offsets_init(&own);
+		rc = h->then->ops->position(h->then, &own, err);
+		for (size_t i = 0; i < h->want.n && !rc; i++)
+			if (!stream_offsets_has(&own, h->want.items[i].split) &&
+			    stream_offsets_set_tok(out, h->want.items[i].split, h->want.items[i].pos,
+						   h->want.items[i].tok))
+				rc = floe_error_oom(err);
+		for (size_t i = 0; i < own.n && !rc; i++)
+			if (stream_offsets_set_tok(out, own.items[i].split, own.items[i].pos,
+						   own.items[i].tok))
+				rc = floe_error_oom(err);
+		stream_offsets_reset(&own);
+	}
 	if (rc)
 		return rc;
 	if (stream_offsets_set(out, "@hybrid-phase", h->phase) ||
@@ -170,6 +243,7 @@ static void hy_free(stream_source *base)
 	if (h->then)
 		h->then->ops->free(h->then);
 	stream_offsets_reset(&h->then_start);
+	stream_offsets_reset(&h->want);
 	floe_table_free(h->t);
 	floe_free(h->ident);
 	floe_free(h->base.name);
@@ -211,6 +285,7 @@ int stream_source_hybrid_new(stream_source **out, const char *name, const stream
 	h->io.start = 0; /* the table scan */
 	h->io.streaming = false;
 	stream_offsets_init(&h->then_start);
+	stream_offsets_init(&h->want);
 	char ns[512];
 	memcpy(ns, boot->table, (size_t)(dot - boot->table));
 	ns[dot - boot->table] = 0;

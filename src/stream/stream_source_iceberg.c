@@ -19,6 +19,16 @@
  * position lives in the downstream tables' floe.source-offsets like every
  * other source's.
  *
+ * Watermarks (watermark-column, as Flink's IcebergSource): the unit's data
+ * files are read in the order of the column's lower bound (then path: a
+ * total order, so a restart re-renders the same rows in the same order),
+ * blocks never span two files, and after each block the watermark becomes
+ * the lower bound of the file the next row comes from — the smallest lower
+ * bound not yet emitted — never going back (a later snapshot's older rows
+ * are late, as in Flink). It is recorded as the parameter @watermark (epoch
+ * ms) with the position, so the downstream tables' commits carry it
+ * (floe.watermark) and a restart resumes it.
+ *
  * Limits: a unit is rendered whole before its first block (memory grows
  * with the rows one snapshot changed); append mode fails on overwrite and
  * delete snapshots as Flink's does (read such tables in changelog mode).
@@ -28,7 +38,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrow/arrow_build.h"
 #include "floe/scan.h"
+#include "scan/scan_impl.h"
 #include "stream/stream_source.h"
 #include "table/table_impl.h"
 #include "util/log.h"
@@ -36,6 +48,11 @@
 #include "util/timeutil.h"
 
 #define SPLIT "iceberg"
+
+/* where a file's rows start in its unit, and its lower bound (epoch ms) */
+typedef struct wm_mark {
+	int64_t row, wm;
+} wm_mark;
 
 typedef struct ice_source {
 	stream_source base;
@@ -56,6 +73,13 @@ typedef struct ice_source {
 	floe_buf rows;     /* its JSON lines */
 	size_t at;         /* bytes of rows handed out (or skipped) */
 	int64_t last_refresh_ns;
+	/* watermarks */
+	int32_t wm_id;     /* > 0: the watermark column's field id */
+	int64_t wm_ns;     /* nanoseconds per unit of its values */
+	int64_t watermark; /* epoch ms; INT64_MIN: none yet */
+	wm_mark *marks;    /* the unit's files, in read order */
+	size_t n_marks, cap_marks;
+	int64_t unit_rows; /* rows of the unit */
 } ice_source;
 
 static int put_rows(const char *data, size_t n, void *payload)
@@ -160,6 +184,83 @@ static int as_inserts(floe_buf *rows, int64_t snap, floe_error *err)
 	return FLOE_OK;
 }
 
+/* a lower bound in epoch ms (floor) */
+static int64_t bound_ms(const ice_source *s, int64_t v)
+{
+	if (s->wm_ns >= 1000000) {
+		int64_t k = s->wm_ns / 1000000;
+		if (v > INT64_MAX / k)
+			return INT64_MAX;
+		if (v < INT64_MIN / k)
+			return INT64_MIN + 1;
+		return v * k;
+	}
+	int64_t d = 1000000 / s->wm_ns;
+	return v / d - (v % d < 0);
+}
+
+/* The unit's rows in the order of the files' lower bounds, and their marks. */
+static int render_ordered(ice_source *s, floe_scan *sc, floe_error *err)
+{
+	const scan_file *last = NULL;
+	int rc;
+	s->n_marks = 0;
+	for (;;) {
+		struct ArrowArray b;
+		bool eof;
+		if ((rc = floe_scan_next(sc, &b, &eof, err)))
+			return rc;
+		if (eof)
+			return FLOE_OK;
+		const scan_file *f = floe_scan__batch_file(sc);
+		if (f && f != last) {
+			if (s->n_marks == s->cap_marks &&
+			    floe_array_grow((void **)&s->marks, &s->cap_marks, sizeof(*s->marks),
+					    s->n_marks + 1)) {
+				floe_arrow_array_release(&b);
+				return floe_error_oom(err);
+			}
+			s->marks[s->n_marks].row = s->unit_rows;
+			s->marks[s->n_marks].wm = bound_ms(s, f->bound_lo);
+			s->n_marks++;
+			last = f;
+		}
+		rc = floe_scan__batch_json(&s->rows, sc, &b);
+		s->unit_rows += b.length;
+		floe_arrow_array_release(&b);
+		if (rc)
+			return floe_error_oom(err);
+	}
+}
+
+/* The mark of the file unit row k is in (NULL: past the unit's rows). */
+static const wm_mark *mark_of(const ice_source *s, int64_t k)
+{
+	if (k >= s->unit_rows || !s->n_marks)
+		return NULL;
+	size_t lo = 0, hi = s->n_marks; /* the last mark with row <= k */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->marks[mid].row <= k)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &s->marks[lo];
+}
+
+/* After rows up to next_row were handed out: the smallest lower bound not
+ * yet emitted becomes the watermark (never going back). */
+static void advance_watermark(ice_source *s)
+{
+	const wm_mark *m = s->wm_id > 0 && s->have_unit ? mark_of(s, s->next_row - s->unit_base)
+							 : NULL;
+	if (m && m->wm > s->watermark) {
+		s->watermark = m->wm;
+		FLOE_INFO("source '%s': watermark %lld", s->base.name, (long long)s->watermark);
+	}
+}
+
 /* Render the next unit into s->rows; *none when there is none yet. */
 static int open_unit(ice_source *s, bool *none, floe_error *err)
 {
@@ -168,10 +269,13 @@ static int open_unit(ice_source *s, bool *none, floe_error *err)
 	*none = false;
 	floe_buf_clear(&s->rows);
 	s->at = 0;
+	s->unit_rows = 0;
+	s->n_marks = 0;
 	if (s->in_table) {
 		floe_scan_opts o = FLOE_SCAN_OPTS_INIT;
 		o.snapshot_id = s->table_snap;
-		rc = floe_scan_open(&sc, s->t, &o, err);
+		rc = s->wm_id > 0 ? floe_scan__open_ordered(&sc, s->t, &o, s->wm_id, err)
+				  : floe_scan_open(&sc, s->t, &o, err);
 		s->unit_snap = s->table_snap;
 	} else {
 		const floe_snapshot *next = child_of(s, s->done);
@@ -194,11 +298,13 @@ static int open_unit(ice_source *s, bool *none, floe_error *err)
 			o.start_snapshot_id = next->snapshot_id;
 			o.end_snapshot_id = next->snapshot_id;
 			o.skip_overwrites = s->o.skip_overwrites;
-			rc = floe_scan_open(&sc, s->t, &o, err);
+			rc = s->wm_id > 0 ? floe_scan__open_ordered(&sc, s->t, &o, s->wm_id, err)
+					  : floe_scan_open(&sc, s->t, &o, err);
 		}
 	}
 	if (!rc)
-		rc = floe_scan_write(sc, FLOE_OUTPUT_JSON, put_rows, &s->rows, err);
+		rc = s->wm_id > 0 ? render_ordered(s, sc, err)
+				  : floe_scan_write(sc, FLOE_OUTPUT_JSON, put_rows, &s->rows, err);
 	floe_scan_free(sc);
 	if (!rc && s->in_table && s->o.mode == STREAM_ICEBERG_CHANGELOG)
 		rc = as_inserts(&s->rows, s->table_snap, err);
@@ -212,6 +318,7 @@ static int open_unit(ice_source *s, bool *none, floe_error *err)
 		const char *nl = memchr(p, '\n', s->rows.len - s->at);
 		s->at = nl ? (size_t)(nl + 1 - (const char *)s->rows.data) : s->rows.len;
 	}
+	advance_watermark(s);
 	return FLOE_OK;
 }
 
@@ -262,8 +369,12 @@ static int ice_next(stream_source *base, stream_block *b, bool *got, bool *eof, 
 		/* whole lines, at most block_bytes (at least one line) */
 		const char *p = (const char *)s->rows.data + s->at;
 		size_t left = s->rows.len - s->at, n = 0;
-		int64_t lines = 0;
-		while (n < left) {
+		int64_t lines = 0, max_lines = INT64_MAX;
+		/* watermarks: a block holds rows of one file */
+		const wm_mark *m = s->wm_id > 0 ? mark_of(s, s->next_row - s->unit_base) : NULL;
+		if (m && m + 1 < s->marks + s->n_marks)
+			max_lines = m[1].row - (s->next_row - s->unit_base);
+		while (n < left && lines < max_lines) {
 			const char *nl = memchr(p + n, '\n', left - n);
 			size_t l = nl ? (size_t)(nl + 1 - (p + n)) : left - n;
 			if (lines && n + l > s->o.block_bytes)
@@ -280,6 +391,7 @@ static int ice_next(stream_source *base, stream_block *b, bool *got, bool *eof, 
 		b->end = s->next_row + lines;
 		s->next_row += lines;
 		s->at += n;
+		advance_watermark(s);
 		*got = true;
 		return FLOE_OK;
 	}
@@ -292,6 +404,13 @@ static int ice_seek(stream_source *base, const stream_offsets *pos, floe_error *
 	s->have_unit = false;
 	floe_buf_clear(&s->rows);
 	s->at = 0;
+	/* the watermark the tables committed (seek_sources hands parameters on
+	 * without their '@') */
+	s->watermark = INT64_MIN;
+	if (pos && (stream_offsets_has(pos, "watermark") || stream_offsets_has(pos, "@watermark")))
+		s->watermark = stream_offsets_has(pos, "watermark")
+				       ? stream_offsets_get(pos, "watermark", INT64_MIN)
+				       : stream_offsets_get(pos, "@watermark", INT64_MIN);
 	if (!tok) {
 		s->started = false;
 		s->next_row = s->unit_base = 0;
@@ -341,6 +460,9 @@ static int ice_position(stream_source *base, stream_offsets *out, floe_error *er
 		snprintf(tok, sizeof(tok), "%lld,%lld", (long long)s->done, (long long)s->unit_base);
 	if (stream_offsets_set_tok(out, SPLIT, s->next_row, tok))
 		return floe_error_oom(err);
+	if (s->wm_id > 0 && s->watermark != INT64_MIN &&
+	    stream_offsets_set(out, "@watermark", s->watermark))
+		return floe_error_oom(err);
 	return FLOE_OK;
 }
 
@@ -358,9 +480,46 @@ static void ice_free(stream_source *base)
 		return;
 	floe_table_free(s->t);
 	floe_buf_reset(&s->rows);
+	floe_free(s->marks);
 	floe_free(s->ident);
 	floe_free(s->base.name);
 	floe_free(s);
+}
+
+/* The watermark column: a long or timestamp column of the current schema
+ * (Flink: "expected a LONG or TIMESTAMP column for watermark generation"). */
+static int bind_watermark(ice_source *s, floe_error *err)
+{
+	const floe_schema *sch = floe_metadata_current_schema(floe_table_metadata(s->t));
+	const floe_schema_entry *e =
+		sch ? floe_schema_find_name(sch, s->o.watermark_column, false) : NULL;
+	if (!e)
+		return floe_error_set(err, FLOE_EINVAL, "source '%s': watermark-column '%s' is not a "
+				      "column of %s",
+				      s->base.name, s->o.watermark_column, s->ident);
+	switch (e->type->id) {
+	case FLOE_T_LONG:
+		s->wm_ns = s->o.watermark_unit_ns > 0 ? s->o.watermark_unit_ns : 1000;
+		break;
+	case FLOE_T_TIMESTAMP:
+	case FLOE_T_TIMESTAMPTZ:
+		s->wm_ns = 1000;
+		break;
+	case FLOE_T_TIMESTAMP_NS:
+	case FLOE_T_TIMESTAMPTZ_NS:
+		s->wm_ns = 1;
+		break;
+	default:
+		return floe_error_set(err, FLOE_EINVAL, "source '%s': watermark-column '%s' of %s is "
+				      "not a long or timestamp column",
+				      s->base.name, s->o.watermark_column, s->ident);
+	}
+	if (e->in_repeated)
+		return floe_error_set(err, FLOE_EINVAL, "source '%s': watermark-column '%s' is inside "
+				      "a list or map",
+				      s->base.name, s->o.watermark_column);
+	s->wm_id = e->id;
+	return FLOE_OK;
 }
 
 static const stream_source_ops ice_ops = {
@@ -407,6 +566,11 @@ int stream_source_iceberg_new(stream_source **out, const char *name, const strea
 	if ((rc = floe_table_load(&s->t, o->cat, ns, dot + 1, err))) {
 		ice_free(&s->base);
 		return floe_error_prefix(err, rc, "source '%s': ", name);
+	}
+	s->watermark = INT64_MIN;
+	if (o->watermark_column && (rc = bind_watermark(s, err))) {
+		ice_free(&s->base);
+		return rc;
 	}
 	*out = &s->base;
 	return FLOE_OK;

@@ -12,7 +12,9 @@
  * max-ref-age-ms for any ref but main. Cherry-pick (Java's CherryPickOperation):
  * a snapshot whose parent is the branch head is fast-forwarded to; an append
  * elsewhere is applied again as a new append (summary source-snapshot-id),
- * once.
+ * once; a replace-partitions overwrite too, as an overwrite, when its parent
+ * is an ancestor of the head and no partition it replaced changed since
+ * (validated on every attempt's base, as Java's validate()).
  *
  * spec: "Snapshot References", "Snapshot Retention Policy".
  */
@@ -250,19 +252,166 @@ int floe_table_manage_ref(floe_table *t, const floe_ref_opts *o, floe_error *err
 
 typedef struct pick_ctx {
 	floe_snapshot_op *op;
+	floe_table *t;
 	int64_t snapshot_id;
+	int64_t parent_id;  /* the picked snapshot's parent (-1: none) */
+	const char *branch;
+	/* a replace-partitions overwrite: the partitions it replaced */
+	bool overwrite;
+	floe_data_file *parts; /* spec_id + partition of each added file (arena) */
+	size_t n_parts, cap_parts;
+	floe_arena a;
 	int rc;
 	floe_error *err;
 } pick_ctx;
 
+static int copy_partition(floe_partition *dst, floe_arena *a, const floe_partition *src)
+{
+	dst->n = src->n;
+	dst->values = NULL;
+	if (!src->n)
+		return FLOE_OK;
+	if (!(dst->values = floe_arena_calloc(a, src->n, sizeof(*dst->values))))
+		return FLOE_ENOMEM;
+	for (size_t i = 0; i < src->n; i++) {
+		dst->values[i] = src->values[i];
+		if (floe_value_own(&dst->values[i], a))
+			return FLOE_ENOMEM;
+	}
+	return FLOE_OK;
+}
+
+/* The files the picked snapshot added (and, for an overwrite, removed): its
+ * own entries (Java's addedDataFiles / removedDataFiles). */
 static int pick_cb(const floe_manifest_entry *e, const floe_manifest_file *mf, void *payload)
 {
 	pick_ctx *c = payload;
 	(void)mf;
-	if (e->status != FLOE_ENTRY_ADDED || e->snapshot_id != c->snapshot_id)
+	if (e->snapshot_id != c->snapshot_id || e->file.content != FLOE_CONTENT_DATA)
 		return 0;
-	c->rc = floe_op_add_file(c->op, &e->file, c->err);
+	if (e->status == FLOE_ENTRY_ADDED) {
+		c->rc = floe_op_add_file(c->op, &e->file, c->err);
+		if (!c->rc && c->overwrite) {
+			if (c->n_parts == c->cap_parts &&
+			    floe_array_grow((void **)&c->parts, &c->cap_parts, sizeof(*c->parts),
+					    c->n_parts + 1))
+				c->rc = floe_error_oom(c->err);
+			else if (!c->rc) {
+				floe_data_file *f = &c->parts[c->n_parts];
+				memset(f, 0, sizeof(*f));
+				f->spec_id = e->file.spec_id;
+				if (copy_partition(&f->partition, &c->a, &e->file.partition))
+					c->rc = floe_error_oom(c->err);
+				else
+					c->n_parts++;
+			}
+		}
+	} else if (e->status == FLOE_ENTRY_DELETED && c->overwrite) {
+		/* spec: the removed file must still be live (failMissingDeletePaths) */
+		c->rc = floe_op_remove_file(c->op, &e->file, c->err);
+	}
 	return c->rc ? 1 : 0;
+}
+
+static bool replaced(const pick_ctx *c, const floe_data_file *f)
+{
+	for (size_t i = 0; i < c->n_parts; i++)
+		if (c->parts[i].spec_id == f->spec_id &&
+		    floe_partition_equal(&c->parts[i].partition, &f->partition))
+			return true;
+	return false;
+}
+
+typedef struct changed_ctx {
+	const pick_ctx *c;
+	int64_t snapshot_id;
+	bool hit;
+	floe_buf path; /* the partition, then the file: valid after the walk */
+	const floe_metadata *m;
+} changed_ctx;
+
+static int changed_cb(const floe_manifest_entry *e, const floe_manifest_file *mf, void *payload)
+{
+	changed_ctx *x = payload;
+	(void)mf;
+	if (e->status != FLOE_ENTRY_ADDED || e->snapshot_id != x->snapshot_id ||
+	    e->file.content != FLOE_CONTENT_DATA || !replaced(x->c, &e->file))
+		return 0;
+	const floe_partition_spec *sp = floe_metadata_spec(x->m, e->file.spec_id);
+	if ((!sp || floe_partition_path(&x->path, sp, floe_metadata_current_schema(x->m),
+					&e->file.partition)) &&
+	    floe_buf_puts(&x->path, "?"))
+		return FLOE_ENOMEM;
+	if (floe_buf_printf(&x->path, " (snapshot %lld added %s)", (long long)x->snapshot_id,
+			    e->file.file_path))
+		return FLOE_ENOMEM;
+	x->hit = true;
+	return 1;
+}
+
+/*
+ * Every attempt's base (Java's CherryPickOperation.validate): the picked
+ * snapshot is not in the branch and was not picked into it; an overwrite's
+ * parent is still an ancestor of the head, and no snapshot since that
+ * parent added a data file to a partition it replaced.
+ */
+static int pick_check(void *payload, const floe_metadata *base, const floe_snapshot *parent,
+		      floe_error *err)
+{
+	pick_ctx *c = payload;
+	char num[32];
+	snprintf(num, sizeof(num), "%lld", (long long)c->snapshot_id);
+	size_t guard = 0;
+	for (const floe_snapshot *x = parent; x && guard++ < 10000000; x = floe_metadata_parent(base, x)) {
+		const char *src = floe_snapshot_summary(x, "source-snapshot-id");
+		if (x->snapshot_id == c->snapshot_id)
+			return floe_error_set(err, FLOE_ECONFLICT,
+					      "Cannot cherry-pick snapshot %lld: already an ancestor "
+					      "of %s",
+					      (long long)c->snapshot_id, c->branch);
+		if (src && !strcmp(src, num))
+			return floe_error_set(err, FLOE_ECONFLICT,
+					      "Cannot cherry-pick snapshot %lld: already picked into "
+					      "%s as snapshot %lld",
+					      (long long)c->snapshot_id, c->branch,
+					      (long long)x->snapshot_id);
+	}
+	if (!c->overwrite || !parent)
+		return FLOE_OK;
+	if (c->parent_id >= 0 && !is_ancestor(base, c->parent_id, parent->snapshot_id))
+		return floe_error_set(err, FLOE_ECONFLICT,
+				      "Cannot cherry-pick overwrite, based on non-ancestor of the "
+				      "current state: %lld",
+				      (long long)c->parent_id);
+	/* the data files added since the parent (SnapshotUtil.newFiles) */
+	guard = 0;
+	for (const floe_snapshot *x = parent; x && x->snapshot_id != c->parent_id && guard++ < 10000000;
+	     x = floe_metadata_parent(base, x)) {
+		floe_arena a;
+		floe_manifest_file *mfs = NULL;
+		size_t n = 0;
+		changed_ctx cx = {c, x->snapshot_id, false, {0}, base};
+		int rc;
+		floe_arena_init(&a, 16384);
+		floe_buf_init(&cx.path, 0);
+		rc = floe_table_manifests(&mfs, &n, &a, c->t, x, err);
+		for (size_t i = 0; i < n && !rc && !cx.hit; i++)
+			if (mfs[i].added_snapshot_id == x->snapshot_id)
+				rc = floe_table_walk_manifest(c->t, &mfs[i], FLOE_WALK_DATA, changed_cb,
+							      &cx, err);
+		if (rc == 1)
+			rc = FLOE_OK;
+		if (!rc && cx.hit)
+			rc = floe_error_set(err, FLOE_ECONFLICT,
+					    "Cannot cherry-pick replace partitions with changed "
+					    "partition: %s",
+					    floe_buf_cstr(&cx.path));
+		floe_buf_reset(&cx.path);
+		floe_arena_reset(&a);
+		if (rc)
+			return rc;
+	}
+	return FLOE_OK;
 }
 
 int floe_table_cherry_pick(floe_table *t, int64_t snapshot_id, const char *branch,
@@ -310,21 +459,57 @@ int floe_table_cherry_pick(floe_table *t, int64_t snapshot_id, const char *branc
 			*new_snapshot = snapshot_id;
 		return FLOE_OK;
 	}
+	/* Java's CherryPickOperation: an append is applied again; so is a
+	 * replace-partitions overwrite (a dynamic overwrite) whose parent is an
+	 * ancestor of the head, if no partition it replaced changed since; any
+	 * other operation only fast-forwards (above) */
 	const char *operation = floe_snapshot_summary(s, "operation");
-	if (!operation || strcmp(operation, "append") != 0)
-		return floe_error_set(err, FLOE_EUNSUPPORTED,
-				      "Cannot cherry-pick snapshot %lld: its operation is '%s' and %s "
-				      "moved on since its parent; only appends are applied again",
+	const char *rp = floe_snapshot_summary(s, "replace-partitions");
+	bool append = operation && !strcmp(operation, "append");
+	bool overwrite = operation && !strcmp(operation, "overwrite") && rp && !strcmp(rp, "true");
+	if (!append && !overwrite)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "Cannot cherry-pick snapshot %lld: not append, dynamic overwrite, "
+				      "or fast-forward (its operation is '%s' and %s moved on since its "
+				      "parent)",
 				      (long long)snapshot_id, operation ? operation : "?", br);
+	if (overwrite && s->parent_id >= 0 && !is_ancestor(m, s->parent_id, head->snapshot_id))
+		return floe_error_set(err, FLOE_EINVAL,
+				      "Cannot cherry-pick overwrite not based on an ancestor of the "
+				      "current state: %lld",
+				      (long long)snapshot_id);
 	floe_snapshot_op *op = NULL;
-	if ((rc = floe_op_new(&op, t, FLOE_OP_APPEND, br, err)))
+	if ((rc = floe_op_new(&op, t, overwrite ? FLOE_OP_OVERWRITE : FLOE_OP_APPEND, br, err)))
 		return rc;
-	pick_ctx pc = {op, snapshot_id, FLOE_OK, err};
-	rc = floe_table_walk(t, s, FLOE_WALK_DATA, pick_cb, &pc, err);
+	pick_ctx pc = {0};
+	pc.op = op;
+	pc.t = t;
+	pc.snapshot_id = snapshot_id;
+	pc.parent_id = s->parent_id;
+	pc.branch = br;
+	pc.overwrite = overwrite;
+	pc.err = err;
+	floe_arena_init(&pc.a, 16384);
+	/* the picked snapshot's own manifests hold its added and removed entries */
+	floe_arena la;
+	floe_manifest_file *mfs = NULL;
+	size_t n = 0;
+	floe_arena_init(&la, 16384);
+	rc = floe_table_manifests(&mfs, &n, &la, t, s, err);
+	for (size_t i = 0; i < n && !rc; i++)
+		if (mfs[i].added_snapshot_id == snapshot_id)
+			rc = floe_table_walk_manifest(t, &mfs[i], FLOE_WALK_DATA | FLOE_WALK_ALL_ENTRIES,
+						      pick_cb, &pc, err);
+	floe_arena_reset(&la);
 	if (pc.rc)
 		rc = pc.rc;
+	floe_op_set_check(op, pick_check, &pc);
 	rc = rc ? rc : floe_op_set_summary(op, "source-snapshot-id", num, err);
+	if (overwrite)
+		rc = rc ? rc : floe_op_set_summary(op, "replace-partitions", "true", err);
 	rc = rc ? rc : floe_op_commit(op, new_snapshot, err);
 	floe_op_free(op);
+	floe_free(pc.parts);
+	floe_arena_reset(&pc.a);
 	return rc;
 }

@@ -449,3 +449,102 @@ tables:
     (src / "d.jsonl").write_text(lines(22000, 22500))
     floe.run("run", cfg(tmp_path / "b.yaml", False))
     assert ids_of(floe, "db.out") == list(range(22500))
+
+
+def test_iceberg_source_watermarks_from_file_lower_bounds(floe, tmp_path):
+    """watermark-column (Flink's IcebergSource): the files are read in the
+    order of ts's lower bound, the watermark is the smallest lower bound not
+    yet read, and every commit downstream records it as floe.watermark:
+    stopped mid-read (a commit fails) and restarted, every row lands once, the watermarks
+    only go up and are exactly the files' lower bounds, and a late snapshot
+    (older rows, appended afterwards) does not take the watermark back."""
+    floe.run("namespace", "create", "db")
+    floe.run("table", "create", "db.ev", "--schema", "id long not null, ts timestamptz, v string")
+    base = 1704067200000  # 2024-01-01T00:00:00Z
+    order = [5, 2, 7, 0, 3, 6, 1, 4]  # file k holds the rows of hour order[k]
+    per = 1000
+
+    def write(k, hour, n=per):
+        rows = []
+        for j in range(n):
+            i = k * per + j
+            ms = base + hour * 3600000 + j * 1000
+            ts = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + "+00:00"
+            rows.append({"id": i, "ts": ts, "v": f"v{i}"})
+        f = tmp_path / f"w{k}.jsonl"
+        f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        floe.run("ingest", "db.ev", f, "--quiet")
+
+    for k, hour in enumerate(order):
+        write(k, hour)
+    bounds = sorted(base + h * 3600000 for h in order)
+    files = floe.json_rows("inspect", "db.ev", "files")
+    assert len(files) == len(order), files
+
+    def cfg(path, streaming):
+        path.write_text(f"""
+pipeline.name: wm
+execution.checkpointing.interval: 20ms
+sources:
+  - name: src
+    type: iceberg
+    source-table: db.ev
+    watermark-column: ts
+    streaming: {str(streaming).lower()}
+    monitor-interval: 100ms
+    block-size: 4KiB
+tables:
+  - name: db.out
+    schema: "id long not null, ts timestamptz, v string"
+""")
+        return path
+
+    logs = []
+
+    def run(path, fail_at=None):
+        log = tmp_path / f"log{len(logs)}.txt"
+        env = dict(os.environ)
+        if fail_at:  # the catalog refuses this commit (the first is the table's creation)
+            env["FLOE_TEST_CATALOG_FAULT"] = f"before-swap:{fail_at}"
+        with open(log, "w") as err:
+            rc = subprocess.run([floe.bin, "-v", "--dir", str(floe.root), "run", path],
+                                stdout=subprocess.DEVNULL, stderr=err, env=env,
+                                timeout=120).returncode
+        assert (rc != 0) == bool(fail_at), log.read_text()[-2000:]
+        logs.append([int(x.rsplit("watermark ", 1)[1]) for x in log.read_text().splitlines()
+                     if "source 'src': watermark " in x])
+
+    def snaps():
+        r = floe.run("inspect", "db.out", "snapshots", "--format", "json", check=False)
+        return [json.loads(x) for x in r.stdout.splitlines() if x.strip()] if r.returncode == 0 else []
+
+    # the first run stops after its first checkpoint (its second commit fails),
+    # inside the table scan unless it read the whole scan in one checkpoint
+    run(cfg(tmp_path / "s.yaml", True), fail_at=3)
+    got = ids_of(floe, "db.out")
+    assert got and len(got) == len(set(got))
+    # a late snapshot: rows older than every watermark so far
+    write(len(order), -5, n=50)
+    run(cfg(tmp_path / "b.yaml", False))
+    assert ids_of(floe, "db.out") == list(range(len(order) * per + 50))
+    wms = [int(s["summary"]["floe.watermark"]) for s in snaps()]
+    for s in snaps():  # in the table scan: the bound of the file the next row is in
+        pos = json.loads(s["summary"]["floe.source-offsets"])
+        if pos["iceberg"]["seq"].startswith("t:"):
+            assert pos["@watermark"] == bounds[pos["iceberg"]["n"] // per], pos
+    assert wms == sorted(wms) and set(wms) <= set(bounds), (wms, bounds)
+    assert wms[-1] == bounds[-1]  # the late rows leave it where it was
+    for seq in logs:  # each run emits each lower bound once, in order
+        assert seq == sorted(set(seq)) and set(seq) <= set(bounds), (seq, bounds)
+    assert sorted(set(logs[0] + logs[1])) == bounds
+    assert logs[0] and logs[0][0] == bounds[0]
+    # what Flink refuses, floe refuses: a column that is not a long or a
+    # timestamp, and (floe's own) a changelog read, whose deletes have no order
+    bad = cfg(tmp_path / "bad.yaml", False)
+    bad.write_text(bad.read_text().replace("watermark-column: ts", "watermark-column: v"))
+    r = floe.run("run", bad, check=False)
+    assert r.returncode != 0 and "not a long or timestamp column" in r.stderr, r.stderr
+    bad.write_text(bad.read_text().replace("watermark-column: v",
+                                           "watermark-column: ts\n    read-mode: changelog"))
+    r = floe.run("run", bad, check=False)
+    assert r.returncode != 0 and "watermark-column is for read-mode: append" in r.stderr, r.stderr

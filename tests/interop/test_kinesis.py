@@ -491,3 +491,61 @@ def test_kinesis_shard_end_committed_without_records(floe, kinesis_endpoint, tmp
     time.sleep(1)
     assert r.kill(signal.SIGTERM) == 0, r.text()[-3000:]
     assert sorted(table_ids(floe, "db.ksend")) == list(range(150))
+
+
+def snapshot_offsets(floe, ident):
+    r = subprocess.run([floe_bin(), "--dir", str(floe.root), "inspect", ident, "snapshots",
+                        "--format", "json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        return []
+    return [json.loads(json.loads(x)["summary"].get("floe.source-offsets", "{}"))
+            for x in r.stdout.splitlines() if x.strip()]
+
+
+def test_hybrid_source_iceberg_then_kinesis_exactly_once(floe, kinesis_endpoint, tmp_path):
+    """A Kinesis pipeline filled db.hist; a hybrid source bootstraps db.out
+    from its table scan, then reads the stream after the sequence numbers
+    db.hist recorded: killed inside the bootstrap and after the switch,
+    every record is in db.out once."""
+    ep, kc = kinesis_endpoint, kinesis_endpoint.client()
+    name = stream_name(tmp_path, "hybrid")
+    kc.create_stream(StreamName=name, ShardCount=2)
+    put(kc, name, range(0, 1500))
+    hist = write_cfg(tmp_path / "hist.yaml", "khist", kinesis_source(ep, name),
+                     {"name": "db.hist", "schema": "id long not null"})
+    r = Run(floe, hist, "hist", ep.env())
+    wait_rows(floe, "db.hist", 1500, r)
+    assert r.kill(signal.SIGTERM) == 0, r.text()[-3000:]
+    put(kc, name, range(1500, 2000))  # after db.hist's last commit
+    src = kinesis_source(ep, name)
+    del src["scan.stream.initpos"]  # every shard has a recorded position
+    src.update({"name": "all", "type": "hybrid", "source-table": "db.hist", "then": "kinesis",
+                "block-size": "4KiB"})
+    cfg = write_cfg(tmp_path / "h.yaml", "kbackfill", src,
+                    {"name": "db.out", "schema": "id long not null"}, interval="20ms")
+
+    def kill_when(cond, tag):
+        run = Run(floe, cfg, tag, ep.env())
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and run.p.poll() is None:
+            offs = snapshot_offsets(floe, "db.out")
+            if offs and cond(offs[-1]):
+                break
+            time.sleep(0.02)
+        assert run.kill() == -signal.SIGKILL, run.text()[-3000:]
+        return snapshot_offsets(floe, "db.out")
+
+    def read(o):
+        return sum(v["n"] for k, v in o.items() if k.startswith("kinesis:"))
+
+    offs = kill_when(lambda o: True, "boot")
+    assert offs and offs[-1]["@hybrid-phase"] in (0, 1), offs[-1:]
+    offs = kill_when(lambda o: o["@hybrid-phase"] == 1 and read(o) > 1500, "switched")
+    assert offs[-1]["@hybrid-phase"] == 1 and read(offs[-1]) > 1500, offs[-1]
+    put(kc, name, range(2000, 2300))
+    r = Run(floe, cfg, "end", ep.env())
+    wait_rows(floe, "db.out", 2300, r)
+    time.sleep(0.5)  # nothing more arrives
+    assert r.kill(signal.SIGTERM) == 0, r.text()[-3000:]
+    ids = table_ids(floe, "db.out")
+    assert len(ids) == 2300 and set(ids) == set(range(2300))

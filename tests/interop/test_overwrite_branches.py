@@ -288,3 +288,89 @@ def test_sql_insert_overwrite_into_a_branch(tmp_path):
     staged = sorted((r["id"], r["region"]) for r in tbl.scan().use_ref("staging").to_arrow().to_pylist())
     assert main == list(range(6))
     assert staged == [(1, "us"), (3, "us"), (5, "us"), (50, "eu"), (51, "eu")]
+
+
+def test_cherry_pick_of_overwrites_as_java_allows(floe, tmp_path):
+    """Java's CherryPickOperation beyond appends: a dynamic (replace-partitions)
+    overwrite staged on a branch is applied again on a main that moved on,
+    when its parent is an ancestor of main and no partition it replaced
+    changed since; other operations only fast-forward; each refusal has
+    Java's reason. PyIceberg reads main back equal to the model."""
+    def ingest(name, rows, *args):
+        write_rows(tmp_path / name, rows)
+        floe.run("ingest", "db.t", tmp_path / name, *args, "--quiet")
+
+    def main_rows():
+        t = floe.pyiceberg_catalog().load_table("db.t")
+        return sorted(key(r) for r in t.scan().to_arrow().to_pylist())
+
+    def staged():
+        return floe.json_rows("snapshots", "db.t")[-1]["snapshot_id"]
+
+    def pick(snap, check=True):
+        return floe.run("cherry-pick", "db.t", str(snap), check=check)
+
+    first = rows_of(["eu", "us", "ap"], 0, 30)
+    write_rows(tmp_path / "a.jsonl", first)
+    floe.run("ingest", "db.t", tmp_path / "a.jsonl", "--create-schema", SCHEMA,
+             "--partition-by", "region", "--quiet")
+    model = {r["id"]: r for r in first}
+    floe.run("branch", "create", "db.t", "staging")
+    # staged: a dynamic overwrite of eu; meanwhile main appends to us
+    eu = rows_of(["eu"], 100, 4)
+    ingest("b.jsonl", eu, "--overwrite", "--branch", "staging")
+    s1 = staged()
+    us = rows_of(["us"], 200, 3)
+    ingest("c.jsonl", us)
+    model.update({r["id"]: r for r in us})
+    pick(s1)
+    model = {i: r for i, r in model.items() if r["region"] != "eu"}
+    model.update({r["id"]: r for r in eu})
+    assert main_rows() == sorted(key(r) for r in model.values())
+    head = floe.json_rows("snapshots", "db.t")[-1]
+    assert head["operation"] == "overwrite" and head["snapshot_id"] != s1
+    assert head["summary"]["source-snapshot-id"] == str(s1)
+    assert head["summary"]["replace-partitions"] == "true"
+    # picked once
+    r = pick(s1, check=False)
+    assert r.returncode != 0 and f"already picked into main as snapshot {head['snapshot_id']}" in r.stderr
+    # a partition it replaced changed on main since its parent
+    floe.run("branch", "replace", "db.t", "staging", "--snapshot", str(head["snapshot_id"]))
+    ingest("d.jsonl", rows_of(["ap"], 300, 3), "--overwrite", "--branch", "staging")
+    s2 = staged()
+    ap = rows_of(["ap"], 400, 2)
+    ingest("e.jsonl", ap)
+    model.update({r["id"]: r for r in ap})
+    r = pick(s2, check=False)
+    assert r.returncode != 0
+    assert "Cannot cherry-pick replace partitions with changed partition: region=ap" in r.stderr
+    # an overwrite whose parent (s2) is not in main's history
+    ingest("f.jsonl", rows_of(["us"], 500, 2), "--overwrite", "--branch", "staging")
+    s3 = staged()
+    r = pick(s3, check=False)
+    assert r.returncode != 0
+    assert "Cannot cherry-pick overwrite not based on an ancestor of the current state" in r.stderr
+    # a filtered overwrite is not a dynamic one: it only fast-forwards
+    main_head = floe.json_rows("snapshots", "db.t")[-1]["snapshot_id"]
+    floe.run("branch", "replace", "db.t", "staging", "--snapshot", str(main_head))
+    us2 = rows_of(["us"], 600, 2)
+    ingest("g.jsonl", us2, "--overwrite-where", "region = 'us'", "--branch", "staging")
+    s4 = staged()
+    ingest("h.jsonl", rows_of(["eu"], 700, 1), "--branch", "staging")  # staging moves on
+    floe.run("branch", "replace", "db.t", "staging", "--snapshot", str(s4))
+    ingest("i.jsonl", rows_of(["eu"], 800, 1))  # main moves on: no fast-forward
+    r = pick(s4, check=False)
+    assert r.returncode != 0
+    assert f"Cannot cherry-pick snapshot {s4}: not append, dynamic overwrite, or fast-forward" in r.stderr
+    model[800] = rows_of(["eu"], 800, 1)[0]
+    assert main_rows() == sorted(key(r) for r in model.values())  # refusals changed nothing
+    # ... while a non-append whose parent is main's head is fast-forwarded to
+    floe.run("branch", "replace", "db.t", "staging", "--snapshot",
+             str(floe.json_rows("snapshots", "db.t")[-1]["snapshot_id"]))
+    ingest("j.jsonl", us2, "--overwrite-where", "region = 'us'", "--branch", "staging")
+    s5 = staged()
+    pick(s5)
+    assert floe.json_rows("snapshots", "db.t")[-1]["snapshot_id"] == s5
+    model = {i: r for i, r in model.items() if r["region"] != "us"}
+    model.update({r["id"]: r for r in us2})
+    assert main_rows() == sorted(key(r) for r in model.values())

@@ -91,6 +91,62 @@ def test_prediction_within_ten_percent_of_a_real_run(floe, tmp_path):
     assert abs(measured - predicted) <= 0.1 * predicted, (predicted, added)
 
 
+RANGE_RUN = """
+pipeline: {name: ranged}
+execution.checkpointing.interval: 500ms
+parallelism.default: 4
+sources:
+  - name: gen
+    type: generator
+    rows-per-second: 800
+    number-of-rows: 4400
+    fields.region.values: "r0,r1,r2,r3,r4"
+tables:
+  - name: db.ranged
+    source: gen
+    schema: "id long not null, region string"
+    partition-by: "region"
+    distribution-mode: range
+"""
+
+
+def test_range_files_per_checkpoint_modelled_and_measured(floe, tmp_path):
+    """RANGE splits a partition at each task boundary that falls inside it:
+    files per checkpoint are hash's plus at most tasks - 1. Five even
+    partitions over four tasks: boundaries at 1.25, 2.5 and 3.75 partitions
+    split three of them (8 files against hash's 5), which a real run
+    measures from its second checkpoint on (the first routes as hash)."""
+    files = {}
+    for dist in ("hash", "range"):
+        for parts, skew in ((5, 0), (10, 0), (21, 0), (21, 3), (200, 1)):
+            _, out = plan(floe, tmp_path, WORKED.replace("distribution-mode: none",
+                                                         f"distribution-mode: {dist}"),
+                          "--partitions", str(parts), "--skew", str(skew))
+            (t,) = out["tables"]
+            assert t["distribution"] == dist
+            files[dist, parts, skew] = t["without_maintenance"]["files_per_commit"]
+    for (dist, parts, skew), n in files.items():
+        if dist == "range":
+            h = files["hash", parts, skew]
+            assert h <= n <= h + 4 - 1, (parts, skew, n, h)
+    assert files["range", 5, 0] == pytest.approx(8)
+    assert files["range", 10, 0] == pytest.approx(12)  # 2.5 and 7.5 split; 5 falls between
+    # the table property says range too
+    _, out = plan(floe, tmp_path, WORKED.replace("distribution-mode: none",
+                                                 "properties: {write.distribution-mode: range}"),
+                  "--partitions", "5")
+    assert out["tables"][0]["distribution"] == "range"
+    code, out = plan(floe, tmp_path, RANGE_RUN, "--partitions", "5")
+    predicted = out["tables"][0]["without_maintenance"]["files_per_commit"]
+    assert predicted == pytest.approx(8)
+    (tmp_path / "run.yaml").write_text(RANGE_RUN)
+    floe.run("run", tmp_path / "run.yaml")
+    added = [int(s["summary"]["added-data-files"]) for s in floe.json_rows("snapshots", "db.ranged")]
+    steady = added[1:-1]  # the first routes as hash, the last is partial
+    assert len(steady) >= 6, added
+    assert abs(statistics.mean(steady) - predicted) <= 0.1 * predicted, (predicted, added)
+
+
 BASE = """
 pipeline: {{name: lint}}
 execution.checkpointing.interval: {interval}
