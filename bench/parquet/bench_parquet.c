@@ -203,7 +203,7 @@ static void fi_close(floe_input *in)
 {
 	fclose(((file_in *)in)->f);
 }
-static const floe_input_ops fi_ops = {fi_read, fi_close};
+static const floe_input_ops fi_ops = {fi_read, fi_close, NULL};
 
 static void die(const char *what, const floe_error *err)
 {

@@ -102,7 +102,7 @@ static void li_close(floe_input *in)
 	floe_free(l);
 }
 
-static const floe_input_ops local_input_ops = {li_read_at, li_close};
+static const floe_input_ops local_input_ops = {li_read_at, li_close, NULL};
 
 static int l_open_read(floe_fileio *io, const char *uri, floe_input **out, floe_error *err)
 {

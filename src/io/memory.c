@@ -121,7 +121,7 @@ static void mi_close(floe_input *in)
 	floe_free(mi);
 }
 
-static const floe_input_ops mem_input_ops = {mi_read_at, mi_close};
+static const floe_input_ops mem_input_ops = {mi_read_at, mi_close, NULL};
 
 static int m_open_read(floe_fileio *io, const char *path, floe_input **out, floe_error *err)
 {

@@ -420,6 +420,13 @@ static int head(s3io *s, const char *uri, const char *bucket, const char *key,
 
 /* ---- input ---------------------------------------------------------------------- */
 
+/* Prefetch (a row group's column chunks): ranges closer than PF_GAP are read
+ * in one GET (the gap is read and dropped: cheaper than a request), at most
+ * PF_MAX bytes are held per input, in at most PF_SPANS requests. */
+#define PF_GAP ((uint64_t)1 << 20)
+#define PF_MAX ((uint64_t)32 << 20)
+#define PF_SPANS 16
+
 typedef struct s3_input {
 	floe_input base;
 	s3io *s;
@@ -429,6 +436,12 @@ typedef struct s3_input {
 	uint8_t *cache;
 	uint64_t cache_off;
 	size_t cache_len;
+	/* prefetched spans (si_prefetch): span i is bytes [pf[i].off, +len) of
+	 * the object, at pf_at[i] in pf_buf */
+	floe_range pf[PF_SPANS];
+	size_t pf_at[PF_SPANS];
+	size_t n_pf;
+	uint8_t *pf_buf;
 } s3_input;
 
 static int get_range(s3_input *in, uint64_t off, void *dst, size_t n, floe_error *err)
@@ -471,6 +484,13 @@ static int si_read_at(floe_input *base, uint64_t off, void *buf, size_t n, size_
 	if (n > base->size - off)
 		n = (size_t)(base->size - off);
 	floe_mutex_lock(&in->lock);
+	for (size_t i = 0; i < in->n_pf; i++)
+		if (off >= in->pf[i].off && off + n <= in->pf[i].off + in->pf[i].len) {
+			memcpy(buf, in->pf_buf + in->pf_at[i] + (off - in->pf[i].off), n);
+			*got = n;
+			floe_mutex_unlock(&in->lock);
+			return FLOE_OK;
+		}
 	if (in->cache && off >= in->cache_off && off < in->cache_off + in->cache_len) {
 		/* what the cache holds of it (a whole small file read by open_read_seq) */
 		size_t have = (size_t)(in->cache_off + in->cache_len - off);
@@ -512,16 +532,84 @@ done:
 	return rc;
 }
 
+static int range_cmp(const void *a, const void *b)
+{
+	const floe_range *x = a, *y = b;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static void si_prefetch(floe_input *base, const floe_range *r, size_t n)
+{
+	s3_input *in = (s3_input *)base;
+	floe_range *v = floe_malloc(n * sizeof(*v));
+	if (!v)
+		return;
+	size_t m = 0;
+	floe_mutex_lock(&in->lock);
+	for (size_t i = 0; i < n; i++) {
+		if (!r[i].len || r[i].off >= base->size)
+			continue;
+		uint64_t len = r[i].len < base->size - r[i].off ? r[i].len : base->size - r[i].off;
+		/* what the read-ahead already holds (a small file read whole) needs no request */
+		if (in->cache && r[i].off >= in->cache_off &&
+		    r[i].off + len <= in->cache_off + in->cache_len)
+			continue;
+		v[m++] = (floe_range){r[i].off, len};
+	}
+	floe_mutex_unlock(&in->lock);
+	qsort(v, m, sizeof(*v), range_cmp);
+	/* merge into spans, within the budget */
+	floe_range sp[PF_SPANS];
+	size_t ns = 0;
+	uint64_t total = 0;
+	for (size_t i = 0; i < m; i++) {
+		uint64_t end = v[i].off + v[i].len;
+		if (ns && v[i].off <= sp[ns - 1].off + sp[ns - 1].len + PF_GAP) {
+			uint64_t cur = sp[ns - 1].off + sp[ns - 1].len;
+			if (end > cur) {
+				if (total + (end - cur) > PF_MAX)
+					break;
+				total += end - cur;
+				sp[ns - 1].len = end - sp[ns - 1].off;
+			}
+			continue;
+		}
+		if (ns == PF_SPANS || total + v[i].len > PF_MAX)
+			break;
+		sp[ns++] = v[i];
+		total += v[i].len;
+	}
+	floe_free(v);
+	/* one range alone gains nothing over the reads themselves */
+	if (ns == 0 || (ns == 1 && m == 1))
+		return;
+	floe_mutex_lock(&in->lock);
+	floe_free(in->pf_buf);
+	in->n_pf = 0;
+	in->pf_buf = floe_malloc((size_t)total);
+	size_t at = 0;
+	floe_error scratch = {0};
+	for (size_t i = 0; in->pf_buf && i < ns; i++) {
+		if (get_range(in, sp[i].off, in->pf_buf + at, (size_t)sp[i].len, &scratch))
+			break; /* the reads will ask again, and say what fails */
+		in->pf[in->n_pf] = sp[i];
+		in->pf_at[in->n_pf++] = at;
+		at += (size_t)sp[i].len;
+	}
+	floe_mutex_unlock(&in->lock);
+}
+
 static void si_close(floe_input *base)
 {
 	s3_input *in = (s3_input *)base;
+	floe_free(in->pf_buf);
 	floe_free(in->cache);
 	floe_mutex_destroy(&in->lock);
 	floe_arena_reset(&in->a);
 	floe_free(in);
 }
 
-static const floe_input_ops s3_input_ops = {si_read_at, si_close};
+static const floe_input_ops s3_input_ops = {si_read_at, si_close, si_prefetch};
 
 static int input_new(s3_input **out, s3io *s, const char *uri, floe_error *err)
 {

@@ -50,7 +50,7 @@ static void local_close(floe_input *in)
 	floe_free(l);
 }
 
-static const floe_input_ops local_input_ops = {local_read_at, local_close};
+static const floe_input_ops local_input_ops = {local_read_at, local_close, NULL};
 
 static int open_local(floe_input **out, const char *path, floe_error *err)
 {

@@ -44,6 +44,7 @@ struct onode {
 
 struct floe_parquet_reader {
 	floe_input *in;
+	bool head_checked; /* the leading PAR1 (checked before the first row group is read) */
 	bool parquet_816; /* written by parquet-mr <= 1.2.8 */
 	floe_parquet_reader_opts opts;
 	floe_arena arena; /* footer, schema-independent */
@@ -118,7 +119,7 @@ int floe_parquet_reader_open(floe_parquet_reader **out, floe_input *in,
 {
 	static const floe_parquet_reader_opts dflt = FLOE_PARQUET_READER_OPTS_INIT;
 	floe_parquet_reader *r;
-	uint8_t tail[8], head[4];
+	uint8_t tail[8];
 	uint32_t flen;
 	uint8_t *footer = NULL;
 	int rc;
@@ -128,14 +129,13 @@ int floe_parquet_reader_open(floe_parquet_reader **out, floe_input *in,
 	if (in->size < 12)
 		return floe_error_corrupt(err, "'%s': %llu bytes is too small for a Parquet file",
 				      name_of(in), (unsigned long long)in->size);
-	if ((rc = floe_input_read_exact(in, in->size - 8, tail, 8, err)) ||
-	    (rc = floe_input_read_exact(in, 0, head, 4, err)))
+	if ((rc = floe_input_read_exact(in, in->size - 8, tail, 8, err)))
 		return rc;
 	if (memcmp(tail + 4, "PARE", 4) == 0)
 		return floe_error_set(err, FLOE_EUNSUPPORTED,
 				      "'%s': encrypted Parquet files (encrypted footer) are not supported",
 				      name_of(in));
-	if (memcmp(tail + 4, "PAR1", 4) != 0 || memcmp(head, "PAR1", 4) != 0)
+	if (memcmp(tail + 4, "PAR1", 4) != 0)
 		return floe_error_corrupt(err, "'%s': not a Parquet file (no PAR1 magic)",
 				      name_of(in));
 	flen = floe_load_u32le(tail);
@@ -744,6 +744,32 @@ static int build(floe_parquet_reader *r, const onode *o, struct ArrowArray *a, f
 
 /* ---- batches ------------------------------------------------------------------- */
 
+/* The row group's chunks are read next: an object store may fetch them
+ * in a few merged requests instead of one series per column. Before the
+ * first, the file's leading magic is checked (with the chunks, as the
+ * first usually starts right after it: no request of its own on S3). */
+static int prefetch_row_group(floe_parquet_reader *r, floe_error *err)
+{
+	floe_range rs[65];
+	size_t n = 0;
+	if (!r->head_checked)
+		rs[n++] = (floe_range){0, 4};
+	for (int i = 0; i < r->n_cols && n < sizeof(rs) / sizeof(rs[0]); i++)
+		rs[n++] = (floe_range){r->cols[i].pos, r->cols[i].end - r->cols[i].pos};
+	floe_input_prefetch(r->in, rs, n);
+	if (r->head_checked)
+		return FLOE_OK;
+	uint8_t head[4];
+	int rc = floe_input_read_exact(r->in, 0, head, 4, err);
+	if (rc)
+		return rc;
+	if (memcmp(head, "PAR1", 4) != 0)
+		return floe_error_corrupt(err, "'%s': not a Parquet file (no PAR1 magic at its start)",
+					  name_of(r->in));
+	r->head_checked = true;
+	return FLOE_OK;
+}
+
 int floe_parquet_reader_next(floe_parquet_reader *r, struct ArrowArray *out, bool *eof,
 			     floe_error *err)
 {
@@ -769,6 +795,8 @@ int floe_parquet_reader_next(floe_parquet_reader *r, struct ArrowArray *out, boo
 								   r->rgs[r->rg_pos], err)))
 					return rc;
 			}
+			if ((rc = prefetch_row_group(r, err)))
+				return rc;
 			r->rg_active = true;
 			r->rg_done = 0;
 		}

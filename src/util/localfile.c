@@ -40,7 +40,7 @@ static void fi_close(floe_input *in)
 	floe_free(f);
 }
 
-static const floe_input_ops file_input_ops = {fi_read_at, fi_close};
+static const floe_input_ops file_input_ops = {fi_read_at, fi_close, NULL};
 
 int floe_input_file_open(floe_input **out, const char *path, floe_error *err)
 {

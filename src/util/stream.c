@@ -78,7 +78,7 @@ static void mem_close(floe_input *in)
 	floe_free(m);
 }
 
-static const floe_input_ops mem_input_ops = {mem_read_at, mem_close};
+static const floe_input_ops mem_input_ops = {mem_read_at, mem_close, NULL};
 
 floe_input *floe_input_memory(const void *data, size_t n, const char *name)
 {
@@ -160,4 +160,10 @@ floe_output *floe_output_buffer(floe_buf *target, const char *name)
 	b->base.name = b->name;
 	b->target = target;
 	return &b->base;
+}
+
+void floe_input_prefetch(floe_input *in, const floe_range *r, size_t n)
+{
+	if (in && in->ops->prefetch && n)
+		in->ops->prefetch(in, r, n);
 }

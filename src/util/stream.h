@@ -15,12 +15,24 @@
 #include "util/buf.h"
 
 typedef struct floe_input floe_input;
+
+/* A byte range of an input. */
+typedef struct floe_range {
+	uint64_t off, len;
+} floe_range;
+
 typedef struct floe_input_ops {
 	/* Read up to n bytes at off into buf; *got receives the count (short only
 	 * at end of input). */
 	int (*read_at)(floe_input *in, uint64_t off, void *buf, size_t n, size_t *got,
 		       floe_error *err);
 	void (*close)(floe_input *in);
+	/* Optional (NULL: nothing to do): the reader reads these ranges next (a
+	 * Parquet row group's column chunks). An input whose requests cost (S3)
+	 * may fetch them in fewer, merged requests and serve the reads from
+	 * memory. Best effort: if it fails, the reads go as they would have and
+	 * report what fails then. */
+	void (*prefetch)(floe_input *in, const floe_range *r, size_t n);
 } floe_input_ops;
 
 struct floe_input {
@@ -35,6 +47,8 @@ int floe_input_read_exact(floe_input *in, uint64_t off, void *buf, size_t n, flo
 /* Read the whole input into out (fails past max bytes). */
 int floe_input_read_all(floe_input *in, floe_buf *out, size_t max, floe_error *err) FLOE_WUR;
 void floe_input_close(floe_input *in); /* accepts NULL */
+/* Announce the ranges read next (floe_input_ops.prefetch); a no-op for inputs without it. */
+void floe_input_prefetch(floe_input *in, const floe_range *r, size_t n);
 
 /* An input over caller memory (not copied; must outlive the input). */
 floe_input *floe_input_memory(const void *data, size_t n, const char *name);
