@@ -33,6 +33,11 @@ int floe_io_remove(floe_fileio *io, const char *path, floe_error *err)
 	return io->ops->remove(io, path, err);
 }
 
+int64_t floe_io_credentials_expire_ms(floe_fileio *io, const char *path)
+{
+	return io && io->ops->credentials_expire_ms ? io->ops->credentials_expire_ms(io, path) : 0;
+}
+
 int floe_io_set_credentials(floe_fileio *io, const char *prefix, const floe_strmap *props,
 			    floe_error *err)
 {
@@ -281,9 +286,16 @@ static int r_set_credentials(floe_fileio *io, const char *prefix, const floe_str
 	return t ? floe_io_set_credentials(t, prefix, props, err) : FLOE_EUNSUPPORTED;
 }
 
+static int64_t r_credentials_expire_ms(floe_fileio *io, const char *path)
+{
+	floe_error scratch = {0};
+	floe_fileio *t = route((router *)io, path, &scratch);
+	return t ? floe_io_credentials_expire_ms(t, path) : 0;
+}
+
 static const floe_fileio_ops router_ops = {r_open,   r_create, r_remove,       r_stat,
 					   r_list,   r_rename, r_free,         r_remove_batch,
-					   r_set_credentials, r_open_seq};
+					   r_set_credentials, r_open_seq, r_credentials_expire_ms};
 
 floe_fileio *floe_io_router_new(floe_fileio *local, floe_fileio *memory, floe_fileio *s3)
 {

@@ -61,6 +61,10 @@ typedef struct floe_fileio_ops {
 	 * of asking for it first (S3: no HEAD). */
 	int (*open_read_seq)(floe_fileio *io, const char *path, floe_input **out,
 			     floe_error *err);
+	/* Optional (NULL: 0): when the credentials path's requests are signed
+	 * with expire, in epoch ms (vended ones with an expiry; 0: no expiry
+	 * known). */
+	int64_t (*credentials_expire_ms)(floe_fileio *io, const char *path);
 } floe_fileio_ops;
 
 struct floe_fileio {
@@ -99,6 +103,10 @@ int floe_io_remove_batch(floe_fileio *io, const char *const *paths, size_t n, in
  */
 int floe_io_set_credentials(floe_fileio *io, const char *prefix, const floe_strmap *props,
 			    floe_error *err) FLOE_WUR;
+/* When the credentials signing path's requests expire (epoch ms; 0: no
+ * expiry known, or credentials that do not expire): a REST catalog's vended
+ * ones with s3.session-token-expires-at-ms. */
+int64_t floe_io_credentials_expire_ms(floe_fileio *io, const char *path);
 /* Best-effort removal for cleanup paths: failures are logged, not returned. */
 void floe_io_remove_quiet(floe_fileio *io, const char *path);
 int floe_io_stat(floe_fileio *io, const char *path, floe_file_info *info, floe_error *err) FLOE_WUR;

@@ -73,6 +73,7 @@ typedef struct s3io {
 typedef struct vended {
 	char *prefix; /* "bucket/key-prefix" */
 	char *access_key, *secret_key, *token;
+	int64_t expires_ms; /* s3.session-token-expires-at-ms (0: not given) */
 } vended;
 
 /* ---- paths ---------------------------------------------------------------------- */
@@ -199,18 +200,16 @@ static int build_url(s3io *s, const s3req *q, floe_buf *url, floe_buf *path, flo
 	return rc ? FLOE_ENOMEM : FLOE_OK;
 }
 
-/* The vended credentials for q's object (a copy in *cr), or false. */
-static bool vended_for(s3io *s, const s3req *q, floe_aws_creds *cr)
+/* The vended credentials of the longest prefix holding bucket/key (under
+ * vc_lock), or NULL. */
+static const vended *vended_match(const s3io *s, const char *bucket, const char *key)
 {
-	const char *key = q->key ? q->key : q->cred_key ? q->cred_key : "";
-	size_t bl = strlen(q->bucket), best = 0;
+	size_t bl = strlen(bucket), best = 0;
 	const vended *hit = NULL;
-	bool ok = false;
-	floe_mutex_lock(&s->vc_lock);
 	for (size_t i = 0; i < s->n_vc; i++) {
 		const char *p = s->vc[i].prefix;
 		size_t pl = strlen(p);
-		if (strncmp(p, q->bucket, bl) || (p[bl] != '/' && p[bl] != 0))
+		if (strncmp(p, bucket, bl) || (p[bl] != '/' && p[bl] != 0))
 			continue;
 		const char *pk = p[bl] ? p + bl + 1 : "";
 		if (!strncmp(key, pk, strlen(pk)) && (!hit || pl > best)) {
@@ -218,6 +217,16 @@ static bool vended_for(s3io *s, const s3req *q, floe_aws_creds *cr)
 			best = pl;
 		}
 	}
+	return hit;
+}
+
+/* The vended credentials for q's object (a copy in *cr), or false. */
+static bool vended_for(s3io *s, const s3req *q, floe_aws_creds *cr)
+{
+	const char *key = q->key ? q->key : q->cred_key ? q->cred_key : "";
+	bool ok = false;
+	floe_mutex_lock(&s->vc_lock);
+	const vended *hit = vended_match(s, q->bucket, key);
 	if (hit) {
 		cr->access_key = floe_strdup(hit->access_key);
 		cr->secret_key = floe_strdup(hit->secret_key);
@@ -1414,8 +1423,11 @@ static int s_set_credentials(floe_fileio *io, const char *prefix, const floe_str
 	const char *ak = floe_strmap_get(props, "s3.access-key-id");
 	const char *sk = floe_strmap_get(props, "s3.secret-access-key");
 	const char *tok = floe_strmap_get(props, "s3.session-token");
+	const char *exp = floe_strmap_get(props, "s3.session-token-expires-at-ms");
 	vended v = {0};
 	bool set = ak && *ak && sk && *sk;
+	if (set && exp && !floe_parse_i64(exp, strlen(exp), &v.expires_ms))
+		v.expires_ms = 0; /* not a time: as if not given */
 	if (set) {
 		v.prefix = floe_malloc(strlen(b) + strlen(k) + 2);
 		v.access_key = floe_strdup(ak);
@@ -1455,6 +1467,26 @@ static int s_set_credentials(floe_fileio *io, const char *prefix, const floe_str
 	return FLOE_OK;
 }
 
+/* When the vended credentials that path's requests use expire (0: none, or
+ * no expiry given). */
+static int64_t s_credentials_expire_ms(floe_fileio *io, const char *path)
+{
+	s3io *s = (s3io *)io;
+	floe_arena a;
+	char *b, *k;
+	int64_t exp = 0;
+	floe_error scratch = {0};
+	floe_arena_init(&a, 1024);
+	if (!floe_s3_split(&a, path, &b, &k, &scratch)) {
+		floe_mutex_lock(&s->vc_lock);
+		const vended *v = vended_match(s, b, k);
+		exp = v ? v->expires_ms : 0;
+		floe_mutex_unlock(&s->vc_lock);
+	}
+	floe_arena_reset(&a);
+	return exp;
+}
+
 static void s_free(floe_fileio *io)
 {
 	s3io *s = (s3io *)io;
@@ -1471,7 +1503,7 @@ static void s_free(floe_fileio *io)
 
 static const floe_fileio_ops s3_ops = {s_open_read, s_create, s_remove,	     s_stat,
 				       s_list,	    NULL,     s_free,	     s_remove_batch,
-				       s_set_credentials, s_open_read_seq};
+				       s_set_credentials, s_open_read_seq, s_credentials_expire_ms};
 
 static const char *prop(const floe_strmap *m, const char *k)
 {

@@ -1499,10 +1499,42 @@ static int set_watermark(floe_snapshot_op *op, const stream_offsets *pos, floe_e
 	return floe_op_set_summary(op, "floe.watermark", num, err);
 }
 
+/*
+ * Vended credentials (a REST catalog's, with s3.session-token-expires-at-ms)
+ * that expire within three checkpoint intervals (at least 5 minutes) are
+ * renewed by loading the table again, before the commit: the load gives new
+ * ones to the FileIO every writer task signs with, so the files of the next
+ * checkpoints are written under credentials that outlive them. A pipeline
+ * otherwise loads a table only on a lost race or a maintenance run.
+ */
+static int renew_credentials(floe_pipeline *p, rt_table *t, floe_error *err)
+{
+	const floe_metadata *m = floe_table_metadata(t->commit_t);
+	int64_t exp = m && m->location ? floe_io_credentials_expire_ms(floe_table_io(t->commit_t),
+								      m->location)
+				       : 0;
+	if (exp <= 0)
+		return FLOE_OK;
+	int64_t margin = 3 * p->cfg->checkpoint_interval_ms, now = floe_now_ms();
+	if (margin < 300000)
+		margin = 300000;
+	if (exp - now > margin)
+		return FLOE_OK;
+	FLOE_INFO("table %s: its vended credentials expire in %lld s: loading it for new ones",
+		  t->ident, (long long)((exp - now) / 1000));
+	int rc = floe_table_refresh(t->commit_t, err);
+	return rc ? floe_error_prefix(err, rc, "table %s: renewing its vended credentials: ",
+				      t->ident)
+		  : FLOE_OK;
+}
+
 static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, bool *conflict,
 			floe_error *err)
 {
 	bool dv_mode = false;
+	int rc_r = renew_credentials(p, t, err);
+	if (rc_r)
+		return rc_r;
 	idx_check ic = {0, false};
 	if (t->index_mode) {
 		int rc0 = floe_table_refresh(t->commit_t, err);

@@ -172,3 +172,89 @@ def test_table_files_use_vended_credentials(rest_servers, identities, tmp_path, 
         assert proxy.keys[1] not in meta and old[1] not in meta
     finally:
         proxy.stop()
+
+
+class ExpiringProxy(VendingProxy):
+    """Vends keys (of IAM user "expiring") that expire LIFETIME seconds after
+    they are minted, as STS credentials do: a key is deleted from the S3 server's IAM once it has
+    expired, and a load vends a new one when the current one is past half
+    its life."""
+
+    LIFETIME = 6.0
+
+    def __init__(self, target_port, bucket, iam):
+        self.iam, self.live = iam, []  # [(key id, secret, expires at)]
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.expired = 0
+        super().__init__(target_port, bucket, None, "storage-credentials")
+        threading.Thread(target=self._sweep, daemon=True).start()
+
+    def _expire(self):
+        import time
+
+        now = time.time()
+        for k in [k for k in self.live if k[2] <= now]:
+            self.iam.delete_access_key(UserName="expiring", AccessKeyId=k[0])
+            self.live.remove(k)
+            self.expired += 1
+
+    def _sweep(self):
+        while not self.done.wait(0.25):
+            with self.lock:
+                self._expire()
+
+    def stop(self):
+        self.done.set()
+        super().stop()
+
+    def vend(self, doc):
+        import time
+
+        with self.lock:
+            now = time.time()
+            self._expire()
+            if not self.live or self.live[-1][2] - now < self.LIFETIME / 2:
+                k = self.iam.create_access_key(UserName="expiring")["AccessKey"]
+                self.live.append((k["AccessKeyId"], k["SecretAccessKey"], now + self.LIFETIME))
+            key, secret, exp = self.live[-1]
+        self.vended += 1
+        doc["storage-credentials"] = [{"prefix": doc["metadata"]["location"], "config": {
+            "s3.access-key-id": key, "s3.secret-access-key": secret,
+            "s3.session-token-expires-at-ms": str(int(exp * 1000))}}]
+        return doc
+
+
+def test_a_pipeline_renews_vended_credentials_before_they_expire(rest_servers, identities, tmp_path):
+    """A pipeline that outlives its vended credentials loads the table again
+    before they expire (at a commit, within three checkpoint intervals or 5
+    minutes of the expiry): the keys the run started with are deleted 6 s
+    in, and every record of the 15 s run still lands."""
+    s3, rest = rest_servers
+    iam = identities["iam"]
+    iam.create_user(UserName="expiring")
+    iam.put_user_policy(UserName="expiring", PolicyName="p", PolicyDocument=json.dumps(
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": ["s3:*"], "Resource": "*"}]}))
+    proxy = ExpiringProxy(int(rest.uri.rsplit(":", 1)[1]), "floe", iam)
+    try:
+        floe_via(rest_servers, identities, proxy.uri, "namespace", "create", "expiring")
+        yaml = tmp_path / "p.yaml"
+        yaml.write_text("""pipeline.id: renew
+execution.checkpointing.interval: 1s
+sources:
+  - name: gen
+    type: generator
+    rows-per-second: 200
+    number-of-rows: 3000
+tables:
+  - name: expiring.t
+    source: gen
+    schema: "id long not null, v double"
+""")
+        p = floe_via(rest_servers, identities, proxy.uri, "-v", "run", yaml)
+        assert "vended credentials expire in" in p.stderr, p.stderr[-2000:]
+        assert proxy.expired >= 2 and proxy.vended >= 3  # keys died during the run
+        out = floe_via(rest_servers, identities, proxy.uri, "scan", "expiring.t", "--count").stdout
+        assert out.strip() == "3000"
+    finally:
+        proxy.stop()
