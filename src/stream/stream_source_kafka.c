@@ -1102,12 +1102,13 @@ int stream_source_kafka_new(stream_source **out, const char *name, const stream_
 	}
 	if (!rc && !have_group)
 		rc = conf_set(c, "group.id", o->group_id ? o->group_id : name, err);
-	/* librdkafka's prefetch is the source's memory: 8 MiB queued, 8 MiB per
-	 * fetch (its defaults, 64 MiB and 50 MiB, are most of a pipeline's budget) */
+	/* librdkafka's prefetch is the source's memory: 4 MiB queued, 4 MiB per
+	 * fetch (its defaults, 64 MiB and 50 MiB, are most of a pipeline's budget;
+	 * 8 MiB cost the same CPU per record and 4-5 MB more RSS: bench/RESULTS.md) */
 	if (!rc && !have_qkb)
-		rc = conf_set(c, "queued.max.messages.kbytes", "8192", err);
+		rc = conf_set(c, "queued.max.messages.kbytes", "4096", err);
 	if (!rc && !have_fmb)
-		rc = conf_set(c, "fetch.max.bytes", "8388608", err);
+		rc = conf_set(c, "fetch.max.bytes", "4194304", err);
 	rc = rc ? rc : conf_set(c, "enable.auto.commit", "false", err);
 	rc = rc ? rc : conf_set(c, "enable.auto.offset.store", "false", err);
 	rc = rc ? rc : conf_set(c, "enable.partition.eof", "false", err);
