@@ -50,10 +50,12 @@ static inline uint32_t hash_fixed(const uint8_t *p, int w)
 		return (uint32_t)(((uint64_t)x * 0x9E3779B97F4A7C15ULL) >> 32);
 	}
 	if (w == 8) {
+		/* the product's high half depends on every bit of x; its low half
+		 * (x >> 32 ^ x kept it) does not: a double's low mantissa bits are
+		 * mostly zero (1.0, 2.0, 0.5), which sent them all to slot 0 */
 		uint64_t x;
 		memcpy(&x, p, 8);
-		x *= 0x9E3779B97F4A7C15ULL;
-		return (uint32_t)(x >> 32 ^ x);
+		return (uint32_t)((x * 0x9E3779B97F4A7C15ULL) >> 32);
 	}
 	return (uint32_t)floe_hash64(p, (size_t)w);
 }
