@@ -109,6 +109,7 @@ def test_route_sigkill_during_creation_schema_and_data_commits_is_exactly_once(f
     cmd = [floe.bin, "--dir", str(floe.root), "-v", "run", str(yaml), "--quiet"]
     rng = random.Random(16_31)
     kills = create_kills = schema_kills = runs = extra = 0
+    extra_fields = []
     created = False
     next_id = sum(len(m) for m in model.values())
     finished = False
@@ -154,10 +155,18 @@ def test_route_sigkill_during_creation_schema_and_data_commits_is_exactly_once(f
                     # input (a file name after the others), and go on killing
                     finished = False
                     extra += 1
+                    # while schema kills are missing, each new file brings a new
+                    # field, so there is a schema commit left to kill in
+                    field = None
+                    if schema_kills < 2:
+                        field = f"e{extra}"
+                        extra_fields.append(field)
                     with (tmp_path / "in" / f"phase-9-{extra:03d}.jsonl").open("w") as f:
                         for _ in range(60):
                             for kx, k in enumerate(KINDS):
                                 r = record(kx, next_id, 3)
+                                if field:
+                                    r[field] = 5_000_000_000 + next_id  # a long (an int would be inferred int)
                                 model[k][next_id] = r
                                 f.write(json.dumps(r) + "\n")
                                 next_id += 1
@@ -172,7 +181,7 @@ def test_route_sigkill_during_creation_schema_and_data_commits_is_exactly_once(f
                     schema_kills += 1
     assert finished and kills >= 20 and create_kills >= 1 and schema_kills >= 2, \
         (runs, kills, create_kills, schema_kills)
-    check_tables(floe, model)
+    check_tables(floe, model, extra_fields)
 
 
 def test_kafka_json_route_and_debezium_upsert_evolve(floe, kafka_broker, tmp_path):

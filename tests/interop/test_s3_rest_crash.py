@@ -75,6 +75,7 @@ def test_sigkill_with_faults_on_s3_and_rest(rest_servers, tmp_path):
                             "--checkpoint-interval", interval, "--block-size", "16KiB", "--quiet")
         rng = random.Random(1403)
         kills = runs = 0
+        files_written = FILES
         finished = False
         while not finished and runs < 100:
             runs += 1
@@ -98,6 +99,14 @@ def test_sigkill_with_faults_on_s3_and_rest(rest_servers, tmp_path):
                     proc.wait(timeout=0.001 if want_kill else 600)
                     finished = proc.returncode == 0
                     assert finished, log.read_text()[-3000:]
+                    if want_kill:
+                        # a fast machine loaded everything before the kills were
+                        # done: more input (a file after the others), go on killing
+                        finished = False
+                        with (src / f"part-{files_written}.jsonl").open("w") as f:
+                            for i in range(files_written * PER_FILE, (files_written + 1) * PER_FILE):
+                                f.write('{"id":%d,"kind":"k%d","v":%d.25}\n' % (i, i % 7, i % 1000))
+                        files_written += 1
                     continue
                 except subprocess.TimeoutExpired:
                     proc.send_signal(signal.SIGKILL)
@@ -111,7 +120,7 @@ def test_sigkill_with_faults_on_s3_and_rest(rest_servers, tmp_path):
         cat_proxy.stop()
     tbl = catalog(s3, rest).load_table("crash.events")
     ids = tbl.scan(selected_fields=("id",)).to_arrow().column("id").to_pylist()
-    n = FILES * PER_FILE
+    n = files_written * PER_FILE
     assert len(ids) == n and len(set(ids)) == n, f"{len(ids)} rows, {len(set(ids))} ids, {kills} kills"
     files = all_files_exist(s3, tbl)
     for snap in tbl.metadata.snapshots:
