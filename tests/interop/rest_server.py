@@ -100,6 +100,34 @@ def sigv4_valid(method, url, headers, body, key, secret, service, region):
     return want == m.group(6)
 
 
+def forward(handler, target_port, body):
+    """Send handler's request (with body) to 127.0.0.1:target_port; ->
+    (status, headers, data) of the answer."""
+    c = http.client.HTTPConnection("127.0.0.1", target_port, timeout=60)
+    c.putrequest(handler.command, handler.path, skip_accept_encoding=True)
+    for k, v in handler.headers.items():
+        if k.lower() not in ("host", "accept-encoding"):
+            c.putheader(k, v)
+    c.endheaders(body if body else None)
+    r = c.getresponse()
+    data = r.read()
+    c.close()
+    return r.status, r.getheaders(), data
+
+
+def reply(handler, status, headers, data):
+    """Answer handler's request with a forwarded answer (data possibly changed)."""
+    handler.send_response(status)
+    for k, v in headers:
+        if k.lower() not in ("transfer-encoding", "connection", "content-length",
+                             "date", "server", "content-encoding"):
+            handler.send_header(k, v)
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    if handler.command != "HEAD":
+        handler.wfile.write(data)
+
+
 class RecordingProxy:
     """Forwards HTTP to target and records "METHOD path" and whether an
     Authorization header came along; drop_commits=N forwards the next N
@@ -155,29 +183,13 @@ class RecordingProxy:
                     if drop:
                         proxy.drop_commits -= 1
                         proxy.dropped += 1
-                c = http.client.HTTPConnection("127.0.0.1", target_port, timeout=60)
-                c.putrequest(self.command, self.path, skip_accept_encoding=True)
-                for k, v in self.headers.items():
-                    if k.lower() not in ("host", "accept-encoding"):
-                        c.putheader(k, v)
-                c.endheaders(body if body else None)
-                r = c.getresponse()
-                data = r.read()
-                c.close()
+                status, headers, data = forward(self, target_port, body)
                 if drop:
                     # the server applied the commit; its answer never arrives
                     self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR)
                     return
-                self.send_response(r.status)
-                for k, v in r.getheaders():
-                    if k.lower() not in ("transfer-encoding", "connection", "content-length",
-                                         "date", "server", "content-encoding"):
-                        self.send_header(k, v)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                if self.command != "HEAD":
-                    self.wfile.write(data)
+                reply(self, status, headers, data)
 
             do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _any
 

@@ -15,7 +15,7 @@ import subprocess
 import time
 
 from conftest import duckdb_connection
-from test_schema_evolve import BASE, KINDS, check_tables, record, write_input
+from test_schema_evolve import BASE, KINDS, check_tables, record, write_extra, write_input
 
 
 def route_yaml(src, dlq, block="4KiB", max_tables=None, tasks=2):
@@ -155,21 +155,11 @@ def test_route_sigkill_during_creation_schema_and_data_commits_is_exactly_once(f
                     # input (a file name after the others), and go on killing
                     finished = False
                     extra += 1
-                    # while schema kills are missing, each new file brings a new
-                    # field, so there is a schema commit left to kill in
-                    field = None
-                    if schema_kills < 2:
-                        field = f"e{extra}"
+                    # while schema kills are missing, the new file brings a new
+                    # field: a schema commit left to kill in
+                    next_id, field = write_extra(tmp_path / "in", extra, model, next_id, 60, schema_kills < 2)
+                    if field:
                         extra_fields.append(field)
-                    with (tmp_path / "in" / f"phase-9-{extra:03d}.jsonl").open("w") as f:
-                        for _ in range(60):
-                            for kx, k in enumerate(KINDS):
-                                r = record(kx, next_id, 3)
-                                if field:
-                                    r[field] = 5_000_000_000 + next_id  # a long (an int would be inferred int)
-                                model[k][next_id] = r
-                                f.write(json.dumps(r) + "\n")
-                                next_id += 1
             except subprocess.TimeoutExpired:
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()

@@ -58,6 +58,23 @@ def write_input(folder, per_phase):
     return model
 
 
+def write_extra(folder, extra, model, next_id, per, new_field):
+    """phase-9-EXTRA.jsonl: per records of each kind after the others (phase 3
+    shape), with a new long field e<EXTRA> when new_field (a schema commit for
+    a kill campaign to land in); -> (next id, the field or None)."""
+    field = f"e{extra}" if new_field else None
+    with (folder / f"phase-9-{extra:03d}.jsonl").open("w") as f:
+        for _ in range(per):
+            for kx, k in enumerate(KINDS):
+                r = record(kx, next_id, 3)
+                if field:
+                    r[field] = 5_000_000_000 + next_id  # a long (a small int would be inferred int)
+                model[k][next_id] = r
+                f.write(json.dumps(r) + "\n")
+                next_id += 1
+    return next_id, field
+
+
 def pipeline_yaml(src, dlq, pid="evolve-test", block="4KiB"):
     tables = "".join(
         f"""  - name: db.ev_{k}
@@ -244,21 +261,11 @@ def test_sigkill_during_data_and_schema_commits_is_exactly_once(floe, tmp_path):
                     # (a file name after the others), and go on killing
                     finished = False
                     extra += 1
-                    # while schema kills are missing, each new file brings a new
-                    # field, so there is a schema commit left to kill in
-                    field = None
-                    if schema_kills < 2:
-                        field = f"e{extra}"
+                    # while schema kills are missing, the new file brings a new
+                    # field: a schema commit left to kill in
+                    next_id, field = write_extra(tmp_path / "in", extra, model, next_id, 100, schema_kills < 2)
+                    if field:
                         extra_fields.append(field)
-                    with (tmp_path / "in" / f"phase-9-{extra:03d}.jsonl").open("w") as f:
-                        for _ in range(100):
-                            for kx, k in enumerate(KINDS):
-                                r = record(kx, next_id, 3)
-                                if field:
-                                    r[field] = 5_000_000_000 + next_id  # a long (an int would be inferred int)
-                                model[k][next_id] = r
-                                f.write(json.dumps(r) + "\n")
-                                next_id += 1
             except subprocess.TimeoutExpired:
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()

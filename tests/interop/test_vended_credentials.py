@@ -7,7 +7,6 @@ have no access to the bucket at all (moto checks IAM), so every read and
 write that succeeds was signed with the vended keys: create, ingest, scan and
 maintain go through them, and a rotation of the vended keys is picked up when
 the table is loaded again."""
-import http.client
 import json
 import subprocess
 import threading
@@ -17,6 +16,7 @@ import boto3
 import pytest
 
 from conftest import floe_bin
+from rest_server import forward, reply
 
 
 class VendingProxy:
@@ -42,30 +42,13 @@ class VendingProxy:
                 body = self.rfile.read(n) if n else b""
                 path = self.path.split("?", 1)[0]
                 proxy.delegation.append((self.command, path, self.headers.get("X-Iceberg-Access-Delegation")))
-                c = http.client.HTTPConnection("127.0.0.1", target_port, timeout=60)
-                c.putrequest(self.command, self.path, skip_accept_encoding=True)
-                for k, v in self.headers.items():
-                    if k.lower() not in ("host", "accept-encoding"):
-                        c.putheader(k, v)
-                c.endheaders(body if body else None)
-                r = c.getresponse()
-                data = r.read()
-                c.close()
+                status, headers, data = forward(self, target_port, body)
                 parts = path.strip("/").split("/")
                 is_load = (self.command == "GET" and len(parts) >= 5 and parts[-2] == "tables"
                            and parts[-4] == "namespaces")
-                if is_load and r.status == 200:
-                    doc = json.loads(data)
-                    data = json.dumps(proxy.vend(doc)).encode()
-                self.send_response(r.status)
-                for k, v in r.getheaders():
-                    if k.lower() not in ("transfer-encoding", "connection", "content-length",
-                                         "date", "server", "content-encoding"):
-                        self.send_header(k, v)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                if self.command != "HEAD":
-                    self.wfile.write(data)
+                if is_load and status == 200:
+                    data = json.dumps(proxy.vend(json.loads(data))).encode()
+                reply(self, status, headers, data)
 
             do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _any
 
