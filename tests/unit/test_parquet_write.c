@@ -433,6 +433,31 @@ static void test_roundtrip_all_types(void)
 	floe_parquet_schema_free(ps);
 }
 
+/* A file whose leading magic is not PAR1 opens (only the footer is read
+ * then) and fails, naming itself, before its first row group is decoded. */
+static void test_leading_magic_checked_before_rows(void)
+{
+	floe_parquet_schema *ps = all_types_schema();
+	struct ArrowSchema s;
+	struct ArrowArray a;
+	floe_error err = {0};
+	floe_buf file, got;
+	floe_parquet_writer_opts o = FLOE_PARQUET_WRITER_OPTS_INIT;
+	all_types_batch(&s, &a);
+	floe_buf_init(&file, 0);
+	floe_buf_init(&got, 0);
+	T_OK(write_batch(&file, ps, &o, &a, &s, NULL, &err), &err);
+	file.data[0] = 'X';
+	T_EQ_INT(read_json(&file, 100, &got, &err), FLOE_ECORRUPT);
+	T_CHECK(strstr(err.msg, "'test.parquet': not a Parquet file (no PAR1 magic at its start)") != NULL);
+	T_EQ_INT((int64_t)got.len, 0);
+	floe_buf_reset(&file);
+	floe_buf_reset(&got);
+	floe_arrow_array_release(&a);
+	floe_arrow_schema_release(&s);
+	floe_parquet_schema_free(ps);
+}
+
 static void test_results_and_footer(void)
 {
 	floe_parquet_schema *ps = all_types_schema();
@@ -791,6 +816,7 @@ int main(void)
 	long live = floe_alloc__live();
 	T_RUN(test_roundtrip_all_types);
 	T_RUN(test_results_and_footer);
+	T_RUN(test_leading_magic_checked_before_rows);
 	T_RUN(test_float_zero_rule);
 	T_RUN(test_dictionary_fallback_and_sizing);
 	T_RUN(test_budget);
