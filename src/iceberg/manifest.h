@@ -136,6 +136,7 @@ typedef struct floe_manifest_file {
 	const uint8_t *key_metadata;
 	size_t key_metadata_len;
 	int64_t first_row_id; /* v3; -1 = null */
+	const char *recorded_path; /* manifest_path as the list records it (path: relocated) */
 } floe_manifest_file;
 
 /* ---- path relocation for reading tables copied from elsewhere --------------- */

@@ -91,6 +91,7 @@ static int decode_list_entry(floe_manifest_file *mf, floe_arena *a, const floe_a
 	if (!path)
 		return floe_error_corrupt(err, "manifest list entry without manifest_path");
 	mf->path = floe_path_map_apply(map, a, path);
+	mf->recorded_path = path;
 	if (!get_long(rec, MF_LENGTH, &mf->length))
 		mf->length = -1;
 	mf->spec_id = get_long(rec, MF_SPEC_ID, &x) ? (int32_t)x : 0;

@@ -22,6 +22,7 @@
  * bounds are human strings of the transform; files lists live entries,
  * entries every entry; summary maps leave out "operation".
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1484,6 +1485,422 @@ done:
 	return rc;
 }
 
+/* ---- DuckDB's metadata table functions (floe sql: FROM iceberg_metadata('t')) ------------- */
+
+/*
+ * The four functions of DuckDB's iceberg extension that describe a table,
+ * with its columns, names and text forms, so that a monitoring query written
+ * for DuckDB gives DuckDB's answer: iceberg_metadata (one row per manifest
+ * entry, deleted ones too), iceberg_snapshots, iceberg_column_stats (one row
+ * per entry and primitive column, bounds as text) and
+ * iceberg_partition_stats (one row per manifest and partition field, from the
+ * manifest list's field summaries). Paths are shown as the table records
+ * them, as DuckDB shows them.
+ */
+
+/* DuckDB's name of an Iceberg type (LogicalType::ToString) */
+static int duck_type(floe_buf *b, const floe_type *t)
+{
+	switch (t->id) {
+	case FLOE_T_BOOLEAN: return floe_buf_puts(b, "BOOLEAN");
+	case FLOE_T_INT: return floe_buf_puts(b, "INTEGER");
+	case FLOE_T_LONG: return floe_buf_puts(b, "BIGINT");
+	case FLOE_T_FLOAT: return floe_buf_puts(b, "FLOAT");
+	case FLOE_T_DOUBLE: return floe_buf_puts(b, "DOUBLE");
+	case FLOE_T_DECIMAL: return floe_buf_printf(b, "DECIMAL(%d,%d)", t->precision, t->scale);
+	case FLOE_T_DATE: return floe_buf_puts(b, "DATE");
+	case FLOE_T_TIME: return floe_buf_puts(b, "TIME");
+	case FLOE_T_TIMESTAMP: return floe_buf_puts(b, "TIMESTAMP");
+	case FLOE_T_TIMESTAMPTZ: return floe_buf_puts(b, "TIMESTAMP WITH TIME ZONE");
+	case FLOE_T_TIMESTAMP_NS: return floe_buf_puts(b, "TIMESTAMP_NS");
+	case FLOE_T_TIMESTAMPTZ_NS: return floe_buf_puts(b, "TIMESTAMP WITH TIME ZONE");
+	case FLOE_T_STRING: return floe_buf_puts(b, "VARCHAR");
+	case FLOE_T_UUID: return floe_buf_puts(b, "UUID");
+	case FLOE_T_FIXED:
+	case FLOE_T_BINARY: return floe_buf_puts(b, "BLOB");
+	case FLOE_T_VARIANT: return floe_buf_puts(b, "VARIANT");
+	case FLOE_T_GEOMETRY:
+	case FLOE_T_GEOGRAPHY: return floe_buf_puts(b, "GEOMETRY");
+	default: return floe_buf_puts(b, "UNKNOWN");
+	}
+}
+
+/* the shortest text that reads back as x (DuckDB prints floats so) */
+static int duck_float(floe_buf *b, double x, bool single)
+{
+	char tmp[40];
+	if (isnan(x))
+		return floe_buf_puts(b, "nan");
+	if (isinf(x))
+		return floe_buf_puts(b, x < 0 ? "-inf" : "inf");
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*g", prec, x);
+		double back = strtod(tmp, NULL);
+		if (single ? (float)back == (float)x : back == x)
+			break;
+	}
+	return floe_buf_puts(b, tmp);
+}
+
+/* "HH:MM:SS[.ffffff]" with the fraction's trailing zeros dropped, as DuckDB prints */
+static int duck_tod(floe_buf *b, int64_t us)
+{
+	int64_t sec = us / 1000000, frac = us % 1000000;
+	if (floe_buf_printf(b, "%02lld:%02lld:%02lld", (long long)(sec / 3600),
+			    (long long)(sec / 60 % 60), (long long)(sec % 60)))
+		return FLOE_ENOMEM;
+	if (!frac)
+		return FLOE_OK;
+	char f[8];
+	snprintf(f, sizeof(f), "%06lld", (long long)frac);
+	size_t n = 6;
+	while (n > 1 && f[n - 1] == '0')
+		n--;
+	return floe_buf_putc(b, '.') ? FLOE_ENOMEM : floe_buf_append(b, f, n);
+}
+
+static int duck_ts(floe_buf *b, int64_t us, bool tz)
+{
+	char d[40];
+	int64_t days = us >= 0 ? us / FLOE_US_PER_DAY : -((-us + FLOE_US_PER_DAY - 1) / FLOE_US_PER_DAY);
+	size_t n = floe_format_date(d, sizeof(d), days);
+	if (floe_buf_append(b, d, n) || floe_buf_putc(b, ' ') ||
+	    duck_tod(b, us - days * FLOE_US_PER_DAY))
+		return FLOE_ENOMEM;
+	return tz ? floe_buf_puts(b, "+00") : FLOE_OK;
+}
+
+/* DuckDB's text of a value (Value::ToString) */
+static int duck_value(floe_buf *b, const floe_value *v, const floe_type *t)
+{
+	char tmp[96];
+	size_t n;
+	switch (v->type) {
+	case FLOE_T_FLOAT: return duck_float(b, v->v.f32, true);
+	case FLOE_T_DOUBLE: return duck_float(b, v->v.f64, false);
+	case FLOE_T_TIME: return duck_tod(b, v->v.i64);
+	case FLOE_T_TIMESTAMP:
+	case FLOE_T_TIMESTAMPTZ: return duck_ts(b, v->v.i64, v->type == FLOE_T_TIMESTAMPTZ);
+	case FLOE_T_TIMESTAMP_NS:
+	case FLOE_T_TIMESTAMPTZ_NS:
+		n = floe_format_timestamp_ns(tmp, sizeof(tmp), v->v.i64, 0);
+		for (size_t i = 0; i < n; i++)
+			if (tmp[i] == 'T')
+				tmp[i] = ' ';
+		if (floe_buf_append(b, tmp, n))
+			return FLOE_ENOMEM;
+		return v->type == FLOE_T_TIMESTAMPTZ_NS ? floe_buf_puts(b, "+00") : FLOE_OK;
+	case FLOE_T_BINARY:
+	case FLOE_T_FIXED:
+		/* printable ASCII as itself, every other byte as \xHH */
+		for (size_t i = 0; i < v->v.bin.n; i++) {
+			uint8_t c = v->v.bin.p[i];
+			int rc = c >= 32 && c < 127 && c != '\\' ? floe_buf_putc(b, (char)c)
+								 : floe_buf_printf(b, "\\x%02X", c);
+			if (rc)
+				return FLOE_ENOMEM;
+		}
+		return FLOE_OK;
+	default: return floe_value_human(b, v, t);
+	}
+}
+
+/* a bound's text, or NULL (absent, or not decodable as t) */
+static void put_duck_bound(colb *col, floe_buf *h, const floe_type *t, const uint8_t *p, size_t n,
+			   bool has)
+{
+	floe_value v;
+	int rc;
+	floe_buf_clear(h);
+	if (!has || !t || floe_value_from_bytes(&v, t, p, n, NULL)) {
+		cb_null(col);
+	} else if ((rc = duck_value(h, &v, t))) {
+		if (rc == FLOE_ENOMEM)
+			col->rc = rc; /* never a lost bound shown as NULL */
+		cb_null(col);
+	} else {
+		cb_bytes(col, h->data, h->len);
+	}
+}
+
+static const char *duck_status(int status)
+{
+	return status == FLOE_ENTRY_ADDED ? "ADDED" : status == FLOE_ENTRY_DELETED ? "DELETED" : "EXISTING";
+}
+
+static const char *duck_content(int content)
+{
+	return content == FLOE_CONTENT_POSITION_DELETES	  ? "POSITION_DELETES"
+	       : content == FLOE_CONTENT_EQUALITY_DELETES ? "EQUALITY_DELETES"
+							  : "DATA";
+}
+
+typedef struct duck_ctx {
+	floe_scan *s;
+	colb *rows;
+	const floe_manifest_file *mf;
+	const floe_schema *schema; /* the snapshot's */
+	bool stats;                /* iceberg_column_stats, else iceberg_metadata */
+	floe_buf h;
+} duck_ctx;
+
+/* DuckDB's text of a partition tuple: {'r0': v, 'r1': w} */
+static int duck_partition(duck_ctx *c, const floe_data_file *f)
+{
+	const floe_partition_spec *sp = floe_metadata_spec(c->s->m, f->spec_id);
+	floe_buf_clear(&c->h);
+	if (floe_buf_putc(&c->h, '{'))
+		return FLOE_ENOMEM;
+	for (size_t k = 0; k < f->partition.n; k++) {
+		const floe_value *v = &f->partition.values[k];
+		const floe_type *rt = sp && k < sp->n_fields ? floe_spec_field_type(sp, k, c->schema) : NULL;
+		if (floe_buf_printf(&c->h, "%s'r%zu': ", k ? ", " : "", k))
+			return FLOE_ENOMEM;
+		int rc = v->is_null ? floe_buf_puts(&c->h, "NULL") : duck_value(&c->h, v, rt);
+		if (rc)
+			return rc == FLOE_ENOMEM ? rc : floe_buf_puts(&c->h, "?");
+	}
+	return floe_buf_putc(&c->h, '}') ? FLOE_ENOMEM : FLOE_OK;
+}
+
+static int64_t stat_of(const floe_id_long *m, size_t n, int32_t id, bool *found)
+{
+	return find_l(m, n, id, found);
+}
+
+static int on_duck_entry(const floe_manifest_entry *e, void *payload)
+{
+	duck_ctx *c = payload;
+	const floe_data_file *f = &e->file;
+	colb *r = c->rows;
+	int64_t fseq = e->file_sequence_number >= 0 ? e->file_sequence_number : c->mf->sequence_number;
+	if (!c->stats) {
+		cb_str(&r->ch[0], c->mf->recorded_path ? c->mf->recorded_path : c->mf->path);
+		cb_i64(&r->ch[1], c->mf->sequence_number);
+		cb_str(&r->ch[2], c->mf->content == FLOE_MANIFEST_DATA ? "DATA" : "DELETE");
+		cb_str(&r->ch[3], duck_status(e->status));
+		cb_str(&r->ch[4], duck_content(f->content));
+		cb_str(&r->ch[5], f->file_path);
+		cb_str(&r->ch[6], f->file_format);
+		cb_i64(&r->ch[7], f->record_count);
+		cb_i64(&r->ch[8], e->sequence_number);
+		cb_i64(&r->ch[9], fseq);
+		cb_struct_valid(r);
+		return cb_error(r) ? FLOE_ENOMEM : 0;
+	}
+	int rc = duck_partition(c, f);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < c->schema->n_index; i++) {
+		const floe_schema_entry *se = &c->schema->index[i];
+		if (!se->field || !se->type || se->type->id >= FLOE_T_STRUCT)
+			continue;
+		bool found;
+		int64_t x;
+		cb_str(&r->ch[0], duck_status(e->status));
+		cb_str(&r->ch[1], duck_content(f->content));
+		cb_str(&r->ch[2], f->file_path);
+		cb_bytes(&r->ch[3], c->h.data, c->h.len);
+		cb_str(&r->ch[4], se->full_name);
+		floe_buf name;
+		floe_buf_init(&name, 0);
+		if (duck_type(&name, se->type)) {
+			floe_buf_reset(&name);
+			return FLOE_ENOMEM;
+		}
+		cb_bytes(&r->ch[5], name.data, name.len);
+		const floe_id_bytes *lo = find_b(f->lower_bounds, f->n_lower_bounds, se->id);
+		const floe_id_bytes *hi = find_b(f->upper_bounds, f->n_upper_bounds, se->id);
+		put_duck_bound(&r->ch[6], &name, se->type, lo ? lo->p : NULL, lo ? lo->n : 0, lo != NULL);
+		put_duck_bound(&r->ch[7], &name, se->type, hi ? hi->p : NULL, hi ? hi->n : 0, hi != NULL);
+		floe_buf_reset(&name);
+		const floe_id_long *maps[4] = {f->column_sizes, f->value_counts, f->null_value_counts,
+					       f->nan_value_counts};
+		size_t ns[4] = {f->n_column_sizes, f->n_value_counts, f->n_null_value_counts,
+				f->n_nan_value_counts};
+		for (int k = 0; k < 4; k++) {
+			x = stat_of(maps[k], ns[k], se->id, &found);
+			if (found)
+				cb_i64(&r->ch[8 + k], x);
+			else
+				cb_null(&r->ch[8 + k]);
+		}
+		cb_i64(&r->ch[12], fseq);
+		cb_struct_valid(r);
+	}
+	return cb_error(r) ? FLOE_ENOMEM : 0;
+}
+
+static int t_duck_entries(floe_scan *s, int64_t snapshot_id, bool stats, floe_error *err)
+{
+	int rc;
+	const floe_snapshot *sn = pick_snapshot(s, snapshot_id, err, &rc);
+	if (rc)
+		return rc;
+	tb b = {&s->a, NULL, 0, 0, 1, 0};
+	const floe_type *str = T(FLOE_T_STRING), *lng = T(FLOE_T_LONG);
+	if (!stats) {
+		tb_add(&b, "manifest_path", str, false);
+		tb_add(&b, "manifest_sequence_number", lng, false);
+		tb_add(&b, "manifest_content", str, false);
+		tb_add(&b, "status", str, false);
+		tb_add(&b, "content", str, false);
+		tb_add(&b, "file_path", str, false);
+		tb_add(&b, "file_format", str, false);
+		tb_add(&b, "record_count", lng, false);
+		tb_add(&b, "data_sequence_number", lng, false);
+		tb_add(&b, "file_sequence_number", lng, false);
+	} else {
+		static const char *const names[] = {
+			"status",      "content",     "file_path",   "partition",	 "column_name",
+			"column_type", "lower_bound", "upper_bound", "column_size",	 "value_count",
+			"null_value_count", "nan_value_count", "file_sequence_number"};
+		for (size_t i = 0; i < 13; i++)
+			tb_add(&b, names[i], i < 8 ? str : lng, false);
+	}
+	const floe_type *root = tb_struct(&b);
+	colb rows;
+	if (b.rc || !root || cb_init(&rows, root))
+		return floe_error_oom(err);
+	duck_ctx c = {s, &rows, NULL, s->schema, stats, {0}};
+	if (sn && sn->schema_id >= 0 && floe_metadata_schema(s->m, sn->schema_id))
+		c.schema = floe_metadata_schema(s->m, sn->schema_id);
+	floe_buf_init(&c.h, 0);
+	floe_manifest_file *mfs = NULL;
+	size_t n = 0;
+	rc = sn ? floe_table_manifests(&mfs, &n, &s->a, s->t, sn, err) : FLOE_OK;
+	for (size_t i = 0; i < n && !rc; i++) {
+		floe_input *in = NULL;
+		floe_mscan_opts o = FLOE_MSCAN_OPTS_INIT;
+		o.all_metrics = o.column_sizes = stats;
+		o.deleted = true;
+		c.mf = &mfs[i];
+		if ((rc = floe_io_open_read_seq(floe_table_io(s->t), mfs[i].path, &in, err)))
+			break;
+		rc = floe_manifest_scan(in, s->m, &mfs[i], &o, on_duck_entry, &c, NULL, err);
+		floe_input_close(in);
+		if (rc == FLOE_ENOMEM && (!err || !err->code))
+			rc = floe_error_oom(err);
+	}
+	floe_buf_reset(&c.h);
+	if (!rc)
+		rc = finish(s, root, &rows, err);
+	cb_reset(&rows);
+	return rc;
+}
+
+static int t_duck_partition_stats(floe_scan *s, int64_t snapshot_id, floe_error *err)
+{
+	int rc;
+	const floe_snapshot *sn = pick_snapshot(s, snapshot_id, err, &rc);
+	if (rc)
+		return rc;
+	tb b = {&s->a, NULL, 0, 0, 1, 0};
+	const floe_type *str = T(FLOE_T_STRING);
+	tb_add(&b, "manifest_path", str, false);
+	tb_add(&b, "added_snapshot_id", T(FLOE_T_LONG), false);
+	tb_add(&b, "partition_spec_id", T(FLOE_T_INT), false);
+	tb_add(&b, "partition_field_id", T(FLOE_T_LONG), false);
+	tb_add(&b, "partition_field_name", str, false);
+	tb_add(&b, "partition_source_columns", list_of(&s->a, 100, str, false), false);
+	tb_add(&b, "partition_field_transform", str, false);
+	tb_add(&b, "partition_field_type", str, false);
+	tb_add(&b, "lower_bound", str, false);
+	tb_add(&b, "upper_bound", str, false);
+	tb_add(&b, "contains_null", T(FLOE_T_BOOLEAN), false);
+	tb_add(&b, "contains_nan", T(FLOE_T_BOOLEAN), false);
+	const floe_type *root = tb_struct(&b);
+	colb rows;
+	if (b.rc || !root || cb_init(&rows, root))
+		return floe_error_oom(err);
+	const floe_schema *schema = s->schema;
+	if (sn && sn->schema_id >= 0 && floe_metadata_schema(s->m, sn->schema_id))
+		schema = floe_metadata_schema(s->m, sn->schema_id);
+	floe_manifest_file *mfs = NULL;
+	size_t n = 0;
+	floe_buf h;
+	floe_buf_init(&h, 0);
+	rc = sn ? floe_table_manifests(&mfs, &n, &s->a, s->t, sn, err) : FLOE_OK;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const floe_manifest_file *mf = &mfs[i];
+		const floe_partition_spec *sp = floe_metadata_spec(s->m, mf->spec_id);
+		if (!sp) {
+			rc = floe_error_corrupt(err, "manifest %s names partition spec %d, which the table does not have",
+						mf->path, mf->spec_id);
+			break;
+		}
+		for (size_t k = 0; k < mf->n_partitions && k < sp->n_fields; k++) {
+			const floe_partition_field *pf = &sp->fields[k];
+			const floe_field_summary *fs = &mf->partitions[k];
+			const floe_schema_entry *src = floe_schema_find(schema, pf->source_id);
+			const floe_type *rt = floe_spec_field_type(sp, k, schema);
+			cb_str(&rows.ch[0], mf->recorded_path ? mf->recorded_path : mf->path);
+			cb_i64(&rows.ch[1], mf->added_snapshot_id);
+			cb_i32(&rows.ch[2], mf->spec_id);
+			cb_i64(&rows.ch[3], pf->field_id);
+			cb_str(&rows.ch[4], pf->name);
+			cb_str(&rows.ch[5].ch[0], src && src->full_name ? src->full_name : "?");
+			cb_list_end(&rows.ch[5]);
+			floe_buf_clear(&h);
+			if (floe_transform_format(&h, &pf->transform)) {
+				rc = floe_error_oom(err);
+				break;
+			}
+			cb_bytes(&rows.ch[6], h.data, h.len);
+			floe_buf_clear(&h);
+			if (rt && duck_type(&h, rt)) {
+				rc = floe_error_oom(err);
+				break;
+			}
+			if (rt)
+				cb_bytes(&rows.ch[7], h.data, h.len);
+			else
+				cb_null(&rows.ch[7]);
+			put_duck_bound(&rows.ch[8], &h, rt, fs->lower, fs->lower_len, fs->has_lower);
+			put_duck_bound(&rows.ch[9], &h, rt, fs->upper, fs->upper_len, fs->has_upper);
+			cb_bool(&rows.ch[10], fs->contains_null);
+			cb_bool(&rows.ch[11], fs->contains_nan == 1);
+			cb_struct_valid(&rows);
+		}
+	}
+	floe_buf_reset(&h);
+	if (!rc)
+		rc = finish(s, root, &rows, err);
+	cb_reset(&rows);
+	return rc;
+}
+
+static int t_duck_snapshots(floe_scan *s, floe_error *err)
+{
+	const floe_metadata *m = s->m;
+	tb b = {&s->a, NULL, 0, 0, 1, 0};
+	colb rows;
+	tb_add(&b, "sequence_number", T(FLOE_T_LONG), false);
+	tb_add(&b, "snapshot_id", T(FLOE_T_LONG), false);
+	tb_add(&b, "timestamp_ms", T(FLOE_T_TIMESTAMP), false);
+	tb_add(&b, "manifest_list", T(FLOE_T_STRING), false);
+	tb_add(&b, "operation", T(FLOE_T_STRING), false);
+	const floe_type *root = tb_struct(&b);
+	if (b.rc || !root || cb_init(&rows, root))
+		return floe_error_oom(err);
+	for (size_t i = 0; i < m->n_snapshots; i++) {
+		const floe_snapshot *sn = &m->snapshots[i];
+		cb_i64(&rows.ch[0], sn->sequence_number);
+		cb_i64(&rows.ch[1], sn->snapshot_id);
+		cb_i64(&rows.ch[2], sn->timestamp_ms * 1000);
+		if (sn->manifest_list && *sn->manifest_list)
+			cb_str(&rows.ch[3], sn->manifest_list);
+		else
+			cb_null(&rows.ch[3]);
+		const char *op = floe_snapshot_summary(sn, "operation");
+		cb_str(&rows.ch[4], op ? op : "append");
+		cb_struct_valid(&rows);
+	}
+	int rc = finish(s, root, &rows, err);
+	cb_reset(&rows);
+	return rc;
+}
+
 int floe_scan__inspect(floe_scan *s, const char *name, int64_t snapshot_id, floe_error *err)
 {
 	static const char *const names[] = {
@@ -1492,6 +1909,14 @@ int floe_scan__inspect(floe_scan *s, const char *name, int64_t snapshot_id, floe
 		"entries",	  "partitions",	      "all_manifests",	"all_files",
 		"all_data_files", "all_delete_files", "all_entries",	"position_deletes"};
 	s->meta_style = true;
+	if (!strcmp(name, "duckdb.iceberg_metadata"))
+		return t_duck_entries(s, snapshot_id, false, err);
+	if (!strcmp(name, "duckdb.iceberg_column_stats"))
+		return t_duck_entries(s, snapshot_id, true, err);
+	if (!strcmp(name, "duckdb.iceberg_partition_stats"))
+		return t_duck_partition_stats(s, snapshot_id, err);
+	if (!strcmp(name, "duckdb.iceberg_snapshots"))
+		return t_duck_snapshots(s, err);
 	if (!strcmp(name, "snapshots"))
 		return t_snapshots(s, err);
 	if (!strcmp(name, "history"))

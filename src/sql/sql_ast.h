@@ -35,6 +35,13 @@ typedef struct sql_name {
 	size_t n;
 	uint32_t off;
 	bool path; /* FROM '/data/t' or a metadata file: parts[0] is the path (n == 1) */
+	/* FROM iceberg_metadata('/data/t', version = '2'): DuckDB's metadata table
+	 * functions over a table by path (path is set, parts[0] the path); func is
+	 * the function's name in lower case, args its named arguments (keys in
+	 * lower case, values as text) */
+	const char *func;
+	struct sql_opt *args;
+	size_t n_args;
 } sql_name;
 
 typedef struct sql_opt {
@@ -108,6 +115,7 @@ typedef struct sql_order {
 	sql_expr *expr;
 	bool desc;
 	int nulls; /* 0: as written nothing (NULLS LAST), 1: NULLS FIRST, 2: NULLS LAST */
+	bool all;  /* ORDER BY ALL (DuckDB's): every output column, left to right; expr NULL */
 } sql_order;
 
 /* A joined table: [INNER] JOIN, LEFT [OUTER] JOIN, RIGHT, FULL, CROSS JOIN or ','. */
@@ -145,6 +153,7 @@ typedef struct sql_select {
 	sql_expr *where;
 	sql_expr **group_by;
 	size_t n_group_by;
+	bool group_all; /* GROUP BY ALL (DuckDB's): every item without an aggregate */
 	sql_expr *having;
 	sql_order *order_by;
 	size_t n_order_by;

@@ -2,6 +2,7 @@
  * sql_parse.c — the lexer and recursive-descent parser of floe's SQL (Flink's
  * dialect); see sql_ast.h for the tree and the DESIGN note.
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -459,10 +460,15 @@ static int name_parse(parser *p, sql_name *out, const char *what)
 
 /* A table in FROM or JOIN: a dotted name, or a 'quoted path' of a table
  * directory or metadata file (as floe scan takes, and DuckDB's FROM 'x'). */
+static int table_func_parse(parser *p, sql_name *out);
+
 static int table_name_parse(parser *p, sql_name *out)
 {
-	if (p->t.kind != TK_STRING)
-		return name_parse(p, out, "a table name");
+	if (p->t.kind != TK_STRING) {
+		if (name_parse(p, out, "a table name"))
+			return p->rc;
+		return out->n == 1 && is_p(p, "(") ? table_func_parse(p, out) : p->rc;
+	}
 	out->off = p->t.off;
 	out->path = true;
 	out->n = 1;
@@ -472,6 +478,66 @@ static int table_name_parse(parser *p, sql_name *out)
 	if (!p->rc && !*out->parts[0])
 		return perr(p, out->off, "a table path is empty");
 	return p->rc;
+}
+
+/*
+ * name('path' [, key = value ...]): a table function over a table by path
+ * (DuckDB's iceberg_metadata and friends). The values are literals: 'text',
+ * numbers, TRUE and FALSE, kept as their text.
+ */
+static int table_func_parse(parser *p, sql_name *out)
+{
+	char b[64];
+	const char *fn = out->parts[0];
+	char *lower = floe_arena_strdup(p->a, fn);
+	if (!lower)
+		return poom(p);
+	for (char *c = lower; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	out->func = lower;
+	out->path = true;
+	if (next(p))
+		return p->rc;
+	if (p->t.kind != TK_STRING)
+		return perr(p, p->t.off, "%s takes a table path (a 'quoted string') first, found %s", fn,
+			    tok_desc(p, b, sizeof(b)));
+	if (!(out->parts[0] = string_lit(p, "a table path")))
+		return p->rc;
+	if (!*out->parts[0])
+		return perr(p, out->off, "a table path is empty");
+	vec v = {NULL, 0, 0, sizeof(sql_opt)};
+	while (accept_p(p, ",")) {
+		sql_opt *o = vec_push(p, &v);
+		if (!o)
+			return p->rc;
+		o->off = p->t.off;
+		const char *k = ident(p, "an argument name");
+		if (!k)
+			return p->rc;
+		char *lk = floe_arena_strdup(p->a, k);
+		if (!lk)
+			return poom(p);
+		for (char *c = lk; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+		o->key = lk;
+		if (expect_p(p, "="))
+			return p->rc;
+		if (p->t.kind == TK_NUMBER || (p->t.kind == TK_WORD && (is_kw(p, "TRUE") || is_kw(p, "FALSE")))) {
+			o->value = floe_arena_strndup(p->a, p->s + p->t.off, p->t.len);
+			if (!o->value)
+				return poom(p);
+			if (next(p))
+				return p->rc;
+		} else if (!(o->value = string_lit(p, "an argument value"))) {
+			return p->rc;
+		}
+		for (size_t i = 0; i + 1 < v.n; i++)
+			if (!strcmp(((sql_opt *)v.data)[i].key, o->key))
+				return perr(p, o->off, "argument '%s' is given twice", o->key);
+	}
+	out->args = v.data;
+	out->n_args = v.n;
+	return expect_p(p, ")");
 }
 
 const char *floe_sql__name_str(floe_arena *a, const sql_name *nm)
@@ -897,7 +963,7 @@ static int primary(parser *p, sql_expr **out)
 			}
 		}
 		/* a name, a function call, or name.* */
-		sql_name nm = {NULL, 0, off, false};
+		sql_name nm = {NULL, 0, off, false, NULL, NULL, 0};
 		vec v = {NULL, 0, 0, sizeof(const char *)};
 		for (;;) {
 			const char **slot = vec_push(p, &v);
@@ -1259,6 +1325,23 @@ static int unnest_parse(parser *p, sql_join *j)
 	return p->rc;
 }
 
+/* OFFSET n [ROWS]: after LIMIT, or before it (as DuckDB and PostgreSQL take it) */
+static int offset_parse(parser *p, sql_select *q)
+{
+	char b[64];
+	if (next(p))
+		return p->rc;
+	if (p->t.kind != TK_NUMBER || !floe_parse_i64(p->s + p->t.off, p->t.len, &q->offset) ||
+	    q->offset < 0)
+		return perr(p, p->t.off, "expected a row count after OFFSET, found %s",
+			    tok_desc(p, b, sizeof(b)));
+	if (next(p))
+		return p->rc;
+	if (!accept_kw(p, "ROWS"))
+		accept_kw(p, "ROW");
+	return p->rc;
+}
+
 /* q's u_* take an ORDER BY, LIMIT and OFFSET from a branch (which loses them) */
 static void move_tail(sql_select *q, sql_order **order_by, size_t *n, int64_t *limit, int64_t *offset)
 {
@@ -1400,8 +1483,15 @@ static int select_parse(parser *p, sql_select **out)
 		return p->rc;
 	if (accept_kw(p, "GROUP")) {
 		vec v = {NULL, 0, 0, sizeof(sql_expr *)};
-		if (expect_kw(p, "BY") || expr_list(p, &v))
+		if (expect_kw(p, "BY"))
 			return p->rc;
+		if (is_kw(p, "ALL")) {
+			q->group_all = true;
+			if (next(p))
+				return p->rc;
+		} else if (expr_list(p, &v)) {
+			return p->rc;
+		}
 		q->group_by = v.data;
 		q->n_group_by = v.n;
 	}
@@ -1413,8 +1503,16 @@ static int select_parse(parser *p, sql_select **out)
 			return p->rc;
 		do {
 			sql_order *o = vec_push(p, &v);
-			if (!o || expr_parse(p, &o->expr))
+			if (!o)
 				return p->rc;
+			if (v.n == 1 && is_kw(p, "ALL")) {
+				/* ORDER BY ALL [ASC|DESC] [NULLS ...]: alone */
+				o->all = true;
+				if (next(p))
+					return p->rc;
+			} else if (expr_parse(p, &o->expr)) {
+				return p->rc;
+			}
 			if (accept_kw(p, "DESC"))
 				o->desc = true;
 			else
@@ -1428,10 +1526,13 @@ static int select_parse(parser *p, sql_select **out)
 					return perr(p, p->t.off, "expected FIRST or LAST after NULLS, "
 								 "found %s", tok_desc(p, b, sizeof(b)));
 			}
-		} while (accept_p(p, ","));
+		} while (!((sql_order *)v.data)[0].all && accept_p(p, ","));
 		q->order_by = v.data;
 		q->n_order_by = v.n;
 	}
+	bool offset_first = is_kw(p, "OFFSET");
+	if (offset_first && offset_parse(p, q))
+		return p->rc;
 	if (is_kw(p, "LIMIT")) {
 		if (next(p))
 			return p->rc;
@@ -1443,18 +1544,8 @@ static int select_parse(parser *p, sql_select **out)
 		if (next(p))
 			return p->rc;
 	}
-	if (is_kw(p, "OFFSET")) {
-		if (next(p))
-			return p->rc;
-		if (p->t.kind != TK_NUMBER || !floe_parse_i64(p->s + p->t.off, p->t.len, &q->offset) ||
-		    q->offset < 0)
-			return perr(p, p->t.off, "expected a row count after OFFSET, found %s",
-				    tok_desc(p, b, sizeof(b)));
-		if (next(p))
-			return p->rc;
-		if (!accept_kw(p, "ROWS"))
-			accept_kw(p, "ROW");
-	}
+	if (!offset_first && is_kw(p, "OFFSET") && offset_parse(p, q))
+		return p->rc;
 	if (is_kw(p, "UNION") || is_kw(p, "EXCEPT") || is_kw(p, "MINUS") || is_kw(p, "INTERSECT")) {
 		uint32_t op_off = p->t.off;
 		q->set_op = is_kw(p, "UNION") ? 'U' : is_kw(p, "INTERSECT") ? 'I' : 'E';

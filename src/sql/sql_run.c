@@ -513,7 +513,7 @@ static int check_insert(sql_ctx *c, target *tg)
 							     "supported yet");
 	if (q->has_join)
 		return sql_err(c, FLOE_EUNSUPPORTED, q->join_off, "joins are not supported yet");
-	if (q->n_group_by || q->having || q->n_order_by || q->distinct || q->limit >= 0)
+	if (q->n_group_by || q->group_all || q->having || q->n_order_by || q->distinct || q->limit >= 0)
 		return sql_err(c, FLOE_EUNSUPPORTED, q->off,
 			       "a streaming INSERT takes SELECT columns FROM source [WHERE ...] "
 			       "(aggregates, ORDER BY and LIMIT are not supported yet)");

@@ -2868,6 +2868,134 @@ static size_t nested_cols(const floe_schema *ts, const floe_strmap *need, const 
 	return nc;
 }
 
+/*
+ * A table function in FROM: DuckDB's iceberg_scan and its metadata functions
+ * over a table by path, with DuckDB's arguments: version (a metadata version
+ * number, '?' for the newest), version_name_format ("v%s%s.metadata.json":
+ * the version, then the compression suffix), metadata_compression_codec
+ * ('gzip'), snapshot_from_id, snapshot_from_timestamp, allow_moved_paths
+ * (accepted: floe relocates with --path-map rules).
+ */
+static int table_func(vx *x, const sql_name *nm, const char **meta, int64_t *snap, int64_t *as_of,
+		      floe_table **out)
+{
+	static const char *const funcs[][2] = {{"iceberg_scan", NULL},
+					       {"iceberg_metadata", "duckdb.iceberg_metadata"},
+					       {"iceberg_snapshots", "duckdb.iceberg_snapshots"},
+					       {"iceberg_column_stats", "duckdb.iceberg_column_stats"},
+					       {"iceberg_partition_stats", "duckdb.iceberg_partition_stats"}};
+	sql_ctx *c = x->c;
+	const floe_sql_opts *o = &c->s->opts;
+	size_t fi = 0;
+	while (fi < sizeof(funcs) / sizeof(funcs[0]) && strcmp(funcs[fi][0], nm->func))
+		fi++;
+	if (fi == sizeof(funcs) / sizeof(funcs[0]))
+		return sql_err(c, FLOE_EINVAL, nm->off,
+			       "unknown table function '%s' (there are iceberg_scan, iceberg_metadata, "
+			       "iceberg_snapshots, iceberg_column_stats, iceberg_partition_stats)",
+			       nm->func);
+	*meta = funcs[fi][1];
+	const char *version = NULL, *format = NULL, *codec = NULL;
+	for (size_t i = 0; i < nm->n_args; i++) {
+		const sql_opt *a = &nm->args[i];
+		int64_t v;
+		if (!strcmp(a->key, "version"))
+			version = strcmp(a->value, "?") ? a->value : NULL;
+		else if (!strcmp(a->key, "version_name_format"))
+			format = a->value;
+		else if (!strcmp(a->key, "metadata_compression_codec"))
+			codec = strcasecmp(a->value, "none") ? a->value : NULL;
+		else if (!strcmp(a->key, "allow_moved_paths"))
+			continue;
+		else if (!strcmp(a->key, "snapshot_from_id") && floe_parse_i64(a->value, strlen(a->value), &v))
+			*snap = v;
+		else if (!strcmp(a->key, "snapshot_from_timestamp")) {
+			int64_t ns;
+			bool zone;
+			if (!floe_parse_timestamp_ns(a->value, strlen(a->value), &ns, &zone))
+				return sql_err(c, FLOE_EINVAL, a->off, "snapshot_from_timestamp '%s' is not a timestamp",
+					       a->value);
+			*as_of = ns / 1000000;
+		} else
+			return sql_err(c, FLOE_EINVAL, a->off,
+				       "%s has no argument '%s' (version, version_name_format, "
+				       "metadata_compression_codec, allow_moved_paths, snapshot_from_id, "
+				       "snapshot_from_timestamp)",
+				       nm->func, a->key);
+	}
+	if (codec && strcasecmp(codec, "gzip"))
+		return sql_err(c, FLOE_EINVAL, nm->off, "metadata_compression_codec '%s': floe reads 'gzip' or 'none'",
+			       codec);
+	const char *path = nm->parts[0];
+	if (path[0] != '/' && !strstr(path, "://") && o->base_dir &&
+	    !(path = floe_arena_sprintf(c->a, "%s/%s", o->base_dir, path)))
+		return floe_error_oom(c->err);
+	int rc;
+	if (!version && !format && !codec) {
+		rc = floe_table_open_path(out, path, o->path_map, o->n_path_map, c->err);
+	} else {
+		/* the metadata file of that version, by each name format in turn */
+		const char *v = version;
+		if (!v) {
+			/* the version the table's hint names */
+			rc = floe_table_open_path(out, path, o->path_map, o->n_path_map, c->err);
+			if (rc)
+				goto failed;
+			const char *loc = floe_table_metadata_location(*out);
+			const char *base = loc ? strrchr(loc, '/') : NULL;
+			char *num = floe_arena_strdup(c->a, base ? base + 1 : "");
+			if (!num)
+				return floe_error_oom(c->err);
+			size_t k = 0;
+			while (num[k] == 'v')
+				memmove(num, num + 1, strlen(num));
+			while (num[k] >= '0' && num[k] <= '9')
+				k++;
+			num[k] = 0;
+			floe_table_free(*out);
+			*out = NULL;
+			v = num;
+		}
+		const char *fmts = format ? format : "v%s%s.metadata.json,%s%s.metadata.json";
+		const char *suffix = codec ? ".gz" : "";
+		rc = FLOE_ENOTFOUND;
+		for (const char *f = fmts; rc == FLOE_ENOTFOUND && *f;) {
+			const char *end = strchr(f, ',');
+			size_t fl = end ? (size_t)(end - f) : strlen(f);
+			floe_buf name;
+			floe_buf_init(&name, 0);
+			int args = 0;
+			for (size_t i = 0; i < fl; i++) {
+				if (f[i] == '%' && i + 1 < fl && f[i + 1] == 's') {
+					if (floe_buf_puts(&name, args++ == 0 ? v : suffix))
+						break;
+					i++;
+				} else if (floe_buf_putc(&name, f[i])) {
+					break;
+				}
+			}
+			const char *file = floe_arena_sprintf(c->a, "%s/metadata/%.*s", path, (int)name.len,
+							      name.data ? (const char *)name.data : "");
+			floe_buf_reset(&name);
+			if (!file)
+				return floe_error_oom(c->err);
+			rc = floe_table_open_path(out, file, o->path_map, o->n_path_map, c->err);
+			f += fl + (end ? 1 : 0);
+		}
+		if (rc == FLOE_ENOTFOUND)
+			return sql_err(c, FLOE_EINVAL, nm->off,
+				       "%s: no metadata file for version '%s' with name format(s) '%s'%s",
+				       nm->func, v, fmts, codec ? " and gzip compression" : "");
+	}
+failed:
+	if (rc) {
+		char inner[FLOE_ERROR_MSG_MAX];
+		snprintf(inner, sizeof(inner), "%s", c->err->msg);
+		return sql_err(c, rc == FLOE_ENOTFOUND ? FLOE_EINVAL : rc, nm->off, "%s", inner);
+	}
+	return FLOE_OK;
+}
+
 static int open_source(vx *x, source *src, const char *where, const floe_strmap *need, bool star)
 {
 	sql_ctx *c = x->c;
@@ -2883,7 +3011,12 @@ static int open_source(vx *x, source *src, const char *where, const floe_strmap 
 		src->schema.n = 0;
 		return 0;
 	}
-	if (src->name->path) {
+	const char *func_meta = NULL;
+	int64_t func_snap = -1, func_as_of = -1;
+	if (src->name->func) {
+		if ((rc = table_func(x, src->name, &func_meta, &func_snap, &func_as_of, &src->t)))
+			return rc;
+	} else if (src->name->path) {
 		/* a table directory or metadata file, as floe scan opens it */
 		const floe_sql_opts *o = &c->s->opts;
 		const char *path = src->name->parts[0];
@@ -2913,7 +3046,7 @@ static int open_source(vx *x, source *src, const char *where, const floe_strmap 
 		if (rc)
 			return floe_error_prefix(c->err, rc, "SELECT: ");
 	}
-	int64_t snap = -1, as_of = -1;
+	int64_t snap = func_snap, as_of = func_as_of;
 	const char *branch = NULL, *tag = NULL;
 	for (size_t i = 0; i < src->n_hints; i++) {
 		const sql_opt *o = &src->hints[i];
@@ -2935,7 +3068,9 @@ static int open_source(vx *x, source *src, const char *where, const floe_strmap 
 	const char *qual = src->alias        ? src->alias
 			   : src->name->path ? NULL /* a path names no table: t.x needs an alias */
 					     : src->name->parts[src->name->n - 1];
-	if (r.meta) {
+	if (func_meta) {
+		rc = floe_inspect_open(&src->scan, src->t, func_meta, snap, c->err);
+	} else if (r.meta) {
 		rc = floe_inspect_open(&src->scan, src->t, r.meta, snap, c->err);
 		if (rc == FLOE_ENOTFOUND)
 			return sql_err(c, rc, src->name->off, "unknown metadata table '$%s'", r.meta);
@@ -3450,7 +3585,7 @@ static bool is_field_col(const vrel *in, size_t k)
 
 bool sql_vec_needed(const sql_select *q)
 {
-	if (q->from.path || q->from_sub || q->union_next || q->has_join || q->n_group_by || q->having || q->n_order_by || q->distinct || q->offset)
+	if (q->from.path || q->from_sub || q->union_next || q->has_join || q->n_group_by || q->group_all || q->having || q->n_order_by || q->distinct || q->offset)
 		return true;
 	for (size_t i = 0; i < q->n_items; i++)
 		if (q->items[i]->kind != SQL_E_COL && q->items[i]->kind != SQL_E_STAR)
@@ -3684,6 +3819,23 @@ int sql_budget_err(sql_ctx *c, const sql_select *q, int64_t budget)
  * print, after ORDER BY, OFFSET and LIMIT (values in c->a). */
 static int select_rel(sql_ctx *c, const sql_select *q, vrel *out)
 {
+	sql_select qa;
+	if (q->group_all) {
+		/* GROUP BY ALL: the items without an aggregate, as if listed */
+		qa = *q;
+		qa.group_all = false;
+		qa.group_by = floe_arena_calloc(c->a, q->n_items + 1, sizeof(sql_expr *));
+		if (!qa.group_by)
+			return floe_error_oom(c->err);
+		qa.n_group_by = 0;
+		for (size_t i = 0; i < q->n_items; i++) {
+			if (q->items[i]->kind == SQL_E_STAR)
+				return sql_err(c, FLOE_EINVAL, q->items[i]->off, "GROUP BY ALL with '*': list the columns");
+			if (!has_agg(q->items[i]))
+				qa.group_by[qa.n_group_by++] = q->items[i];
+		}
+		q = &qa;
+	}
 	vx xs, *x = &xs;
 	memset(x, 0, sizeof(*x));
 	x->c = c;
@@ -3876,11 +4028,24 @@ static int select_rel(sql_ctx *c, const sql_select *q, vrel *out)
 		x->in = &gschema;
 	}
 	/* items, HAVING, ORDER BY keys: bound on the input or the groups */
-	size_t n_ord = q->n_order_by;
+	bool ord_all = q->n_order_by == 1 && q->order_by[0].all;
+	size_t n_ord = ord_all ? n_items : q->n_order_by;
+	const sql_order *ords = q->order_by;
 	xn **ix = floe_arena_calloc(c->a, n_items + n_ord + 1, sizeof(xn *));
 	if (!ix) {
 		rc = floe_error_oom(c->err);
 		goto done;
+	}
+	if (ord_all) {
+		/* ORDER BY ALL: every output column, left to right, the one direction */
+		sql_order *all = floe_arena_calloc(c->a, n_ord + 1, sizeof(*all));
+		if (!all) {
+			rc = floe_error_oom(c->err);
+			goto done;
+		}
+		for (size_t k = 0; k < n_ord; k++)
+			all[k] = q->order_by[0];
+		ords = all;
 	}
 	for (size_t i = 0; i < n_items; i++) {
 		if (!items[i]) {
@@ -3895,6 +4060,10 @@ static int select_rel(sql_ctx *c, const sql_select *q, vrel *out)
 	if (q->having && ((rc = bind(x, q->having, &having_x)) || (rc = need_bool(x, having_x, "HAVING"))))
 		goto done;
 	for (size_t k = 0; k < n_ord; k++) {
+		if (ord_all) {
+			ix[n_items + k] = ix[k];
+			continue;
+		}
 		const sql_expr *e = q->order_by[k].expr;
 		int it = order_item(q, e);
 		if (it == -2) {
@@ -4107,7 +4276,7 @@ static int select_rel(sql_ctx *c, const sql_select *q, vrel *out)
 	for (size_t i = 0; i < res.n; i++)
 		order[i] = i;
 	if (n_ord) {
-		sort_ctx sc = {&res, n_items, n_ord, q->order_by};
+		sort_ctx sc = {&res, n_items, n_ord, ords};
 		msort(&sc, order, tmp, res.n);
 	}
 	size_t from = (size_t)q->offset < res.n ? (size_t)q->offset : res.n;
@@ -4285,6 +4454,17 @@ static int union_tail(sql_ctx *c, const sql_select *q, vx *x, vrel *rel)
 	size_t nk = q->n_u_order_by, n = rel->n_cols;
 	if (!nk && !q->u_offset && q->u_limit < 0)
 		return 0;
+	bool ord_all = nk == 1 && q->u_order_by[0].all;
+	const sql_order *ords = q->u_order_by;
+	if (ord_all) {
+		sql_order *all = floe_arena_calloc(c->a, n + 1, sizeof(*all));
+		if (!all)
+			return floe_error_oom(c->err);
+		for (size_t j = 0; j < n; j++)
+			all[j] = q->u_order_by[0];
+		ords = all;
+		nk = n;
+	}
 	vrel k;
 	if ((rc = rel_init(x, &k, n + nk)))
 		return rc;
@@ -4294,13 +4474,13 @@ static int union_tail(sql_ctx *c, const sql_select *q, vx *x, vrel *rel)
 		k.cols[i] = rel->cols[i];
 	}
 	for (size_t j = 0; j < nk; j++) {
-		const sql_expr *e = q->u_order_by[j].expr;
-		int col = -1;
+		const sql_expr *e = ords[j].expr;
+		int col = ord_all ? (int)j : -1;
 		int64_t pos;
-		if (e->kind == SQL_E_NUM && floe_parse_i64(e->text, strlen(e->text), &pos) && pos >= 1 &&
+		if (!ord_all && e->kind == SQL_E_NUM && floe_parse_i64(e->text, strlen(e->text), &pos) && pos >= 1 &&
 		    (size_t)pos <= n)
 			col = (int)(pos - 1);
-		for (size_t i = 0; col < 0 && e->kind == SQL_E_COL && e->name.n == 1 && i < n; i++)
+		for (size_t i = 0; col < 0 && !ord_all && e->kind == SQL_E_COL && e->name.n == 1 && i < n; i++)
 			if (rel->names[i] && !strcasecmp(rel->names[i], e->name.parts[0]))
 				col = (int)i;
 		if (col < 0)
@@ -4318,7 +4498,7 @@ static int union_tail(sql_ctx *c, const sql_select *q, vx *x, vrel *rel)
 	for (size_t i = 0; i < k.n; i++)
 		order[i] = i;
 	if (nk) {
-		sort_ctx sc = {&k, n, nk, q->u_order_by};
+		sort_ctx sc = {&k, n, nk, ords};
 		msort(&sc, order, tmp, k.n);
 	}
 	size_t from = (size_t)q->u_offset < k.n ? (size_t)q->u_offset : k.n, to = k.n;

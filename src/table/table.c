@@ -242,6 +242,7 @@ int floe_table__read_manifests(floe_manifest_file **out, size_t *n, floe_arena *
 		floe_input_close(in);
 		if (rc)
 			return rc;
+		items[i].recorded_path = snap->v1_manifests[i];
 	}
 	*out = items;
 	*n = snap->n_v1_manifests;
