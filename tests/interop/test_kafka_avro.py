@@ -11,6 +11,7 @@ datum, a datum that does not match its schema, trailing bytes — dead letters
 with topic, partition, offset and reason; a registry that is down — retried,
 then a clear error and nothing committed, the next run (registry back)
 takes every record exactly once."""
+import base64
 import datetime as dt
 import decimal
 import io
@@ -257,9 +258,12 @@ def test_avro_confluent_bad_input_dead_letters(floe, kafka_broker, registry, tmp
     assert sum("not Confluent's wire format" in r for r in reasons) == 3  # magic, json, short
     assert sum(f"Avro datum (schema {sid})" in r for r in reasons) == 4, reasons
     assert any("bytes after the record" in r for r in reasons)
-    # the offsets are the records' own: each bad one sits between good ones
+    # the offsets are the records' own, and the dead letters keep the bytes to replay
     offs = {(d["partition"], d["offset"]) for d in dead}
     assert len(offs) == len(dead)
+    kept = sorted(base64.b64decode(d["record_base64"]) if "record_base64" in d
+                  else d["record"].encode() for d in dead)
+    assert kept == sorted(bad.values())
 
 
 def test_avro_confluent_registry_down_then_back(floe, kafka_broker, registry, tmp_path):
