@@ -229,6 +229,13 @@ static const keydef source_keys[] = {
 	 "that key)"},
 	{"avro-confluent.url", K_STR, S(registry_url), 0, NULL, NULL, "",
 	 "kafka, format avro-confluent: the schema registry (http://host:8081)"},
+	{"avro-confluent.schema-registry.url", K_STR, S(registry_url), 0, NULL, NULL, "",
+	 "kafka: alias of avro-confluent.url (Flink's older name)"},
+	{"avro-confluent.basic-auth.user-info", K_STR, S(registry_user_info), 0, NULL, NULL, "",
+	 "kafka, format avro-confluent: user:password for the registry's HTTP basic "
+	 "authentication (only as ${ENV_VAR})"},
+	{"avro-confluent.bearer-auth.token", K_STR, S(registry_bearer_token), 0, NULL, NULL, "",
+	 "kafka, format avro-confluent: a bearer token for the registry (only as ${ENV_VAR})"},
 	{"metadata", K_PREFIX, S(metadata), 0, NULL, NULL, "",
 	 "kafka: record metadata into columns: metadata.<topic|partition|offset|timestamp|"
 	 "timestamp-type|key|headers>: <column>; kinesis: metadata.<stream|shard-id|"
@@ -495,7 +502,8 @@ static int expand(pctx *x, const yaml_node_t *n, const char *key, const char *s,
 static bool secret_key(const char *k)
 {
 	static const char *const words[] = {"password", "secret", "token", "credential",
-					    "sasl.jaas.config", "private-key", "access-key-id"};
+					    "sasl.jaas.config", "private-key", "access-key-id",
+					    "user-info"};
 	char low[256];
 	size_t n = strlen(k);
 	if (n >= sizeof(low))
@@ -644,6 +652,9 @@ static int assign(pctx *x, const keydef *d, void *base, yaml_node_t *v, const ch
 	default:
 		break;
 	}
+	/* the registry's credentials (avro-confluent.basic-auth.user-info, ...) */
+	if (!strncmp(full, "avro-confluent.", 15) && (rc = check_secret(x, v, full)))
+		return rc;
 	if ((rc = scalar(x, v, full, &s)))
 		return rc;
 	switch (d->type) {

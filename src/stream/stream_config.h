@@ -96,6 +96,8 @@ typedef struct stream_source_cfg {
 	bool commit_offsets;       /* commit.offsets.on.checkpoint */
 	const char *key_format;    /* raw (the key metadata column's bytes) */
 	const char *registry_url;  /* avro-confluent.url */
+	const char *registry_user_info;    /* avro-confluent.basic-auth.user-info ("user:pass") */
+	const char *registry_bearer_token; /* avro-confluent.bearer-auth.token */
 	floe_strmap metadata;      /* metadata.<field> -> column (topic, partition, offset, ...) */
 	/* kinesis (Flink's Kinesis connector names) */
 	const char *kinesis_stream;

@@ -361,6 +361,10 @@ int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool 
 			}
 			continue;
 		}
+		if (rc == FLOE_EIO) /* a server the format needs (a schema registry) failed */
+			return floe_error_set(err, rc, "table %s: topic %s partition %d offset %lld: %s",
+					      tb->ident, b->topic ? b->topic : "", (int)b->partition,
+					      (long long)m->offset, why.msg);
 		if (rc)
 			return floe_error_set(err, rc, "table %s: out of memory decoding", tb->ident);
 		if (tb->filter && !stream_filter_match(tb->filter, root, root->len - 1)) {

@@ -21,7 +21,8 @@
  * as floe.source-offsets, read back and merged with another table's), and
  * a Kafka block's values through the json, csv and raw formats with every
  * metadata column filled from the records (topic, partition, offset,
- * timestamp and its type, key, headers).
+ * timestamp and its type, key, headers), and avro-confluent values (the
+ * registry's answer parsed, good and bad values decoded).
  * Every failure point is visited while an operation
  * has at most MAX_POINTS allocations; beyond that an even stride of them.
  */
@@ -39,6 +40,8 @@
 #include "floe/scan.h"
 #include "floe/plan.h"
 #include "floe/sql.h"
+#include "avro/avro_datum.h"
+#include "stream/stream_decode_avro.h"
 #include "stream/stream_kinesis.h"
 #include "stream/stream_runtime.h"
 #include "stream/stream_value_format.h"
@@ -1511,6 +1514,131 @@ static void test_kafka_decode(void)
 	floe_arena_reset(&c.arena);
 }
 
+/* ---- Kafka: avro-confluent values (the registry's answer given, no server) ------------- */
+
+/*
+ * The avro-confluent decoder (stream_decode_avro.h) on recorded values: the
+ * registry's answer for schema 7 parsed (as after a fetch), then good values
+ * (nested, union, decimal, map, bytes not UTF-8) and bad ones (no magic
+ * byte, truncated, bytes after the record, an id whose answer floe cannot
+ * use). A run that succeeds must have decoded exactly what a run without
+ * faults did: an out-of-memory taken for a bad record would lose it.
+ */
+#define AVRO_TORTURE_ANSWER                                                                    \
+	"{\"schema\": \"{\\\"type\\\": \\\"record\\\", \\\"name\\\": \\\"T\\\", \\\"fields\\\": ["   \
+	"{\\\"name\\\": \\\"id\\\", \\\"type\\\": \\\"long\\\"},"                                   \
+	"{\\\"name\\\": \\\"raw\\\", \\\"type\\\": \\\"bytes\\\"},"                                 \
+	"{\\\"name\\\": \\\"amount\\\", \\\"type\\\": {\\\"type\\\": \\\"bytes\\\", "               \
+	"\\\"logicalType\\\": \\\"decimal\\\", \\\"precision\\\": 10, \\\"scale\\\": 2}},"         \
+	"{\\\"name\\\": \\\"pt\\\", \\\"type\\\": [\\\"null\\\", {\\\"type\\\": \\\"record\\\", "   \
+	"\\\"name\\\": \\\"P\\\", \\\"fields\\\": [{\\\"name\\\": \\\"tags\\\", \\\"type\\\": "     \
+	"{\\\"type\\\": \\\"array\\\", \\\"items\\\": \\\"string\\\"}}]}]},"                        \
+	"{\\\"name\\\": \\\"attrs\\\", \\\"type\\\": {\\\"type\\\": \\\"map\\\", \\\"values\\\": "  \
+	"\\\"long\\\"}}]}\"}"
+#define AVRO_MSGS 10
+
+typedef struct avro_ctx {
+	floe_arena arena;
+	floe_schema *schema;
+	floe_buf v[AVRO_MSGS];
+	int64_t want_rows, want_bad;
+} avro_ctx;
+
+static int run_avro(void *p)
+{
+	avro_ctx *c = p;
+	stream_avro_dec *d = NULL;
+	stream_col root;
+	stream_reason why;
+	stream_coerce_opts co = {STREAM_EPOCH_MS};
+	int64_t bad = 0;
+	memset(&g_last, 0, sizeof(g_last));
+	memset(&root, 0, sizeof(root));
+	int rc = stream_avro_dec_new(&d, NULL, c->schema->root, &co, &g_last);
+	rc = rc ? rc : stream_col_init(&root, c->schema->root, NULL, 0, false, &g_last);
+	if (!rc) {
+		const char *ans = AVRO_TORTURE_ANSWER;
+		rc = stream_avro_dec_put(d, 7, ans, strlen(ans), &why);
+	}
+	if (!rc) {
+		const char *ans = "{\"schema\": \"{\\\"type\\\": \\\"nope\\\"}\"}";
+		rc = stream_avro_dec_put(d, 8, ans, strlen(ans), &why);
+		rc = rc == FLOE_EINVAL ? FLOE_OK : rc ? rc : FLOE_ECORRUPT;
+	}
+	for (int i = 0; !rc && i < AVRO_MSGS; i++) {
+		rc = stream_avro_decode(d, &root, c->v[i].data, c->v[i].len, &why);
+		if (rc == FLOE_EINVAL) {
+			bad++;
+			rc = FLOE_OK;
+		}
+	}
+	int64_t rows = root.len;
+	stream_avro_dec_free(d);
+	stream_col_reset(&root);
+	if (rc)
+		return rc;
+	if (c->want_rows >= 0 && (rows != c->want_rows || bad != c->want_bad))
+		return floe_error_set(&g_last, FLOE_ECORRUPT,
+				      "avro-confluent: %lld rows and %lld bad records, not %lld and %lld",
+				      (long long)rows, (long long)bad, (long long)c->want_rows,
+				      (long long)c->want_bad);
+	return FLOE_OK;
+}
+
+static void test_kafka_avro(void)
+{
+	avro_ctx c;
+	floe_error err = {0};
+	memset(&c, 0, sizeof(c));
+	floe_arena_init(&c.arena, 4096);
+	T_OK(floe_schema_parse_compact(&c.schema, &c.arena,
+				       "id long not null, raw binary, amount decimal(10, 2), "
+				       "pt struct<tags: list<string>>, attrs map<string, long>",
+				       &err),
+	     &err);
+	for (int i = 0; i < AVRO_MSGS; i++) {
+		floe_buf *b = &c.v[i];
+		uint8_t head[5] = {0, 0, 0, 0, (uint8_t)(i == 8 ? 8 : 7)};
+		uint8_t raw[3] = {0xff, 0x00, (uint8_t)i}, amount[2] = {0xfe, (uint8_t)i};
+		floe_buf_init(b, 0);
+		T_CHECK(floe_buf_append(b, head, 5) == 0);
+		T_CHECK(floe_avro_enc_long(b, i) == 0);
+		T_CHECK(floe_avro_enc_bytes(b, raw, 3) == 0);
+		T_CHECK(floe_avro_enc_bytes(b, amount, 2) == 0);
+		if (i % 3 == 0) {
+			T_CHECK(floe_avro_enc_union(b, 0) == 0);
+		} else {
+			T_CHECK(floe_avro_enc_union(b, 1) == 0);
+			T_CHECK(floe_avro_enc_block_count(b, 2) == 0);
+			T_CHECK(floe_avro_enc_string(b, "tag", 3) == 0);
+			T_CHECK(floe_avro_enc_string(b, "other tag", 9) == 0);
+			T_CHECK(floe_avro_enc_block_count(b, 0) == 0);
+		}
+		T_CHECK(floe_avro_enc_block_count(b, 2) == 0);
+		T_CHECK(floe_avro_enc_string(b, "a", 1) == 0);
+		T_CHECK(floe_avro_enc_long(b, i * 1000) == 0);
+		T_CHECK(floe_avro_enc_string(b, "b", 1) == 0);
+		T_CHECK(floe_avro_enc_long(b, -i) == 0);
+		T_CHECK(floe_avro_enc_block_count(b, 0) == 0);
+		if (i == 3)
+			b->data[0] = 1; /* not the magic byte */
+		if (i == 5)
+			b->len -= 4; /* truncated */
+		if (i == 6)
+			T_CHECK(floe_buf_append(b, "\x00", 1) == 0); /* a byte after the record */
+	}
+	c.want_rows = -1;
+	T_OK(run_avro(&c), &g_last);
+	c.want_rows = 6;
+	c.want_bad = 4; /* 3, 5, 6, 8 (schema 8 is no Avro schema) */
+	T_OK(run_avro(&c), &g_last);
+	scenario sc = {"Kafka avro-confluent values", run_avro, NULL, &c, 0};
+	torture(&sc);
+	for (int i = 0; i < AVRO_MSGS; i++)
+		floe_buf_reset(&c.v[i]);
+	floe_arena_reset(&c.arena);
+}
+
 int main(void)
 {
 	T_RUN(test_metadata);
@@ -1529,5 +1657,6 @@ int main(void)
 	T_RUN(test_dml);
 	T_RUN(test_kinesis);
 	T_RUN(test_kafka_decode);
+	T_RUN(test_kafka_avro);
 	return t_finish();
 }
