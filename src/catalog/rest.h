@@ -34,10 +34,12 @@ int floe_rest_catalog_open(floe_catalog **out, const floe_rest_catalog_opts *opt
 
 /*
  * Tests and fuzzing: read a server's answer p[0..n) the way the client does.
- * kind: "load" (LoadTableResult / CommitTableResponse), "namespaces"
- * (ListNamespacesResponse), "tables" (ListTablesResponse), "config"
- * (CatalogConfig), "error" (ErrorModel; its text goes to err), "token"
- * (OAuthTokenResponse). FLOE_ECORRUPT for an answer the client refuses.
+ * kind: "load" (LoadTableResult / CommitTableResponse), "credentials"
+ * (LoadCredentialsResponse), "namespaces" (ListNamespacesResponse), "tables"
+ * (ListTablesResponse), "config" (CatalogConfig, with its endpoints), "error"
+ * (ErrorModel; its text goes to err), "token" (OAuthTokenResponse). The
+ * vended credentials of "load" and "credentials" go to an S3 FileIO.
+ * FLOE_ECORRUPT for an answer the client refuses.
  */
 int floe_rest__parse(const char *kind, const char *p, size_t n, floe_error *err) FLOE_WUR;
 /* The CommitTableRequest body for base -> next (base NULL: a create). */
