@@ -29,8 +29,18 @@
  *    s3.* keys of its config, for the table's location) go to the FileIO
  *    for the paths under their prefixes, replaced at each load, so the
  *    table's files are read and written with them instead of the process's
- *    own. A create (a commit, whose answer carries no config) loads the
- *    table once to get them.
+ *    own. A create (a commit, whose answer carries no config) asks for them
+ *    once. The catalog is the FileIO's renewer (floe_io_set_renewer): each
+ *    prefix remembers the table that vended it, and credentials near their
+ *    s3.session-token-expires-at-ms are asked for again through
+ *    loadCredentials (GET .../credentials) when the server lists it, else a
+ *    loadTable — from whichever I/O thread found them due (the HTTP pool,
+ *    the token and the properties are shared safely; vend_tables has its
+ *    own lock). The catalog therefore outlives its FileIO's requests.
+ *  - Endpoints: the config's endpoints list, else the spec's default set,
+ *    says what the server offers; a call it leaves out is FLOE_EUNSUPPORTED
+ *    naming the endpoint, never sent (and without transactions/commit the
+ *    catalog reports no multi-table transactions).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,9 @@
  * ("glue", "s3tables", default "execute-api"), rest.signing-region,
  * rest.access-key-id / rest.secret-access-key / rest.session-token (else the
  * AWS chain), rest.retry.num-retries, rest.request-timeout-ms; and the S3
- * FileIO's (io/s3.h), which the server's config may also give.
+ * FileIO's (io/s3.h), which the server's config may also give. Calls are
+ * limited to the config's endpoints list (else the spec's default set); vended
+ * credentials are renewed through loadCredentials when it is listed.
  *
  * Thread-safety: as every catalog (one thread at a time).
  */
