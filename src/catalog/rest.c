@@ -912,6 +912,22 @@ static void wipe_map(floe_strmap *m)
 
 /* ---- vended credentials ----------------------------------------------------------- */
 
+/* whether two prefixes name one place for the FileIO (s3:// = s3a:// = s3n://) */
+static bool same_place(const char *a, const char *b)
+{
+	const char *x = strstr(a, "://"), *y = strstr(b, "://");
+	return x && y ? !strcmp(x, y) : !strcmp(a, b);
+}
+
+/* whether set (of prefixes) names prefix's place */
+static bool in_set(const floe_strmap *set, const char *prefix)
+{
+	for (size_t i = 0; i < set->len; i++)
+		if (same_place(set->items[i].key, prefix))
+			return true;
+	return false;
+}
+
 /*
  * One answer's credentials to the FileIO (REST spec: storage-credentials,
  * each a prefix and a config, the longest prefix holding a path winning —
@@ -977,7 +993,7 @@ static int vend_apply(rest_catalog *c, const char *ns, const char *name, const f
 		floe_mutex_lock(&c->vend_lock);
 		for (size_t i = 0; i < c->vend_tables.len && !rc; i++) {
 			const floe_strmap_entry *t = &c->vend_tables.items[i];
-			if (!strcmp(t->value, ident) && !floe_strmap_get(&set, t->key) &&
+			if (!strcmp(t->value, ident) && !in_set(&set, t->key) &&
 			    floe_strmap_set(&stale, t->key, ""))
 				rc = floe_error_oom(err);
 		}
