@@ -48,6 +48,7 @@
 
 #include "catalog/catalog_impl.h"
 #include "catalog/rest.h"
+#include "catalog/rest_endpoints.h"
 #include "io/aws.h"
 #include "io/http.h"
 #include "io/s3.h"
@@ -76,130 +77,27 @@ typedef struct rest_catalog {
 	bool delegation; /* send X-Iceberg-Access-Delegation: vended-credentials */
 	floe_aws_provider *aws;
 	floe_retry retry;
-	uint32_t endpoints; /* EP_* bits the server offers */
+	uint32_t endpoints; /* FLOE_REST_EP bits the server offers */
 	/* which table vended the credentials of each prefix, for their renewal
 	 * (prefix -> "ns\x1fname"); the FileIO's renewer runs on I/O threads */
 	floe_mutex vend_lock;
 	floe_strmap vend_tables;
 } rest_catalog;
 
-/*
- * The endpoints floe calls (REST spec: CatalogConfig.endpoints, each
- * "<verb> <path>"). A server that sends no list offers the spec's default
- * set (EP_DEFAULT); one that sends a list offers what it lists, and floe
- * calls nothing else.
- */
-enum {
-	EP_LIST_NS,
-	EP_CREATE_NS,
-	EP_LOAD_NS,
-	EP_NS_EXISTS,
-	EP_DROP_NS,
-	EP_UPDATE_NS,
-	EP_LIST_TABLES,
-	EP_LOAD_TABLE,
-	EP_UPDATE_TABLE,
-	EP_DROP_TABLE,
-	EP_RENAME_TABLE,
-	EP_COMMIT_TXN,
-	EP_LOAD_CREDENTIALS,
-	EP_LIST_VIEWS,
-	EP_N
-};
-static const struct {
-	const char *verb, *path, *what;
-} ep_spec[EP_N] = {
-	[EP_LIST_NS] = {"GET", "/v1/{prefix}/namespaces", "listing namespaces"},
-	[EP_CREATE_NS] = {"POST", "/v1/{prefix}/namespaces", "creating namespaces"},
-	[EP_LOAD_NS] = {"GET", "/v1/{prefix}/namespaces/{namespace}", "loading namespaces"},
-	[EP_NS_EXISTS] = {"HEAD", "/v1/{prefix}/namespaces/{namespace}", "checking namespaces"},
-	[EP_DROP_NS] = {"DELETE", "/v1/{prefix}/namespaces/{namespace}", "dropping namespaces"},
-	[EP_UPDATE_NS] = {"POST", "/v1/{prefix}/namespaces/{namespace}/properties",
-			  "updating namespace properties"},
-	[EP_LIST_TABLES] = {"GET", "/v1/{prefix}/namespaces/{namespace}/tables", "listing tables"},
-	[EP_LOAD_TABLE] = {"GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}",
-			   "loading tables"},
-	[EP_UPDATE_TABLE] = {"POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}",
-			     "committing to tables"},
-	[EP_DROP_TABLE] = {"DELETE", "/v1/{prefix}/namespaces/{namespace}/tables/{table}",
-			   "dropping tables"},
-	[EP_RENAME_TABLE] = {"POST", "/v1/{prefix}/tables/rename", "renaming tables"},
-	[EP_COMMIT_TXN] = {"POST", "/v1/{prefix}/transactions/commit",
-			   "multi-table transactions"},
-	[EP_LOAD_CREDENTIALS] = {"GET",
-				 "/v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials",
-				 "loading vended credentials"},
-	[EP_LIST_VIEWS] = {"GET", "/v1/{prefix}/namespaces/{namespace}/views", "listing views"},
-};
-#define EP(x) (1u << (x))
-/* spec: "If a server does not send the endpoints field, a default set of
- * endpoints is assumed" (no HEAD, no credentials, no views) */
-#define EP_DEFAULT                                                                              \
-	(EP(EP_LIST_NS) | EP(EP_CREATE_NS) | EP(EP_LOAD_NS) | EP(EP_DROP_NS) | EP(EP_UPDATE_NS) |  \
-	 EP(EP_LIST_TABLES) | EP(EP_LOAD_TABLE) | EP(EP_UPDATE_TABLE) | EP(EP_DROP_TABLE) |       \
-	 EP(EP_RENAME_TABLE) | EP(EP_COMMIT_TXN))
-
-static bool offers(const rest_catalog *c, int ep)
-{
-	return (c->endpoints & EP(ep)) != 0;
-}
-
-/* FLOE_EUNSUPPORTED, saying which endpoint, when the server does not offer ep */
-static int need(const rest_catalog *c, int ep, floe_error *err)
-{
-	if (offers(c, ep))
-		return FLOE_OK;
-	return floe_error_set(err, FLOE_EUNSUPPORTED,
-			      "REST catalog: the server does not offer %s (its config's "
-			      "endpoints do not list '%s %s')",
-			      ep_spec[ep].what, ep_spec[ep].verb, ep_spec[ep].path);
-}
-
-/* an HTTP verb, without regard to ASCII case */
-static bool verb_eq(const char *p, size_t n, const char *verb)
-{
-	if (strlen(verb) != n)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char ch = p[i] >= 'a' && p[i] <= 'z' ? (char)(p[i] - 'a' + 'A') : p[i];
-		if (ch != verb[i])
-			return false;
-	}
-	return true;
-}
-
-/*
- * The EP_* bits of a CatalogConfig's endpoints (absent: the default set).
- * Verbs are matched without regard to case, paths exactly; endpoints floe
- * does not call are skipped. FLOE_ECORRUPT for a list that is not one of
- * strings "<verb> <path>".
- */
-static int parse_endpoints(const floe_json *cfg, uint32_t *out, floe_error *err)
-{
-	const floe_json *l = floe_json_get(cfg, "endpoints");
-	*out = EP_DEFAULT;
-	if (!l || l->type == FLOE_JSON_NULL)
-		return FLOE_OK;
-	if (l->type != FLOE_JSON_ARRAY)
-		return floe_error_corrupt(err, "REST config: endpoints is not a list");
-	*out = 0;
-	for (const floe_json *e = l->child; e; e = e->next) {
-		const char *sp = e->type == FLOE_JSON_STRING ? memchr(e->s, ' ', e->len) : NULL;
-		if (!sp)
-			return floe_error_corrupt(err, "REST config: an endpoint that is not "
-						       "\"<verb> <path>\"");
-		size_t vl = (size_t)(sp - e->s), pl = e->len - vl - 1;
-		for (int i = 0; i < EP_N; i++)
-			if (verb_eq(e->s, vl, ep_spec[i].verb) && strlen(ep_spec[i].path) == pl && !memcmp(sp + 1, ep_spec[i].path, pl))
-				*out |= EP(i);
-	}
-	return FLOE_OK;
-}
-
 static const char *prop(const rest_catalog *c, const char *k)
 {
 	const char *v = floe_strmap_get(&c->props, k);
 	return v && *v ? v : NULL;
+}
+
+static bool offers(const rest_catalog *c, int ep)
+{
+	return (c->endpoints & FLOE_REST_EP(ep)) != 0;
+}
+
+static int need(const rest_catalog *c, int ep, floe_error *err)
+{
+	return floe_rest__need(c->endpoints, ep, err);
 }
 
 /* ---- HTTP -------------------------------------------------------------------------- */
@@ -608,7 +506,7 @@ static int r_create_namespace(floe_catalog *cat, const char *ns, const floe_strm
 	floe_jw w;
 	rest_resp rr;
 	int rc;
-	if ((rc = need(c, EP_CREATE_NS, err)))
+	if ((rc = need(c, FLOE_REST_EP_CREATE_NS, err)))
 		return rc;
 	floe_buf_init(&url, 1 << 16);
 	floe_buf_init(&body, 1 << 20);
@@ -682,7 +580,7 @@ static int list_page(void *payload, const char *token, floe_arena *a, const floe
 
 static int list_run(rest_list *l, floe_list_items_fn items, floe_error *err)
 {
-	int rc0 = need(l->c, l->ns ? EP_LIST_TABLES : EP_LIST_NS, err);
+	int rc0 = need(l->c, l->ns ? FLOE_REST_EP_LIST_TABLES : FLOE_REST_EP_LIST_NS, err);
 	if (rc0)
 		return rc0;
 	floe_buf_init(&l->url, 1 << 16);
@@ -717,7 +615,7 @@ static int r_drop_namespace(floe_catalog *cat, const char *ns, floe_error *err)
 	rest_catalog *c = (rest_catalog *)cat;
 	floe_buf url, doc;
 	rest_resp rr;
-	int rc = need(c, EP_DROP_NS, err);
+	int rc = need(c, FLOE_REST_EP_DROP_NS, err);
 	if (rc)
 		return rc;
 	floe_buf_init(&url, 1 << 16);
@@ -742,7 +640,7 @@ static int r_load_ns_props(floe_catalog *cat, const char *ns, floe_strmap *out, 
 	floe_buf url, body;
 	floe_arena a;
 	floe_json *j;
-	int rc = need(c, EP_LOAD_NS, err);
+	int rc = need(c, FLOE_REST_EP_LOAD_NS, err);
 	if (rc)
 		return rc;
 	floe_buf_init(&url, 1 << 16);
@@ -784,7 +682,7 @@ static int ns_head(rest_catalog *c, const char *ns, bool *exists, floe_error *er
 static int r_namespace_exists(floe_catalog *cat, const char *ns, bool *exists, floe_error *err)
 {
 	rest_catalog *c = (rest_catalog *)cat;
-	if (!offers(c, EP_LOAD_NS) && offers(c, EP_NS_EXISTS))
+	if (!offers(c, FLOE_REST_EP_LOAD_NS) && offers(c, FLOE_REST_EP_NS_EXISTS))
 		return ns_head(c, ns, exists, err);
 	floe_strmap m;
 	floe_strmap_init(&m);
@@ -808,7 +706,7 @@ static int r_update_ns_props(floe_catalog *cat, const char *ns, const floe_strma
 	floe_jw w;
 	rest_resp rr;
 	int rc;
-	if ((rc = need(c, EP_UPDATE_NS, err)))
+	if ((rc = need(c, FLOE_REST_EP_UPDATE_NS, err)))
 		return rc;
 	floe_buf_init(&url, 1 << 16);
 	floe_buf_init(&body, 1 << 20);
@@ -1034,12 +932,12 @@ static int use_vended(rest_catalog *c, const floe_json *j, const char *location,
  */
 static int load_credentials(rest_catalog *c, const char *ns, const char *name, floe_error *err)
 {
-	bool lc = offers(c, EP_LOAD_CREDENTIALS);
+	bool lc = offers(c, FLOE_REST_EP_LOAD_CREDENTIALS);
 	floe_buf url, body;
 	floe_arena a;
 	floe_json *j = NULL;
 	int rc;
-	if (!lc && (rc = need(c, EP_LOAD_TABLE, err)))
+	if (!lc && (rc = need(c, FLOE_REST_EP_LOAD_TABLE, err)))
 		return rc;
 	floe_buf_init(&url, 1 << 16);
 	floe_buf_init(&body, RESP_MAX);
@@ -1105,7 +1003,7 @@ static int r_load_table(floe_catalog *cat, const char *ns, const char *name, flo
 	floe_arena a;
 	floe_json *j;
 	*out = NULL;
-	int rc = need(c, EP_LOAD_TABLE, err);
+	int rc = need(c, FLOE_REST_EP_LOAD_TABLE, err);
 	if (rc)
 		return rc;
 	floe_buf_init(&url, 1 << 16);
@@ -1462,7 +1360,7 @@ static int r_commit(floe_catalog *cat, const char *ns, const char *name,
 	rest_resp rr;
 	int rc;
 	*location = NULL;
-	if ((rc = need(c, EP_UPDATE_TABLE, err)))
+	if ((rc = need(c, FLOE_REST_EP_UPDATE_TABLE, err)))
 		return rc;
 	floe_arena_init(&a, 1 << 16);
 	floe_buf_init(&t1, 0);
@@ -1562,7 +1460,7 @@ static int r_commit_tables(floe_catalog *cat, floe_catalog_change *ch, size_t n,
 	floe_arena a;
 	floe_buf t1, t2, one, body, url, out, doc;
 	rest_resp rr;
-	int rc = need(c, EP_COMMIT_TXN, err);
+	int rc = need(c, FLOE_REST_EP_COMMIT_TXN, err);
 	if (rc)
 		return rc;
 	floe_arena_init(&a, 1 << 16);
@@ -1649,7 +1547,7 @@ static int r_drop_table(floe_catalog *cat, const char *ns, const char *name, flo
 	rest_catalog *c = (rest_catalog *)cat;
 	floe_buf url, doc;
 	rest_resp rr;
-	int rc = need(c, EP_DROP_TABLE, err);
+	int rc = need(c, FLOE_REST_EP_DROP_TABLE, err);
 	if (rc)
 		return rc;
 	floe_buf_init(&url, 1 << 16);
@@ -1674,7 +1572,7 @@ static int r_rename(floe_catalog *cat, const char *from_ns, const char *from_nam
 	floe_jw w;
 	rest_resp rr;
 	int rc;
-	if ((rc = need(c, EP_RENAME_TABLE, err)))
+	if ((rc = need(c, FLOE_REST_EP_RENAME_TABLE, err)))
 		return rc;
 	floe_buf_init(&url, 1 << 16);
 	floe_buf_init(&body, 1 << 16);
@@ -1724,7 +1622,7 @@ static int r_default_location(floe_catalog *cat, const char *ns, const char *nam
 	const char *base = NULL;
 	char *path = NULL;
 	/* the namespace's location, else <warehouse>/<ns parts>/<name> */
-	if (offers(c, EP_LOAD_NS) && !r_load_ns_props(cat, ns, &m, &e))
+	if (offers(c, FLOE_REST_EP_LOAD_NS) && !r_load_ns_props(cat, ns, &m, &e))
 		base = floe_strmap_get(&m, "location");
 	floe_buf b;
 	floe_buf_init(&b, 1 << 16);
@@ -1823,7 +1721,7 @@ static int load_config(rest_catalog *c, const char *warehouse, floe_error *err)
 		goto done;
 	}
 	if ((rc = get_json(c, floe_buf_cstr(&url), &a, &body, &j, "config", err)) ||
-	    (rc = parse_endpoints(j, &c->endpoints, err)))
+	    (rc = floe_rest__parse_endpoints(j, &c->endpoints, err)))
 		goto done;
 	const floe_json *d = floe_json_get(j, "defaults"), *o = floe_json_get(j, "overrides");
 	for (const floe_json *kv = d ? d->child : NULL; kv && !rc; kv = kv->next)
@@ -1870,7 +1768,7 @@ int floe_rest_catalog_open(floe_catalog **out, const floe_rest_catalog_opts *opt
 		return floe_error_oom(err);
 	}
 	floe_strmap_init(&c->vend_tables);
-	c->endpoints = EP_DEFAULT;
+	c->endpoints = FLOE_REST_EP_DEFAULT;
 	floe_strmap_init(&c->props);
 	floe_strmap_init(&c->base.open_props);
 	c->base.ops = &rest_ops;
@@ -1967,7 +1865,7 @@ int floe_rest_catalog_open(floe_catalog **out, const floe_rest_catalog_opts *opt
 	}
 	/* new vended credentials before the old ones expire, from any I/O thread */
 	floe_io_set_renewer(c->base.io, renew_vended, c);
-	if (!offers(c, EP_COMMIT_TXN))
+	if (!offers(c, FLOE_REST_EP_COMMIT_TXN))
 		c->base.no_transactions = "the REST server does not offer multi-table transactions "
 					  "(its config's endpoints do not list 'POST "
 					  "/v1/{prefix}/transactions/commit')";
@@ -2058,7 +1956,7 @@ int floe_rest__parse(const char *kind, const char *p, size_t n, floe_error *err)
 		}
 	} else if (!strcmp(kind, "config")) {
 		uint32_t eps;
-		rc = parse_endpoints(j, &eps, err);
+		rc = floe_rest__parse_endpoints(j, &eps, err);
 		const floe_json *d = floe_json_get(j, "defaults"), *o = floe_json_get(j, "overrides");
 		for (const floe_json *kv = d ? d->child : NULL; kv; kv = kv->next)
 			count += kv->type == FLOE_JSON_STRING;
