@@ -169,7 +169,7 @@ int floe_catalog_commit_table(floe_catalog *cat, const char *ns, const char *nam
 
 bool floe_catalog_has_transactions(const floe_catalog *cat)
 {
-	return cat && cat->ops->commit_tables != NULL;
+	return cat && cat->ops->commit_tables != NULL && !cat->no_transactions;
 }
 
 int floe_catalog_commit_tables(floe_catalog *cat, floe_catalog_change *ch, size_t n,
@@ -177,6 +177,8 @@ int floe_catalog_commit_tables(floe_catalog *cat, floe_catalog_change *ch, size_
 {
 	for (size_t i = 0; i < n; i++)
 		ch[i].location = NULL;
+	if (cat->ops->commit_tables && cat->no_transactions)
+		return floe_error_set(err, FLOE_EUNSUPPORTED, "%s", cat->no_transactions);
 	if (!cat->ops->commit_tables)
 		return floe_error_set(err, FLOE_EUNSUPPORTED,
 				      "the %s catalog cannot commit several tables in one "

@@ -91,6 +91,9 @@ struct floe_catalog {
 	/* Catalogs whose server maintains tables itself (detected or
 	 * configured): floe refuses to run maintenance there. */
 	bool managed_maintenance;
+	/* Why a catalog with commit_tables cannot use it here (a REST server
+	 * that does not offer transactions), or NULL. Static text. */
+	const char *no_transactions;
 	/* SQL database holding maintenance locks (flink_maintenance_lock): the
 	 * catalog's own database, or <warehouse>/floe-locks.db for a local
 	 * file-system catalog; NULL when there is none. Owned by the catalog. */

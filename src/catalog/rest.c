@@ -29,8 +29,18 @@
  *    s3.* keys of its config, for the table's location) go to the FileIO
  *    for the paths under their prefixes, replaced at each load, so the
  *    table's files are read and written with them instead of the process's
- *    own. A create (a commit, whose answer carries no config) loads the
- *    table once to get them.
+ *    own. A create (a commit, whose answer carries no config) asks for them
+ *    once. The catalog is the FileIO's renewer (floe_io_set_renewer): each
+ *    prefix remembers the table that vended it, and credentials near their
+ *    s3.session-token-expires-at-ms are asked for again through
+ *    loadCredentials (GET .../credentials) when the server lists it, else a
+ *    loadTable — from whichever I/O thread found them due (the HTTP pool,
+ *    the token and the properties are shared safely; vend_tables has its
+ *    own lock). The catalog therefore outlives its FileIO's requests.
+ *  - Endpoints: the config's endpoints list, else the spec's default set,
+ *    says what the server offers; a call it leaves out is FLOE_EUNSUPPORTED
+ *    naming the endpoint, never sent (and without transactions/commit the
+ *    catalog reports no multi-table transactions).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +48,7 @@
 
 #include "catalog/catalog_impl.h"
 #include "catalog/rest.h"
+#include "catalog/rest_endpoints.h"
 #include "io/aws.h"
 #include "io/http.h"
 #include "io/s3.h"
@@ -66,12 +77,27 @@ typedef struct rest_catalog {
 	bool delegation; /* send X-Iceberg-Access-Delegation: vended-credentials */
 	floe_aws_provider *aws;
 	floe_retry retry;
+	uint32_t endpoints; /* FLOE_REST_EP bits the server offers */
+	/* which table vended the credentials of each prefix, for their renewal
+	 * (prefix -> "ns\x1fname"); the FileIO's renewer runs on I/O threads */
+	floe_mutex vend_lock;
+	floe_strmap vend_tables;
 } rest_catalog;
 
 static const char *prop(const rest_catalog *c, const char *k)
 {
 	const char *v = floe_strmap_get(&c->props, k);
 	return v && *v ? v : NULL;
+}
+
+static bool offers(const rest_catalog *c, int ep)
+{
+	return (c->endpoints & FLOE_REST_EP(ep)) != 0;
+}
+
+static int need(const rest_catalog *c, int ep, floe_error *err)
+{
+	return floe_rest__need(c->endpoints, ep, err);
 }
 
 /* ---- HTTP -------------------------------------------------------------------------- */
@@ -480,6 +506,8 @@ static int r_create_namespace(floe_catalog *cat, const char *ns, const floe_strm
 	floe_jw w;
 	rest_resp rr;
 	int rc;
+	if ((rc = need(c, FLOE_REST_EP_CREATE_NS, err)))
+		return rc;
 	floe_buf_init(&url, 1 << 16);
 	floe_buf_init(&body, 1 << 20);
 	floe_buf_init(&doc, ERR_MAX);
@@ -552,6 +580,9 @@ static int list_page(void *payload, const char *token, floe_arena *a, const floe
 
 static int list_run(rest_list *l, floe_list_items_fn items, floe_error *err)
 {
+	int rc0 = need(l->c, l->ns ? FLOE_REST_EP_LIST_TABLES : FLOE_REST_EP_LIST_NS, err);
+	if (rc0)
+		return rc0;
 	floe_buf_init(&l->url, 1 << 16);
 	floe_buf_init(&l->out, RESP_MAX);
 	int rc = floe_catalog__list_pages("next-page-token", list_page, items, l, err);
@@ -584,9 +615,12 @@ static int r_drop_namespace(floe_catalog *cat, const char *ns, floe_error *err)
 	rest_catalog *c = (rest_catalog *)cat;
 	floe_buf url, doc;
 	rest_resp rr;
+	int rc = need(c, FLOE_REST_EP_DROP_NS, err);
+	if (rc)
+		return rc;
 	floe_buf_init(&url, 1 << 16);
 	floe_buf_init(&doc, ERR_MAX);
-	int rc = url_of(c, &url, ns, NULL, NULL) ? floe_error_oom(err)
+	rc = url_of(c, &url, ns, NULL, NULL) ? floe_error_oom(err)
 						  : call(c, "DELETE", floe_buf_cstr(&url), NULL,
 							 NULL, &doc, &rr, true, err);
 	if (!rc && rr.status == 404)
@@ -606,12 +640,15 @@ static int r_load_ns_props(floe_catalog *cat, const char *ns, floe_strmap *out, 
 	floe_buf url, body;
 	floe_arena a;
 	floe_json *j;
+	int rc = need(c, FLOE_REST_EP_LOAD_NS, err);
+	if (rc)
+		return rc;
 	floe_buf_init(&url, 1 << 16);
 	floe_buf_init(&body, RESP_MAX);
 	floe_arena_init(&a, 4096);
-	int rc = url_of(c, &url, ns, NULL, NULL) ? floe_error_oom(err)
-						  : get_json(c, floe_buf_cstr(&url), &a, &body, &j,
-							     "load namespace", err);
+	rc = url_of(c, &url, ns, NULL, NULL) ? floe_error_oom(err)
+					      : get_json(c, floe_buf_cstr(&url), &a, &body, &j,
+							 "load namespace", err);
 	if (rc == FLOE_ENOTFOUND)
 		rc = floe_error_set(err, rc, "namespace '%s' does not exist", ns);
 	const floe_json *p = rc ? NULL : floe_json_get(j, "properties");
@@ -624,8 +661,29 @@ static int r_load_ns_props(floe_catalog *cat, const char *ns, floe_strmap *out, 
 	return rc;
 }
 
+/* HEAD .../namespaces/{namespace}: for a server that offers it but not GET */
+static int ns_head(rest_catalog *c, const char *ns, bool *exists, floe_error *err)
+{
+	floe_buf url, doc;
+	rest_resp rr;
+	floe_buf_init(&url, 1 << 16);
+	floe_buf_init(&doc, ERR_MAX);
+	int rc = url_of(c, &url, ns, NULL, NULL) ? floe_error_oom(err)
+						  : call(c, "HEAD", floe_buf_cstr(&url), NULL, NULL,
+							 &doc, &rr, true, err);
+	if (!rc && rr.status != 204 && rr.status != 200 && rr.status != 404)
+		rc = status_err(err, rr.status, &doc, "check namespace");
+	*exists = !rc && rr.status != 404;
+	floe_buf_reset(&url);
+	floe_buf_reset(&doc);
+	return rc;
+}
+
 static int r_namespace_exists(floe_catalog *cat, const char *ns, bool *exists, floe_error *err)
 {
+	rest_catalog *c = (rest_catalog *)cat;
+	if (!offers(c, FLOE_REST_EP_LOAD_NS) && offers(c, FLOE_REST_EP_NS_EXISTS))
+		return ns_head(c, ns, exists, err);
 	floe_strmap m;
 	floe_strmap_init(&m);
 	floe_error e;
@@ -648,6 +706,8 @@ static int r_update_ns_props(floe_catalog *cat, const char *ns, const floe_strma
 	floe_jw w;
 	rest_resp rr;
 	int rc;
+	if ((rc = need(c, FLOE_REST_EP_UPDATE_NS, err)))
+		return rc;
 	floe_buf_init(&url, 1 << 16);
 	floe_buf_init(&body, 1 << 20);
 	floe_buf_init(&doc, ERR_MAX);
@@ -748,54 +808,191 @@ static void wipe_map(floe_strmap *m)
 	floe_strmap_reset(m);
 }
 
-/*
- * The credentials a LoadTableResult vends (REST spec: storage-credentials,
- * each with a prefix and a config; else the config's s3.* keys for the
- * table's location) to the FileIO. Values are never logged.
- */
-static int use_vended(rest_catalog *c, const floe_json *j, const floe_metadata *m, const char *ns,
-		      const char *name, floe_error *err)
+/* ---- vended credentials ----------------------------------------------------------- */
+
+/* whether two prefixes name one place for the FileIO (s3:// = s3a:// = s3n://) */
+static bool same_place(const char *a, const char *b)
 {
-	const floe_json *sc = floe_json_get(j, "storage-credentials");
-	const floe_json *cfg = floe_json_get(j, "config");
+	const char *x = strstr(a, "://"), *y = strstr(b, "://");
+	return x && y ? !strcmp(x, y) : !strcmp(a, b);
+}
+
+/* whether set (of prefixes) names prefix's place */
+static bool in_set(const floe_strmap *set, const char *prefix)
+{
+	for (size_t i = 0; i < set->len; i++)
+		if (same_place(set->items[i].key, prefix))
+			return true;
+	return false;
+}
+
+/*
+ * One answer's credentials to the FileIO (REST spec: storage-credentials,
+ * each a prefix and a config, the longest prefix holding a path winning —
+ * the FileIO's match; "clients must first check whether the respective
+ * credentials exist in the storage-credentials field before checking the
+ * config": the s3.* keys of a LoadTableResult's config, for the table's
+ * location, only when the list has no S3 ones). The prefixes set are
+ * remembered as the table's, for their renewal; the table's prefixes the
+ * answer no longer names are dropped (their old keys, on a longer prefix,
+ * would otherwise still win). Values are never logged.
+ */
+static int vend_apply(rest_catalog *c, const char *ns, const char *name, const floe_json *sc,
+		      const floe_json *cfg, const char *location, const char *how,
+		      floe_error *err)
+{
+	floe_strmap set, stale, none;
 	int rc = FLOE_OK, n = 0;
+	size_t il = strlen(ns) + strlen(name) + 2;
+	char *ident = floe_malloc(il);
+	if (!ident)
+		return floe_error_oom(err);
+	snprintf(ident, il, "%s\x1f%s", ns, name);
+	floe_strmap_init(&set);
+	floe_strmap_init(&stale);
+	floe_strmap_init(&none);
 	for (const floe_json *e = sc && sc->type == FLOE_JSON_ARRAY ? sc->child : NULL; e && !rc;
 	     e = e->next) {
 		const floe_json *pf = floe_json_get(e, "prefix");
 		floe_strmap props;
 		floe_strmap_init(&props);
 		if (!pf || pf->type != FLOE_JSON_STRING) {
-			rc = floe_error_corrupt(err, "REST load of %s.%s: a storage credential "
-						     "without a prefix",
-						ns, name);
+			rc = floe_error_corrupt(err, "a storage credential without a prefix");
 		} else if (string_members(&props, floe_json_get(e, "config"))) {
 			rc = floe_error_oom(err);
 		} else if (!floe_strmap_get(&props, "s3.access-key-id")) {
 			/* not S3's (gcs.*, adls.*): not ours to use */
 		} else if (!(rc = floe_io_set_credentials(c->base.io, pf->s, &props, err))) {
 			n++;
+			if (floe_strmap_set(&set, pf->s, ""))
+				rc = floe_error_oom(err);
 		}
 		wipe_map(&props);
 	}
-	if (!n && !rc && cfg && floe_json_get(cfg, "s3.access-key-id") && m && m->location) {
+	if (!n && !rc && cfg && floe_json_get(cfg, "s3.access-key-id") && location) {
 		floe_strmap props;
 		floe_strmap_init(&props);
-		rc = string_members(&props, cfg) ? floe_error_oom(err)
-						 : floe_io_set_credentials(c->base.io, m->location,
-									   &props, err);
+		rc = string_members(&props, cfg)
+			     ? floe_error_oom(err)
+			     : floe_io_set_credentials(c->base.io, location, &props, err);
 		wipe_map(&props);
-		n += !rc;
+		if (!rc) {
+			n++;
+			if (floe_strmap_set(&set, location, ""))
+				rc = floe_error_oom(err);
+		}
 	}
 	if (rc == FLOE_EUNSUPPORTED) { /* a table on local files: nothing to sign */
 		floe_error_clear(err);
 		rc = FLOE_OK;
+		n = 0;
 	}
-	if (n)
-		FLOE_DEBUG("REST: %s.%s: vended credentials for %d location%s", ns, name, n,
+	if (!rc && n) {
+		floe_mutex_lock(&c->vend_lock);
+		for (size_t i = 0; i < c->vend_tables.len && !rc; i++) {
+			const floe_strmap_entry *t = &c->vend_tables.items[i];
+			if (!strcmp(t->value, ident) && !in_set(&set, t->key) &&
+			    floe_strmap_set(&stale, t->key, ""))
+				rc = floe_error_oom(err);
+		}
+		for (size_t i = 0; i < set.len && !rc; i++)
+			if (floe_strmap_set(&c->vend_tables, set.items[i].key, ident))
+				rc = floe_error_oom(err);
+		for (size_t i = 0; i < stale.len; i++)
+			floe_strmap_remove(&c->vend_tables, stale.items[i].key);
+		floe_mutex_unlock(&c->vend_lock);
+		for (size_t i = 0; i < stale.len; i++) {
+			floe_error e;
+			floe_error_clear(&e);
+			(void)!floe_io_set_credentials(c->base.io, stale.items[i].key, &none, &e);
+		}
+		FLOE_DEBUG("REST: %s.%s: vended credentials (%s) for %d location%s", ns, name, how, n,
 			   n == 1 ? "" : "s");
-	return rc ? floe_error_prefix(err, rc, "REST load of %s.%s: vended credentials: ", ns,
-				      name)
+	}
+	floe_strmap_reset(&set);
+	floe_strmap_reset(&stale);
+	floe_free(ident);
+	return rc ? floe_error_prefix(err, rc, "%s of %s.%s: vended credentials: ", how, ns, name)
 		  : FLOE_OK;
+}
+
+/* The credentials a LoadTableResult vends, to the FileIO. */
+static int use_vended(rest_catalog *c, const floe_json *j, const char *location, const char *ns,
+		      const char *name, floe_error *err)
+{
+	return vend_apply(c, ns, name, floe_json_get(j, "storage-credentials"),
+			  floe_json_get(j, "config"), location, "REST load", err);
+}
+
+/*
+ * New vended credentials for ns.name: GET .../credentials (loadCredentials)
+ * when the server offers it, else a loadTable whose credentials only are
+ * used. Any thread (the FileIO's renewer): the catalog's HTTP pool, token
+ * and properties are safe to share.
+ */
+static int load_credentials(rest_catalog *c, const char *ns, const char *name, floe_error *err)
+{
+	bool lc = offers(c, FLOE_REST_EP_LOAD_CREDENTIALS);
+	floe_buf url, body;
+	floe_arena a;
+	floe_json *j = NULL;
+	int rc;
+	if (!lc && (rc = need(c, FLOE_REST_EP_LOAD_TABLE, err)))
+		return rc;
+	floe_buf_init(&url, 1 << 16);
+	floe_buf_init(&body, RESP_MAX);
+	floe_arena_init(&a, 1 << 16);
+	rc = url_of(c, &url, ns, name, lc ? "/credentials" : NULL)
+		     ? floe_error_oom(err)
+		     : get_json(c, floe_buf_cstr(&url), &a, &body, &j,
+				lc ? "load credentials" : "load table", err);
+	if (rc == FLOE_ENOTFOUND)
+		rc = floe_error_set(err, rc, "table '%s.%s' does not exist", ns, name);
+	const floe_json *sc = rc ? NULL : floe_json_get(j, "storage-credentials");
+	if (!rc && lc) {
+		rc = sc && sc->type == FLOE_JSON_ARRAY
+			     ? vend_apply(c, ns, name, sc, NULL, NULL, "REST loadCredentials", err)
+			     : floe_error_corrupt(err, "a loadCredentials answer without "
+						       "storage-credentials");
+	} else if (!rc) {
+		const floe_json *md = floe_json_get(j, "metadata");
+		const floe_json *loc = md ? floe_json_get(md, "location") : NULL;
+		rc = use_vended(c, j, loc && loc->type == FLOE_JSON_STRING ? loc->s : NULL, ns,
+				name, err);
+	}
+	if (body.data)
+		memset(body.data, 0, body.len); /* held the vended keys */
+	floe_buf_reset(&url);
+	floe_buf_reset(&body);
+	floe_arena_reset(&a);
+	return rc ? floe_error_prefix(err, rc, "REST catalog: new credentials for %s.%s: ", ns, name)
+		  : FLOE_OK;
+}
+
+/* The FileIO's renewer (floe_io_set_renewer): the table that vended
+ * prefix's credentials is asked for new ones. */
+static int renew_vended(void *payload, const char *prefix, floe_error *err)
+{
+	rest_catalog *c = payload;
+	floe_mutex_lock(&c->vend_lock);
+	const char *v = floe_strmap_get(&c->vend_tables, prefix);
+	char *ident = v ? floe_strdup(v) : NULL;
+	floe_mutex_unlock(&c->vend_lock);
+	if (!ident)
+		return v ? floe_error_oom(err)
+			 : floe_error_set(err, FLOE_ENOTFOUND,
+					  "REST catalog: no table vended the credentials for '%s'",
+					  prefix);
+	char *sep = strchr(ident, '\x1f');
+	int rc;
+	if (!sep) {
+		rc = floe_error_set(err, FLOE_EINVAL, "REST catalog: bad table for '%s'", prefix);
+	} else {
+		*sep = 0;
+		rc = load_credentials(c, ident, sep + 1, err);
+	}
+	floe_free(ident);
+	return rc;
 }
 
 static int r_load_table(floe_catalog *cat, const char *ns, const char *name, floe_metadata **out,
@@ -806,17 +1003,20 @@ static int r_load_table(floe_catalog *cat, const char *ns, const char *name, flo
 	floe_arena a;
 	floe_json *j;
 	*out = NULL;
+	int rc = need(c, FLOE_REST_EP_LOAD_TABLE, err);
+	if (rc)
+		return rc;
 	floe_buf_init(&url, 1 << 16);
 	floe_buf_init(&body, RESP_MAX);
 	floe_arena_init(&a, 1 << 16);
-	int rc = url_of(c, &url, ns, name, NULL) ? floe_error_oom(err)
-						  : get_json(c, floe_buf_cstr(&url), &a, &body, &j,
-							     "load table", err);
+	rc = url_of(c, &url, ns, name, NULL) ? floe_error_oom(err)
+					      : get_json(c, floe_buf_cstr(&url), &a, &body, &j,
+							 "load table", err);
 	if (rc == FLOE_ENOTFOUND)
 		rc = floe_error_set(err, rc, "table '%s.%s' does not exist", ns, name);
 	if (!rc)
 		rc = metadata_from(out, j, NULL, err);
-	if (!rc && (rc = use_vended(c, j, *out, ns, name, err))) {
+	if (!rc && (rc = use_vended(c, j, (*out)->location, ns, name, err))) {
 		floe_metadata_free(*out);
 		*out = NULL;
 	}
@@ -1160,6 +1360,8 @@ static int r_commit(floe_catalog *cat, const char *ns, const char *name,
 	rest_resp rr;
 	int rc;
 	*location = NULL;
+	if ((rc = need(c, FLOE_REST_EP_UPDATE_TABLE, err)))
+		return rc;
 	floe_arena_init(&a, 1 << 16);
 	floe_buf_init(&t1, 0);
 	floe_buf_init(&t2, 0);
@@ -1227,15 +1429,13 @@ static int r_commit(floe_catalog *cat, const char *ns, const char *name,
 		goto done;
 	}
 	if (!base && c->delegation) {
-		/* a create's answer vends nothing: load the new table for its
-		 * credentials (the create stands whatever this load says) */
-		floe_metadata *lm = NULL;
+		/* a create's answer vends nothing: ask for the new table's
+		 * credentials (the create stands whatever this says) */
 		floe_error le;
 		floe_error_clear(&le);
-		if (r_load_table(cat, ns, name, &lm, &le))
+		if (load_credentials(c, ns, name, &le))
 			FLOE_WARN("REST: created %s.%s, but loading its credentials failed: %s", ns,
 				  name, le.msg);
-		floe_metadata_free(lm);
 	}
 done:
 	floe_arena_reset(&a);
@@ -1260,7 +1460,9 @@ static int r_commit_tables(floe_catalog *cat, floe_catalog_change *ch, size_t n,
 	floe_arena a;
 	floe_buf t1, t2, one, body, url, out, doc;
 	rest_resp rr;
-	int rc = FLOE_OK;
+	int rc = need(c, FLOE_REST_EP_COMMIT_TXN, err);
+	if (rc)
+		return rc;
 	floe_arena_init(&a, 1 << 16);
 	floe_buf_init(&t1, 0);
 	floe_buf_init(&t2, 0);
@@ -1345,11 +1547,14 @@ static int r_drop_table(floe_catalog *cat, const char *ns, const char *name, flo
 	rest_catalog *c = (rest_catalog *)cat;
 	floe_buf url, doc;
 	rest_resp rr;
+	int rc = need(c, FLOE_REST_EP_DROP_TABLE, err);
+	if (rc)
+		return rc;
 	floe_buf_init(&url, 1 << 16);
 	floe_buf_init(&doc, ERR_MAX);
-	int rc = url_of(c, &url, ns, name, "?purgeRequested=false")
-			 ? floe_error_oom(err)
-			 : call(c, "DELETE", floe_buf_cstr(&url), NULL, NULL, &doc, &rr, true, err);
+	rc = url_of(c, &url, ns, name, "?purgeRequested=false")
+		     ? floe_error_oom(err)
+		     : call(c, "DELETE", floe_buf_cstr(&url), NULL, NULL, &doc, &rr, true, err);
 	if (!rc && rr.status == 404)
 		rc = floe_error_set(err, FLOE_ENOTFOUND, "table '%s.%s' does not exist", ns, name);
 	else if (!rc && rr.status != 204 && rr.status != 200)
@@ -1367,6 +1572,8 @@ static int r_rename(floe_catalog *cat, const char *from_ns, const char *from_nam
 	floe_jw w;
 	rest_resp rr;
 	int rc;
+	if ((rc = need(c, FLOE_REST_EP_RENAME_TABLE, err)))
+		return rc;
 	floe_buf_init(&url, 1 << 16);
 	floe_buf_init(&body, 1 << 16);
 	floe_buf_init(&doc, ERR_MAX);
@@ -1415,7 +1622,7 @@ static int r_default_location(floe_catalog *cat, const char *ns, const char *nam
 	const char *base = NULL;
 	char *path = NULL;
 	/* the namespace's location, else <warehouse>/<ns parts>/<name> */
-	if (!r_load_ns_props(cat, ns, &m, &e))
+	if (offers(c, FLOE_REST_EP_LOAD_NS) && !r_load_ns_props(cat, ns, &m, &e))
 		base = floe_strmap_get(&m, "location");
 	floe_buf b;
 	floe_buf_init(&b, 1 << 16);
@@ -1475,6 +1682,8 @@ static void r_free(floe_catalog *cat)
 			memset(cat->open_props.items[i].value, 0, strlen(cat->open_props.items[i].value));
 	floe_strmap_reset(&cat->open_props);
 	floe_mutex_destroy(&c->lock);
+	floe_mutex_destroy(&c->vend_lock);
+	floe_strmap_reset(&c->vend_tables);
 	floe_free(c->name);
 	floe_free(c->uri);
 	floe_free(c->prefix);
@@ -1511,7 +1720,8 @@ static int load_config(rest_catalog *c, const char *warehouse, floe_error *err)
 		rc = floe_error_oom(err);
 		goto done;
 	}
-	if ((rc = get_json(c, floe_buf_cstr(&url), &a, &body, &j, "config", err)))
+	if ((rc = get_json(c, floe_buf_cstr(&url), &a, &body, &j, "config", err)) ||
+	    (rc = floe_rest__parse_endpoints(j, &c->endpoints, err)))
 		goto done;
 	const floe_json *d = floe_json_get(j, "defaults"), *o = floe_json_get(j, "overrides");
 	for (const floe_json *kv = d ? d->child : NULL; kv && !rc; kv = kv->next)
@@ -1552,6 +1762,13 @@ int floe_rest_catalog_open(floe_catalog **out, const floe_rest_catalog_opts *opt
 		floe_free(c);
 		return floe_error_oom(err);
 	}
+	if (floe_mutex_init(&c->vend_lock)) {
+		floe_mutex_destroy(&c->lock);
+		floe_free(c);
+		return floe_error_oom(err);
+	}
+	floe_strmap_init(&c->vend_tables);
+	c->endpoints = FLOE_REST_EP_DEFAULT;
 	floe_strmap_init(&c->props);
 	floe_strmap_init(&c->base.open_props);
 	c->base.ops = &rest_ops;
@@ -1646,6 +1863,12 @@ int floe_rest_catalog_open(floe_catalog **out, const floe_rest_catalog_opts *opt
 		r_free(&c->base);
 		return floe_error_prefix(err, rc, "REST catalog '%s': ", opts->uri);
 	}
+	/* new vended credentials before the old ones expire, from any I/O thread */
+	floe_io_set_renewer(c->base.io, renew_vended, c);
+	if (!offers(c, FLOE_REST_EP_COMMIT_TXN))
+		c->base.no_transactions = "the REST server does not offer multi-table transactions "
+					  "(its config's endpoints do not list 'POST "
+					  "/v1/{prefix}/transactions/commit')";
 	/* S3 Tables maintains its tables itself */
 	const char *sn = prop(c, "rest.signing-name");
 	c->base.managed_maintenance = sn && !strcmp(sn, "s3tables");
@@ -1685,18 +1908,35 @@ int floe_rest__parse(const char *kind, const char *p, size_t n, floe_error *err)
 	}
 	if ((rc = floe_json_parse(&j, &a, p, n, NULL, err)))
 		goto done;
-	if (!strcmp(kind, "load")) {
+	if (!strcmp(kind, "load") || !strcmp(kind, "credentials")) {
 		floe_metadata *m = NULL;
 		char *loc = NULL;
-		rc = metadata_from(&m, j, &loc, err);
-		if (!rc) { /* and its vended credentials, into an S3 FileIO */
-			rest_catalog c0;
-			memset(&c0, 0, sizeof(c0));
+		bool lc = !strcmp(kind, "credentials");
+		const floe_json *sc = floe_json_get(j, "storage-credentials");
+		rc = lc ? (sc && sc->type == FLOE_JSON_ARRAY
+				   ? FLOE_OK
+				   : floe_error_corrupt(err, "a loadCredentials answer without "
+							     "storage-credentials"))
+			: metadata_from(&m, j, &loc, err);
+		rest_catalog c0; /* and its vended credentials, into an S3 FileIO */
+		memset(&c0, 0, sizeof(c0));
+		floe_strmap_init(&c0.vend_tables);
+		if (!rc && floe_mutex_init(&c0.vend_lock))
+			rc = floe_error_oom(err);
+		else if (!rc) {
 			if (!(rc = floe_io_default_new(&c0.base.io, NULL, err))) {
-				rc = use_vended(&c0, j, m, "fuzz", "t", err);
+				rc = lc ? vend_apply(&c0, "fuzz", "t", sc, NULL, NULL,
+						     "REST loadCredentials", err)
+					: use_vended(&c0, j, m->location, "fuzz", "t", err);
+				/* a second answer replaces the first's */
+				if (!rc)
+					rc = vend_apply(&c0, "fuzz", "t", sc, NULL, NULL,
+							"REST loadCredentials", err);
 				floe_io_free(c0.base.io);
 			}
+			floe_mutex_destroy(&c0.vend_lock);
 		}
+		floe_strmap_reset(&c0.vend_tables);
 		floe_metadata_free(m);
 		floe_free(loc);
 	} else if (!strcmp(kind, "namespaces")) {
@@ -1715,6 +1955,8 @@ int floe_rest__parse(const char *kind, const char *p, size_t n, floe_error *err)
 				     : names_cb(s, nm->s, &count);
 		}
 	} else if (!strcmp(kind, "config")) {
+		uint32_t eps;
+		rc = floe_rest__parse_endpoints(j, &eps, err);
 		const floe_json *d = floe_json_get(j, "defaults"), *o = floe_json_get(j, "overrides");
 		for (const floe_json *kv = d ? d->child : NULL; kv; kv = kv->next)
 			count += kv->type == FLOE_JSON_STRING;

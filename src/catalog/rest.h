@@ -8,7 +8,9 @@
  * ("glue", "s3tables", default "execute-api"), rest.signing-region,
  * rest.access-key-id / rest.secret-access-key / rest.session-token (else the
  * AWS chain), rest.retry.num-retries, rest.request-timeout-ms; and the S3
- * FileIO's (io/s3.h), which the server's config may also give.
+ * FileIO's (io/s3.h), which the server's config may also give. Calls are
+ * limited to the config's endpoints list (else the spec's default set); vended
+ * credentials are renewed through loadCredentials when it is listed.
  *
  * Thread-safety: as every catalog (one thread at a time).
  */
@@ -34,10 +36,12 @@ int floe_rest_catalog_open(floe_catalog **out, const floe_rest_catalog_opts *opt
 
 /*
  * Tests and fuzzing: read a server's answer p[0..n) the way the client does.
- * kind: "load" (LoadTableResult / CommitTableResponse), "namespaces"
- * (ListNamespacesResponse), "tables" (ListTablesResponse), "config"
- * (CatalogConfig), "error" (ErrorModel; its text goes to err), "token"
- * (OAuthTokenResponse). FLOE_ECORRUPT for an answer the client refuses.
+ * kind: "load" (LoadTableResult / CommitTableResponse), "credentials"
+ * (LoadCredentialsResponse), "namespaces" (ListNamespacesResponse), "tables"
+ * (ListTablesResponse), "config" (CatalogConfig, with its endpoints), "error"
+ * (ErrorModel; its text goes to err), "token" (OAuthTokenResponse). The
+ * vended credentials of "load" and "credentials" go to an S3 FileIO.
+ * FLOE_ECORRUPT for an answer the client refuses.
  */
 int floe_rest__parse(const char *kind, const char *p, size_t n, floe_error *err) FLOE_WUR;
 /* The CommitTableRequest body for base -> next (base NULL: a create). */

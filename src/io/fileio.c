@@ -38,6 +38,21 @@ int64_t floe_io_credentials_expire_ms(floe_fileio *io, const char *path)
 	return io && io->ops->credentials_expire_ms ? io->ops->credentials_expire_ms(io, path) : 0;
 }
 
+void floe_io_set_renewer(floe_fileio *io, floe_io_renew_fn fn, void *payload)
+{
+	if (io && io->ops->set_renewer)
+		io->ops->set_renewer(io, fn, payload);
+}
+
+int floe_io_renew_credentials(floe_fileio *io, const char *path, floe_error *err)
+{
+	if (!io->ops->renew_credentials)
+		return floe_error_set(err, FLOE_EUNSUPPORTED,
+				      "the %s file system renews no credentials for '%s'", io->name,
+				      path);
+	return io->ops->renew_credentials(io, path, err);
+}
+
 int floe_io_set_credentials(floe_fileio *io, const char *prefix, const floe_strmap *props,
 			    floe_error *err)
 {
@@ -293,9 +308,24 @@ static int64_t r_credentials_expire_ms(floe_fileio *io, const char *path)
 	return t ? floe_io_credentials_expire_ms(t, path) : 0;
 }
 
+static void r_set_renewer(floe_fileio *io, floe_io_renew_fn fn, void *payload)
+{
+	router *r = (router *)io;
+	floe_io_set_renewer(r->local, fn, payload);
+	floe_io_set_renewer(r->memory, fn, payload);
+	floe_io_set_renewer(r->s3, fn, payload);
+}
+
+static int r_renew_credentials(floe_fileio *io, const char *path, floe_error *err)
+{
+	floe_fileio *t = route((router *)io, path, err);
+	return t ? floe_io_renew_credentials(t, path, err) : FLOE_EUNSUPPORTED;
+}
+
 static const floe_fileio_ops router_ops = {r_open,   r_create, r_remove,       r_stat,
 					   r_list,   r_rename, r_free,         r_remove_batch,
-					   r_set_credentials, r_open_seq, r_credentials_expire_ms};
+					   r_set_credentials, r_open_seq, r_credentials_expire_ms,
+					   r_set_renewer, r_renew_credentials};
 
 floe_fileio *floe_io_router_new(floe_fileio *local, floe_fileio *memory, floe_fileio *s3)
 {

@@ -32,6 +32,15 @@ typedef struct floe_file_info {
 
 typedef int (*floe_file_list_fn)(const floe_file_info *info, void *payload);
 
+/*
+ * A FileIO's source of new vended credentials (floe_io_set_renewer): asked,
+ * from whichever thread's request finds them due, for new credentials for
+ * prefix (as given to floe_io_set_credentials), which it hands back through
+ * floe_io_set_credentials. Called without the FileIO's locks held, possibly
+ * from several threads at once (for different prefixes).
+ */
+typedef int (*floe_io_renew_fn)(void *payload, const char *prefix, floe_error *err);
+
 typedef struct floe_fileio_ops {
 	int (*open_read)(floe_fileio *io, const char *path, floe_input **out, floe_error *err);
 	int (*create)(floe_fileio *io, const char *path, bool overwrite, floe_output **out,
@@ -65,6 +74,11 @@ typedef struct floe_fileio_ops {
 	 * with expire, in epoch ms (vended ones with an expiry; 0: no expiry
 	 * known). */
 	int64_t (*credentials_expire_ms)(floe_fileio *io, const char *path);
+	/* Optional (NULL: vended credentials are never renewed by the FileIO):
+	 * see floe_io_set_renewer. */
+	void (*set_renewer)(floe_fileio *io, floe_io_renew_fn fn, void *payload);
+	/* Optional (NULL: FLOE_EUNSUPPORTED): see floe_io_renew_credentials. */
+	int (*renew_credentials)(floe_fileio *io, const char *path, floe_error *err);
 } floe_fileio_ops;
 
 struct floe_fileio {
@@ -107,6 +121,21 @@ int floe_io_set_credentials(floe_fileio *io, const char *prefix, const floe_strm
  * expiry known, or credentials that do not expire): a REST catalog's vended
  * ones with s3.session-token-expires-at-ms. */
 int64_t floe_io_credentials_expire_ms(floe_fileio *io, const char *path);
+/*
+ * Where new vended credentials come from (a REST catalog's loadCredentials):
+ * a request whose credentials have an expiry asks fn for new ones before
+ * they expire (once less than half their life or 5 minutes remain), so a
+ * long scan, write or maintenance run outlives them. fn NULL: no renewal.
+ * Backends without vended credentials ignore it.
+ */
+void floe_io_set_renewer(floe_fileio *io, floe_io_renew_fn fn, void *payload);
+/*
+ * Renew the vended credentials that path's requests use now, through the
+ * renewer (a pipeline does it at a commit when they expire within a few
+ * checkpoint intervals). FLOE_EUNSUPPORTED when there is no renewer or no
+ * vended credentials for path; else the renewer's result.
+ */
+int floe_io_renew_credentials(floe_fileio *io, const char *path, floe_error *err) FLOE_WUR;
 /* Best-effort removal for cleanup paths: failures are logged, not returned. */
 void floe_io_remove_quiet(floe_fileio *io, const char *path);
 int floe_io_stat(floe_fileio *io, const char *path, floe_file_info *info, floe_error *err) FLOE_WUR;

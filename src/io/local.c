@@ -417,7 +417,7 @@ static void l_free(floe_fileio *io)
 }
 
 static const floe_fileio_ops local_ops = {l_open_read, l_create, l_remove, l_stat,
-					  l_list,      l_rename, l_free, NULL, NULL, NULL, NULL};
+					  l_list,      l_rename, l_free, NULL, NULL, NULL, NULL, NULL, NULL};
 
 floe_fileio *floe_io_local_new(void)
 {

@@ -357,7 +357,7 @@ static void m_free(floe_fileio *io)
 }
 
 static const floe_fileio_ops memory_ops = {m_open_read, m_create, m_remove, m_stat,
-					   m_list,	m_rename, m_free, NULL, NULL, NULL, NULL};
+					   m_list,	m_rename, m_free, NULL, NULL, NULL, NULL, NULL, NULL};
 
 floe_fileio *floe_io_memory_new(void)
 {

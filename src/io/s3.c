@@ -68,13 +68,25 @@ typedef struct s3io {
 	floe_mutex vc_lock;
 	struct vended *vc;
 	size_t n_vc;
+	/* where new vended credentials come from (floe_io_set_renewer) */
+	floe_io_renew_fn renew_fn;
+	void *renew_payload;
+	int n_renewing;	   /* renewals under way (vc_lock) */
+	floe_cond renewed; /* with vc_lock: a renewal ended */
 } s3io;
 
 typedef struct vended {
 	char *prefix; /* "bucket/key-prefix" */
+	char *given;  /* the prefix as set ("s3a://bucket/key-prefix"), for the renewer */
 	char *access_key, *secret_key, *token;
-	int64_t expires_ms; /* s3.session-token-expires-at-ms (0: not given) */
+	int64_t expires_ms;  /* s3.session-token-expires-at-ms (0: not given) */
+	int64_t renew_at_ms; /* when a request asks the renewer for new ones (0: never) */
 } vended;
+
+/* renewal: at half the life left, at most 5 minutes before the expiry, and
+ * not more often than once a second for one prefix */
+#define RENEW_LEAD_MAX_MS 300000
+#define RENEW_EVERY_MIN_MS 1000
 
 /* ---- paths ---------------------------------------------------------------------- */
 
@@ -220,11 +232,53 @@ static const vended *vended_match(const s3io *s, const char *bucket, const char 
 	return hit;
 }
 
+/*
+ * The credential-provider hook: when the vended credentials for bucket/key
+ * are due for renewal, the first request to see it asks the renewer (a REST
+ * catalog's loadCredentials) while the others go on with the current ones,
+ * still valid until their expiry. A failed renewal is tried again a second
+ * later; its message names the prefix, never a key.
+ */
+static void renew_if_due(s3io *s, const char *bucket, const char *key)
+{
+	char *given = NULL;
+	int64_t now = floe_now_ms();
+	floe_mutex_lock(&s->vc_lock);
+	vended *hit = s->renew_fn ? (vended *)vended_match(s, bucket, key) : NULL;
+	if (hit && hit->renew_at_ms && now >= hit->renew_at_ms) {
+		hit->renew_at_ms = now + RENEW_EVERY_MIN_MS; /* claimed */
+		if ((given = floe_strdup(hit->given)))
+			s->n_renewing++;
+	} else if (hit && hit->expires_ms && now >= hit->expires_ms) {
+		/* expired: wait for a renewal under way rather than send a request
+		 * that cannot succeed */
+		int64_t until = now + 60000;
+		while (s->n_renewing > 0 && floe_now_ms() < until)
+			(void)floe_cond_timedwait(&s->renewed, &s->vc_lock, 1000);
+	}
+	floe_io_renew_fn fn = s->renew_fn;
+	void *payload = s->renew_payload;
+	floe_mutex_unlock(&s->vc_lock);
+	if (!given)
+		return;
+	floe_error e;
+	floe_error_clear(&e);
+	if (fn(payload, given, &e))
+		FLOE_WARN("S3: renewing the vended credentials for %s: %s (tried again in %d s)",
+			  given, e.msg, RENEW_EVERY_MIN_MS / 1000);
+	floe_free(given);
+	floe_mutex_lock(&s->vc_lock);
+	s->n_renewing--;
+	floe_cond_broadcast(&s->renewed);
+	floe_mutex_unlock(&s->vc_lock);
+}
+
 /* The vended credentials for q's object (a copy in *cr), or false. */
 static bool vended_for(s3io *s, const s3req *q, floe_aws_creds *cr)
 {
 	const char *key = q->key ? q->key : q->cred_key ? q->cred_key : "";
 	bool ok = false;
+	renew_if_due(s, q->bucket, key);
 	floe_mutex_lock(&s->vc_lock);
 	const vended *hit = vended_match(s, q->bucket, key);
 	if (hit) {
@@ -1396,6 +1450,7 @@ done:
 static void vended_reset(vended *v)
 {
 	floe_free(v->prefix);
+	floe_free(v->given);
 	floe_secret_free(v->access_key);
 	floe_secret_free(v->secret_key);
 	floe_secret_free(v->token);
@@ -1428,12 +1483,24 @@ static int s_set_credentials(floe_fileio *io, const char *prefix, const floe_str
 	bool set = ak && *ak && sk && *sk;
 	if (set && exp && !floe_parse_i64(exp, strlen(exp), &v.expires_ms))
 		v.expires_ms = 0; /* not a time: as if not given */
+	if (set && v.expires_ms > 0) {
+		int64_t now = floe_now_ms(), lead = (v.expires_ms - now) / 2;
+		if (lead > RENEW_LEAD_MAX_MS)
+			lead = RENEW_LEAD_MAX_MS;
+		v.renew_at_ms = v.expires_ms - lead;
+		if (v.expires_ms <= now)
+			v.renew_at_ms = now; /* dead on arrival: at the first request */
+		else if (v.renew_at_ms < now + RENEW_EVERY_MIN_MS)
+			v.renew_at_ms = now + RENEW_EVERY_MIN_MS;
+	}
 	if (set) {
 		v.prefix = floe_malloc(strlen(b) + strlen(k) + 2);
+		v.given = floe_strdup(prefix);
 		v.access_key = floe_strdup(ak);
 		v.secret_key = floe_strdup(sk);
 		v.token = tok && *tok ? floe_strdup(tok) : NULL;
-		if (!v.prefix || !v.access_key || !v.secret_key || (tok && *tok && !v.token)) {
+		if (!v.prefix || !v.given || !v.access_key || !v.secret_key ||
+		    (tok && *tok && !v.token)) {
 			vended_reset(&v);
 			floe_arena_reset(&a);
 			return floe_error_oom(err);
@@ -1487,6 +1554,54 @@ static int64_t s_credentials_expire_ms(floe_fileio *io, const char *path)
 	return exp;
 }
 
+static void s_set_renewer(floe_fileio *io, floe_io_renew_fn fn, void *payload)
+{
+	s3io *s = (s3io *)io;
+	floe_mutex_lock(&s->vc_lock);
+	s->renew_fn = fn;
+	s->renew_payload = payload;
+	floe_mutex_unlock(&s->vc_lock);
+}
+
+/* Renew now the vended credentials path's requests use (floe_io_renew_credentials). */
+static int s_renew_credentials(floe_fileio *io, const char *path, floe_error *err)
+{
+	s3io *s = (s3io *)io;
+	floe_arena a;
+	char *b, *k, *given = NULL;
+	floe_arena_init(&a, 1024);
+	int rc = floe_s3_split(&a, path, &b, &k, err);
+	floe_io_renew_fn fn = NULL;
+	void *payload = NULL;
+	if (!rc) {
+		floe_mutex_lock(&s->vc_lock);
+		vended *v = s->renew_fn ? (vended *)vended_match(s, b, k) : NULL;
+		if (v && !(given = floe_strdup(v->given))) {
+			rc = floe_error_oom(err);
+		} else if (v) {
+			v->renew_at_ms = floe_now_ms() + RENEW_EVERY_MIN_MS; /* claimed */
+			s->n_renewing++;
+		}
+		fn = s->renew_fn;
+		payload = s->renew_payload;
+		floe_mutex_unlock(&s->vc_lock);
+	}
+	floe_arena_reset(&a);
+	if (!rc && !given)
+		rc = floe_error_set(err, FLOE_EUNSUPPORTED, "no renewable credentials for '%s'",
+				    path);
+	if (!rc)
+		rc = fn(payload, given, err);
+	if (given) {
+		floe_free(given);
+		floe_mutex_lock(&s->vc_lock);
+		s->n_renewing--;
+		floe_cond_broadcast(&s->renewed);
+		floe_mutex_unlock(&s->vc_lock);
+	}
+	return rc;
+}
+
 static void s_free(floe_fileio *io)
 {
 	s3io *s = (s3io *)io;
@@ -1494,6 +1609,7 @@ static void s_free(floe_fileio *io)
 		vended_reset(&s->vc[i]);
 	floe_free(s->vc);
 	floe_mutex_destroy(&s->vc_lock);
+	floe_cond_destroy(&s->renewed);
 	floe_aws_provider_free(s->aws);
 	floe_http_free(s->http);
 	floe_free(s->endpoint);
@@ -1503,7 +1619,8 @@ static void s_free(floe_fileio *io)
 
 static const floe_fileio_ops s3_ops = {s_open_read, s_create, s_remove,	     s_stat,
 				       s_list,	    NULL,     s_free,	     s_remove_batch,
-				       s_set_credentials, s_open_read_seq, s_credentials_expire_ms};
+				       s_set_credentials, s_open_read_seq, s_credentials_expire_ms,
+				       s_set_renewer, s_renew_credentials};
 
 static const char *prop(const floe_strmap *m, const char *k)
 {
@@ -1547,6 +1664,11 @@ int floe_io_s3_new(floe_fileio **out, const floe_strmap *props, floe_error *err)
 	if (!s)
 		return floe_error_oom(err);
 	if (floe_mutex_init(&s->vc_lock)) {
+		floe_free(s);
+		return floe_error_oom(err);
+	}
+	if (floe_cond_init(&s->renewed)) {
+		floe_mutex_destroy(&s->vc_lock);
 		floe_free(s);
 		return floe_error_oom(err);
 	}

@@ -1300,6 +1300,12 @@ int stream_pipeline_open(floe_pipeline **out, stream_config *cfg, floe_catalog *
 		rc = floe_error_set(err, FLOE_EINVAL, "no catalog");
 		goto fail;
 	}
+	if (cfg->atomic_commit && !floe_catalog_has_transactions(p->cat) &&
+	    p->cat->no_transactions) {
+		rc = floe_error_set(err, FLOE_EINVAL, "pipeline.atomic-commit: %s",
+				    p->cat->no_transactions);
+		goto fail;
+	}
 	if (cfg->atomic_commit && !floe_catalog_has_transactions(p->cat)) {
 		rc = floe_error_set(err, FLOE_EINVAL,
 				    "pipeline.atomic-commit: the %s catalog cannot commit several "
@@ -1502,17 +1508,19 @@ static int set_watermark(floe_snapshot_op *op, const stream_offsets *pos, floe_e
 /*
  * Vended credentials (a REST catalog's, with s3.session-token-expires-at-ms)
  * that expire within three checkpoint intervals (at least 5 minutes) are
- * renewed by loading the table again, before the commit: the load gives new
- * ones to the FileIO every writer task signs with, so the files of the next
- * checkpoints are written under credentials that outlive them. A pipeline
- * otherwise loads a table only on a lost race or a maintenance run.
+ * renewed before the commit: through the FileIO's renewer (the REST
+ * catalog's loadCredentials, or a loadTable when the server does not offer
+ * it), else by loading the table again. The FileIO every writer task signs
+ * with gets the new ones, so the files of the next checkpoints are written
+ * under credentials that outlive them; requests between commits (long
+ * uploads, scans, maintenance) renew through the same renewer when they
+ * find the credentials due (io/fileio.h floe_io_set_renewer).
  */
 static int renew_credentials(floe_pipeline *p, rt_table *t, floe_error *err)
 {
 	const floe_metadata *m = floe_table_metadata(t->commit_t);
-	int64_t exp = m && m->location ? floe_io_credentials_expire_ms(floe_table_io(t->commit_t),
-								      m->location)
-				       : 0;
+	floe_fileio *io = floe_table_io(t->commit_t);
+	int64_t exp = m && m->location ? floe_io_credentials_expire_ms(io, m->location) : 0;
 	if (exp <= 0)
 		return FLOE_OK;
 	int64_t margin = 3 * p->cfg->checkpoint_interval_ms, now = floe_now_ms();
@@ -1520,9 +1528,15 @@ static int renew_credentials(floe_pipeline *p, rt_table *t, floe_error *err)
 		margin = 300000;
 	if (exp - now > margin)
 		return FLOE_OK;
-	FLOE_INFO("table %s: its vended credentials expire in %lld s: loading it for new ones",
-		  t->ident, (long long)((exp - now) / 1000));
-	int rc = floe_table_refresh(t->commit_t, err);
+	FLOE_INFO("table %s: its vended credentials expire in %lld s: renewing them", t->ident,
+		  (long long)((exp - now) / 1000));
+	floe_error e;
+	floe_error_clear(&e);
+	int rc = floe_io_renew_credentials(io, m->location, &e);
+	if (rc == FLOE_EUNSUPPORTED) /* no renewer: a load vends new ones */
+		rc = floe_table_refresh(t->commit_t, err);
+	else if (rc && err)
+		*err = e;
 	return rc ? floe_error_prefix(err, rc, "table %s: renewing its vended credentials: ",
 				      t->ident)
 		  : FLOE_OK;

@@ -333,6 +333,8 @@ int floe_table__commit_multi(floe_table **ts, size_t n, const char *what,
 			return floe_error_set(err, FLOE_EINVAL,
 					      "a multi-table commit needs every table on one catalog "
 					      "object");
+	if (!floe_catalog_has_transactions(cat) && cat->no_transactions)
+		return floe_error_set(err, FLOE_EUNSUPPORTED, "%s", cat->no_transactions);
 	if (!floe_catalog_has_transactions(cat))
 		return floe_error_set(err, FLOE_EUNSUPPORTED,
 				      "the %s catalog cannot commit several tables in one transaction",

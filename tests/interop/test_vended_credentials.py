@@ -6,7 +6,12 @@ the older s3.* keys in the table's config. floe's own AWS keys ("outsider")
 have no access to the bucket at all (moto checks IAM), so every read and
 write that succeeds was signed with the vended keys: create, ingest, scan and
 maintain go through them, and a rotation of the vended keys is picked up when
-the table is loaded again."""
+the table is loaded again.
+
+Renewal: the proxy can also serve loadCredentials (GET .../credentials) and
+rewrite the config's endpoints list; floe renews through loadCredentials
+when the list names it, through loadTable when it does not (the fixture's
+own list), and refuses clearly the calls a list leaves out."""
 import json
 import subprocess
 import threading
@@ -19,16 +24,25 @@ from conftest import floe_bin
 from rest_server import forward, reply
 
 
+CREDENTIALS_EP = "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials"
+
+
 class VendingProxy:
     """Forwards to the REST fixture; answers of loadTable (GET
     .../namespaces/<ns>/tables/<t>) get vended credentials. mode:
     "storage-credentials" or "config". Records the delegation header of each
-    request."""
+    request, and counts loadTable and loadCredentials calls. It answers
+    loadCredentials itself (the fixture has none) whether or not it is
+    advertised; endpoints: None keeps the fixture's config (whose list has no
+    loadCredentials), a function rewrites its list (returning None drops the
+    field)."""
 
-    def __init__(self, target_port, bucket, keys, mode):
+    def __init__(self, target_port, bucket, keys, mode, endpoints=None):
         self.keys, self.mode, self.bucket = keys, mode, bucket
+        self.endpoints = endpoints
         self.delegation = []
         self.vended = 0
+        self.calls = {"load": 0, "credentials": 0}
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -42,12 +56,30 @@ class VendingProxy:
                 body = self.rfile.read(n) if n else b""
                 path = self.path.split("?", 1)[0]
                 proxy.delegation.append((self.command, path, self.headers.get("X-Iceberg-Access-Delegation")))
-                status, headers, data = forward(self, target_port, body)
                 parts = path.strip("/").split("/")
+                is_creds = (self.command == "GET" and len(parts) >= 6 and parts[-1] == "credentials"
+                            and parts[-3] == "tables")
+                if is_creds:
+                    # the table's location from the fixture, then its credentials
+                    self.path = self.path.split("?", 1)[0].rsplit("/", 1)[0]
+                    path = self.path
+                status, headers, data = forward(self, target_port, body)
                 is_load = (self.command == "GET" and len(parts) >= 5 and parts[-2] == "tables"
                            and parts[-4] == "namespaces")
-                if is_load and status == 200:
+                if is_creds and status == 200:
+                    proxy.calls["credentials"] += 1
+                    loc = json.loads(data)["metadata"]["location"]
+                    data = json.dumps({"storage-credentials": proxy.credentials(loc)}).encode()
+                elif is_load and status == 200:
+                    proxy.calls["load"] += 1
                     data = json.dumps(proxy.vend(json.loads(data))).encode()
+                elif path == "/v1/config" and status == 200 and proxy.endpoints:
+                    doc = json.loads(data)
+                    eps = proxy.endpoints(doc.get("endpoints"))
+                    doc.pop("endpoints", None)
+                    if eps is not None:
+                        doc["endpoints"] = eps
+                    data = json.dumps(doc).encode()
                 reply(self, status, headers, data)
 
             do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _any
@@ -74,6 +106,10 @@ class VendingProxy:
             ]
         doc["config"] = cfg
         return doc
+
+    def credentials(self, location):
+        """A LoadCredentialsResponse's storage-credentials for location."""
+        return self.vend({"metadata": {"location": location}})["storage-credentials"]
 
     def stop(self):
         self.server.shutdown()
@@ -161,24 +197,32 @@ class ExpiringProxy(VendingProxy):
     """Vends keys (of IAM user "expiring") that expire LIFETIME seconds after
     they are minted, as STS credentials do: a key is deleted from the S3 server's IAM once it has
     expired, and a load vends a new one when the current one is past half
-    its life."""
+    its life. mint="credentials": only loadCredentials mints new keys (a
+    loadTable vends the newest, dead or alive), so a run that outlives the
+    first key renews through loadCredentials or fails; the answers also
+    carry a broader prefix with useless keys, which must lose."""
 
     LIFETIME = 6.0
 
-    def __init__(self, target_port, bucket, iam):
-        self.iam, self.live = iam, []  # [(key id, secret, expires at)]
+    def __init__(self, target_port, bucket, iam, mint="load", endpoints=None, user="expiring"):
+        self.iam, self.live, self.user = iam, [], user  # live: [(key id, secret, expires at)]
         self.lock = threading.Lock()
         self.done = threading.Event()
         self.expired = 0
-        super().__init__(target_port, bucket, None, "storage-credentials")
+        self.mint = mint
+        self.secrets = []
+        super().__init__(target_port, bucket, None, "storage-credentials", endpoints)
         threading.Thread(target=self._sweep, daemon=True).start()
+
+    def credentials(self, location):
+        return self._vend({"metadata": {"location": location}}, True)["storage-credentials"]
 
     def _expire(self):
         import time
 
         now = time.time()
         for k in [k for k in self.live if k[2] <= now]:
-            self.iam.delete_access_key(UserName="expiring", AccessKeyId=k[0])
+            self.iam.delete_access_key(UserName=self.user, AccessKeyId=k[0])
             self.live.remove(k)
             self.expired += 1
 
@@ -192,19 +236,26 @@ class ExpiringProxy(VendingProxy):
         super().stop()
 
     def vend(self, doc):
+        return self._vend(doc, self.mint == "load")
+
+    def _vend(self, doc, may_mint):
         import time
 
         with self.lock:
             now = time.time()
             self._expire()
-            if not self.live or self.live[-1][2] - now < self.LIFETIME / 2:
-                k = self.iam.create_access_key(UserName="expiring")["AccessKey"]
+            if (may_mint or not self.secrets) and (not self.live or self.live[-1][2] - now < self.LIFETIME / 2):
+                k = self.iam.create_access_key(UserName=self.user)["AccessKey"]
                 self.live.append((k["AccessKeyId"], k["SecretAccessKey"], now + self.LIFETIME))
-            key, secret, exp = self.live[-1]
+                self.secrets.append((k["AccessKeyId"], k["SecretAccessKey"], now + self.LIFETIME))
+            key, secret, exp = self.secrets[-1]
         self.vended += 1
         doc["storage-credentials"] = [{"prefix": doc["metadata"]["location"], "config": {
             "s3.access-key-id": key, "s3.secret-access-key": secret,
             "s3.session-token-expires-at-ms": str(int(exp * 1000))}}]
+        if self.mint == "credentials":
+            doc["storage-credentials"].insert(0, {"prefix": f"s3://{self.bucket}/", "config": {
+                "s3.access-key-id": "AKIDWRONG", "s3.secret-access-key": "wrong"}})
         return doc
 
 
@@ -237,7 +288,115 @@ tables:
         p = floe_via(rest_servers, identities, proxy.uri, "-v", "run", yaml)
         assert "vended credentials expire in" in p.stderr, p.stderr[-2000:]
         assert proxy.expired >= 2 and proxy.vended >= 3  # keys died during the run
+        # the fixture's endpoints list has no loadCredentials: never called
+        assert proxy.calls["credentials"] == 0 and proxy.calls["load"] >= 3, proxy.calls
         out = floe_via(rest_servers, identities, proxy.uri, "scan", "expiring.t", "--count").stdout
         assert out.strip() == "3000"
+    finally:
+        proxy.stop()
+
+
+RUN_YAML = """pipeline.id: renew
+execution.checkpointing.interval: 1s
+sources:
+  - name: gen
+    type: generator
+    rows-per-second: 200
+    number-of-rows: 3000
+tables:
+  - name: {table}
+    source: gen
+    schema: "id long not null, v double"
+"""
+
+
+def expiring_user(identities, name):
+    iam = identities["iam"]
+    iam.create_user(UserName=name)
+    iam.put_user_policy(UserName=name, PolicyName="p", PolicyDocument=json.dumps(
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": ["s3:*"], "Resource": "*"}]}))
+    return iam
+
+
+def test_renewal_goes_through_load_credentials_when_advertised(rest_servers, identities, tmp_path):
+    """A server whose endpoints list names loadCredentials: new keys come
+    from GET .../credentials (only it mints them, so a renewal by loadTable
+    would get the dead first key), the location's own prefix beats the
+    bucket-wide one with useless keys, and no secret reaches the log."""
+    s3, rest = rest_servers
+    iam = expiring_user(identities, "expiring-lc")
+    proxy = ExpiringProxy(int(rest.uri.rsplit(":", 1)[1]), "floe", iam, mint="credentials",
+                          endpoints=lambda eps: [*eps, CREDENTIALS_EP], user="expiring-lc")
+    try:
+        floe_via(rest_servers, identities, proxy.uri, "namespace", "create", "lcreds")
+        yaml = tmp_path / "p.yaml"
+        yaml.write_text(RUN_YAML.format(table="lcreds.t"))
+        p = floe_via(rest_servers, identities, proxy.uri, "-v", "run", yaml)
+        assert proxy.expired >= 2, proxy.expired  # keys died during the run
+        assert proxy.calls["credentials"] >= 2, proxy.calls
+        assert len(proxy.secrets) >= 3
+        for _, secret, _ in proxy.secrets:
+            assert secret not in p.stderr and secret not in p.stdout
+        out = floe_via(rest_servers, identities, proxy.uri, "scan", "lcreds.t", "--count").stdout
+        assert out.strip() == "3000"
+        # a scan renews too, at its first request: by now the key a loadTable
+        # vends is dead
+        import time
+
+        time.sleep(ExpiringProxy.LIFETIME)
+        n = proxy.calls["credentials"]
+        out = floe_via(rest_servers, identities, proxy.uri, "scan", "lcreds.t", "--count").stdout
+        assert out.strip() == "3000"
+        assert proxy.calls["credentials"] > n, proxy.calls
+    finally:
+        proxy.stop()
+
+
+def test_endpoints_the_server_leaves_out(rest_servers, identities, tmp_path):
+    """A config whose endpoints list lacks a call floe needs: floe does not
+    call it and says which endpoint is missing; a config without the field
+    offers the spec's default set (no loadCredentials: renewal falls back to
+    loadTable, which is what a create's credentials come from here)."""
+    s3, rest = rest_servers
+    port = int(rest.uri.rsplit(":", 1)[1])
+    keep = lambda eps: [e for e in eps if "rename" not in e and "transactions" not in e]
+    proxy = VendingProxy(port, "floe", identities["vended"], "storage-credentials", endpoints=keep)
+    try:
+        run = lambda *a, **kw: floe_via(rest_servers, identities, proxy.uri, *a, **kw)
+        run("namespace", "create", "leftout")
+        run("ingest", "leftout.t", "-", "--create-schema", "id long not null, k string",
+            "--pipeline-id", "l0", input=rows(0, 10))
+        n = len(proxy.delegation)
+        p = run("table", "rename", "leftout.t", "leftout.u", check=False)
+        assert p.returncode != 0
+        assert "does not offer renaming tables" in p.stderr, p.stderr
+        assert "POST /v1/{prefix}/tables/rename" in p.stderr, p.stderr
+        assert not any("/rename" in path for _, path, _ in proxy.delegation[n:])
+        yaml = tmp_path / "atomic.yaml"
+        yaml.write_text("""pipeline.name: leftout
+pipeline.atomic-commit: true
+sources:
+  - name: gen
+    type: generator
+    number-of-rows: 10
+tables:
+  - name: leftout.a
+    schema: "id long not null"
+  - name: leftout.b
+    schema: "id long not null"
+""")
+        p = run("run", yaml, check=False)
+        assert p.returncode != 0
+        assert "does not offer multi-table transactions" in p.stderr, p.stderr
+        assert not any("transactions" in path for _, path, _ in proxy.delegation)
+    finally:
+        proxy.stop()
+    # no endpoints field at all: the default set, without loadCredentials
+    proxy = VendingProxy(port, "floe", identities["vended"], "storage-credentials",
+                         endpoints=lambda eps: None)
+    try:
+        floe_via(rest_servers, identities, proxy.uri, "ingest", "leftout.t", "-",
+                 "--pipeline-id", "l1", input=rows(10, 20))
+        assert proxy.calls["credentials"] == 0 and proxy.calls["load"] >= 1, proxy.calls
     finally:
         proxy.stop()

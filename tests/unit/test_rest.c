@@ -127,9 +127,41 @@ static void test_answers(void)
 	T_EQ_STR(err.msg, "NoSuchTableException: Table does not exist: db.t");
 }
 
+/* CatalogConfig.endpoints and LoadCredentialsResponse */
+static void test_endpoints_and_credentials(void)
+{
+	floe_error err = {0};
+	const char *ok[][2] = {
+		{"config", "{\"defaults\":{},\"overrides\":{},\"endpoints\":[\"GET "
+			   "/v1/{prefix}/namespaces\",\"post /v1/{prefix}/tables/rename\",\"PATCH /x\"]}"},
+		{"config", "{\"defaults\":{},\"overrides\":{},\"endpoints\":null}"},
+		{"config", "{\"defaults\":{},\"overrides\":{},\"endpoints\":[]}"},
+		{"credentials", "{\"storage-credentials\":[]}"},
+		{"credentials",
+		 "{\"storage-credentials\":[{\"prefix\":\"s3://b/\",\"config\":{\"s3.access-key-id\":"
+		 "\"A\",\"s3.secret-access-key\":\"s\"}},{\"prefix\":\"s3://b/wh/t\",\"config\":{"
+		 "\"s3.access-key-id\":\"B\",\"s3.secret-access-key\":\"t\",\"s3.session-token-"
+		 "expires-at-ms\":\"1\"}},{\"prefix\":\"gs://g/\",\"config\":{\"gcs.oauth2.token\":"
+		 "\"x\"}}]}"},
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		T_OK(floe_rest__parse(ok[i][0], ok[i][1], strlen(ok[i][1]), &err), &err);
+	const char *bad[][2] = {
+		{"config", "{\"endpoints\":\"GET /v1/config\"}"},
+		{"config", "{\"endpoints\":[\"GET/v1/{prefix}/namespaces\"]}"},
+		{"config", "{\"endpoints\":[42]}"},
+		{"credentials", "{}"},
+		{"credentials", "{\"storage-credentials\":{}}"},
+		{"credentials", "{\"storage-credentials\":[{\"config\":{}}]}"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		T_ERR(floe_rest__parse(bad[i][0], bad[i][1], strlen(bad[i][1]), &err), FLOE_ECORRUPT);
+}
+
 int main(void)
 {
 	T_RUN(test_commit_body);
 	T_RUN(test_answers);
+	T_RUN(test_endpoints_and_credentials);
 	return t_finish();
 }

@@ -1,7 +1,8 @@
 /*
  * test_s3.c — the pieces of the S3 FileIO that need no server: SigV4 against
  * AWS's published examples, the XML reader, S3 paths, the retry schedule,
- * the AWS shared-config reader. The FileIO itself is tested against a real
+ * the AWS shared-config reader, vended credentials by prefix and their
+ * renewer. The FileIO itself is tested against a real
  * S3 server by tests/interop/test_s3.py (tests/tools/s3_tool.c).
  */
 #include <stdio.h>
@@ -10,9 +11,11 @@
 
 #include "harness.h"
 #include "io/aws.h"
+#include "io/fileio.h"
 #include "io/s3.h"
 #include "io/s3_xml.h"
 #include "io/sigv4.h"
+#include "util/timeutil.h"
 
 #define EMPTY_SHA "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
@@ -333,6 +336,71 @@ static void test_content_range(void)
 		T_CHECK(!floe_s3__parse_content_range(bad[i], &f, &l, &t));
 }
 
+typedef struct renewals {
+	int n;
+	char last[256];
+	floe_fileio *io;
+} renewals;
+
+/* the renewer: records the prefix and vends keys that expire in an hour */
+static int renew_cb(void *payload, const char *prefix, floe_error *err)
+{
+	renewals *r = payload;
+	floe_strmap m;
+	char exp[32];
+	r->n++;
+	snprintf(r->last, sizeof(r->last), "%s", prefix);
+	snprintf(exp, sizeof(exp), "%lld", (long long)(floe_now_ms() + 3600000));
+	floe_strmap_init(&m);
+	T_OK(floe_strmap_set(&m, "s3.access-key-id", "AKIDNEW"), NULL);
+	T_OK(floe_strmap_set(&m, "s3.secret-access-key", "new"), NULL);
+	T_OK(floe_strmap_set(&m, "s3.session-token-expires-at-ms", exp), NULL);
+	int rc = floe_io_set_credentials(r->io, prefix, &m, err);
+	floe_strmap_reset(&m);
+	return rc;
+}
+
+static void test_vended_prefixes(void)
+{
+	floe_fileio *io = NULL;
+	floe_error err = {0};
+	floe_strmap m;
+	renewals r = {0, "", NULL};
+	T_OK(floe_io_s3_new(&io, NULL, &err), &err);
+	if (!io)
+		return;
+	r.io = io;
+	floe_strmap_init(&m);
+	/* a bucket-wide prefix and the table's: the longer one wins for its paths */
+	T_OK(floe_strmap_set(&m, "s3.access-key-id", "AKIDWIDE"), NULL);
+	T_OK(floe_strmap_set(&m, "s3.secret-access-key", "wide"), NULL);
+	T_OK(floe_strmap_set(&m, "s3.session-token-expires-at-ms", "4102444800000"), NULL);
+	T_OK(floe_io_set_credentials(io, "s3://b/", &m, &err), &err);
+	T_OK(floe_strmap_set(&m, "s3.access-key-id", "AKIDTABLE"), NULL);
+	T_OK(floe_strmap_set(&m, "s3.session-token-expires-at-ms", "4102444800001"), NULL);
+	T_OK(floe_io_set_credentials(io, "s3a://b/wh/db/t", &m, &err), &err);
+	T_CHECK(floe_io_credentials_expire_ms(io, "s3://b/wh/db/t/data/f.parquet") == 4102444800001);
+	T_CHECK(floe_io_credentials_expire_ms(io, "s3://b/wh/db/u/data/f.parquet") == 4102444800000);
+	T_CHECK(floe_io_credentials_expire_ms(io, "s3://c/x") == 0);
+	/* no renewer: nothing renews */
+	T_ERR(floe_io_renew_credentials(io, "s3://b/wh/db/t/f", &err), FLOE_EUNSUPPORTED);
+	floe_io_set_renewer(io, renew_cb, &r);
+	/* renewal names the prefix as it was given, and its answer replaces it */
+	T_OK(floe_io_renew_credentials(io, "s3://b/wh/db/t/data/f.parquet", &err), &err);
+	T_CHECK(r.n == 1);
+	T_EQ_STR(r.last, "s3a://b/wh/db/t");
+	int64_t exp = floe_io_credentials_expire_ms(io, "s3://b/wh/db/t/data/f.parquet");
+	T_CHECK(exp > floe_now_ms() + 3500000 && exp < 4102444800000);
+	T_ERR(floe_io_renew_credentials(io, "s3://c/x", &err), FLOE_EUNSUPPORTED);
+	/* keys without a secret remove the prefix: the wide one applies again */
+	floe_strmap_reset(&m);
+	floe_strmap_init(&m);
+	T_OK(floe_io_set_credentials(io, "s3a://b/wh/db/t", &m, &err), &err);
+	T_CHECK(floe_io_credentials_expire_ms(io, "s3://b/wh/db/t/data/f.parquet") == 4102444800000);
+	floe_strmap_reset(&m);
+	floe_io_free(io);
+}
+
 int main(void)
 {
 	T_RUN(test_sigv4_suite);
@@ -342,5 +410,6 @@ int main(void)
 	T_RUN(test_paths);
 	T_RUN(test_retry_schedule);
 	T_RUN(test_shared_config);
+	T_RUN(test_vended_prefixes);
 	return t_finish();
 }
