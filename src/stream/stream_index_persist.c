@@ -13,7 +13,8 @@
  *            the positions of the files being added are the writer's own
  *            (index_apply recorded them when the tasks completed).
  *   load     at start, the newest ancestor P of the head with floe.key-index
- *            is used when every snapshot after it is this pipeline's own or
+ *            is used when every snapshot after it is this pipeline's own
+ *            index-mode commit (floe.upsert-mode index or index-fallback) or
  *            floe maintenance (compact, rewrite-manifests, convert-deletes),
  *            the blob checks (CRC, P's id and parent, the key field ids, the
  *            exact flag) and its file list is exactly P's live data files.
@@ -79,8 +80,14 @@ static bool followable(floe_pipeline *p, const floe_snapshot *s, const char **wh
 	const char *pid = floe_snapshot_summary(s, "floe.pipeline-id");
 	const char *mt = floe_snapshot_summary(s, "floe.maintenance");
 	const char *fo = floe_snapshot_summary(s, "floe.operation");
-	if (pid && p->pipeline_id && !strcmp(pid, p->pipeline_id))
-		return true;
+	/* this pipeline's index-mode commits only: the same pipeline id without
+	 * upserts in index mode (a plain append) could add a second row of a key */
+	if (pid && p->pipeline_id && !strcmp(pid, p->pipeline_id)) {
+		if (floe_snapshot_summary(s, "floe.upsert-mode"))
+			return true;
+		*why = "this pipeline's commit outside index mode";
+		return false;
+	}
 	if (mt && (!strcmp(mt, "compact") || !strcmp(mt, "rewrite-manifests")))
 		return true;
 	if (fo && !strcmp(fo, "convert-deletes"))
