@@ -71,7 +71,7 @@ void stream_index_persist_setup(rt_table *t)
 	t->idx_persist_every = 10;
 	if (every && floe_parse_i64(every, strlen(every), &v) && v > 0)
 		t->idx_persist_every = v;
-	t->idx_persist_due = true;
+	t->idx_persist_due = false; /* a build sets it (stream_index_build) */
 }
 
 /* A snapshot after the index's base that the refresh can follow. */

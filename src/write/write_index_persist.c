@@ -184,9 +184,9 @@ static bool uvar(cur *c, uint64_t *v)
 
 #define BAD(what) floe_error_set(err, FLOE_ECORRUPT, "key index blob '%s': %s", name, what)
 
-int floe_kib_decode(const uint8_t *p, size_t n, const char *name, floe_key_index_blob_hdr *h,
-		    floe_arena *a, uint64_t *n_files, uint64_t *n_entries, floe_kib_file_fn file_fn,
-		    floe_kib_entry_fn entry_fn, void *payload, floe_error *err)
+static int decode(const uint8_t *p, size_t n, const char *name, floe_key_index_blob_hdr *h,
+		  floe_arena *a, uint64_t *n_files, uint64_t *n_entries, floe_kib_file_fn file_fn,
+		  floe_kib_entry_fn entry_fn, void *payload, bool header_only, floe_error *err)
 {
 	cur c = {p, n, 0};
 	char magic[4];
@@ -197,7 +197,7 @@ int floe_kib_decode(const uint8_t *p, size_t n, const char *name, floe_key_index
 		return BAD("too short");
 	/* the CRC first: nothing below is used unless the bytes are the writer's */
 	memcpy(&crc, p + n - 4, 4);
-	if (floe_crc32c(0, p, n - 4) != crc)
+	if (!header_only && floe_crc32c(0, p, n - 4) != crc)
 		return BAD("CRC-32C mismatch");
 	memcpy(n_entries, p + n - 12, 8);
 	c.n = n - 12;
@@ -228,6 +228,8 @@ int floe_kib_decode(const uint8_t *p, size_t n, const char *name, floe_key_index
 	h->exact = flags & 1u;
 	if (!get(&c, n_files, 8) || *n_files > (c.n - c.at) / 4)
 		return BAD("bad file count");
+	if (header_only)
+		return FLOE_OK;
 	for (uint64_t i = 0; i < *n_files; i++) {
 		uint32_t l;
 		if (!get(&c, &l, 4) || l == 0 || l > c.n - c.at)
@@ -256,6 +258,20 @@ int floe_kib_decode(const uint8_t *p, size_t n, const char *name, floe_key_index
 	if (seen != *n_entries)
 		return BAD("entry count mismatch");
 	return FLOE_OK;
+}
+
+int floe_kib_decode(const uint8_t *p, size_t n, const char *name, floe_key_index_blob_hdr *h,
+		    floe_arena *a, uint64_t *n_files, uint64_t *n_entries, floe_kib_file_fn file_fn,
+		    floe_kib_entry_fn entry_fn, void *payload, floe_error *err)
+{
+	return decode(p, n, name, h, a, n_files, n_entries, file_fn, entry_fn, payload, false, err);
+}
+
+int floe_kib_decode_header(const uint8_t *p, size_t n, const char *name,
+			   floe_key_index_blob_hdr *h, floe_arena *a, uint64_t *n_files,
+			   uint64_t *n_entries, floe_error *err)
+{
+	return decode(p, n, name, h, a, n_files, n_entries, NULL, NULL, NULL, true, err);
 }
 
 int floe_kib_read_file(floe_fileio *io, const char *path, floe_buf *out, floe_error *err)
@@ -396,9 +412,9 @@ int floe_delta_index_restore(floe_delta_index *ix, floe_fileio *io, const char *
 	floe_hmap_init(&c.seen);
 	if ((rc = floe_delta_index_clear(ix, err)) || (rc = floe_kib_read_file(io, path, &blob, err)))
 		goto done;
-	/* the header first (no callbacks), then the checks, then the contents */
-	if ((rc = floe_kib_decode(blob.data, blob.len, path, &h, &ha, &nf, &ne, NULL, NULL, NULL,
-				  err)))
+	/* the header first (not yet trusted: only compared), then the CRC and the
+	 * contents; a failure part-way clears the index again */
+	if ((rc = floe_kib_decode_header(blob.data, blob.len, path, &h, &ha, &nf, &ne, err)))
 		goto done;
 	if (h.snapshot_id != expect->snapshot_id || h.parent_id != expect->parent_id) {
 		rc = floe_error_set(err, FLOE_ECORRUPT,
@@ -415,7 +431,7 @@ int floe_delta_index_restore(floe_delta_index *ix, floe_fileio *io, const char *
 		rc = BAD("another key (equality field ids or their types)");
 		goto done;
 	}
-	floe_delta_index_reserve(ix, (size_t)ne);
+	floe_delta_index_reserve(ix, (size_t)(ne < blob.len / 3 ? ne : blob.len / 3)); /* >= 3 B each */
 	rc = floe_kib_decode(blob.data, blob.len, path, &h, &ha, &nf, &ne, restore_file,
 			     restore_entry, &c, err);
 	if (!rc) {

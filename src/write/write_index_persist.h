@@ -83,6 +83,11 @@ typedef int (*floe_kib_entry_fn)(void *payload, const uint8_t *key, size_t klen,
 int floe_kib_decode(const uint8_t *p, size_t n, const char *name, floe_key_index_blob_hdr *h,
 		    floe_arena *a, uint64_t *n_files, uint64_t *n_entries, floe_kib_file_fn file_fn,
 		    floe_kib_entry_fn entry_fn, void *payload, floe_error *err) FLOE_WUR;
+/* The header and counts alone (no CRC check, no contents): to compare before
+ * decoding. */
+int floe_kib_decode_header(const uint8_t *p, size_t n, const char *name,
+			   floe_key_index_blob_hdr *h, floe_arena *a, uint64_t *n_files,
+			   uint64_t *n_entries, floe_error *err) FLOE_WUR;
 /* Read the floe-key-index-v1 blob's payload of the Puffin file at path into out. */
 int floe_kib_read_file(floe_fileio *io, const char *path, floe_buf *out, floe_error *err) FLOE_WUR;
 

@@ -152,6 +152,10 @@ static void test_round_trip(void)
 		T_CHECK(!bad);
 		free(g.e);
 
+		/* the header alone, for comparing before decoding */
+		floe_key_index_blob_hdr h2;
+		T_OK(floe_kib_decode_header(blob.data, blob.len, "ki", &h2, &a, &nf, &ne, &err), &err);
+		T_CHECK(h2.snapshot_id == 4242 && h2.parent_id == 4141 && nf == 3 && ne == n);
 		/* validation: each of these must be refused, nothing handed out */
 		uint8_t *p = blob.data;
 		size_t len = blob.len;
