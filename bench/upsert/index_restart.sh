@@ -23,7 +23,7 @@ PY=$PWD/.venv/bin/python
 [ -f "$OUT/b-1000.jsonl" ] || cp "$OUT/a-1000.jsonl" "$OUT/b-1000.jsonl"
 D=$OUT/base-$N.pristine
 if [ ! -d "$D" ]; then
-  mkdir -p "$OUT/base"
+  rm -rf "$OUT/base"; mkdir -p "$OUT/base"
   "$FLOE" --dir "$OUT/base" ingest bench.k "$OUT/base-$N.jsonl" --create-schema \
     "id long not null, name string, v long" --format-version 3 \
     --property write.upsert.mode=index --parallelism 2 --quiet

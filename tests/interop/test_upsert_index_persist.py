@@ -138,3 +138,4 @@ def test_expiry_and_orphan_cleanup_keep_the_named_index(floe, tmp_path):
     err = run_round(floe, name, src, 3, random_round(rng, model, 300, 100), "id", "3")
     assert LOADED in err and BUILT not in err, err
     cheap_check(floe, con, name, model.values(), "after maintenance")
+
