@@ -139,3 +139,66 @@ def test_expiry_and_orphan_cleanup_keep_the_named_index(floe, tmp_path):
     assert LOADED in err and BUILT not in err, err
     cheap_check(floe, con, name, model.values(), "after maintenance")
 
+
+
+def test_running_pipeline_refreshes_after_floe_compaction(floe, tmp_path):
+    """A following index-mode ingest, idle between files while `floe maintain`
+    compacts the table: the next checkpoint sees the compaction's commit and
+    commits its equality deletes instead of DVs (floe.upsert-mode
+    index-fallback); the index is then refreshed — only the compaction's
+    files read — not rebuilt, and the checkpoint after commits DVs again. The
+    table equals the model."""
+    import signal
+    import subprocess
+    import time
+    con = duckdb_connection()
+    name, src = "db.prun", tmp_path / "in"
+    src.mkdir()
+    rng = random.Random(9191)
+    model = Model(["id"])
+    run_round(floe, name, src, 0, random_round(rng, model, 400, 150), "id", "3")
+
+    def ours():
+        t = floe.pyiceberg_catalog().load_table(name)
+        return t, [s for s in t.metadata.snapshots if s.summary.get("floe.pipeline-id") == "ix"]
+
+    def wait_commit(n_before):
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            t, snaps = ours()
+            if len(snaps) > n_before:
+                return t, snaps
+            assert proc.poll() is None, log.read_text()[-3000:]
+            time.sleep(0.2)
+        raise AssertionError("no commit: " + log.read_text()[-3000:])
+
+    log = tmp_path / "follow.log"
+    cmd = [floe.bin, "--dir", str(floe.root), "-v", "ingest", name, str(src), "--follow",
+           "--upsert", "--equality-fields", "id", "--rowkind-field", "op",
+           "--pipeline-id", "ix", "--parallelism", "2", "--checkpoint-interval", "200ms"]
+    with log.open("w") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        _, snaps = ours()
+        for rnd in (1, 2, 3):
+            if rnd == 2:
+                floe.run("maintain", name, "--steps", "compact", "--quiet")
+                t, _ = ours()
+                assert t.current_snapshot().summary.operation.value == "replace"
+            lines = random_round(rng, model, 300, 150)
+            (src / f"r{rnd:02d}.jsonl").write_text("\n".join(lines) + "\n")
+            _, snaps = wait_commit(len(snaps))
+            time.sleep(0.5)  # the checkpoint's last commit (one file may take two)
+            _, snaps = ours()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        rc = proc.wait(timeout=120)
+    err = log.read_text()
+    assert rc == 0, err[-3000:]
+    tbl, _ = cheap_check(floe, con, name, model.values(), "after the follow run")
+    modes = [s.summary.get("floe.upsert-mode") for s in tbl.metadata.snapshots
+             if s.summary.get("floe.pipeline-id") == "ix"]
+    assert "index-fallback" in modes and modes[-1] == "index", modes
+    refreshed = [l for l in err.splitlines() if "key index refreshed to snapshot" in l]
+    assert refreshed and " 0 new data file(s) read" not in refreshed[0], err[-3000:]
+    assert err.count(BUILT) == 0, err[-3000:]  # loaded at start, refreshed after
