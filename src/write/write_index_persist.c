@@ -5,9 +5,10 @@
  * DESIGN: the payload is streamed: header and file list, then entries as
  * the index gives them (floe_delta_index__foreach), buffered 64 KiB at a
  * time with a running CRC-32C, so persisting needs no copy of the index in
- * memory. Reading takes the whole blob (about 15 bytes a key) and checks
- * the CRC before it decodes an entry, so a torn or tampered file changes
- * nothing but is reported and rebuilt from the table.
+ * memory. Reading goes a 1 MiB window at a time: one pass for the CRC,
+ * then one decoding, so a torn or tampered file changes nothing (the CRC is
+ * checked before any entry is used) but is reported and rebuilt from the
+ * table, and loading needs no copy of the blob in memory either.
  */
 #include <stdio.h>
 #include <string.h>
@@ -152,102 +153,158 @@ void floe_kib_writer_free(floe_kib_writer *kw)
 	floe_free(kw);
 }
 
-/* ---- decoding -------------------------------------------------------------------- */
+/* ---- decoding ------------------------------------------------------------------- */
 
-typedef struct cur {
-	const uint8_t *p;
-	size_t n, at;
-} cur;
+/* A window over the payload [at + lo, end) of an input: bytes are read a
+ * window at a time, so a blob of any size is decoded in bounded memory. */
+#define WIN 1048576
+#define KIB_MAX_KEY ((size_t)16 << 20)
 
-static bool get(cur *c, void *out, size_t k)
+typedef struct win {
+	floe_input *in;
+	uint64_t end; /* end of the part decoded (before the trailer) */
+	uint64_t at;  /* input offset of buf[0] */
+	uint8_t *buf;
+	size_t cap, lo, hi;
+	floe_error *err;
+} win;
+
+/* buf[lo..lo+k) valid: 0, 1 past the end, < 0 an error */
+static int need(win *w, size_t k)
 {
-	if (c->n - c->at < k)
-		return false;
-	memcpy(out, c->p + c->at, k);
-	c->at += k;
-	return true;
+	if (w->hi - w->lo >= k)
+		return 0;
+	uint64_t pos = w->at + w->lo;
+	if (w->end - pos < k)
+		return 1;
+	size_t have = w->hi - w->lo;
+	if (k > w->cap) {
+		uint8_t *nb = floe_realloc(w->buf, k);
+		if (!nb)
+			return floe_error_oom(w->err);
+		w->buf = nb;
+		w->cap = k;
+	}
+	memmove(w->buf, w->buf + w->lo, have);
+	w->at = pos;
+	w->lo = 0;
+	w->hi = have;
+	uint64_t left = w->end - (w->at + w->hi);
+	size_t want = w->cap - w->hi < left ? w->cap - w->hi : (size_t)left;
+	int rc = floe_input_read_exact(w->in, w->at + w->hi, w->buf + w->hi, want, w->err);
+	if (rc)
+		return rc;
+	w->hi += want;
+	return 0;
 }
 
-static bool uvar(cur *c, uint64_t *v)
+static int get(win *w, void *out, size_t k)
+{
+	int r = need(w, k);
+	if (r)
+		return r;
+	memcpy(out, w->buf + w->lo, k);
+	w->lo += k;
+	return 0;
+}
+
+static int uvar(win *w, uint64_t *v)
 {
 	*v = 0;
 	for (int shift = 0; shift < 64; shift += 7) {
-		if (c->at >= c->n)
-			return false;
-		uint8_t byte = c->p[c->at++];
+		int r = need(w, 1);
+		if (r)
+			return r;
+		uint8_t byte = w->buf[w->lo++];
 		*v |= (uint64_t)(byte & 0x7f) << shift;
 		if (!(byte & 0x80))
-			return true;
+			return 0;
 	}
-	return false;
+	return 1;
 }
 
 #define BAD(what) floe_error_set(err, FLOE_ECORRUPT, "key index blob '%s': %s", name, what)
+/* r from need/get/uvar: past the end is corruption, an error stays itself */
+#define CHECK(r, what)                                                                        \
+	do {                                                                                  \
+		int r_ = (r);                                                                 \
+		if (r_ > 0)                                                                   \
+			return BAD(what);                                                     \
+		if (r_ < 0)                                                                   \
+			return r_;                                                            \
+	} while (0)
 
-static int decode(const uint8_t *p, size_t n, const char *name, floe_key_index_blob_hdr *h,
-		  floe_arena *a, uint64_t *n_files, uint64_t *n_entries, floe_kib_file_fn file_fn,
-		  floe_kib_entry_fn entry_fn, void *payload, bool header_only, floe_error *err)
+static int decode_win(win *w, const char *name, floe_key_index_blob_hdr *h, floe_arena *a,
+		      uint64_t *n_files, uint64_t n_entries, floe_kib_file_fn file_fn,
+		      floe_kib_entry_fn entry_fn, void *payload, bool header_only, floe_error *err)
 {
-	cur c = {p, n, 0};
 	char magic[4];
-	uint32_t ver, nf, flags, crc;
+	uint32_t ver, nf, flags;
 	uint64_t u;
-	memset(h, 0, sizeof(*h));
-	if (n < 4 + 8 + 4)
-		return BAD("too short");
-	/* the CRC first: nothing below is used unless the bytes are the writer's */
-	memcpy(&crc, p + n - 4, 4);
-	if (!header_only && floe_crc32c(0, p, n - 4) != crc)
-		return BAD("CRC-32C mismatch");
-	memcpy(n_entries, p + n - 12, 8);
-	c.n = n - 12;
-	if (!get(&c, magic, 4) || memcmp(magic, KIB_MAGIC, 4))
+	CHECK(get(w, magic, 4), "bad magic");
+	if (memcmp(magic, KIB_MAGIC, 4))
 		return BAD("bad magic");
-	if (!get(&c, &ver, 4) || ver != KIB_VERSION)
+	CHECK(get(w, &ver, 4), "truncated header");
+	if (ver != KIB_VERSION)
 		return BAD("unknown version");
-	if (!get(&c, &u, 8))
-		return BAD("truncated header");
+	CHECK(get(w, &u, 8), "truncated header");
 	h->snapshot_id = (int64_t)u;
-	if (!get(&c, &u, 8))
-		return BAD("truncated header");
+	CHECK(get(w, &u, 8), "truncated header");
 	h->parent_id = (int64_t)u;
-	if (!get(&c, &u, 8))
-		return BAD("truncated header");
+	CHECK(get(w, &u, 8), "truncated header");
 	h->parent_seq = (int64_t)u;
-	if (!get(&c, &nf, 4) || nf > 64 || (size_t)nf * 4 > c.n - c.at)
+	CHECK(get(w, &nf, 4), "truncated header");
+	if (nf > 64)
 		return BAD("bad key field count");
 	int32_t *ids = floe_arena_calloc(a, nf + 1, sizeof(int32_t));
 	if (!ids)
 		return floe_error_oom(err);
 	for (uint32_t i = 0; i < nf; i++)
-		(void)get(&c, &ids[i], 4);
+		CHECK(get(w, &ids[i], 4), "truncated header");
 	h->field_ids = ids;
 	h->n_fields = nf;
-	if (!get(&c, &flags, 4) || (flags & ~1u))
+	CHECK(get(w, &flags, 4), "truncated header");
+	if (flags & ~1u)
 		return BAD("bad flags");
 	h->exact = flags & 1u;
-	if (!get(&c, n_files, 8) || *n_files > (c.n - c.at) / 4)
+	CHECK(get(w, n_files, 8), "truncated header");
+	if (*n_files > (w->end - (w->at + w->lo)) / 4)
 		return BAD("bad file count");
 	if (header_only)
 		return FLOE_OK;
 	for (uint64_t i = 0; i < *n_files; i++) {
 		uint32_t l;
-		if (!get(&c, &l, 4) || l == 0 || l > c.n - c.at)
+		CHECK(get(w, &l, 4), "bad file path");
+		if (l == 0 || l > KIB_MAX_KEY)
 			return BAD("bad file path");
-		int rc = file_fn ? file_fn(payload, (const char *)c.p + c.at, l) : 0;
+		CHECK(need(w, l), "bad file path");
+		int rc = file_fn ? file_fn(payload, (const char *)w->buf + w->lo, l) : 0;
 		if (rc)
 			return rc;
-		c.at += l;
+		w->lo += l;
 	}
 	uint64_t seen = 0;
-	while (c.at < c.n) {
+	while (w->at + w->lo < w->end) {
 		uint64_t kl, fid, pos;
-		if (!uvar(&c, &kl) || kl == 0 || kl > c.n - c.at)
+		CHECK(uvar(w, &kl), "bad key length");
+		if (kl == 0 || kl > KIB_MAX_KEY)
 			return BAD("bad key length");
-		const uint8_t *key = c.p + c.at;
-		c.at += (size_t)kl;
-		if (!uvar(&c, &fid) || !uvar(&c, &pos))
-			return BAD("truncated entry");
+		CHECK(need(w, (size_t)kl), "bad key length");
+		const uint8_t *key = w->buf + w->lo;
+		size_t key_lo = w->lo;
+		w->lo += (size_t)kl;
+		/* fid and pos may refill the window: keep the key in it */
+		if (w->hi - w->lo < 20 && w->at + w->hi < w->end) {
+			w->lo = key_lo;
+			CHECK(need(w, (size_t)kl + 20 <= w->end - (w->at + w->lo)
+					      ? (size_t)kl + 20
+					      : (size_t)(w->end - (w->at + w->lo))),
+			      "truncated entry");
+			key = w->buf + w->lo;
+			w->lo += (size_t)kl;
+		}
+		CHECK(uvar(w, &fid), "truncated entry");
+		CHECK(uvar(w, &pos), "truncated entry");
 		if (fid >= *n_files || pos > FLOE_KEY_INDEX_MAX_POS)
 			return BAD("entry names no file");
 		seen++;
@@ -255,48 +312,135 @@ static int decode(const uint8_t *p, size_t n, const char *name, floe_key_index_b
 		if (rc)
 			return rc;
 	}
-	if (seen != *n_entries)
+	if (seen != n_entries)
 		return BAD("entry count mismatch");
 	return FLOE_OK;
+}
+
+/* Decode the payload at [off, off + len) of in. */
+static int decode(floe_input *in, uint64_t off, uint64_t len, const char *name,
+		  floe_key_index_blob_hdr *h, floe_arena *a, uint64_t *n_files, uint64_t *n_entries,
+		  floe_kib_file_fn file_fn, floe_kib_entry_fn entry_fn, void *payload,
+		  bool header_only, floe_error *err)
+{
+	uint8_t trailer[12];
+	uint32_t crc;
+	int rc;
+	memset(h, 0, sizeof(*h));
+	*n_files = *n_entries = 0;
+	if (len < 4 + 8 + 4)
+		return BAD("too short");
+	if ((rc = floe_input_read_exact(in, off + len - 12, trailer, 12, err)))
+		return rc;
+	memcpy(n_entries, trailer, 8);
+	memcpy(&crc, trailer + 8, 4);
+	win w = {in, off + len - 12, off, NULL, 0, 0, 0, err};
+	if (!header_only) {
+		/* the CRC first: nothing below is used unless the bytes are the writer's */
+		uint32_t c = 0;
+		uint64_t at = off, stop = off + len - 4;
+		uint8_t *chunk = floe_malloc(WIN);
+		if (!chunk)
+			return floe_error_oom(err);
+		while (at < stop && !rc) {
+			size_t k = stop - at < WIN ? (size_t)(stop - at) : WIN;
+			if (!(rc = floe_input_read_exact(in, at, chunk, k, err)))
+				c = floe_crc32c(c, chunk, k);
+			at += k;
+		}
+		floe_free(chunk);
+		if (rc)
+			return rc;
+		if (c != crc)
+			return BAD("CRC-32C mismatch");
+	}
+	w.cap = WIN;
+	if (!(w.buf = floe_malloc(w.cap)))
+		return floe_error_oom(err);
+	rc = decode_win(&w, name, h, a, n_files, *n_entries, file_fn, entry_fn, payload,
+			header_only, err);
+	floe_free(w.buf);
+	return rc;
+}
+
+static int decode_mem(const uint8_t *p, size_t n, const char *name, floe_key_index_blob_hdr *h,
+		      floe_arena *a, uint64_t *n_files, uint64_t *n_entries,
+		      floe_kib_file_fn file_fn, floe_kib_entry_fn entry_fn, void *payload,
+		      bool header_only, floe_error *err)
+{
+	floe_input *in = floe_input_memory(p, n, name);
+	if (!in)
+		return floe_error_oom(err);
+	int rc = decode(in, 0, n, name, h, a, n_files, n_entries, file_fn, entry_fn, payload,
+			header_only, err);
+	floe_input_close(in);
+	return rc;
 }
 
 int floe_kib_decode(const uint8_t *p, size_t n, const char *name, floe_key_index_blob_hdr *h,
 		    floe_arena *a, uint64_t *n_files, uint64_t *n_entries, floe_kib_file_fn file_fn,
 		    floe_kib_entry_fn entry_fn, void *payload, floe_error *err)
 {
-	return decode(p, n, name, h, a, n_files, n_entries, file_fn, entry_fn, payload, false, err);
+	return decode_mem(p, n, name, h, a, n_files, n_entries, file_fn, entry_fn, payload, false,
+			  err);
 }
 
 int floe_kib_decode_header(const uint8_t *p, size_t n, const char *name,
 			   floe_key_index_blob_hdr *h, floe_arena *a, uint64_t *n_files,
 			   uint64_t *n_entries, floe_error *err)
 {
-	return decode(p, n, name, h, a, n_files, n_entries, NULL, NULL, NULL, true, err);
+	return decode_mem(p, n, name, h, a, n_files, n_entries, NULL, NULL, NULL, true, err);
 }
 
-int floe_kib_read_file(floe_fileio *io, const char *path, floe_buf *out, floe_error *err)
+/* The Puffin file's floe-key-index-v1 blob: where its payload lies in *in. */
+static int open_blob(floe_fileio *io, const char *path, floe_input **in, uint64_t *off,
+		     uint64_t *len, floe_error *err)
 {
-	floe_input *in = NULL;
 	floe_arena a;
 	floe_puffin_footer ft;
 	int rc;
+	*in = NULL;
 	floe_arena_init(&a, 4096);
-	if ((rc = floe_io_open_read(io, path, &in, err)) ||
-	    (rc = floe_puffin_read_footer(&ft, &a, in, err)))
+	if ((rc = floe_io_open_read(io, path, in, err)) ||
+	    (rc = floe_puffin_read_footer(&ft, &a, *in, err)))
 		goto done;
 	const floe_puffin_blob *b = NULL;
 	for (size_t i = 0; i < ft.n_blobs; i++)
 		if (ft.blobs[i].type && !strcmp(ft.blobs[i].type, FLOE_KEY_INDEX_BLOB_TYPE))
 			b = &ft.blobs[i];
-	if (!b) {
-		rc = floe_error_set(err, FLOE_ECORRUPT, "'%s' holds no %s blob", path,
+	if (!b || b->compression_codec || b->offset < 4 || b->length < 0 ||
+	    (uint64_t)b->offset + (uint64_t)b->length > (*in)->size) {
+		rc = floe_error_set(err, FLOE_ECORRUPT, "'%s' holds no (uncompressed) %s blob", path,
 				    FLOE_KEY_INDEX_BLOB_TYPE);
 		goto done;
 	}
-	rc = floe_puffin_read_blob(out, in, b, KIB_MAX_BLOB, err);
+	*off = (uint64_t)b->offset;
+	*len = (uint64_t)b->length;
 done:
-	floe_input_close(in);
+	if (rc) {
+		floe_input_close(*in);
+		*in = NULL;
+	}
 	floe_arena_reset(&a);
+	return rc;
+}
+
+int floe_kib_read_file(floe_fileio *io, const char *path, floe_buf *out, floe_error *err)
+{
+	floe_input *in = NULL;
+	uint64_t off = 0, len = 0;
+	int rc = open_blob(io, path, &in, &off, &len, err);
+	if (!rc && len > KIB_MAX_BLOB)
+		rc = floe_error_set(err, FLOE_ECORRUPT, "'%s': a blob of %llu bytes", path,
+				    (unsigned long long)len);
+	if (!rc && !(rc = floe_buf_reserve(out, (size_t)len))) {
+		rc = floe_input_read_exact(in, off, out->data + out->len, (size_t)len, err);
+		if (!rc)
+			out->len += (size_t)len;
+	} else if (rc == FLOE_ENOMEM) {
+		rc = floe_error_oom(err);
+	}
+	floe_input_close(in);
 	return rc;
 }
 
@@ -400,21 +544,22 @@ int floe_delta_index_restore(floe_delta_index *ix, floe_fileio *io, const char *
 			     const floe_key_index_blob_hdr *expect, uint64_t *n_entries,
 			     char ***paths, size_t *n_paths, floe_arena *a, floe_error *err)
 {
-	floe_buf blob;
+	floe_input *in = NULL;
+	uint64_t off = 0, len = 0;
 	floe_arena ha;
 	floe_key_index_blob_hdr h;
 	uint64_t nf = 0, ne = 0;
 	restore_ctx c = {ix, a, NULL, 0, 0, {0}, err, path};
 	const char *name = path;
 	int rc;
-	floe_buf_init(&blob, 0);
 	floe_arena_init(&ha, 1024);
 	floe_hmap_init(&c.seen);
-	if ((rc = floe_delta_index_clear(ix, err)) || (rc = floe_kib_read_file(io, path, &blob, err)))
+	if ((rc = floe_delta_index_clear(ix, err)) ||
+	    (rc = open_blob(io, path, &in, &off, &len, err)))
 		goto done;
 	/* the header first (not yet trusted: only compared), then the CRC and the
-	 * contents; a failure part-way clears the index again */
-	if ((rc = floe_kib_decode_header(blob.data, blob.len, path, &h, &ha, &nf, &ne, err)))
+	 * contents, a window at a time; a failure part-way clears the index again */
+	if ((rc = decode(in, off, len, path, &h, &ha, &nf, &ne, NULL, NULL, NULL, true, err)))
 		goto done;
 	if (h.snapshot_id != expect->snapshot_id || h.parent_id != expect->parent_id) {
 		rc = floe_error_set(err, FLOE_ECORRUPT,
@@ -431,9 +576,9 @@ int floe_delta_index_restore(floe_delta_index *ix, floe_fileio *io, const char *
 		rc = BAD("another key (equality field ids or their types)");
 		goto done;
 	}
-	floe_delta_index_reserve(ix, (size_t)(ne < blob.len / 3 ? ne : blob.len / 3)); /* >= 3 B each */
-	rc = floe_kib_decode(blob.data, blob.len, path, &h, &ha, &nf, &ne, restore_file,
-			     restore_entry, &c, err);
+	floe_delta_index_reserve(ix, (size_t)(ne < len / 3 ? ne : len / 3)); /* >= 3 B each */
+	rc = decode(in, off, len, path, &h, &ha, &nf, &ne, restore_file, restore_entry, &c, false,
+		    err);
 	if (!rc) {
 		floe_delta_index__mark_gone(ix); /* until the plan says where each is */
 		if (n_entries)
@@ -452,7 +597,7 @@ done:
 	}
 	floe_free(c.paths);
 	floe_hmap_reset(&c.seen);
-	floe_buf_reset(&blob);
+	floe_input_close(in);
 	floe_arena_reset(&ha);
 	return rc;
 }
