@@ -75,6 +75,13 @@ static const floe_prop_def DEFS[] = {
 	{"write.upsert.index.memory", FLOE_PROP_INT, "268435456", 65536, I64_MAX, NULL, NULL, NULL,
 	 H, "index mode: the key index's memory (bytes, all writer tasks); beyond it the index "
 	 "spills to local disk"},
+	{"write.upsert.index.persist", FLOE_PROP_BOOL, "true", 0, 0, NULL, NULL, NULL, H,
+	 "index mode: persist the key index as a `floe-key-index-v1` Puffin blob named by the "
+	 "commit's summary (`floe.key-index`), so a restart loads it (validated against the "
+	 "snapshot it describes) instead of reading every key of the table"},
+	{"write.upsert.index.persist-interval", FLOE_PROP_INT, "10", 1, I64_MAX, NULL, NULL, NULL, H,
+	 "index mode: persist the key index every this many DV commits (also on the first after a "
+	 "rebuild and on a one-shot load's last commit)"},
 	{"write.delete.mode", FLOE_PROP_CHOICE, "copy-on-write", 0, 0, "copy-on-write|merge-on-read",
 	 NULL, NULL, H,
 	 "floe delete: rewrite the affected data files, or add position deletes (v2) / DVs (v3)"},

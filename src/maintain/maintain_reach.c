@@ -65,6 +65,10 @@ int floe_reach_snapshot(floe_reach *r, floe_table *t, const floe_snapshot *s, fl
 	int rc;
 	if (floe_reach_add(r, s->manifest_list, FLOE_REACH_MANIFEST_LIST))
 		return floe_error_oom(err);
+	/* floe's persisted key index (write_index_persist.h): reachable while a
+	 * snapshot names it; not a data or delete file (no manifest lists it) */
+	if (floe_reach_add(r, floe_snapshot_summary(s, "floe.key-index"), FLOE_REACH_METADATA))
+		return floe_error_oom(err);
 	floe_arena_init(&a, 65536);
 	rc = floe_table_manifests(&mfs, &n, &a, t, s, err);
 	for (size_t i = 0; i < n && !rc; i++) {

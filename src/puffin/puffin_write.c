@@ -322,6 +322,20 @@ int floe_puffin_writer_add(floe_puffin_writer *pw, const floe_puffin_blob *meta,
 	return FLOE_OK;
 }
 
+int floe_puffin_writer_add_written(floe_puffin_writer *pw, const floe_puffin_blob *meta,
+				   int64_t offset, int64_t length, floe_error *err)
+{
+	int64_t got_off, got_len;
+	if (offset < 4 || length < 0 || (uint64_t)offset + (uint64_t)length > pw->out->pos)
+		return floe_error_set(err, FLOE_EINVAL, "puffin writer: a blob outside the file");
+	int rc = floe_puffin_writer_add(pw, meta, NULL, 0, &got_off, &got_len, err);
+	if (rc)
+		return rc;
+	pw->blobs[pw->n_blobs - 1].offset = offset;
+	pw->blobs[pw->n_blobs - 1].length = length;
+	return FLOE_OK;
+}
+
 static void write_props(floe_jw *w, const floe_puffin_prop *p, size_t n)
 {
 	floe_jw_key(w, "properties");

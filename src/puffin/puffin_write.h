@@ -71,6 +71,15 @@ int floe_puffin_writer_add(floe_puffin_writer *pw, const floe_puffin_blob *meta,
 			   floe_error *err) FLOE_WUR;
 
 /*
+ * Record a blob the caller wrote to out itself, at [offset, offset + length)
+ * (a blob too large to hold in memory: floe's key index). meta as for
+ * floe_puffin_writer_add (offset and length in it ignored). FLOE_EINVAL when
+ * the range is not within what out holds after the leading magic.
+ */
+int floe_puffin_writer_add_written(floe_puffin_writer *pw, const floe_puffin_blob *meta,
+				   int64_t offset, int64_t length, floe_error *err) FLOE_WUR;
+
+/*
  * Write the footer with the file properties props[0..n_props) (Java sets
  * "created-by"). *file_size receives the size of the whole file. After
  * this only floe_puffin_writer_free is valid; the caller closes out.

@@ -1550,6 +1550,7 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 	if (rc_r)
 		return rc_r;
 	idx_check ic = {0, false};
+	char kpath[1024] = ""; /* helper-idxpersist: the key index persisted with this commit */
 	if (t->index_mode) {
 		int rc0 = floe_table_refresh(t->commit_t, err);
 		if (rc0)
@@ -1660,6 +1661,15 @@ again:;
 		if (dv_mode)
 			floe_op_set_check(ap, idx_check_cb, &ic);
 	}
+	/* helper-idxpersist: the index as of after this commit, named in its summary */
+	if (!rc && dv_mode && stream_index_persist_wanted(t, c->complete)) {
+		floe_error pe;
+		floe_error_clear(&pe);
+		if (stream_index_persist_write(p, t, ap, c->files[ti], n, c->id, kpath,
+					       sizeof(kpath), &pe))
+			FLOE_WARN("table %s: checkpoint %lld: the key index is not persisted: %s",
+				  t->ident, (long long)c->id, pe.msg);
+	}
 	if (p->sink == &stream_sink_task_writers)
 		floe_op_verify_added(ap); /* its files: they must still be there */
 	if (n == 0)
@@ -1675,10 +1685,14 @@ again:;
 		floe_op_free(ap);
 		ap = NULL;
 		stream_split_check_reset(&ck);
+		stream_index_persist_after(t, kpath, false, true); /* helper-idxpersist */
+		kpath[0] = 0;
 		dv_mode = false;
 		ic.failed = false;
 		goto again;
 	}
+	if (!rc && t->index_mode && dv_mode)
+		stream_index_persist_after(t, kpath, snap >= 0, false); /* helper-idxpersist */
 	if (!rc && t->index_mode) {
 		idx_discard(t, c->files[ti], n, dv_mode);
 		if (dv_mode && snap >= 0) {

@@ -307,6 +307,7 @@ int stream_delta_setup(floe_pipeline *p, rt_table *t, floe_error *err)
 	int64_t mv;
 	if (mem && floe_parse_i64(mem, strlen(mem), &mv) && mv > 0)
 		t->index_memory = (size_t)mv;
+	stream_index_persist_setup(t); /* helper-idxpersist */
 	FLOE_INFO("table %s: %s on %zu equality field(s)%s%s", t->ident,
 		  t->upsert ? "upserts" : "change records", t->n_eq,
 		  t->cdc == STREAM_CDC_DEBEZIUM ? " from Debezium JSON" : "",
@@ -334,6 +335,10 @@ int stream_index_build(floe_pipeline *p, rt_table *t, floe_error *err)
 	struct ArrowSchema sch;
 	memset(&sch, 0, sizeof(sch));
 	int64_t t0 = floe_monotonic_ns();
+	bool loaded = false; /* helper-idxpersist: a persisted index, or a refresh */
+	if ((rc = stream_index_try_load(p, t, &loaded, err)) || loaded)
+		return rc;
+	t->idx_persist_due = true; /* a rebuild: persist at the next DV commit */
 	t->idx_stale = false;
 	if ((rc = floe_table_refresh(t->commit_t, err)))
 		return rc;

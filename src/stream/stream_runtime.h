@@ -43,6 +43,8 @@
 #include "util/thread.h"
 #include "write/write.h"
 
+struct floe_snapshot_op;
+
 /* How tasks write files: the task writers of src/write, or a test double. */
 typedef struct stream_sink_ops {
 	int (*open)(void **out, floe_fileio *io, const floe_metadata *m, const floe_write_config *cfg,
@@ -199,6 +201,12 @@ typedef struct rt_table {
 	int64_t idx_expect; /* the snapshot the index describes: head must be it */
 	bool idx_stale;     /* another commit landed: rebuilt after the next commit */
 	int64_t idx_dv_commits, idx_fallbacks;
+	/* persisted index (helper-idxpersist: stream_index_persist.c) */
+	bool idx_persist;          /* write.upsert.index.persist */
+	int64_t idx_persist_every; /* write.upsert.index.persist-interval (DV commits) */
+	int64_t idx_commits_since; /* DV commits since the last persisted one */
+	bool idx_persist_due;      /* persist at the next DV commit (after a rebuild) */
+	int64_t idx_loads, idx_refreshes;
 } rt_table;
 
 typedef struct rt_source {
@@ -427,6 +435,19 @@ int stream_delta_precheck(const stream_config *cfg, floe_catalog *cat, floe_erro
 int stream_delta_setup(floe_pipeline *p, rt_table *t, floe_error *err) FLOE_WUR;
 /* index mode: (re)build t->index from the table's current snapshot */
 int stream_index_build(floe_pipeline *p, rt_table *t, floe_error *err) FLOE_WUR;
+/* persisted index (helper-idxpersist: stream_index_persist.c) */
+void stream_index_persist_setup(rt_table *t);
+/* Load the persisted index (start) or refresh t->index from its base (a
+ * running pipeline) to the head; *done false: build it instead. */
+int stream_index_try_load(floe_pipeline *p, rt_table *t, bool *done, floe_error *err) FLOE_WUR;
+bool stream_index_persist_wanted(const rt_table *t, bool last);
+/* Write the index as of after this commit (files[0..n) its entries) and name
+ * it in ap's summary; path[0..cap) receives where ("" when not written). */
+int stream_index_persist_write(floe_pipeline *p, rt_table *t, struct floe_snapshot_op *ap,
+			       const floe_data_file *files, size_t n, int64_t ckpt, char *path,
+			       size_t cap, floe_error *err) FLOE_WUR;
+/* After the attempt: committed, or the file is to be deleted (discard). */
+void stream_index_persist_after(rt_table *t, const char *path, bool committed, bool discard);
 
 /* stream_task.c */
 void *stream_task_main(void *arg);

@@ -600,4 +600,29 @@ int floe_delta_index_clear(floe_delta_index *ix, floe_error *err) FLOE_WUR;
 void floe_delta_index_get_stats(floe_delta_index *ix, floe_delta_index_stats *out);
 void floe_delta_index_free(floe_delta_index *ix);
 
+/* ---- persist hooks (helper-idxpersist: write_index_persist.c, stream_index_persist.c) ----
+ * Semi-private: what persisting, loading and refreshing the index needs of
+ * its internals. Files have ids in registration order; a file marked gone
+ * is no longer in the table, and an entry that names it is a row that left
+ * with it (a lookup does not find it). */
+bool floe_delta_index__exact(const floe_delta_index *ix, bool *wide);
+typedef int (*floe_delta_index_entry_fn)(void *payload, const uint8_t *key, size_t klen,
+					 uint32_t file_id, uint64_t pos);
+/* every entry of a file not gone, under the index's lock (keys as written) */
+int floe_delta_index__foreach(floe_delta_index *ix, floe_delta_index_entry_fn fn, void *payload,
+			      floe_error *err) FLOE_WUR;
+size_t floe_delta_index__n_files(floe_delta_index *ix);
+const char *floe_delta_index__file(floe_delta_index *ix, size_t id, bool *gone);
+/* keys with more than one live row (another writer's append) */
+bool floe_delta_index__has_dups(floe_delta_index *ix);
+int floe_delta_index__put(floe_delta_index *ix, const uint8_t *key, size_t klen, uint32_t file_id,
+			  uint64_t pos, floe_error *err) FLOE_WUR;
+void floe_delta_index__mark_gone(floe_delta_index *ix);
+/* Register the file (or find it: *known), not gone, with exactly this DV (NULL: none). */
+int floe_delta_index__sync_file(floe_delta_index *ix, const char *path, int32_t spec_id,
+				const floe_partition *partition, const floe_data_file *dv,
+				bool *known, floe_error *err) FLOE_WUR;
+/* floe_delta_index_load replaces a key's entry instead of noting a second row. */
+void floe_delta_index__load_replace(floe_delta_index *ix, bool on);
+
 #endif

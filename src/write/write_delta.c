@@ -666,6 +666,7 @@ typedef struct ix_file {
 	floe_data_file df; /* path, spec, partition (copied) */
 	floe_data_file dv; /* its live DV (v3), when has_dv */
 	bool has_dv;
+	bool gone; /* persist hook: no longer in the table (its entries are dead rows) */
 } ix_file;
 
 struct floe_delta_index {
@@ -700,6 +701,7 @@ struct floe_delta_index {
 		size_t next; /* SIZE_MAX: end */
 	} *dup;
 	size_t n_dup, cap_dup;
+	bool load_replace; /* persist hook: a loaded row replaces the key's entry */
 };
 
 int floe_delta_index_new(floe_delta_index **out, floe_fileio *io, const floe_metadata *m,
@@ -986,7 +988,7 @@ int floe_delta_index_load(floe_delta_index *ix, const struct ArrowArray *batch,
 		uint32_t of;
 		uint64_t op;
 		rc = floe_key_index_get(part, key, klen, &found, &of, &op, err);
-		if (!rc && found) {
+		if (!rc && found && !ix->load_replace) {
 			/* a second live row of the key: both get deleted by its next change */
 			uint64_t *head;
 			bool existed;
@@ -1023,8 +1025,8 @@ static int index_delete(floe_delta_index *ix, const uint8_t *key, size_t klen, f
 	if (!(!rc && found && ix->n_dup && floe_hmap_get(&ix->dup_keys, key, klen, &d)))
 		d = UINT64_MAX;
 	for (;;) {
-		if (rc || !found || fid >= ix->n_files)
-			break;
+		if (rc || !found || fid >= ix->n_files || ix->files[fid].gone)
+			break; /* gone (persist hook): the row left with its file */
 		ix_file *f = &ix->files[fid];
 		int64_t p = (int64_t)pos;
 		ix->hits++;
@@ -1150,5 +1152,129 @@ void floe_delta_index_get_stats(floe_delta_index *ix, floe_delta_index_stats *ou
 		out->disk_reads += st.disk_reads;
 		out->lookups += st.lookups;
 	}
+	floe_mutex_unlock(&ix->mu);
+}
+
+/* ---- persist hooks (helper-idxpersist: write_index_persist.c, stream_index_persist.c) ---- */
+
+bool floe_delta_index__exact(const floe_delta_index *ix, bool *wide)
+{
+	*wide = ix->n_keys == 1 && ix->keys[0].type->id != FLOE_T_INT &&
+		ix->keys[0].type->id != FLOE_T_DATE;
+	return ix->exact;
+}
+
+typedef struct fe_ctx {
+	floe_delta_index *ix;
+	bool narrow;
+	floe_delta_index_entry_fn fn;
+	void *payload;
+} fe_ctx;
+
+static int fe_cb(void *payload, const uint8_t *key, size_t klen, uint32_t fid, uint64_t pos)
+{
+	fe_ctx *c = payload;
+	if (fid < c->ix->n_files && c->ix->files[fid].gone)
+		return 0; /* a dead row */
+	/* exact mode hands 9 bytes back: an int key is 5 (write_index.h) */
+	return c->fn(c->payload, key, c->narrow && klen == 9 ? 5 : klen, fid, pos);
+}
+
+int floe_delta_index__foreach(floe_delta_index *ix, floe_delta_index_entry_fn fn, void *payload,
+			      floe_error *err)
+{
+	bool wide;
+	fe_ctx c = {ix, floe_delta_index__exact(ix, &wide) && !wide, fn, payload};
+	int rc = FLOE_OK;
+	floe_mutex_lock(&ix->mu);
+	for (size_t i = 0; i < ix->n_parts && !rc; i++)
+		rc = floe_key_index_foreach(ix->parts[i], fe_cb, &c, err);
+	floe_mutex_unlock(&ix->mu);
+	return rc;
+}
+
+size_t floe_delta_index__n_files(floe_delta_index *ix)
+{
+	return ix->n_files;
+}
+
+const char *floe_delta_index__file(floe_delta_index *ix, size_t id, bool *gone)
+{
+	*gone = ix->files[id].gone;
+	return ix->files[id].df.file_path;
+}
+
+bool floe_delta_index__has_dups(floe_delta_index *ix)
+{
+	bool any = false;
+	floe_mutex_lock(&ix->mu);
+	for (size_t i = 0; i < ix->dup_keys.cap && !any; i++)
+		any = ix->dup_keys.slots[i].key && ix->dup_keys.slots[i].val != UINT64_MAX;
+	floe_mutex_unlock(&ix->mu);
+	return any;
+}
+
+int floe_delta_index__put(floe_delta_index *ix, const uint8_t *key, size_t klen, uint32_t fid,
+			  uint64_t pos, floe_error *err)
+{
+	int rc;
+	floe_mutex_lock(&ix->mu);
+	if (fid >= ix->n_files)
+		rc = floe_error_set(err, FLOE_ECORRUPT, "key index: file %u of %zu", fid,
+				    ix->n_files);
+	else
+		rc = floe_key_index_put(part_of(ix, key, klen), key, klen, fid, pos, err);
+	floe_mutex_unlock(&ix->mu);
+	return rc;
+}
+
+void floe_delta_index__mark_gone(floe_delta_index *ix)
+{
+	floe_mutex_lock(&ix->mu);
+	for (size_t i = 0; i < ix->n_files; i++)
+		ix->files[i].gone = true;
+	floe_mutex_unlock(&ix->mu);
+}
+
+int floe_delta_index__sync_file(floe_delta_index *ix, const char *path, int32_t spec_id,
+				const floe_partition *partition, const floe_data_file *dv,
+				bool *known, floe_error *err)
+{
+	uint32_t id;
+	int rc;
+	floe_mutex_lock(&ix->mu);
+	*known = floe_hmap_get_str(&ix->by_path, path, NULL);
+	rc = file_id(ix, path, spec_id, partition, &id, err);
+	if (!rc) {
+		ix_file *f = &ix->files[id];
+		f->gone = false;
+		if (*known) { /* restored by path alone: spec and partition from the plan */
+			floe_data_file d, nd;
+			floe_data_file_init(&d);
+			d.content = FLOE_CONTENT_DATA;
+			d.file_path = f->df.file_path;
+			d.spec_id = spec_id;
+			if (partition)
+				d.partition = *partition;
+			if (floe_data_file_copy(&nd, &ix->a, &d))
+				rc = floe_error_oom(err);
+			else
+				f->df = nd;
+		}
+		f->has_dv = false;
+		if (!rc && dv) {
+			f->has_dv = floe_data_file_copy(&f->dv, &ix->a, dv) == 0;
+			if (!f->has_dv)
+				rc = floe_error_oom(err);
+		}
+	}
+	floe_mutex_unlock(&ix->mu);
+	return rc;
+}
+
+void floe_delta_index__load_replace(floe_delta_index *ix, bool on)
+{
+	floe_mutex_lock(&ix->mu);
+	ix->load_replace = on;
 	floe_mutex_unlock(&ix->mu);
 }

@@ -775,3 +775,89 @@ void floe_key_index_get_stats(const floe_key_index *ix, floe_key_index_stats *ou
 	out->memory = mem_bytes(ix);
 	out->runs = ix->n_runs;
 }
+
+/* ---- persist hook (helper-idxpersist: write_index_persist.c) --------------------- */
+
+/* Whether a key of run i (hash h) is shadowed by memory or a newer run. */
+static int shadowed(floe_key_index *ix, size_t i, uint64_t h, const uint8_t *key, size_t klen,
+		    uint64_t k, bool *out, floe_error *err)
+{
+	bool hit = false;
+	uint64_t v;
+	*out = false;
+	if (ix->cap) {
+		(void)find_slot(ix, h, key, klen, k, &hit);
+		if (hit) {
+			*out = true;
+			return FLOE_OK;
+		}
+	}
+	for (size_t j = i + 1; j < ix->n_runs; j++) {
+		int r = run_get(ix, &ix->runs[j], h, key, klen, k, &v, err);
+		if (r < 0)
+			return r;
+		if (r) {
+			*out = true;
+			return FLOE_OK;
+		}
+	}
+	return FLOE_OK;
+}
+
+static int emit(uint64_t v, const uint8_t *key, size_t klen, floe_key_index_fn fn, void *payload)
+{
+	if (!v || v == TOMB)
+		return 0;
+	return fn(payload, key, klen, (uint32_t)((v >> 40) - 1), v & FLOE_KEY_INDEX_MAX_POS);
+}
+
+int floe_key_index_foreach(floe_key_index *ix, floe_key_index_fn fn, void *payload,
+			   floe_error *err)
+{
+	uint8_t kb[9] = {1};
+	int rc = FLOE_OK;
+	if (ix->exact && ix->null_v) {
+		static const uint8_t null_key[1] = {0};
+		if ((rc = emit(ix->null_v, null_key, 1, fn, payload)))
+			return rc;
+	}
+	for (size_t i = 0; i < ix->cap && !rc; i++) {
+		const slot *s = &ix->slots[i];
+		if (!s->v || s->v == TOMB)
+			continue;
+		if (ix->exact) {
+			memcpy(kb + 1, &s->k, 8);
+			rc = emit(s->v, kb, 9, fn, payload);
+		} else {
+			uint64_t h;
+			const uint8_t *key;
+			uint32_t klen;
+			arena_key(ix, s->k, &h, &key, &klen);
+			rc = emit(s->v, key, klen, fn, payload);
+		}
+	}
+	/* runs: a record counts unless memory or a newer run holds its key */
+	for (size_t i = ix->n_runs; i-- > 0 && !rc;) {
+		rec *rs = NULL;
+		floe_buf keys;
+		floe_buf_init(&keys, 0);
+		if ((rc = run_read_all(ix, &ix->runs[i], &rs, &keys, err))) {
+			floe_buf_reset(&keys);
+			return rc;
+		}
+		for (size_t j = 0; j < ix->runs[i].n && !rc; j++) {
+			const uint8_t *key = ix->exact ? kb : keys.data + rs[j].koff;
+			size_t klen = ix->exact ? 9 : rs[j].klen;
+			bool sh;
+			if (ix->exact)
+				memcpy(kb + 1, &rs[j].k, 8);
+			if ((rc = shadowed(ix, i, rs[j].h, key, klen, rs[j].k, &sh, err)))
+				break;
+			if (!sh)
+				rc = emit(rs[j].v, key, klen, fn, payload);
+		}
+		floe_free(rs);
+		floe_buf_reset(&keys);
+	}
+	return rc;
+}

@@ -76,4 +76,14 @@ void floe_key_index_reserve(floe_key_index *ix, size_t n);
 void floe_key_index_get_stats(const floe_key_index *ix, floe_key_index_stats *out);
 void floe_key_index_free(floe_key_index *ix);
 
+/* ---- persist hook (helper-idxpersist: write_index_persist.c) ---- */
+/* fn(payload, key, klen, file_id, pos) for every live entry (memory and
+ * runs, newest wins; order unspecified). Exact mode gives each key as 9
+ * bytes {1, value as u64 LE} (the null key as {0}): an int key's 5-byte
+ * encoding comes back widened. Non-zero from fn stops and is returned. */
+typedef int (*floe_key_index_fn)(void *payload, const uint8_t *key, size_t klen,
+				 uint32_t file_id, uint64_t pos);
+int floe_key_index_foreach(floe_key_index *ix, floe_key_index_fn fn, void *payload,
+			   floe_error *err) FLOE_WUR;
+
 #endif

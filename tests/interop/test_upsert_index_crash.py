@@ -1,8 +1,9 @@
 """Exactly-once upserts in index mode under crashes: the change stream of
 test_upsert_crash.py (smaller waves) goes through `floe ingest --upsert` into a
 v3 table with write.upsert.mode=index, SIGKILLed at random moments at least
-20 times (some during commits) and restarted until a run ends; every
-restart rebuilds the key index from the table. The table then equals the
+20 times (some during commits) and restarted until a run ends; a restart
+loads the key index persisted every other commit (a kill while it was being
+written leaves a file no snapshot names) or rebuilds it from the table. The table then equals the
 model as floe, DuckDB and Java read it, and holds no equality delete file
 (every checkpoint committed the index's deletion vectors).
 """
@@ -48,6 +49,7 @@ def test_sigkill_during_index_mode_ingest(floe, tmp_path, java_peer):
            "--partition-by", "region", "--format-version", "3", "--upsert",
            "--equality-fields", "id,region", "--rowkind-field", "op", "--parallelism", "2",
            "--property", "write.upsert.mode=index",
+           "--property", "write.upsert.index.persist-interval=2",
            "--checkpoint-interval", "20ms", "--block-size", "4KiB", "--quiet"]
     kills = commit_kills = runs = 0
     while True:
@@ -70,6 +72,9 @@ def test_sigkill_during_index_mode_ingest(floe, tmp_path, java_peer):
         assert waves < 60, (kills, commit_kills)
         write_wave(src, waves, rng, model)
         waves += 1
+    loads = sum("key index loaded from" in (tmp_path / f"run-{r}.log").read_text()
+                for r in range(1, runs + 1))
+    assert loads >= 1, "no restart loaded the persisted key index"
     want = norm(model.values(), COLS)
     got = norm(floe.json_rows("scan", "db.ixc"), COLS)
     assert got == want, f"{len(got)} rows, want {len(want)} after {kills} kills"
