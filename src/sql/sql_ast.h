@@ -199,6 +199,15 @@ typedef enum sql_alter_kind {
 	SQL_A_ADD_COLUMN,   /* cols (one or a parenthesised list) */
 	SQL_A_RENAME_COLUMN, /* col, new_col */
 	SQL_A_DROP_COLUMN,  /* keys: column names */
+	SQL_A_MODIFY,       /* cols: MODIFY col type [NOT NULL] (widen, or make optional) */
+	SQL_A_ADD_PARTITION,     /* text: ADD PARTITION FIELD bucket(16, id) */
+	SQL_A_DROP_PARTITION,    /* text: DROP PARTITION FIELD id_bucket | bucket(16, id) */
+	SQL_A_REPLACE_PARTITION, /* text WITH text2 */
+	SQL_A_WRITE_ORDER,       /* text: WRITE [LOCALLY] ORDERED BY ... | WRITE UNORDERED ("unsorted") */
+	SQL_A_CREATE_BRANCH,     /* col: the name; snapshot, retain_ms, or_replace, if_not_exists */
+	SQL_A_CREATE_TAG,
+	SQL_A_DROP_BRANCH,       /* col: the name; ref_if_exists */
+	SQL_A_DROP_TAG,
 } sql_alter_kind;
 
 typedef struct sql_stmt {
@@ -225,6 +234,13 @@ typedef struct sql_stmt {
 	size_t n_keys;
 	sql_name to;
 	const char *col, *new_col;
+	/* ALTER TABLE's Spark-style clauses: the expression text as written (backquotes dropped) */
+	const char *text, *text2;
+	int64_t ref_snapshot;   /* CREATE BRANCH|TAG ... AS OF VERSION n: -1 none */
+	int64_t ref_retain_ms;  /* RETAIN n DAYS|HOURS|MINUTES: -1 none */
+	int64_t ref_keep;       /* WITH SNAPSHOT RETENTION n SNAPSHOTS: -1 none */
+	int64_t ref_keep_ms;    /* ... [n SNAPSHOTS] m DAYS: -1 none */
+	bool ref_or_replace, ref_if_not_exists, ref_if_exists;
 	/* SHOW */
 	const char *what;
 	/* SET / RESET */

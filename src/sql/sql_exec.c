@@ -1309,6 +1309,122 @@ static int build_schema_change(void *payload, const floe_metadata *base, int att
 					    c->err);
 }
 
+/* MODIFY, partition fields, the write order: floe_table_alter's changes, all
+ * of a statement's committed together or none */
+static int alter_evolve(sql_ctx *c, const sql_stmt *st, floe_table *t)
+{
+	const floe_schema *cur = floe_metadata_current_schema(floe_table_metadata(t));
+	floe_alter_op *ops = floe_arena_calloc(c->a, 2 * st->n_cols + 2, sizeof(*ops));
+	size_t n = 0;
+	int rc;
+	if (!ops)
+		return floe_error_oom(c->err);
+	if (st->alter == SQL_A_MODIFY) {
+		for (size_t i = 0; i < st->n_cols; i++) {
+			const sql_column *col = &st->cols[i];
+			const floe_field *f = floe_schema_field(cur, col->name);
+			if (!f)
+				return sql_err(c, FLOE_EINVAL, col->off, "column '%s' does not exist", col->name);
+			if (col->expr || col->metadata || col->primary_key)
+				return sql_err(c, FLOE_EUNSUPPORTED, col->off,
+					       "MODIFY takes a column's new type (name type [NOT NULL])");
+			if (col->type->not_null && !f->required)
+				return sql_err(c, FLOE_EINVAL, col->off,
+					       "'%s' cannot become NOT NULL: existing rows may hold NULL",
+					       col->name);
+			int32_t next_id = 1 << 30;
+			const floe_type *nt;
+			if ((rc = sql_iceberg_type(c, col->type, &next_id, &nt)))
+				return rc;
+			floe_buf b;
+			floe_buf_init(&b, 0);
+			if (floe_type_format(&b, nt)) {
+				floe_buf_reset(&b);
+				return floe_error_oom(c->err);
+			}
+			floe_buf cb;
+			floe_buf_init(&cb, 0);
+			if (floe_type_format(&cb, f->type)) {
+				floe_buf_reset(&b);
+				floe_buf_reset(&cb);
+				return floe_error_oom(c->err);
+			}
+			bool same = b.len == cb.len && !memcmp(b.data, cb.data, b.len);
+			floe_buf_reset(&cb);
+			const char *ts = floe_arena_strndup(c->a, (const char *)b.data, b.len);
+			floe_buf_reset(&b);
+			if (!ts)
+				return floe_error_oom(c->err);
+			if (!same)
+				ops[n++] = (floe_alter_op){FLOE_ALTER_UPDATE_TYPE, col->name, ts, NULL, NULL};
+			if (f->required && !col->type->not_null)
+				ops[n++] = (floe_alter_op){FLOE_ALTER_MAKE_OPTIONAL, col->name, NULL, NULL, NULL};
+		}
+		if (!n)
+			return FLOE_OK; /* nothing changes */
+	} else {
+		floe_alter_kind k = st->alter == SQL_A_ADD_PARTITION	 ? FLOE_ALTER_ADD_PARTITION
+				    : st->alter == SQL_A_DROP_PARTITION	 ? FLOE_ALTER_DROP_PARTITION
+				    : st->alter == SQL_A_REPLACE_PARTITION ? FLOE_ALTER_REPLACE_PARTITION
+									   : FLOE_ALTER_WRITE_ORDER;
+		ops[n++] = (floe_alter_op){k, NULL, st->text, st->text2, NULL};
+	}
+	char *summary = NULL;
+	rc = floe_table_alter(t, ops, n, &summary, c->err);
+	floe_free(summary);
+	return rc ? sql_wrap(c, rc, st->off) : FLOE_OK;
+}
+
+/* CREATE [OR REPLACE] BRANCH|TAG, DROP BRANCH|TAG (Spark's Iceberg SQL extensions) */
+static int alter_ref(sql_ctx *c, const sql_stmt *st, floe_table *t)
+{
+	bool tag = st->alter == SQL_A_CREATE_TAG || st->alter == SQL_A_DROP_TAG;
+	bool create = st->alter == SQL_A_CREATE_BRANCH || st->alter == SQL_A_CREATE_TAG;
+	int64_t head;
+	bool is_tag = false;
+	bool exists = floe_table_ref(t, st->col, &head, &is_tag) == FLOE_OK;
+	if (exists && is_tag != tag && strcmp(st->col, "main"))
+		return sql_err(c, FLOE_EEXISTS, st->off, "'%s' is a %s", st->col, is_tag ? "tag" : "branch");
+	floe_ref_opts o = FLOE_REF_OPTS_INIT;
+	o.name = st->col;
+	if (!create) {
+		if (!exists)
+			return st->ref_if_exists ? FLOE_OK
+						 : sql_err(c, FLOE_ENOTFOUND, st->off, "no %s '%s'",
+							   tag ? "tag" : "branch", st->col);
+		o.action = tag ? FLOE_REF_DROP_TAG : FLOE_REF_DROP_BRANCH;
+	} else {
+		if (exists && st->ref_if_not_exists)
+			return FLOE_OK;
+		if (exists && !st->ref_or_replace)
+			return sql_err(c, FLOE_EEXISTS, st->off, "%s '%s' already exists (CREATE OR REPLACE %s)",
+				       tag ? "tag" : "branch", st->col, tag ? "TAG" : "BRANCH");
+		o.action = exists ? FLOE_REF_REPLACE_BRANCH : tag ? FLOE_REF_CREATE_TAG : FLOE_REF_CREATE_BRANCH;
+		if (exists && tag) {
+			/* a tag is replaced by dropping and creating it again, in two commits */
+			floe_ref_opts d = FLOE_REF_OPTS_INIT;
+			d.name = st->col;
+			d.action = FLOE_REF_DROP_TAG;
+			int rc = floe_table_manage_ref(t, &d, c->err);
+			if (rc)
+				return sql_wrap(c, rc, st->off);
+			o.action = FLOE_REF_CREATE_TAG;
+		}
+		o.snapshot_id = st->ref_snapshot;
+		o.max_ref_age_ms = st->ref_retain_ms;
+		o.min_snapshots_to_keep = st->ref_keep;
+		o.max_snapshot_age_ms = st->ref_keep_ms;
+	}
+	int rc = floe_table_manage_ref(t, &o, c->err);
+	if (!rc && create && exists && !tag &&
+	    (st->ref_retain_ms >= 0 || st->ref_keep >= 0 || st->ref_keep_ms >= 0)) {
+		floe_ref_opts r = o;
+		r.action = FLOE_REF_SET_RETENTION;
+		rc = floe_table_manage_ref(t, &r, c->err);
+	}
+	return rc ? sql_wrap(c, rc, st->off) : FLOE_OK;
+}
+
 static int alter_table(sql_ctx *c, const sql_stmt *st)
 {
 	sql_ref r;
@@ -1356,6 +1472,19 @@ static int alter_table(sql_ctx *c, const sql_stmt *st)
 			rc = sql_wrap(c, rc, st->off);
 		break;
 	}
+	case SQL_A_MODIFY:
+	case SQL_A_ADD_PARTITION:
+	case SQL_A_DROP_PARTITION:
+	case SQL_A_REPLACE_PARTITION:
+	case SQL_A_WRITE_ORDER:
+		rc = alter_evolve(c, st, t);
+		break;
+	case SQL_A_CREATE_BRANCH:
+	case SQL_A_CREATE_TAG:
+	case SQL_A_DROP_BRANCH:
+	case SQL_A_DROP_TAG:
+		rc = alter_ref(c, st, t);
+		break;
 	default: {
 		schema_change ch = {c, st};
 		static const floe_commit_fns fns = {build_schema_change, NULL, NULL};

@@ -1720,6 +1720,134 @@ static int create_table(parser *p, sql_stmt *st)
 	return p->rc;
 }
 
+/*
+ * The text of an expression list as written, up to (not including) one of
+ * the words `stop` at parenthesis depth 0 or the statement's end, with
+ * backquotes dropped: a partition expression or a sort order for floe's own
+ * parser of them (the same grammar `floe table alter` takes).
+ */
+static const char *raw_text(parser *p, const char *const *stop, const char *what)
+{
+	char b[64];
+	uint32_t start = p->t.off, end = start;
+	int depth = 0;
+	for (;;) {
+		if (p->t.kind == TK_EOF || (depth == 0 && is_p(p, ";")))
+			break;
+		bool stopped = false;
+		for (size_t i = 0; depth == 0 && stop && stop[i]; i++)
+			stopped |= is_kw(p, stop[i]);
+		if (stopped)
+			break;
+		if (is_p(p, "("))
+			depth++;
+		else if (is_p(p, ")") && --depth < 0)
+			break;
+		end = p->t.off + p->t.len;
+		if (next(p))
+			return NULL;
+	}
+	if (end == start) {
+		perr(p, p->t.off, "expected %s, found %s", what, tok_desc(p, b, sizeof(b)));
+		return NULL;
+	}
+	char *t = floe_arena_alloc(p->a, end - start + 1);
+	if (!t) {
+		poom(p);
+		return NULL;
+	}
+	size_t n = 0;
+	for (uint32_t i = start; i < end; i++)
+		if (p->s[i] != '`')
+			t[n++] = p->s[i];
+	t[n] = 0;
+	return t;
+}
+
+/* a count: a plain number */
+static int count_parse(parser *p, int64_t *out, const char *what)
+{
+	char b[64];
+	if (p->t.kind != TK_NUMBER || !floe_parse_i64(p->s + p->t.off, p->t.len, out) || *out < 0)
+		return perr(p, p->t.off, "expected %s, found %s", what, tok_desc(p, b, sizeof(b)));
+	return next(p);
+}
+
+/* n DAYS|HOURS|MINUTES -> ms */
+static int duration_parse(parser *p, int64_t *ms)
+{
+	char b[64];
+	int64_t n;
+	if (count_parse(p, &n, "a number of days, hours or minutes"))
+		return p->rc;
+	int64_t unit = accept_kw(p, "DAYS") || accept_kw(p, "DAY")	   ? 86400000
+		       : accept_kw(p, "HOURS") || accept_kw(p, "HOUR")	   ? 3600000
+		       : accept_kw(p, "MINUTES") || accept_kw(p, "MINUTE") ? 60000
+									   : 0;
+	if (!unit)
+		return perr(p, p->t.off, "expected DAYS, HOURS or MINUTES, found %s", tok_desc(p, b, sizeof(b)));
+	if (n > INT64_MAX / unit)
+		return perr(p, p->t.off, "the duration is too long");
+	*ms = n * unit;
+	return p->rc;
+}
+
+/* [CREATE [OR REPLACE]] BRANCH|TAG [IF NOT EXISTS] name [AS OF VERSION n] [RETAIN d]
+ * [WITH SNAPSHOT RETENTION [n SNAPSHOTS] [d]] — Spark's Iceberg SQL extensions */
+static int ref_parse(parser *p, sql_stmt *st, bool create)
+{
+	bool tag = is_kw(p, "TAG");
+	if (!tag && !is_kw(p, "BRANCH"))
+		return perr(p, p->t.off, "expected BRANCH or TAG");
+	if (next(p))
+		return p->rc;
+	st->alter = create ? (tag ? SQL_A_CREATE_TAG : SQL_A_CREATE_BRANCH)
+			   : (tag ? SQL_A_DROP_TAG : SQL_A_DROP_BRANCH);
+	if (accept_kw(p, "IF")) {
+		if (create && (expect_kw(p, "NOT") || expect_kw(p, "EXISTS")))
+			return p->rc;
+		if (!create && expect_kw(p, "EXISTS"))
+			return p->rc;
+		if (create)
+			st->ref_if_not_exists = true;
+		else
+			st->ref_if_exists = true;
+	}
+	if (!(st->col = ident(p, tag ? "a tag name" : "a branch name")) || !create)
+		return p->rc;
+	if (accept_kw(p, "AS")) {
+		if (expect_kw(p, "OF") || expect_kw(p, "VERSION") ||
+		    count_parse(p, &st->ref_snapshot, "a snapshot id"))
+			return p->rc;
+	}
+	if (accept_kw(p, "RETAIN") && duration_parse(p, &st->ref_retain_ms))
+		return p->rc;
+	if (accept_kw(p, "WITH")) {
+		if (tag)
+			return perr(p, p->t.off, "a tag has no snapshot retention (RETAIN sets how long it lives)");
+		if (expect_kw(p, "SNAPSHOT") || expect_kw(p, "RETENTION"))
+			return p->rc;
+		int64_t n;
+		if (count_parse(p, &n, "a number of snapshots or days"))
+			return p->rc;
+		if (accept_kw(p, "SNAPSHOTS")) {
+			st->ref_keep = n;
+			if (p->t.kind == TK_NUMBER && duration_parse(p, &st->ref_keep_ms))
+				return p->rc;
+		} else {
+			/* only an age: put the number back into a duration */
+			int64_t unit = accept_kw(p, "DAYS") || accept_kw(p, "DAY")	   ? 86400000
+				       : accept_kw(p, "HOURS") || accept_kw(p, "HOUR")	   ? 3600000
+				       : accept_kw(p, "MINUTES") || accept_kw(p, "MINUTE") ? 60000
+											   : 0;
+			if (!unit)
+				return perr(p, p->t.off, "expected SNAPSHOTS, DAYS, HOURS or MINUTES");
+			st->ref_keep_ms = n * unit;
+		}
+	}
+	return p->rc;
+}
+
 static int alter_table(parser *p, sql_stmt *st)
 {
 	char b[64];
@@ -1731,6 +1859,79 @@ static int alter_table(parser *p, sql_stmt *st)
 	}
 	if (name_parse(p, &st->name, "a table name"))
 		return p->rc;
+	st->ref_snapshot = st->ref_retain_ms = st->ref_keep = st->ref_keep_ms = -1;
+	if (accept_kw(p, "MODIFY")) {
+		/* Flink's MODIFY col type | MODIFY (col type, ...) */
+		vec cols = {NULL, 0, 0, sizeof(sql_column)};
+		st->alter = SQL_A_MODIFY;
+		bool paren = accept_p(p, "(");
+		do {
+			sql_column *c = vec_push(p, &cols);
+			if (!c || column_def(p, c, st))
+				return p->rc;
+		} while (paren && accept_p(p, ","));
+		if (paren && expect_p(p, ")"))
+			return p->rc;
+		st->cols = cols.data;
+		st->n_cols = cols.n;
+		return 0;
+	}
+	if (accept_kw(p, "WRITE")) {
+		st->alter = SQL_A_WRITE_ORDER;
+		if (accept_kw(p, "UNORDERED")) {
+			st->text = "unsorted";
+			return p->rc;
+		}
+		accept_kw(p, "LOCALLY");
+		if (expect_kw(p, "ORDERED") || expect_kw(p, "BY"))
+			return p->rc;
+		st->text = raw_text(p, NULL, "a sort order (col [ASC|DESC] [NULLS FIRST|LAST], ...)");
+		return p->rc;
+	}
+	if (accept_kw(p, "REPLACE")) {
+		if (is_kw(p, "BRANCH")) {
+			st->ref_or_replace = true;
+			return ref_parse(p, st, true);
+		}
+		if (expect_kw(p, "PARTITION") || expect_kw(p, "FIELD"))
+			return p->rc;
+		static const char *const with[] = {"WITH", NULL};
+		st->alter = SQL_A_REPLACE_PARTITION;
+		if (!(st->text = raw_text(p, with, "a partition field")) || expect_kw(p, "WITH"))
+			return p->rc;
+		st->text2 = raw_text(p, NULL, "a partition expression");
+		return p->rc;
+	}
+	if (accept_kw(p, "CREATE")) {
+		if (accept_kw(p, "OR")) {
+			if (expect_kw(p, "REPLACE"))
+				return p->rc;
+			st->ref_or_replace = true;
+		}
+		return ref_parse(p, st, true);
+	}
+	if (is_kw(p, "DROP") || is_kw(p, "ADD")) {
+		/* DROP BRANCH|TAG, ADD|DROP PARTITION FIELD: look one word further */
+		bool add = is_kw(p, "ADD");
+		parser save = *p;
+		if (next(p))
+			return p->rc;
+		if (!add && (is_kw(p, "BRANCH") || is_kw(p, "TAG")))
+			return ref_parse(p, st, false);
+		if (accept_kw(p, "PARTITION")) {
+			if (expect_kw(p, "FIELD"))
+				return p->rc;
+			st->alter = add ? SQL_A_ADD_PARTITION : SQL_A_DROP_PARTITION;
+			static const char *const as[] = {"AS", NULL};
+			if (!(st->text = raw_text(p, as, "a partition expression")))
+				return p->rc;
+			if (is_kw(p, "AS"))
+				return perr(p, p->t.off, "a partition field takes the transform's name "
+							 "(id_bucket, ts_day, ...): AS is not supported yet");
+			return p->rc;
+		}
+		*p = save;
+	}
 	if (accept_kw(p, "SET")) {
 		st->alter = SQL_A_SET;
 		return options_parse(p, &st->opts, &st->n_opts);
@@ -1794,7 +1995,8 @@ static int alter_table(parser *p, sql_stmt *st)
 		return 0;
 	}
 	return perr(p, p->t.off,
-		    "expected SET, RESET, RENAME, ADD or DROP after ALTER TABLE, found %s",
+		    "expected SET, RESET, RENAME, ADD, DROP, MODIFY, ADD|DROP|REPLACE PARTITION FIELD, "
+		    "WRITE ORDERED BY, CREATE|DROP BRANCH|TAG after ALTER TABLE, found %s",
 		    tok_desc(p, b, sizeof(b)));
 }
 

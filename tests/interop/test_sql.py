@@ -364,3 +364,58 @@ def test_shell_line_editing_and_history(tmp_path):
     os.waitpid(pid, 0)
     os.close(fd)
     assert "SHOW\\040CATALOGS;" in hist.read_text()  # libedit's history file escapes spaces
+
+
+def test_alter_beyond_flink_partition_order_type_and_refs(tmp_path):
+    """ALTER TABLE past Flink's DDL, in Spark's Iceberg spelling: MODIFY widens a
+    type, partition fields are added, replaced and dropped, the write order is
+    set, branches and tags are made and dropped; PyIceberg reads the result and
+    a refused change says why at its position and changes nothing."""
+    write_events(tmp_path / "in", "a.jsonl", events(30))
+    head = ("CREATE CATALOG c WITH ('type'='iceberg', 'catalog-type'='jdbc', "
+            "'uri'='jdbc:sqlite:lake.db', 'warehouse'='wh'); USE CATALOG c; ")
+    run_sql(tmp_path, "-e", head + """
+        CREATE DATABASE db; USE db;
+        CREATE TABLE t (id INT, kind STRING, amount FLOAT, lts TIMESTAMP_LTZ(6));
+        CREATE TABLE src (id INT, kind STRING, lts TIMESTAMP_LTZ(6))
+          WITH ('connector' = 'filesystem', 'path' = 'in', 'format' = 'json');
+        INSERT INTO t SELECT id, kind, CAST(NULL AS FLOAT), lts FROM src;
+        ALTER TABLE t MODIFY id BIGINT;
+        ALTER TABLE t MODIFY (amount DOUBLE);
+        ALTER TABLE t ADD PARTITION FIELD bucket(4, id);
+        ALTER TABLE t ADD PARTITION FIELD day(`lts`);
+        ALTER TABLE t REPLACE PARTITION FIELD id_bucket WITH bucket(8, id);
+        ALTER TABLE t DROP PARTITION FIELD lts_day;
+        ALTER TABLE t WRITE ORDERED BY id DESC NULLS LAST, kind;
+        ALTER TABLE t CREATE BRANCH audit RETAIN 7 DAYS WITH SNAPSHOT RETENTION 2 SNAPSHOTS 3 DAYS;
+        ALTER TABLE t CREATE TAG v1 RETAIN 30 DAYS;
+        ALTER TABLE t CREATE TAG gone;
+        ALTER TABLE t DROP TAG gone;
+        ALTER TABLE t CREATE BRANCH IF NOT EXISTS audit;""")
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    cat = SqlCatalog("c", uri=f"sqlite:///{tmp_path}/lake.db", warehouse=f"file://{tmp_path}/wh")
+    t = cat.load_table("db.t")
+    types = {f.name: str(f.field_type) for f in t.schema().fields}
+    assert types["id"] == "long" and types["amount"] == "double"
+    spec = t.spec()
+    assert [(f.name, str(f.transform)) for f in spec.fields] == [("id_bucket", "bucket[8]")]
+    order = t.sort_order()
+    assert [(t.schema().find_column_name(f.source_id), f.direction.name, f.null_order.name)
+            for f in order.fields] == [("id", "DESC", "NULLS_LAST"), ("kind", "ASC", "NULLS_FIRST")]
+    refs = t.metadata.refs
+    assert set(refs) == {"main", "audit", "v1"}
+    assert refs["audit"].max_ref_age_ms == 7 * 86400000
+    assert refs["audit"].min_snapshots_to_keep == 2
+    assert refs["audit"].max_snapshot_age_ms == 3 * 86400000
+    assert refs["v1"].snapshot_ref_type.value == "tag" and refs["v1"].max_ref_age_ms == 30 * 86400000
+    assert len(t.scan().to_arrow()) == 30
+    before = t.metadata_location
+    for stmt, where, msg in [
+            ("ALTER TABLE t MODIFY id INT;", "line 1, column", "long cannot become int"),
+            ("ALTER TABLE t ADD PARTITION FIELD bucket(4, nope);", "line 1, column", "'nope' does not exist"),
+            ("ALTER TABLE t CREATE TAG audit;", "line 1, column", "'audit' is a branch"),
+            ("ALTER TABLE t ADD PARTITION FIELD bucket(4, id) AS b;", "line 1, column", "AS is not supported")]:
+        p = run_sql(tmp_path, "-e", head + "USE db;\n" + stmt, check=False)
+        assert p.returncode != 0 and msg in p.stderr and "^" in p.stderr, p.stderr
+    assert cat.load_table("db.t").metadata_location == before
