@@ -2157,7 +2157,7 @@ int floe_sql_exec(floe_sql *s, const char *text, size_t n, const char *origin,
 	for (size_t i = 0; i < sc->n_stmts && !rc; i++) {
 		floe_arena a;
 		floe_arena_init(&a, 8192);
-		sql_ctx c = {s, sc, sc->stmts[i], err, &a};
+		sql_ctx c = {s, sc, sc->stmts[i], err, &a, false, -1, -1, false};
 		rc = run_stmt(&c, sc->stmts[i]);
 		floe_arena_reset(&a);
 		if (atomic_load(&s->stop_req))

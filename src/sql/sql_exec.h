@@ -79,6 +79,11 @@ typedef struct sql_ctx {
 	const sql_stmt *st;
 	floe_error *err;
 	floe_arena *a; /* scratch for this statement */
+	/* a streaming SELECT's poll: read only the appends after inc_after (-1: from
+	 * the first snapshot) through inc_end; else (inc_end >= 0) the table at inc_end */
+	bool inc;
+	int64_t inc_after, inc_end;
+	bool inc_skip; /* skip overwrite and delete snapshots */
 } sql_ctx;
 
 /* An error pointing at off in the script. */

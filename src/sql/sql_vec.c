@@ -6,12 +6,14 @@
  * over a batch -> a vector), then filter, aggregate, join, sort, slice and
  * print.
  */
+#include <errno.h>
 #include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "iceberg/metadata.h"
@@ -2868,6 +2870,22 @@ static size_t nested_cols(const floe_schema *ts, const floe_strmap *need, const 
 	return nc;
 }
 
+/* the OPTIONS of a streaming read (Flink's Iceberg source options) */
+static bool is_stream_hint(const char *k)
+{
+	static const char *const keys[] = {"streaming",
+					   "monitor-interval",
+					   "starting-strategy",
+					   "start-snapshot-id",
+					   "start-snapshot-timestamp",
+					   "streaming-skip-overwrite-snapshots",
+					   "streaming-skip-delete-snapshots"};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(k, keys[i]))
+			return true;
+	return false;
+}
+
 /*
  * A table function in FROM: DuckDB's iceberg_scan and its metadata functions
  * over a table by path, with DuckDB's arguments: version (a metadata version
@@ -3059,12 +3077,25 @@ static int open_source(vx *x, source *src, const char *where, const floe_strmap 
 			branch = o->value;
 		else if (!strcmp(o->key, "tag"))
 			tag = o->value;
-		else if (!(!strcmp(o->key, "streaming") && !strcasecmp(o->value, "false")))
+		else if (!strcmp(o->key, "streaming") && !strcasecmp(o->value, "false"))
+			continue;
+		else if (!strcmp(o->key, "streaming") && c->inc_end < 0 && !c->inc)
+			return sql_err(c, FLOE_EUNSUPPORTED, o->off,
+				       "'streaming'='%s' here: a streaming SELECT reads one table with a "
+				       "projection and a WHERE (no joins, aggregates, ORDER BY or subqueries "
+				       "yet)",
+				       o->value);
+		else if (!is_stream_hint(o->key))
 			return sql_err(c, FLOE_EUNSUPPORTED, o->off,
 				       "read option '%s' = '%s' is not supported yet (snapshot-id, "
-				       "as-of-timestamp, branch, tag)",
+				       "as-of-timestamp, branch, tag, and for 'streaming'='true': "
+				       "monitor-interval, starting-strategy, start-snapshot-id, "
+				       "start-snapshot-timestamp, streaming-skip-overwrite-snapshots, "
+				       "streaming-skip-delete-snapshots)",
 				       o->key, o->value);
 	}
+	if (c->inc_end >= 0 && !c->inc)
+		snap = c->inc_end; /* a streaming SELECT's first read: the table at its start */
 	const char *qual = src->alias        ? src->alias
 			   : src->name->path ? NULL /* a path names no table: t.x needs an alias */
 					     : src->name->parts[src->name->n - 1];
@@ -3110,6 +3141,25 @@ static int open_source(vx *x, source *src, const char *where, const floe_strmap 
 		so.as_of_ms = as_of;
 		so.branch = branch;
 		so.tag = tag;
+		if (c->inc) {
+			/* a streaming SELECT's poll: the appends of (inc_after, inc_end] */
+			const floe_metadata *m = floe_table_metadata(src->t);
+			const floe_snapshot *sn = floe_metadata_snapshot(m, c->inc_end), *first = NULL;
+			while (sn && sn->snapshot_id != c->inc_after) {
+				first = sn;
+				sn = sn->parent_id == FLOE_NO_SNAPSHOT ? NULL : floe_metadata_snapshot(m, sn->parent_id);
+			}
+			if (!first)
+				return sql_err(c, FLOE_ENOTFOUND, src->name->off,
+					       "snapshot %lld is no longer in the table's history", (long long)c->inc_end);
+			so.snapshot_id = -1;
+			so.as_of_ms = -1;
+			so.tag = NULL;
+			so.start = FLOE_START_SNAPSHOT_ID;
+			so.start_snapshot_id = first->snapshot_id;
+			so.end_snapshot_id = c->inc_end;
+			so.skip_overwrites = c->inc_skip;
+		}
 		rc = floe_scan_open(&src->scan, src->t, &so, c->err);
 	}
 	if (rc) {
@@ -3585,6 +3635,9 @@ static bool is_field_col(const vrel *in, size_t k)
 
 bool sql_vec_needed(const sql_select *q)
 {
+	for (size_t i = 0; i < q->n_hints; i++)
+		if (!strcmp(q->hints[i].key, "streaming") && !strcasecmp(q->hints[i].value, "true"))
+			return true; /* the streaming read is the executor's */
 	if (q->from.path || q->from_sub || q->union_next || q->has_join || q->n_group_by || q->group_all || q->having || q->n_order_by || q->distinct || q->offset)
 		return true;
 	for (size_t i = 0; i < q->n_items; i++)
@@ -4530,24 +4583,347 @@ static int query_rel(sql_ctx *c, const sql_select *q, vrel *out)
 	return rc ? rc : union_tail(c, q, x, out);
 }
 
+/* ---- streaming SELECT: rows as commits arrive ---------------------------------------- */
+
+/* per output column, its JSON form (sql_rows.kinds) */
+static const char *out_kinds(sql_ctx *c, const vrel *res)
+{
+	char *kinds = floe_arena_calloc(c->a, res->n_cols + 1, 1);
+	for (size_t i = 0; kinds && i < res->n_cols; i++) {
+		vt k = res->types[i].k;
+		kinds[i] = k == VT_BOOL				       ? 'b'
+			   : k == VT_INT || k == VT_DOUBLE || k == VT_DEC ? 'n'
+			   : k == VT_TEXT && res->types[i].p != 1	       ? 'j'
+									       : 's';
+	}
+	return kinds;
+}
+
+static const char *hint_of(const sql_select *q, const char *key)
+{
+	for (size_t i = 0; i < q->n_hints; i++)
+		if (!strcmp(q->hints[i].key, key))
+			return q->hints[i].value;
+	return NULL;
+}
+
+/* Flink's durations: "10s", "500 ms", "1 min", "2m", "1h", a bare number of ms */
+static bool parse_interval(const char *v, int64_t *ms)
+{
+	char *end;
+	errno = 0;
+	double n = strtod(v, &end);
+	if (end == v || errno || n < 0)
+		return false;
+	while (*end == ' ')
+		end++;
+	static const struct {
+		const char *u;
+		double ms;
+	} units[] = {{"", 1},	   {"ms", 1},	     {"s", 1000},     {"sec", 1000},
+		     {"second", 1000}, {"seconds", 1000}, {"m", 60000},    {"min", 60000},
+		     {"minute", 60000}, {"minutes", 60000}, {"h", 3600000}, {"hour", 3600000},
+		     {"hours", 3600000}};
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(end, units[i].u)) {
+			*ms = (int64_t)(n * units[i].ms);
+			return *ms > 0;
+		}
+	return false;
+}
+
+/* rc's message, at off */
+static int stream_err(sql_ctx *c, int rc, uint32_t off)
+{
+	char inner[FLOE_ERROR_MSG_MAX];
+	snprintf(inner, sizeof(inner), "%s", c->err && c->err->msg[0] ? c->err->msg : "failed");
+	return sql_err(c, rc == FLOE_ENOTFOUND ? FLOE_EINVAL : rc, off, "%s", inner);
+}
+
+/* the table a streaming SELECT polls (its catalog's or its path's) */
+static int stream_table(sql_ctx *c, const sql_select *q, floe_table **out)
+{
+	const floe_sql_opts *o = &c->s->opts;
+	*out = NULL;
+	if (q->from.func)
+		return sql_err(c, FLOE_EUNSUPPORTED, q->from.off, "a streaming SELECT reads a table, not %s",
+			       q->from.func);
+	if (q->from.path) {
+		const char *path = q->from.parts[0];
+		if (path[0] != '/' && !strstr(path, "://") && o->base_dir &&
+		    !(path = floe_arena_sprintf(c->a, "%s/%s", o->base_dir, path)))
+			return floe_error_oom(c->err);
+		int rc = floe_table_open_path(out, path, o->path_map, o->n_path_map, c->err);
+		return rc ? stream_err(c, rc, q->from.off) : FLOE_OK;
+	}
+	sql_ref r;
+	int rc = sql_resolve(c, &q->from, &r);
+	if (!rc && r.meta)
+		return sql_err(c, FLOE_EUNSUPPORTED, q->from.off, "a streaming SELECT reads a table, not $%s",
+			       r.meta);
+	if (!rc)
+		rc = sql_need_catalog(c, r.cat, q->from.off);
+	if (!rc && (rc = floe_table_load(out, r.cat->cat, r.db, r.table, c->err)))
+		rc = stream_err(c, rc, q->from.off);
+	return rc;
+}
+
+/* Flink's streaming tableau: a header once, then "+I" rows as they come */
+static int stream_print(sql_ctx *c, const vrel *res, size_t from, size_t n, bool *header, size_t *w)
+{
+	floe_buf b;
+	int rc = 0;
+	floe_buf_init(&b, 0);
+	if (c->s->opts.format != FLOE_SQL_TABLEAU) {
+		sql_rows rows;
+		const char **cells = floe_arena_calloc(c->a, res->n_cols + 1, sizeof(char *));
+		if (!cells || sql_rows_init(&rows, c->a, res->names, res->n_cols) ||
+		    !(rows.kinds = out_kinds(c, res)))
+			return floe_error_oom(c->err);
+		for (size_t r = from; r < from + n; r++) {
+			for (size_t i = 0; i < res->n_cols; i++)
+				cells[i] = sv_text(c->a, res->types[i], &res->cols[i][r]);
+			if (sql_rows_add(&rows, cells))
+				return floe_error_oom(c->err);
+		}
+		if (c->s->opts.format == FLOE_SQL_CSV && *header) {
+			/* the header once: later polls print only their rows */
+			for (size_t r = 0; !rc && r < rows.n_rows; r++)
+				for (size_t i = 0; !rc && i < rows.n_cols; i++)
+					rc = floe_buf_printf(&b, "%s%s", i ? "," : "",
+							     rows.rows[r][i] ? rows.rows[r][i] : "");
+			(void)rc;
+			floe_buf_reset(&b);
+			rows.cols = NULL;
+		}
+		*header = true;
+		if (rows.cols == NULL) {
+			/* csv after the first poll: the rows without a header line */
+			floe_buf_init(&b, 0);
+			for (size_t r = 0; !rc && r < rows.n_rows; r++) {
+				for (size_t i = 0; !rc && i < rows.n_cols; i++) {
+					const char *v = rows.rows[r][i];
+					bool quote = v && strpbrk(v, ",\"\n\r");
+					rc = (i ? floe_buf_putc(&b, ',') : 0);
+					if (!rc && v && quote) {
+						rc = floe_buf_putc(&b, '"');
+						for (const char *p = v; !rc && *p; p++)
+							rc = (*p == '"' ? floe_buf_putc(&b, '"') : 0) || floe_buf_putc(&b, *p);
+						rc = rc || floe_buf_putc(&b, '"');
+					} else if (!rc && v) {
+						rc = floe_buf_puts(&b, v);
+					}
+				}
+				rc = rc || floe_buf_putc(&b, '\n');
+			}
+			if (!rc && b.len)
+				rc = sql_out(c->s, floe_buf_cstr(&b), b.len);
+			floe_buf_reset(&b);
+			return rc ? FLOE_ENOMEM : FLOE_OK;
+		}
+		return sql_rows_print(c->s, &rows);
+	}
+#define PUT(x) \
+	do { \
+		if (!rc) \
+			rc = (x); \
+	} while (0)
+	if (!*header) {
+		*header = true;
+		w[0] = 2;
+		for (size_t i = 0; i < res->n_cols; i++) {
+			w[i + 1] = strlen(res->names[i]) > 20 ? strlen(res->names[i]) : 20;
+		}
+		for (int line = 0; line < 3; line++) {
+			for (size_t i = 0; i <= res->n_cols; i++) {
+				if (line == 1) {
+					const char *v = i ? res->names[i - 1] : "op";
+					PUT(floe_buf_printf(&b, "| %*s ", (int)w[i], v));
+				} else {
+					PUT(floe_buf_putc(&b, '+'));
+					for (size_t k = 0; k < w[i] + 2; k++)
+						PUT(floe_buf_putc(&b, '-'));
+				}
+			}
+			PUT(floe_buf_puts(&b, line == 1 ? "|\n" : "+\n"));
+		}
+	}
+	for (size_t r = from; r < from + n; r++) {
+		PUT(floe_buf_printf(&b, "| %*s ", (int)w[0], "+I"));
+		for (size_t i = 0; i < res->n_cols; i++) {
+			const char *v = sv_text(c->a, res->types[i], &res->cols[i][r]);
+			PUT(floe_buf_printf(&b, "| %*s ", (int)w[i + 1], v ? v : "<NULL>"));
+		}
+		PUT(floe_buf_puts(&b, "|\n"));
+	}
+#undef PUT
+	if (!rc && b.len)
+		rc = sql_out(c->s, floe_buf_cstr(&b), b.len);
+	floe_buf_reset(&b);
+	return rc ? FLOE_ENOMEM : FLOE_OK;
+}
+
+/*
+ * SELECT ... FROM t with the hint OPTIONS('streaming'='true', ...) [WHERE ...] [LIMIT n]:
+ * Flink's streaming read of an Iceberg table. Per starting-strategy (Flink's
+ * names; TABLE_SCAN_THEN_INCREMENTAL by default) the table as it is, then
+ * every monitor-interval (60 s by default, as Flink's) the rows of the
+ * snapshots appended since, printed as they come, until LIMIT rows were
+ * printed or the session is stopped (Ctrl-C). An overwrite or delete
+ * snapshot stops it with an error unless streaming-skip-*-snapshots says
+ * to skip them.
+ */
+static int stream_select(sql_ctx *c, const sql_select *q)
+{
+	int64_t interval = 60000;
+	const char *v;
+	if ((v = hint_of(q, "monitor-interval")) && !parse_interval(v, &interval))
+		return sql_err(c, FLOE_EINVAL, q->from.off, "monitor-interval '%s' is not a duration ('10s', '1 min')",
+			       v);
+	if (q->union_next || q->has_join || q->n_group_by || q->group_all || q->having || q->n_order_by ||
+	    q->distinct || q->offset || q->from_sub)
+		return sql_err(c, FLOE_EUNSUPPORTED, q->off,
+			       "a streaming SELECT takes a projection, a WHERE and a LIMIT (joins, "
+			       "aggregates, ORDER BY, DISTINCT and OFFSET over a stream are not supported "
+			       "yet)");
+	for (size_t i = 0; i < q->n_items; i++)
+		if (has_agg(q->items[i]))
+			return sql_err(c, FLOE_EUNSUPPORTED, q->items[i]->off,
+				       "aggregates over a stream are not supported yet");
+	const char *strategy = hint_of(q, "starting-strategy");
+	const char *sid = hint_of(q, "start-snapshot-id"), *sts = hint_of(q, "start-snapshot-timestamp");
+	if (!strategy)
+		strategy = sid ? "INCREMENTAL_FROM_SNAPSHOT_ID"
+			   : sts ? "INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP"
+				 : "TABLE_SCAN_THEN_INCREMENTAL";
+	bool skip = ((v = hint_of(q, "streaming-skip-overwrite-snapshots")) && !strcasecmp(v, "true")) ||
+		    ((v = hint_of(q, "streaming-skip-delete-snapshots")) && !strcasecmp(v, "true"));
+	const char *branch = hint_of(q, "branch");
+	floe_table *t = NULL;
+	int rc = stream_table(c, q, &t);
+	if (rc)
+		return rc;
+	const floe_metadata *m = floe_table_metadata(t);
+	const floe_snapshot *head = branch ? floe_metadata_branch_head(m, branch) : floe_metadata_current_snapshot(m);
+	int64_t last = head ? head->snapshot_id : -1;
+	bool table_scan = !strcasecmp(strategy, "TABLE_SCAN_THEN_INCREMENTAL");
+	if (!strcasecmp(strategy, "INCREMENTAL_FROM_EARLIEST_SNAPSHOT")) {
+		last = -1;
+	} else if (!strcasecmp(strategy, "INCREMENTAL_FROM_SNAPSHOT_ID") ||
+		   !strcasecmp(strategy, "INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP")) {
+		bool by_id = !strcasecmp(strategy, "INCREMENTAL_FROM_SNAPSHOT_ID");
+		int64_t x;
+		const char *arg = by_id ? sid : sts;
+		if (!arg || !floe_parse_i64(arg, strlen(arg), &x)) {
+			rc = sql_err(c, FLOE_EINVAL, q->from.off, "%s needs '%s' (a number)", strategy,
+				     by_id ? "start-snapshot-id" : "start-snapshot-timestamp");
+			goto done;
+		}
+		/* the first snapshot read: that one, or the first at or after the time (ms) */
+		const floe_snapshot *start = NULL;
+		for (const floe_snapshot *sn = head; sn;
+		     sn = sn->parent_id == FLOE_NO_SNAPSHOT ? NULL : floe_metadata_snapshot(m, sn->parent_id))
+			if (by_id ? sn->snapshot_id == x : sn->timestamp_ms >= x)
+				start = sn;
+			else if (!by_id)
+				break;
+		if (by_id && !start) {
+			rc = sql_err(c, FLOE_EINVAL, q->from.off,
+				     "start-snapshot-id %lld is not a snapshot of the table's history", (long long)x);
+			goto done;
+		}
+		last = !start ? (head ? head->snapshot_id : -1)
+		       : start->parent_id == FLOE_NO_SNAPSHOT ? -1
+							     : start->parent_id;
+	} else if (strcasecmp(strategy, "INCREMENTAL_FROM_LATEST_SNAPSHOT") && !table_scan) {
+		rc = sql_err(c, FLOE_EINVAL, q->from.off,
+			     "starting-strategy '%s' (TABLE_SCAN_THEN_INCREMENTAL, "
+			     "INCREMENTAL_FROM_LATEST_SNAPSHOT, INCREMENTAL_FROM_EARLIEST_SNAPSHOT, "
+			     "INCREMENTAL_FROM_SNAPSHOT_ID, INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP)",
+			     strategy);
+		goto done;
+	}
+	size_t *w = floe_arena_calloc(c->a, q->n_items + 256, sizeof(size_t));
+	if (!w) {
+		rc = floe_error_oom(c->err);
+		goto done;
+	}
+	bool header = false;
+	int64_t printed = 0;
+	bool first = true;
+	for (;;) {
+		int64_t at = head ? head->snapshot_id : -1;
+		if ((first && table_scan && at >= 0) || (at >= 0 && at != last)) {
+			vrel res;
+			floe_arena pa; /* one poll's: released after its rows are printed */
+			floe_arena_init(&pa, 1 << 16);
+			sql_ctx pc = *c;
+			pc.a = &pa;
+			pc.inc = !(first && table_scan);
+			pc.inc_after = last;
+			pc.inc_end = at;
+			pc.inc_skip = skip;
+			if ((rc = query_rel(&pc, q, &res))) {
+				floe_arena_reset(&pa);
+				goto done;
+			}
+			size_t n = res.n;
+			if (q->limit >= 0 && (int64_t)n > q->limit - printed)
+				n = (size_t)(q->limit - printed);
+			if (res.n_cols + 1 > q->n_items + 256)
+				rc = sql_err(c, FLOE_EUNSUPPORTED, q->off, "a streaming SELECT of more than %zu columns",
+					     q->n_items + 255);
+			if (!rc)
+				rc = stream_print(&pc, &res, 0, n, &header, w);
+			floe_arena_reset(&pa);
+			if (rc)
+				goto done;
+			printed += (int64_t)n;
+			last = at;
+		}
+		first = false;
+		if (q->limit >= 0 && printed >= q->limit)
+			break;
+		/* wait, a tenth of a second at a time, for the next poll or a stop */
+		for (int64_t waited = 0; waited < interval && !atomic_load(&c->s->stop_req); waited += 100) {
+			struct timespec ts = {0, (long)((interval - waited < 100 ? interval - waited : 100) * 1000000L)};
+			nanosleep(&ts, NULL);
+		}
+		if (atomic_load(&c->s->stop_req))
+			break;
+		if ((rc = floe_table_refresh(t, c->err))) {
+			rc = stream_err(c, rc, q->from.off);
+			goto done;
+		}
+		m = floe_table_metadata(t);
+		head = branch ? floe_metadata_branch_head(m, branch) : floe_metadata_current_snapshot(m);
+	}
+	if (c->s->opts.format == FLOE_SQL_TABLEAU)
+		rc = sql_outf(c->s, "Received a total of %lld row%s\n", (long long)printed, printed == 1 ? "" : "s");
+done:
+	floe_table_free(t);
+	return rc;
+}
+
+static bool is_streaming(const sql_select *q)
+{
+	const char *v = hint_of(q, "streaming");
+	return v && !strcasecmp(v, "true");
+}
+
 int sql_vec_select(sql_ctx *c, const sql_select *q)
 {
+	if (is_streaming(q))
+		return stream_select(c, q);
 	vrel res;
 	int rc = query_rel(c, q, &res);
 	if (rc)
 		return rc;
 	sql_rows rows;
 	const char **cells = floe_arena_calloc(c->a, res.n_cols + 1, sizeof(char *));
-	char *kinds = floe_arena_calloc(c->a, res.n_cols + 1, 1);
+	const char *kinds = out_kinds(c, &res);
 	if (!cells || !kinds || sql_rows_init(&rows, c->a, res.names, res.n_cols))
 		return floe_error_oom(c->err);
-	for (size_t i = 0; i < res.n_cols; i++) {
-		vt k = res.types[i].k;
-		kinds[i] = k == VT_BOOL				      ? 'b'
-			   : k == VT_INT || k == VT_DOUBLE || k == VT_DEC ? 'n'
-			   : k == VT_TEXT && res.types[i].p != 1	      ? 'j'
-									      : 's';
-	}
 	rows.kinds = kinds;
 	for (size_t r = 0; r < res.n; r++) {
 		for (size_t i = 0; i < res.n_cols; i++)

@@ -419,3 +419,60 @@ def test_alter_beyond_flink_partition_order_type_and_refs(tmp_path):
         p = run_sql(tmp_path, "-e", head + "USE db;\n" + stmt, check=False)
         assert p.returncode != 0 and msg in p.stderr and "^" in p.stderr, p.stderr
     assert cat.load_table("db.t").metadata_location == before
+
+
+def test_streaming_select_prints_rows_as_commits_arrive(tmp_path):
+    """SELECT ... /*+ OPTIONS('streaming'='true') */: the table as it is, then
+    the rows of each commit another engine (PyIceberg) appends, as they come,
+    until the LIMIT; INCREMENTAL_FROM_LATEST_SNAPSHOT skips what was there;
+    a streaming aggregate is refused at its position."""
+    import threading
+    import time
+
+    import pyarrow as pa
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    write_events(tmp_path / "in", "a.jsonl", events(10))
+    head = ("CREATE CATALOG c WITH ('type'='iceberg', 'catalog-type'='jdbc', "
+            "'uri'='jdbc:sqlite:lake.db', 'warehouse'='wh'); USE CATALOG c; ")
+    run_sql(tmp_path, "-e", head + """
+        CREATE DATABASE db; USE db;
+        CREATE TABLE t (id BIGINT, kind STRING);
+        CREATE TABLE src (id BIGINT, kind STRING) WITH ('connector' = 'filesystem', 'path' = 'in', 'format' = 'json');
+        INSERT INTO t SELECT id, kind FROM src;""")
+    cat = SqlCatalog("c", uri=f"sqlite:///{tmp_path}/lake.db", warehouse=f"file://{tmp_path}/wh")
+    t = cat.load_table("db.t")
+
+    def append_later(start):
+        for k in range(3):
+            time.sleep(1.5)
+            rows = [{"id": start + k * 10 + i, "kind": "late"} for i in range(4)]
+            t.append(pa.Table.from_pylist(rows, schema=t.schema().as_arrow()))
+            t.refresh()
+
+    th = threading.Thread(target=append_later, args=(100,))
+    th.start()
+    p = run_sql(tmp_path, "--format", "json", "-e", head + "USE db; SELECT id, kind FROM t "
+                "/*+ OPTIONS('streaming'='true', 'monitor-interval'='500ms') */ WHERE id <> 3 LIMIT 21;",
+                timeout=90)
+    th.join()
+    got = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    want = [r["id"] for r in events(10) if r["id"] != 3] + [100 + k * 10 + i for k in range(3) for i in range(4)]
+    assert sorted(r["id"] for r in got) == sorted(want)
+    assert [r["id"] for r in got[:9]] == sorted(r["id"] for r in got[:9])  # the table first
+    assert all(r["kind"] == "late" for r in got[9:])
+
+    # from the latest snapshot: only what is appended after the start
+    th = threading.Thread(target=append_later, args=(200,))
+    th.start()
+    p = run_sql(tmp_path, "-e", head + "USE db; SELECT id FROM t /*+ OPTIONS('streaming'='true', "
+                "'monitor-interval'='500ms', 'starting-strategy'='INCREMENTAL_FROM_LATEST_SNAPSHOT') */ LIMIT 8;",
+                timeout=90)
+    th.join()
+    ids = sorted(int(x) for x in re.findall(r"\| \+I \|\s+(\d+) \|", p.stdout))
+    assert ids == [200 + k * 10 + i for k in range(2) for i in range(4)], p.stdout
+    assert "Received a total of 8 rows" in p.stdout
+
+    p = run_sql(tmp_path, "-e", head + "USE db; SELECT kind, COUNT(*) FROM t "
+                "/*+ OPTIONS('streaming'='true') */ GROUP BY kind;", check=False)
+    assert p.returncode != 0 and "a streaming SELECT takes a projection" in p.stderr and "^" in p.stderr
