@@ -107,6 +107,7 @@ class RgwS3(_Endpoint):
         self.port, self.endpoint = self.rgw.port, self.rgw.endpoint
         self.key, self.secret = self.rgw.key, self.rgw.secret
         self.log = self.rgw.dir / "log"
+        self.pids = [p.pid for p in self.rgw.procs]  # monitor, OSD, radosgw
 
     def _keys(self, out):
         return [(k["access_key"], k["secret_key"]) for k in json.loads(out)["keys"]]
@@ -147,6 +148,7 @@ class S3Server(_Endpoint):
                                           "moto_server.py"),
              "-H", "127.0.0.1", "-p", str(self.port)],
             stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        self.pids = [self.proc.pid]
         deadline = time.monotonic() + 60
         while True:
             try:
