@@ -13,8 +13,10 @@ manager daemon (RGW does not need one), no root-only path.
 
 Starting takes a few seconds (most of it RGW creating its pools).
 """
+import ctypes
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -32,6 +34,11 @@ def free_port() -> int:
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+def _die_with_parent():
+    # a test process killed outright (SIGKILL, a CI timeout) takes its daemons with it
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def available() -> bool:
@@ -97,6 +104,9 @@ rgw data = {d}/rgw
 rgw thread pool size = 64
 rgw enable usage log = false
 rgw enable ops log = false
+# deleted objects' data goes back to the (memory) store soon, not after the default 2 h
+rgw gc obj min wait = 30
+rgw gc processor period = 30
 """
 
 
@@ -105,7 +115,7 @@ class RgwServer:
 
     region = "us-east-1"  # RGW's default zonegroup accepts it in the SigV4 scope
 
-    def __init__(self, directory, mem_bytes=4 << 30, timeout=60):
+    def __init__(self, directory, mem_bytes=8 << 30, timeout=60):
         self.dir = Path(directory)
         self.dir.mkdir(parents=True, exist_ok=True)
         for sub in ("mon", "osd", "run", "log", "rgw"):
@@ -152,7 +162,7 @@ class RgwServer:
         cmd = [args[0], "-c", str(self.conf), "-f", *args[1:]]
         log = open(self.dir / "log" / f"{args[0]}.out", "w")
         self.procs.append(subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                           stdin=subprocess.DEVNULL))
+                                           stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent))
         log.close()
 
     def _wait_http(self, deadline):
