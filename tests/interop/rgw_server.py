@@ -9,7 +9,7 @@ every S3 request: a SigV4 (or V2) signature of the key pair made here with
 radosgw-admin, SignatureDoesNotMatch otherwise. No system service, no
 manager daemon (RGW does not need one), no root-only path.
 
-    python3 tests/interop/rgw_server.py DIR     # start, print the env, wait for ^C
+    python3 tests/interop/rgw_server.py DIR     # start, print the env, run until ^C or SIGTERM
 
 Starting takes a few seconds (most of it RGW creating its pools).
 """
@@ -104,6 +104,8 @@ rgw data = {d}/rgw
 rgw thread pool size = 64
 rgw enable usage log = false
 rgw enable ops log = false
+# virtual-hosted addressing: Host bucket.localhost (libcurl resolves *.localhost to loopback)
+rgw dns name = localhost
 # deleted objects' data goes back to the (memory) store soon, not after the default 2 h
 rgw gc obj min wait = 30
 rgw gc processor period = 30
@@ -194,6 +196,8 @@ if __name__ == "__main__":
     import tempfile
 
     d = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp(prefix="floe-rgw-")
+    for sig in (signal.SIGINT, signal.SIGTERM):  # SIGINT too: a background job ignores it
+        signal.signal(sig, lambda *_: sys.exit(0))
     t0 = time.monotonic()
     srv = RgwServer(d)
     print(f"# RGW up in {time.monotonic() - t0:.1f} s, state in {d}")
@@ -204,7 +208,7 @@ if __name__ == "__main__":
             raise KeyboardInterrupt
         while True:
             time.sleep(3600)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemExit):
         pass
     finally:
         t0 = time.monotonic()

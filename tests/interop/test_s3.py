@@ -45,6 +45,22 @@ def test_fileio_contract_on_a_signing_server(s3):
     assert p.returncode == 1 and "SignatureDoesNotMatch" in p.stdout
 
 
+def test_fileio_contract_virtual_hosted(s3, tmp_path):
+    """The same contract with virtual-hosted addressing (s3.path-style-access
+    false): every request goes to floe.localhost, signed for that host, and
+    RGW (its rgw dns name is localhost) takes the bucket from the host."""
+    log = tmp_path / "http.log"
+    env = s3.env(s3.endpoint.replace("127.0.0.1", "localhost"))
+    env["FLOE_TEST_HTTP_LOG"] = str(log)
+    p = subprocess.run([tool(), "contract", "s3://floe/vhost", "s3.path-style-access=false",
+                        "s3.multipart.part-size-bytes=5242880", "s3.list.max-keys=2"],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert p.returncode == 0 and "0 failed" in p.stdout, p.stdout + p.stderr
+    urls = [line.split(" ")[1] for line in log.read_text().splitlines()]
+    assert urls and all(u.startswith(f"http://floe.localhost:{s3.port}/") for u in urls), urls[:5]
+    assert s3.client().list_multipart_uploads(Bucket="floe", Prefix="vhost").get("Uploads", []) == []
+
+
 def test_faults_are_retried(s3):
     """Through a proxy that answers 10% of requests with 503 SlowDown, 500,
     a reset or a cut body, every object is written and read back intact,
