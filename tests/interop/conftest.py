@@ -239,8 +239,11 @@ def s3_rgw(tmp_path_factory):
     (s3_server.RgwS3, rgw_server.py), one for the session (it starts in a
     second or two); each module uses its own bucket or prefix. A test that
     needs it and cannot get it fails (scripts/setup installs Ceph)."""
+    import rgw_server
     from s3_server import RgwS3
 
+    if not rgw_server.available():
+        pytest.fail("Ceph's radosgw, ceph-mon and ceph-osd are not installed (scripts/setup installs them)")
     srv = RgwS3(tmp_path_factory.mktemp("rgw"))
     yield srv
     srv.stop()
