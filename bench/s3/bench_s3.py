@@ -5,8 +5,9 @@
 The data is bench/ingest's (gen_events.py: ~300-byte web events, a 4-way
 day-partitioned zstd table, four writer tasks with HASH distribution), so the
 local-disk side is the same job as bench/ingest's floe side. The S3 server is
-the tests' (tests/interop/s3_server.py: moto's server with SigV4 checked on
-every request) on 127.0.0.1.
+the tests' (tests/interop/s3_server.py's RgwS3: Ceph's RADOS Gateway on a
+one-node cluster, one monitor and one memstore OSD, SigV4 checked on every
+request) on 127.0.0.1; the server's CPU is the three daemons'.
 
 Each run, in turn: floe ingest to a local warehouse, to the S3 warehouse,
 PyIceberg's append to the S3 warehouse; then floe scan (CSV to /dev/null) of
@@ -37,11 +38,14 @@ SCHEMA = ("event_id long not null, ts timestamptz, user_id long, session string,
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def proc_cpu(pid):
-    """user + system seconds of a running process (all its threads)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
+def proc_cpu(pids):
+    """user + system seconds of running processes (all their threads)."""
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / TICK
 
 
 def load():
@@ -95,7 +99,7 @@ def main():
     floe, tool, out, n, runs = sys.argv[1], sys.argv[2], Path(sys.argv[3]), int(sys.argv[4]), \
         int(sys.argv[5])
     from pyiceberg.catalog.sql import SqlCatalog
-    from s3_server import S3Server
+    from s3_server import RgwS3
 
     out.mkdir(parents=True, exist_ok=True)
     data = out / f"events-{n}.jsonl"
@@ -103,10 +107,11 @@ def main():
         subprocess.run([sys.executable, str(ROOT / "bench/ingest/gen_events.py"), str(n), str(data)],
                        check=True)
     nbytes = data.stat().st_size
-    s3 = S3Server(out / "moto.log")
-    s3.client().create_bucket(Bucket="floe")
+    shutil.rmtree(out / "rgw", ignore_errors=True)
+    s3 = RgwS3(out / "rgw")
+    s3.bucket("floe")
     env = s3.env()
-    pid = s3.proc.pid
+    pid = s3.pids
     results = []
 
     def emit(r):

@@ -2,7 +2,7 @@
 (tests/interop/s3_server.py) answering 10% of floe's S3 requests with 503
 SlowDown, 500 InternalError, a connection reset or a cut body, one
 `floe ingest` of N records (default 1,000,000) into a table of the REST
-catalog on the tests' S3 server, then `floe maintain` (compaction first),
+catalog on the tests' S3 server (Ceph's RADOS Gateway), then `floe maintain` (compaction first),
 must leave every record exactly once, every file the snapshots name in
 place, and no multipart upload behind. The ingest commits every 100 ms
 (many snapshots, each data file a multipart upload of 5 MiB parts or a
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "interop"))
 
 from rest_server import RestServer  # noqa: E402
-from s3_server import FaultProxy, S3Server  # noqa: E402
+from s3_server import FaultProxy, RgwS3  # noqa: E402
 
 FAST_RETRY = ["s3.retry.min-wait-ms=5", "s3.retry.max-wait-ms=40", "s3.retry.num-retries=10"]
 
@@ -43,8 +43,8 @@ def main():
             for i in range(k * per, (k + 1) * per):
                 f.write('{"id":%d,"kind":"k%d","v":%d.25}\n' % (i, i % 7, i % 1000))
     n = files * per
-    s3 = S3Server(tmp / "moto.log")
-    s3.client().create_bucket(Bucket="floe")
+    s3 = RgwS3(tmp / "rgw")
+    s3.bucket("floe")
     rest = RestServer(s3, "floe", tmp / "rest.log", tmp)
     faults = FaultProxy(s3.port, rate=0.10, seed=1405)
     env = s3.env(faults.endpoint)

@@ -221,8 +221,9 @@ def kinesis_endpoint(tmp_path_factory):
 def moto_aws(tmp_path_factory):
     """moto's server (s3_server.S3Server, through moto_server.py: Glue's
     VersionId enforced, its fault control file at .glue_control) for Glue,
-    Secrets Manager, IAM and S3, one for the session; each module uses its
-    own buckets and Glue databases."""
+    Secrets Manager, IAM and the S3 of the Glue tables (what RGW lacks: see
+    s3_server.py), one for the session; each module uses its own buckets
+    and Glue databases."""
     from s3_server import S3Server
 
     tmp = tmp_path_factory.mktemp("moto-aws")
@@ -233,23 +234,32 @@ def moto_aws(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def rest_servers(tmp_path_factory):
-    """The tests' S3 server (s3_server.py, bucket "floe") and Iceberg's REST
-    catalog server on it (rest_server.py), one pair for the session."""
+def s3_rgw(tmp_path_factory):
+    """The tests' S3 server: Ceph's RADOS Gateway on a one-OSD cluster
+    (s3_server.RgwS3, rgw_server.py), one for the session (it starts in a
+    second or two); each module uses its own bucket or prefix. A test that
+    needs it and cannot get it fails (scripts/setup installs Ceph)."""
+    import rgw_server
+    from s3_server import RgwS3
+
+    if not rgw_server.available():
+        pytest.fail("Ceph's radosgw, ceph-mon and ceph-osd are not installed (scripts/setup installs them)")
+    srv = RgwS3(tmp_path_factory.mktemp("rgw"))
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+def rest_servers(s3_rgw, tmp_path_factory):
+    """The tests' S3 server (RGW, bucket "floe") and Iceberg's REST catalog
+    server on it (rest_server.py), one pair for the session."""
     from rest_server import RestServer
-    from s3_server import S3Server
 
     tmp = tmp_path_factory.mktemp("rest")
-    s3 = S3Server(tmp / "moto.log")
-    s3.client().create_bucket(Bucket="floe")
-    try:
-        rest = RestServer(s3, "floe", tmp / "rest.log", tmp)
-    except Exception:
-        s3.stop()
-        raise
-    yield s3, rest
+    s3_rgw.bucket("floe")
+    rest = RestServer(s3_rgw, "floe", tmp / "rest.log", tmp)
+    yield s3_rgw, rest
     rest.stop()
-    s3.stop()
 
 
 # ---- the 5-minute plan run (issue 17) ---------------------------------------------------------

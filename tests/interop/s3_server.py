@@ -1,11 +1,27 @@
-"""An S3 server for the tests, and a fault-injecting proxy in front of it.
+"""The tests' S3 servers, and a fault-injecting proxy in front of them.
 
-The server is moto's (PyPI, scripts/requirements-test.txt) in server mode,
-started through moto_server.py (Glue's VersionId enforced as AWS does), with
-request authentication on: every request after the three that create
-an IAM user and its access key must carry a valid SigV4 signature of that
-key (moto recomputes it and answers SignatureDoesNotMatch otherwise), so the
-tests prove floe's signing, not just its HTTP.
+RgwS3 is the S3 data path's server: Ceph's RADOS Gateway on a single-node
+cluster (rgw_server.py; Debian's radosgw/ceph-mon/ceph-osd packages, which
+scripts/setup installs), one per test session (conftest.py's s3_rgw). RGW
+authenticates every request: a SigV4 signature of the key pair radosgw-admin
+made, SignatureDoesNotMatch otherwise, so the tests prove floe's signing
+against a real S3 implementation (its XML, its multipart ETags, its
+DeleteObjects, aws-chunked payloads), not just its HTTP.
+
+S3Server is moto's server (PyPI, scripts/requirements-test.txt), started
+through moto_server.py (Glue's VersionId enforced as AWS does), with request
+authentication on: every request after the three that create an IAM user
+and its access key must carry a valid SigV4 signature of that key. It stays
+for what RGW (16.2) does not have: the Glue Data Catalog, Secrets Manager,
+STS, IAM users with policies made on the fly, and S3 Tables' control plane
+(test_glue_catalog.py, test_secrets.py, conftest.py's moto_aws). RGW 16.2
+also lacks the AWS SDKs' default trailing checksums: see RgwS3.
+
+Identities (identity/new_key/delete_key) are the same on both: a key pair
+that can use the tests' buckets or one that cannot. On moto they are IAM
+users with or without an allow-all policy; on RGW an allowed identity's keys
+are further keys of the buckets' owner ("floe"), and one without access is
+a user of its own (RGW keeps each user's buckets private).
 
 The proxy forwards requests unchanged (the Host header too, so signatures
 stay valid) and, for a chosen fraction of them, answers 503 SlowDown, 500
@@ -36,10 +52,89 @@ def free_port() -> int:
     return port
 
 
-class S3Server:
-    """moto's server with SigV4 checked; .key/.secret are a valid key pair."""
+class _Endpoint:
+    """What the tests use of either server: a boto3 client, floe's
+    environment and PyIceberg's properties for .key/.secret."""
 
     region = "us-east-1"
+
+    def client(self):
+        import boto3
+
+        return boto3.client("s3", endpoint_url=self.endpoint, region_name=self.region,
+                            aws_access_key_id=self.key, aws_secret_access_key=self.secret)
+
+    def bucket(self, name):
+        """Creates the bucket unless it is there; returns its name."""
+        c = self.client()
+        try:
+            c.head_bucket(Bucket=name)
+        except Exception:
+            c.create_bucket(Bucket=name)
+        return name
+
+    def env(self, endpoint=None):
+        """Environment for floe: the AWS variables as the SDKs read them."""
+        e = dict(os.environ)
+        e.update(AWS_ACCESS_KEY_ID=self.key, AWS_SECRET_ACCESS_KEY=self.secret,
+                 AWS_REGION=self.region, AWS_ENDPOINT_URL_S3=endpoint or self.endpoint,
+                 AWS_EC2_METADATA_DISABLED="true")
+        for k in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL"):
+            e.pop(k, None)
+        return e
+
+    def pyiceberg_props(self):
+        return {"s3.endpoint": self.endpoint, "s3.access-key-id": self.key,
+                "s3.secret-access-key": self.secret, "s3.region": self.region,
+                "s3.path-style-access": "true"}
+
+
+class RgwS3(_Endpoint):
+    """Ceph's RADOS Gateway (rgw_server.py) with state in `directory`."""
+
+    def __init__(self, directory):
+        from rgw_server import RgwServer
+
+        # RGW 16.2 has no aws-chunked uploads with trailing checksums
+        # (STREAMING-UNSIGNED-PAYLOAD-TRAILER, RGW 18 has them), which the AWS
+        # SDKs send by default since 2025 (PyArrow's C++ SDK, boto3, Java's
+        # v2 SDK in the REST fixture and Spark): they send them only when an
+        # operation requires a checksum with this, as before. This process's
+        # environment, so PyIceberg here and the JVMs started from it see it.
+        os.environ["AWS_REQUEST_CHECKSUM_CALCULATION"] = "when_required"
+        os.environ["AWS_RESPONSE_CHECKSUM_VALIDATION"] = "when_required"
+        self.rgw = RgwServer(directory)
+        self.port, self.endpoint = self.rgw.port, self.rgw.endpoint
+        self.key, self.secret = self.rgw.key, self.rgw.secret
+        self.log = self.rgw.dir / "log"
+        self.pids = [p.pid for p in self.rgw.procs]  # monitor, OSD, radosgw
+
+    def _keys(self, out):
+        return [(k["access_key"], k["secret_key"]) for k in json.loads(out)["keys"]]
+
+    def identity(self, name, allowed):
+        if not allowed:
+            out = self.rgw.admin("user", "create", "--uid", name, "--display-name", name)
+            return self._keys(out)[0]
+        return self.new_key(name)
+
+    def new_key(self, name):
+        """A further key pair of the buckets' owner (`name` only names it in the test)."""
+        before = set(self._keys(self.rgw.admin("user", "info", "--uid", "floe")))
+        out = self.rgw.admin("key", "create", "--uid", "floe", "--key-type", "s3",
+                             "--gen-access-key", "--gen-secret")
+        (new,) = set(self._keys(out)) - before
+        return new
+
+    def delete_key(self, name, key_id):
+        self.rgw.admin("key", "rm", "--uid", "floe", "--key-type", "s3", "--access-key", key_id)
+
+    def stop(self):
+        self.rgw.stop()
+
+
+class S3Server(_Endpoint):
+    """moto's server with SigV4 checked; .key/.secret are a valid key pair."""
 
     def __init__(self, log_path, glue_control=None):
         self.port = free_port()
@@ -53,6 +148,7 @@ class S3Server:
                                           "moto_server.py"),
              "-H", "127.0.0.1", "-p", str(self.port)],
             stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        self.pids = [self.proc.pid]
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -73,26 +169,27 @@ class S3Server:
         k = iam.create_access_key(UserName="floe")["AccessKey"]
         self.key, self.secret = k["AccessKeyId"], k["SecretAccessKey"]
 
-    def client(self):
+    def _iam(self):
         import boto3
 
-        return boto3.client("s3", endpoint_url=self.endpoint, region_name=self.region,
+        return boto3.client("iam", endpoint_url=self.endpoint, region_name=self.region,
                             aws_access_key_id=self.key, aws_secret_access_key=self.secret)
 
-    def env(self, endpoint=None):
-        """Environment for floe: the AWS variables as the SDKs read them."""
-        e = dict(os.environ)
-        e.update(AWS_ACCESS_KEY_ID=self.key, AWS_SECRET_ACCESS_KEY=self.secret,
-                 AWS_REGION=self.region, AWS_ENDPOINT_URL_S3=endpoint or self.endpoint,
-                 AWS_EC2_METADATA_DISABLED="true")
-        for k in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL"):
-            e.pop(k, None)
-        return e
+    def identity(self, name, allowed):
+        iam = self._iam()
+        iam.create_user(UserName=name)
+        if allowed:
+            iam.put_user_policy(UserName=name, PolicyName="p", PolicyDocument=json.dumps(
+                {"Version": "2012-10-17",
+                 "Statement": [{"Effect": "Allow", "Action": ["s3:*"], "Resource": "*"}]}))
+        return self.new_key(name)
 
-    def pyiceberg_props(self):
-        return {"s3.endpoint": self.endpoint, "s3.access-key-id": self.key,
-                "s3.secret-access-key": self.secret, "s3.region": self.region,
-                "s3.path-style-access": "true"}
+    def new_key(self, name):
+        k = self._iam().create_access_key(UserName=name)["AccessKey"]
+        return k["AccessKeyId"], k["SecretAccessKey"]
+
+    def delete_key(self, name, key_id):
+        self._iam().delete_access_key(UserName=name, AccessKeyId=key_id)
 
     def stop(self):
         self.proc.terminate()

@@ -12,7 +12,6 @@ import time
 
 from conftest import floe_bin
 from rest_server import RestServer
-from s3_server import S3Server
 
 TABLES = ("db.a", "db.b", "db.c")
 
@@ -110,10 +109,9 @@ def test_postgres_three_tables_same_checkpoint_after_kills(tmp_path, postgres_ur
     kill_campaign(cmd, 5, lambda: cli_checkpoints(base), random.Random(17))
 
 
-def test_rest_three_tables_same_checkpoint_after_kills(tmp_path):
-    s3 = S3Server(tmp_path / "moto.log")
-    s3.client().create_bucket(Bucket="floe")
-    rest = RestServer(s3, "floe", tmp_path / "rest.log", tmp_path)
+def test_rest_three_tables_same_checkpoint_after_kills(tmp_path, s3_rgw):
+    s3 = s3_rgw
+    rest = RestServer(s3, s3.bucket("atomic"), tmp_path / "rest.log", tmp_path)
     try:
         cfg = tmp_path / "p.yaml"
         cfg.write_text(pipeline_yaml(
@@ -125,7 +123,6 @@ def test_rest_three_tables_same_checkpoint_after_kills(tmp_path):
                       random.Random(18), env=s3.env(), first_wait=6.0, wait=(2.0, 5.0))
     finally:
         rest.stop()
-        s3.stop()
 
 
 def test_filesystem_catalog_refuses_atomic_commit(tmp_path):

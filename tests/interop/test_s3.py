@@ -1,13 +1,14 @@
 """floe on S3 (issue 14, S3 FileIO): a real S3 server that checks SigV4
-(moto's, see s3_server.py), a fault-injecting proxy, and tables written by
-floe on S3 read by PyIceberg and DuckDB, and the other way round."""
+(Ceph's RADOS Gateway, see s3_server.py), a fault-injecting proxy, and
+tables written by floe on S3 read by PyIceberg and DuckDB, and the other way
+round."""
 import json
 import subprocess
 
 import pytest
 
 from conftest import ROOT, duckdb_connection, floe_bin
-from s3_server import FaultProxy, S3Server
+from s3_server import FaultProxy
 
 
 def tool():
@@ -16,11 +17,9 @@ def tool():
 
 
 @pytest.fixture(scope="module")
-def s3(tmp_path_factory):
-    srv = S3Server(tmp_path_factory.mktemp("s3") / "moto.log")
-    srv.client().create_bucket(Bucket="floe")
-    yield srv
-    srv.stop()
+def s3(s3_rgw):
+    s3_rgw.bucket("floe")
+    return s3_rgw
 
 
 def run_tool(s3, *args, endpoint=None, check=True):
@@ -38,12 +37,28 @@ def test_fileio_contract_on_a_signing_server(s3):
     p = run_tool(s3, "contract", "s3://floe/contract", "s3.multipart.part-size-bytes=5242880",
                  "s3.list.max-keys=2")
     assert "0 failed" in p.stdout
-    assert s3.client().list_multipart_uploads(Bucket="floe").get("Uploads", []) == []
+    assert s3.client().list_multipart_uploads(Bucket="floe", Prefix="contract").get("Uploads", []) == []
     env = s3.env()
     env["AWS_SECRET_ACCESS_KEY"] = "wrong"
     p = subprocess.run([tool(), "contract", "s3://floe/refused"], capture_output=True, text=True,
                        env=env, timeout=120)
     assert p.returncode == 1 and "SignatureDoesNotMatch" in p.stdout
+
+
+def test_fileio_contract_virtual_hosted(s3, tmp_path):
+    """The same contract with virtual-hosted addressing (s3.path-style-access
+    false): every request goes to floe.localhost, signed for that host, and
+    RGW (its rgw dns name is localhost) takes the bucket from the host."""
+    log = tmp_path / "http.log"
+    env = s3.env(s3.endpoint.replace("127.0.0.1", "localhost"))
+    env["FLOE_TEST_HTTP_LOG"] = str(log)
+    p = subprocess.run([tool(), "contract", "s3://floe/vhost", "s3.path-style-access=false",
+                        "s3.multipart.part-size-bytes=5242880", "s3.list.max-keys=2"],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert p.returncode == 0 and "0 failed" in p.stdout, p.stdout + p.stderr
+    urls = [line.split(" ")[1] for line in log.read_text().splitlines()]
+    assert urls and all(u.startswith(f"http://floe.localhost:{s3.port}/") for u in urls), urls[:5]
+    assert s3.client().list_multipart_uploads(Bucket="floe", Prefix="vhost").get("Uploads", []) == []
 
 
 def test_faults_are_retried(s3):
@@ -62,7 +77,7 @@ def test_faults_are_retried(s3):
         assert not [s for s in proxy.seen if s.startswith("DELETE ")]
     finally:
         proxy.stop()
-    assert s3.client().list_multipart_uploads(Bucket="floe").get("Uploads", []) == []
+    assert s3.client().list_multipart_uploads(Bucket="floe", Prefix="faults").get("Uploads", []) == []
 
 
 def test_batch_delete_reports_each_key(s3):

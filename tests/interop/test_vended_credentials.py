@@ -3,7 +3,8 @@ a REST catalog: Iceberg's REST fixture vends none, so a proxy in front of it
 adds them to every LoadTableResult — the keys of a second identity of the S3
 server ("vended"), as the spec's storage-credentials list with a prefix or as
 the older s3.* keys in the table's config. floe's own AWS keys ("outsider")
-have no access to the bucket at all (moto checks IAM), so every read and
+have no access to the bucket at all (a user of its own on RGW, which keeps
+each user's buckets private: see s3_server.py's identities), so every read and
 write that succeeds was signed with the vended keys: create, ingest, scan and
 maintain go through them, and a rotation of the vended keys is picked up when
 the table is loaded again.
@@ -17,7 +18,6 @@ import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import boto3
 import pytest
 
 from conftest import floe_bin
@@ -119,19 +119,8 @@ class VendingProxy:
 @pytest.fixture(scope="module")
 def identities(rest_servers):
     s3, rest = rest_servers
-    iam = boto3.client("iam", endpoint_url=s3.endpoint, region_name=s3.region,
-                       aws_access_key_id=s3.key, aws_secret_access_key=s3.secret)
-    out = {}
-    for name, actions in (("vended", ["s3:*"]), ("outsider", None)):
-        iam.create_user(UserName=name)
-        if actions:
-            iam.put_user_policy(UserName=name, PolicyName="p", PolicyDocument=json.dumps(
-                {"Version": "2012-10-17",
-                 "Statement": [{"Effect": "Allow", "Action": actions, "Resource": "*"}]}))
-        k = iam.create_access_key(UserName=name)["AccessKey"]
-        out[name] = (k["AccessKeyId"], k["SecretAccessKey"])
-    out["iam"] = iam
-    return out
+    return {"vended": s3.identity("vended", allowed=True),
+            "outsider": s3.identity("outsider", allowed=False)}
 
 
 def floe_via(rest_servers, identities, uri, *args, check=True, input=None):
@@ -174,11 +163,9 @@ def test_table_files_use_vended_credentials(rest_servers, identities, tmp_path, 
         p = floe_via(rest_servers, identities, rest.uri, "scan", f"{ns}.t", check=False)
         assert p.returncode != 0 and ("AccessDenied" in p.stderr or "HTTP 403" in p.stderr), p.stderr
         # the vended keys rotate: the old key is deleted, the next load vends the new one
-        iam = identities["iam"]
-        k = iam.create_access_key(UserName="vended")["AccessKey"]
         old = proxy.keys
-        proxy.keys = (k["AccessKeyId"], k["SecretAccessKey"])
-        iam.delete_access_key(UserName="vended", AccessKeyId=old[0])
+        proxy.keys = s3.new_key("vended")
+        s3.delete_key("vended", old[0])
         identities["vended"] = proxy.keys
         run("ingest", f"{ns}.t", "-", "--pipeline-id", "after-rotation", input=rows(200, 210))
         # and nothing of the keys was written into the table
@@ -194,8 +181,8 @@ def test_table_files_use_vended_credentials(rest_servers, identities, tmp_path, 
 
 
 class ExpiringProxy(VendingProxy):
-    """Vends keys (of IAM user "expiring") that expire LIFETIME seconds after
-    they are minted, as STS credentials do: a key is deleted from the S3 server's IAM once it has
+    """Vends keys (of identity "expiring") that expire LIFETIME seconds after
+    they are minted, as STS credentials do: a key is deleted from the S3 server once it has
     expired, and a load vends a new one when the current one is past half
     its life. mint="credentials": only loadCredentials mints new keys (a
     loadTable vends the newest, dead or alive), so a run that outlives the
@@ -204,8 +191,8 @@ class ExpiringProxy(VendingProxy):
 
     LIFETIME = 6.0
 
-    def __init__(self, target_port, bucket, iam, mint="load", endpoints=None, user="expiring"):
-        self.iam, self.live, self.user = iam, [], user  # live: [(key id, secret, expires at)]
+    def __init__(self, target_port, bucket, s3, mint="load", endpoints=None, user="expiring"):
+        self.s3, self.live, self.user = s3, [], user  # live: [(key id, secret, expires at)]
         self.lock = threading.Lock()
         self.done = threading.Event()
         self.expired = 0
@@ -222,7 +209,7 @@ class ExpiringProxy(VendingProxy):
 
         now = time.time()
         for k in [k for k in self.live if k[2] <= now]:
-            self.iam.delete_access_key(UserName=self.user, AccessKeyId=k[0])
+            self.s3.delete_key(self.user, k[0])
             self.live.remove(k)
             self.expired += 1
 
@@ -245,9 +232,9 @@ class ExpiringProxy(VendingProxy):
             now = time.time()
             self._expire()
             if (may_mint or not self.secrets) and (not self.live or self.live[-1][2] - now < self.LIFETIME / 2):
-                k = self.iam.create_access_key(UserName=self.user)["AccessKey"]
-                self.live.append((k["AccessKeyId"], k["SecretAccessKey"], now + self.LIFETIME))
-                self.secrets.append((k["AccessKeyId"], k["SecretAccessKey"], now + self.LIFETIME))
+                k = (*self.s3.new_key(self.user), now + self.LIFETIME)
+                self.live.append(k)
+                self.secrets.append(k)
             key, secret, exp = self.secrets[-1]
         self.vended += 1
         doc["storage-credentials"] = [{"prefix": doc["metadata"]["location"], "config": {
@@ -265,11 +252,7 @@ def test_a_pipeline_renews_vended_credentials_before_they_expire(rest_servers, i
     minutes of the expiry): the keys the run started with are deleted 6 s
     in, and every record of the 15 s run still lands."""
     s3, rest = rest_servers
-    iam = identities["iam"]
-    iam.create_user(UserName="expiring")
-    iam.put_user_policy(UserName="expiring", PolicyName="p", PolicyDocument=json.dumps(
-        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": ["s3:*"], "Resource": "*"}]}))
-    proxy = ExpiringProxy(int(rest.uri.rsplit(":", 1)[1]), "floe", iam)
+    proxy = ExpiringProxy(int(rest.uri.rsplit(":", 1)[1]), "floe", s3)
     try:
         floe_via(rest_servers, identities, proxy.uri, "namespace", "create", "expiring")
         yaml = tmp_path / "p.yaml"
@@ -310,12 +293,11 @@ tables:
 """
 
 
-def expiring_user(identities, name):
-    iam = identities["iam"]
-    iam.create_user(UserName=name)
-    iam.put_user_policy(UserName=name, PolicyName="p", PolicyDocument=json.dumps(
-        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": ["s3:*"], "Resource": "*"}]}))
-    return iam
+def expiring_user(s3, name):
+    """an identity allowed on the bucket whose keys the proxy mints and deletes"""
+    key = s3.identity(name, allowed=True)
+    s3.delete_key(name, key[0])
+    return s3
 
 
 def test_renewal_goes_through_load_credentials_when_advertised(rest_servers, identities, tmp_path):
@@ -324,8 +306,8 @@ def test_renewal_goes_through_load_credentials_when_advertised(rest_servers, ide
     would get the dead first key), the location's own prefix beats the
     bucket-wide one with useless keys, and no secret reaches the log."""
     s3, rest = rest_servers
-    iam = expiring_user(identities, "expiring-lc")
-    proxy = ExpiringProxy(int(rest.uri.rsplit(":", 1)[1]), "floe", iam, mint="credentials",
+    expiring_user(s3, "expiring-lc")
+    proxy = ExpiringProxy(int(rest.uri.rsplit(":", 1)[1]), "floe", s3, mint="credentials",
                           endpoints=lambda eps: [*eps, CREDENTIALS_EP], user="expiring-lc")
     try:
         floe_via(rest_servers, identities, proxy.uri, "namespace", "create", "lcreds")
