@@ -2936,7 +2936,13 @@ static int open_source(vx *x, source *src, const char *where, const floe_strmap 
 			   : src->name->path ? NULL /* a path names no table: t.x needs an alias */
 					     : src->name->parts[src->name->n - 1];
 	if (r.meta) {
-		rc = floe_inspect_open(&src->scan, src->t, r.meta, snap, c->err);
+		/* only the columns the query names (the metric maps of $files are most of it) */
+		const char **cols = NULL;
+		if (!star && !(cols = floe_arena_calloc(c->a, need->len + 1, sizeof(char *))))
+			return floe_error_oom(c->err);
+		for (size_t i = 0; cols && i < need->len; i++)
+			cols[i] = need->items[i].key;
+		rc = floe_inspect_open_columns(&src->scan, src->t, r.meta, snap, cols, need->len, c->err);
 		if (rc == FLOE_ENOTFOUND)
 			return sql_err(c, rc, src->name->off, "unknown metadata table '$%s'", r.meta);
 	} else {
