@@ -251,6 +251,19 @@ static void cb_str(colb *b, const char *s)
 		cb_bytes(b, s, strlen(s));
 }
 
+/* dst (a fresh builder of src's primitive type) gets a copy of src's values */
+static void cb_copy(colb *dst, const colb *src)
+{
+	floe_buf_clear(&dst->offs);
+	if (floe_buf_append(&dst->valid, src->valid.data, src->valid.len) ||
+	    floe_buf_append(&dst->data, src->data.data, src->data.len) ||
+	    floe_buf_append(&dst->offs, src->offs.data, src->offs.len) ||
+	    floe_buf_append(&dst->vdata, src->vdata.data, src->vdata.len))
+		dst->rc = FLOE_ENOMEM;
+	dst->n = src->n;
+	dst->nulls = src->nulls;
+}
+
 /* struct/list/map: children appended first, then the parent slot */
 static void cb_struct_valid(colb *b)
 {
@@ -1172,8 +1185,8 @@ static int walk_manifests(floe_scan *s, const floe_snapshot *sn, bool all, files
 	return rc;
 }
 
-/* whether the projection (s->o.columns; NULL: every column) names column name or a field
- * inside it ("partition.region") */
+/* whether the projection (s->o.columns; NULL or "*" among them: every column) names column
+ * name or a field inside it ("partition.region") */
 static bool wanted(const floe_scan *s, const char *name)
 {
 	size_t n = strlen(name);
@@ -1181,21 +1194,61 @@ static bool wanted(const floe_scan *s, const char *name)
 		return true;
 	for (size_t i = 0; i < s->o.n_columns; i++) {
 		const char *c = s->o.columns[i];
-		if (c && !strncmp(c, name, n) && (c[n] == '\0' || c[n] == '.'))
+		if (c && (!strcmp(c, "*") || (!strncmp(c, name, n) && (c[n] == '\0' || c[n] == '.'))))
 			return true;
 	}
 	return false;
+}
+
+/* a projected struct field ("partition.region"): a column copied from inside column top */
+typedef struct nested_col {
+	size_t top;	/* the struct column, an index into the projected columns */
+	size_t path[4]; /* child indexes down to the field */
+	size_t depth;
+} nested_col;
+
+#define MAX_NESTED_COLS 32
+
+/* the field that the dotted name path names inside struct type t, or NULL; its child
+ * indexes go to nc */
+static const floe_field *nested_field(const floe_type *t, const char *path, nested_col *nc)
+{
+	const floe_field *f = NULL;
+	nc->depth = 0;
+	while (*path) {
+		const char *dot = strchr(path, '.');
+		size_t n = dot ? (size_t)(dot - path) : strlen(path);
+		if (t->id != FLOE_T_STRUCT || nc->depth == sizeof(nc->path) / sizeof(nc->path[0]))
+			return NULL;
+		f = NULL;
+		for (size_t i = 0; i < t->n_fields && !f; i++)
+			if (strlen(t->fields[i].name) == n && !strncmp(t->fields[i].name, path, n)) {
+				f = &t->fields[i];
+				nc->path[nc->depth++] = i;
+			}
+		if (!f)
+			return NULL;
+		t = f->type;
+		path += n + (dot != NULL);
+	}
+	return f && floe_type_is_primitive(f->type) ? f : NULL;
 }
 
 /*
  * The columns of root that the projection keeps, as a struct type (in
  * root's order, fields unchanged); keep[i] says whether column i is one. At
  * least the first column stays, so that the rows still count (COUNT(*)).
+ * A projected name of a primitive field inside a struct column
+ * ("partition.region", "readable_metrics.id.lower_bound") is also a column
+ * of its own after them, as data scans project struct fields (nested[] says
+ * where each one's values come from; they are copied once the rows are in).
  */
-static const floe_type *project(floe_scan *s, const floe_type *root, bool *keep)
+static const floe_type *project(floe_scan *s, const floe_type *root, bool *keep,
+				nested_col *nested, size_t *n_nested)
 {
 	tb b = {&s->a, NULL, 0, 0, 0, 0};
 	size_t n = 0;
+	*n_nested = 0;
 	for (size_t i = 0; i < root->n_fields; i++)
 		n += (keep[i] = wanted(s, root->fields[i].name));
 	if (!n && root->n_fields)
@@ -1206,6 +1259,29 @@ static const floe_type *project(floe_scan *s, const floe_type *root, bool *keep)
 		tb_add(&b, root->fields[i].name, root->fields[i].type, root->fields[i].required);
 		if (!b.rc)
 			b.f[b.n - 1] = root->fields[i];
+	}
+	size_t n_top = b.n;
+	for (size_t i = 0; s->o.columns && i < s->o.n_columns && !b.rc; i++) {
+		const char *c = s->o.columns[i], *dot = c ? strchr(c, '.') : NULL;
+		nested_col nc = {0};
+		const floe_field *f = NULL;
+		bool dup = false;
+		if (!dot || *n_nested == MAX_NESTED_COLS)
+			continue;
+		for (size_t k = 0; k < b.n; k++)
+			dup |= !strcmp(b.f[k].name, c);
+		for (size_t k = 0; k < n_top && !f && !dup; k++)
+			if (strlen(b.f[k].name) == (size_t)(dot - c) &&
+			    !strncmp(b.f[k].name, c, (size_t)(dot - c)) &&
+			    (f = nested_field(b.f[k].type, dot + 1, &nc)))
+				nc.top = k;
+		if (!f)
+			continue;
+		const char *name = floe_arena_strdup(&s->a, c);
+		tb_add(&b, name, name ? f->type : NULL, false);
+		if (!b.rc)
+			b.f[b.n - 1].id = f->id;
+		nested[(*n_nested)++] = nc;
 	}
 	return b.rc ? NULL : tb_struct(&b);
 }
@@ -1238,13 +1314,15 @@ static int t_files(floe_scan *s, int kind, bool all, int64_t snapshot_id, floe_e
 	tb_add(&b, "readable_metrics", rm, false);
 	const floe_type *root = tb_struct(&b), *proj;
 	bool keep[FILES_COLUMNS + 1];
-	if (b.rc || !root || root->n_fields > FILES_COLUMNS + 1 || !(proj = project(s, root, keep)) ||
-	    cb_init(&rows, proj))
+	nested_col nested[MAX_NESTED_COLS];
+	size_t n_nested, n_top = 0;
+	if (b.rc || !root || root->n_fields > FILES_COLUMNS + 1 ||
+	    !(proj = project(s, root, keep, nested, &n_nested)) || cb_init(&rows, proj))
 		return floe_error_oom(err);
 	c.rows = &rows;
 	/* each column's builder, NULL for the columns not asked for */
-	for (size_t i = 0, j = 0; i < root->n_fields; i++)
-		c.top[i] = keep[i] ? &rows.ch[j++] : NULL;
+	for (size_t i = 0; i < root->n_fields; i++)
+		c.top[i] = keep[i] ? &rows.ch[n_top++] : NULL;
 	for (size_t i = 0; i < FILES_COLUMNS; i++)
 		c.file[i] = kind != 3 ? c.top[i] : c.top[4] && i < FILES_COLUMNS - 1 ? &c.top[4]->ch[i] : NULL;
 	/* content, file_path, file_format[, spec_id], partition, record_count,
@@ -1256,6 +1334,14 @@ static int t_files(floe_scan *s, int kind, bool all, int64_t snapshot_id, floe_e
 	c.key_metadata = c.file[maps + 6] != NULL;
 	c.split_offsets = c.file[maps + 7] != NULL;
 	rc = walk_manifests(s, sn, all, &c, kind == 3, err);
+	/* the struct fields projected as columns: every struct on their path has a slot in
+	 * every row (the builders above never make one null), so the field's values line up */
+	for (size_t i = 0; i < n_nested && !rc; i++) {
+		const colb *from = &rows.ch[nested[i].top];
+		for (size_t d = 0; d < nested[i].depth; d++)
+			from = &from->ch[nested[i].path[d]];
+		cb_copy(&rows.ch[n_top + i], from);
+	}
 	if (!rc)
 		rc = finish(s, proj, &rows, err);
 	cb_reset(&rows);
