@@ -43,6 +43,8 @@ QUERIES = {
     "totals": "SELECT count(*), sum(file_size_in_bytes), sum(record_count), avg(record_count) FROM {t}",
     "by_partition": "SELECT partition, count(*), sum(record_count) FROM {t} "
                     "GROUP BY partition ORDER BY 3 DESC, 1 LIMIT 10",
+    "by_region": "SELECT partition.region, count(*), sum(record_count), sum(file_size_in_bytes) "
+                 "FROM {t} GROUP BY 1 ORDER BY 1",
     "by_content": "SELECT content, count(*), sum(file_size_in_bytes) FROM {t} GROUP BY content ORDER BY 1",
     "small_files": "SELECT count(*), sum(file_size_in_bytes) FROM {t} WHERE file_size_in_bytes < 41000",
 }
@@ -189,6 +191,11 @@ def pyiceberg_queries(files):
                                 g["r_count"].to_pylist(), g["r_sum"].to_pylist())],
                            time.process_time() - t0)
     t0 = time.process_time()
+    flat = pa.table({"region": part.field("region"), "r": rec, "size": size})
+    g = flat.group_by("region").aggregate([("r", "count"), ("r", "sum"), ("size", "sum")]).sort_by("region")
+    out["by_region"] = ([list(r.values()) for r in g.select(["region", "r_count", "r_sum", "size_sum"]).to_pylist()],
+                        time.process_time() - t0)
+    t0 = time.process_time()
     g = files.group_by("content").aggregate([("file_size_in_bytes", "count"),
                                              ("file_size_in_bytes", "sum")]).sort_by("content")
     out["by_content"] = ([list(r.values()) for r in g.select(
@@ -222,6 +229,8 @@ def main():
     ap.add_argument("--files", type=int, default=1000000)
     ap.add_argument("--manifests", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--floe-before", default=None,
+                    help="another floe binary (an older build) to run beside --floe")
     ap.add_argument("--engines", default="floe,duckdb,pyiceberg")
     ap.add_argument("--queries", default=",".join(QUERIES))
     ap.add_argument("--work", default=None)
@@ -263,6 +272,12 @@ def main():
                     sys.exit(f"floe failed on {q}: {err}")
                 rows = list(csv.reader(io.StringIO(out)))[1:]
                 record("floe", q, cpu, rss, rows)
+                if args.floe_before:
+                    rc, out, err, cpu, rss = spawn([args.floe_before, "sql", "-q", "--format", "csv",
+                                                    "-e", head + QUERIES[q].format(t="db.t$files") + ";"])
+                    if rc:
+                        sys.exit(f"floe (before) failed on {q}: {err}")
+                    record("floe-before", q, cpu, rss, list(csv.reader(io.StringIO(out)))[1:])
             if "duckdb" in engines:
                 rc, out, err, cpu, rss = spawn([py, me, "--child", "duckdb", "--meta", meta, "--query", q])
                 if rc:
@@ -294,7 +309,7 @@ def main():
     bad = 0
     for q in queries:
         ref = answers.get(("floe", q))
-        for e in ("duckdb", "pyiceberg"):
+        for e in ("floe-before", "duckdb", "pyiceberg"):
             got = answers.get((e, q))
             if ref is not None and got is not None and got != ref:
                 print(f"MISMATCH {q}: floe {ref[:3]} vs {e} {got[:3]}", file=sys.stderr)
@@ -310,6 +325,14 @@ def main():
 
     print(f"\n{args.files} files, {args.manifests} manifests; medians of {args.runs} runs "
           f"(load average now {os.getloadavg()[0]:.1f}); answers {'agree' if not bad else 'DIFFER'}\n")
+    if args.floe_before:
+        print("| query | floe before: CPU s | peak RSS | floe after: CPU s | peak RSS |")
+        print("|---|---:|---:|---:|---:|")
+        for q in queries:
+            b, a = results.get(("floe-before", q)), results.get(("floe", q))
+            print(f"| `{q}` | {med([x[0] for x in b]):.2f} | {med([x[1] for x in b]):.0f} MiB | "
+                  f"{med([x[0] for x in a]):.2f} | {med([x[1] for x in a]):.0f} MiB |")
+        print()
     print("| query | floe CPU s | floe peak RSS | DuckDB CPU s | DuckDB peak RSS | PyIceberg CPU s "
           "(inspect + aggregate) | PyIceberg peak RSS |")
     print("|---|---:|---:|---:|---:|---:|---:|")
