@@ -19,7 +19,7 @@ for c in util codec json arrow avro parquet puffin iceberg io catalog table scan
 done
 cc -O3 -DNDEBUG -g -std=c17 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DFLOE_VERSION=\"bench\" \
   -Iinclude -Isrc bench/scan/bench_scan.c $srcs \
-  $(pkg-config --cflags --libs libzstd snappy libdeflate liblz4 libbrotlienc libbrotlidec zlib sqlite3 libpq) \
+  $(pkg-config --cflags --libs libzstd snappy libdeflate liblz4 libbrotlienc libbrotlidec zlib sqlite3 libpq libcurl libcrypto) \
   -lm -lpthread -o "$OUT/bench_scan"
 TABLE="$PWD/$OUT/table-$FILES-$MANIFESTS"
 if [ ! -f "$TABLE/.done" ]; then

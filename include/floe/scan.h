@@ -252,6 +252,23 @@ FLOE_EXPORT int floe_inspect_open(floe_scan **out, floe_table *t, const char *na
 		      floe_error *err) FLOE_WUR;
 
 /*
+ * floe_inspect_open with a projection: columns names the columns wanted
+ * ("*" or NULL: every column; names of no column are ignored). The files,
+ * data_files, delete_files and entries tables (and their all_* forms) then
+ * build only those columns and decode only what they need from the
+ * manifests (the metric maps, most of a manifest, only for the metric and
+ * readable_metrics columns); the rows are the same. A dotted name of a
+ * primitive field inside a struct column ("partition.region",
+ * "readable_metrics.id.lower_bound", "data_file.content") keeps that column
+ * and adds the field as a column of its own named so, after the others, as
+ * floe_scan_open projects struct fields. Other tables show every column.
+ * columns is read only during the call.
+ */
+FLOE_EXPORT int floe_inspect_open_columns(floe_scan **out, floe_table *t, const char *name,
+					  int64_t snapshot_id, const char *const *columns,
+					  size_t n_columns, floe_error *err) FLOE_WUR;
+
+/*
  * Open a path-based table: a table directory (version-hint.text / .txt, or
  * the highest vN.metadata.json / NNNNN-*.metadata.json) or a metadata file.
  * path_map holds "from=to" rules: every path read from metadata (manifest

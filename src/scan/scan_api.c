@@ -371,6 +371,13 @@ int floe_scan_follow(floe_table *t, const floe_scan_opts *opts, int64_t interval
 int floe_inspect_open(floe_scan **out, floe_table *t, const char *name, int64_t snapshot_id,
 		      floe_error *err)
 {
+	return floe_inspect_open_columns(out, t, name, snapshot_id, NULL, 0, err);
+}
+
+int floe_inspect_open_columns(floe_scan **out, floe_table *t, const char *name,
+			      int64_t snapshot_id, const char *const *columns, size_t n_columns,
+			      floe_error *err)
+{
 	floe_scan *s;
 	int rc;
 	*out = NULL;
@@ -383,7 +390,12 @@ int floe_inspect_open(floe_scan **out, floe_table *t, const char *name, int64_t 
 	if (map)
 		s->map = *map;
 	s->schema = floe_metadata_current_schema(s->m);
-	if ((rc = floe_scan__inspect(s, name, snapshot_id, err))) {
+	s->o.columns = columns;
+	s->o.n_columns = columns ? n_columns : 0;
+	rc = floe_scan__inspect(s, name, snapshot_id, err);
+	s->o.columns = NULL; /* the caller's, used only while the rows are built */
+	s->o.n_columns = 0;
+	if (rc) {
 		floe_scan_free(s);
 		return rc;
 	}

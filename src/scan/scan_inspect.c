@@ -252,6 +252,19 @@ static void cb_str(colb *b, const char *s)
 		cb_bytes(b, s, strlen(s));
 }
 
+/* dst (a fresh builder of src's primitive type) gets a copy of src's values */
+static void cb_copy(colb *dst, const colb *src)
+{
+	floe_buf_clear(&dst->offs);
+	if (floe_buf_append(&dst->valid, src->valid.data, src->valid.len) ||
+	    floe_buf_append(&dst->data, src->data.data, src->data.len) ||
+	    floe_buf_append(&dst->offs, src->offs.data, src->offs.len) ||
+	    floe_buf_append(&dst->vdata, src->vdata.data, src->vdata.len))
+		dst->rc = FLOE_ENOMEM;
+	dst->n = src->n;
+	dst->nulls = src->nulls;
+}
+
 /* struct/list/map: children appended first, then the parent slot */
 static void cb_struct_valid(colb *b)
 {
@@ -766,6 +779,12 @@ typedef struct files_ctx {
 	size_t n_pf;
 	const floe_manifest_file *mf;
 	int rc;
+	/* the projection: the builder of each column of the table (files: the
+	 * data_file columns then readable_metrics; entries: status ..
+	 * readable_metrics), NULL for one the caller did not ask for */
+	colb *top[FILES_COLUMNS + 1];
+	colb *file[FILES_COLUMNS]; /* the data_file columns (entries: data_file's fields) */
+	bool metrics, split_offsets, key_metadata; /* what the manifests must decode */
 } files_ctx;
 
 /* the union of the partition fields of specs (all when ids NULL), sorted by field id */
@@ -938,69 +957,92 @@ static void put_readable(files_ctx *c, colb *rm, const floe_data_file *f)
 	cb_struct_valid(rm);
 }
 
-/* data_file columns from content to content_size_in_bytes into cols[0..20) (+spec_id for
- * files) */
-static void put_file(files_ctx *c, colb *cols, bool files_layout, const floe_data_file *f)
+/* an optional long: the value, or null when it is negative (unset) */
+static void put_opt_i64(colb *b, int64_t v)
+{
+	if (v >= 0)
+		cb_i64(b, v);
+	else
+		cb_null(b);
+}
+
+/* a list column of longs or ints (n 0: null) */
+static void put_list(colb *b, const int64_t *l, const int32_t *ints, size_t n)
+{
+	if (!n) {
+		cb_null(b);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (l)
+			cb_i64(&b->ch[0], l[i]);
+		else
+			cb_i32(&b->ch[0], ints[i]);
+	cb_list_end(b);
+}
+
+/* data_file columns from content to content_size_in_bytes into the builders cols[0..20)
+ * (+spec_id for files), skipping those that are NULL (not projected) */
+static void put_file(files_ctx *c, colb *const *cols, bool files_layout, const floe_data_file *f)
 {
 	size_t k = 0;
-	cb_i32(&cols[k++], f->content);
-	cb_str(&cols[k++], f->file_path);
-	cb_str(&cols[k++], f->file_format);
-	if (files_layout)
-		cb_i32(&cols[k++], f->spec_id);
-	put_partition(c, &cols[k++], f);
-	cb_i64(&cols[k++], f->record_count);
-	cb_i64(&cols[k++], f->file_size_in_bytes);
+	colb *o;
+	if ((o = cols[k++]))
+		cb_i32(o, f->content);
+	if ((o = cols[k++]))
+		cb_str(o, f->file_path);
+	if ((o = cols[k++]))
+		cb_str(o, f->file_format);
+	if (files_layout && (o = cols[k++]))
+		cb_i32(o, f->spec_id);
+	if ((o = cols[k++]))
+		put_partition(c, o, f);
+	if ((o = cols[k++]))
+		cb_i64(o, f->record_count);
+	if ((o = cols[k++]))
+		cb_i64(o, f->file_size_in_bytes);
 	unsigned ab = f->absent_metrics;
-	put_longs(&cols[k++], f->column_sizes, f->n_column_sizes,
-		  ab & FLOE_METRICS_ABSENT_COLUMN_SIZES);
-	put_longs(&cols[k++], f->value_counts, f->n_value_counts,
-		  ab & FLOE_METRICS_ABSENT_VALUE_COUNTS);
-	put_longs(&cols[k++], f->null_value_counts, f->n_null_value_counts,
-		  ab & FLOE_METRICS_ABSENT_NULL_COUNTS);
-	put_longs(&cols[k++], f->nan_value_counts, f->n_nan_value_counts,
-		  ab & FLOE_METRICS_ABSENT_NAN_COUNTS);
-	put_bytes(&cols[k++], f->lower_bounds, f->n_lower_bounds,
-		  ab & FLOE_METRICS_ABSENT_LOWER_BOUNDS);
-	put_bytes(&cols[k++], f->upper_bounds, f->n_upper_bounds,
-		  ab & FLOE_METRICS_ABSENT_UPPER_BOUNDS);
-	if (f->key_metadata)
-		cb_bytes(&cols[k++], f->key_metadata, f->key_metadata_len);
-	else
-		cb_null(&cols[k++]);
-	if (f->n_split_offsets) {
-		for (size_t i = 0; i < f->n_split_offsets; i++)
-			cb_i64(&cols[k].ch[0], f->split_offsets[i]);
-		cb_list_end(&cols[k++]);
-	} else {
-		cb_null(&cols[k++]);
-	}
-	if (f->n_equality_ids) {
-		for (size_t i = 0; i < f->n_equality_ids; i++)
-			cb_i32(&cols[k].ch[0], f->equality_ids[i]);
-		cb_list_end(&cols[k++]);
-	} else {
-		cb_null(&cols[k++]);
-	}
-	if (f->has_sort_order_id)
-		cb_i32(&cols[k++], f->sort_order_id);
-	else
-		cb_null(&cols[k++]);
-	const int64_t v3[3] = {f->first_row_id, f->content_offset, f->content_size_in_bytes};
-	if (v3[0] >= 0 && f->content == FLOE_CONTENT_DATA)
-		cb_i64(&cols[k++], v3[0]);
-	else
-		cb_null(&cols[k++]);
-	if (f->referenced_data_file)
-		cb_str(&cols[k++], f->referenced_data_file);
-	else
-		cb_null(&cols[k++]);
-	for (int i = 1; i < 3; i++) {
-		if (v3[i] >= 0)
-			cb_i64(&cols[k++], v3[i]);
+	const floe_id_long *lm[4] = {f->column_sizes, f->value_counts, f->null_value_counts,
+				     f->nan_value_counts};
+	const size_t ln[4] = {f->n_column_sizes, f->n_value_counts, f->n_null_value_counts,
+			      f->n_nan_value_counts};
+	const unsigned la[4] = {FLOE_METRICS_ABSENT_COLUMN_SIZES, FLOE_METRICS_ABSENT_VALUE_COUNTS,
+				FLOE_METRICS_ABSENT_NULL_COUNTS, FLOE_METRICS_ABSENT_NAN_COUNTS};
+	for (int i = 0; i < 4; i++)
+		if ((o = cols[k++]))
+			put_longs(o, lm[i], ln[i], ab & la[i]);
+	if ((o = cols[k++]))
+		put_bytes(o, f->lower_bounds, f->n_lower_bounds, ab & FLOE_METRICS_ABSENT_LOWER_BOUNDS);
+	if ((o = cols[k++]))
+		put_bytes(o, f->upper_bounds, f->n_upper_bounds, ab & FLOE_METRICS_ABSENT_UPPER_BOUNDS);
+	if ((o = cols[k++])) {
+		if (f->key_metadata)
+			cb_bytes(o, f->key_metadata, f->key_metadata_len);
 		else
-			cb_null(&cols[k++]);
+			cb_null(o);
 	}
+	if ((o = cols[k++]))
+		put_list(o, f->split_offsets, NULL, f->n_split_offsets);
+	if ((o = cols[k++]))
+		put_list(o, NULL, f->equality_ids, f->n_equality_ids);
+	if ((o = cols[k++])) {
+		if (f->has_sort_order_id)
+			cb_i32(o, f->sort_order_id);
+		else
+			cb_null(o);
+	}
+	if ((o = cols[k++]))
+		put_opt_i64(o, f->content == FLOE_CONTENT_DATA ? f->first_row_id : -1);
+	if ((o = cols[k++])) {
+		if (f->referenced_data_file)
+			cb_str(o, f->referenced_data_file);
+		else
+			cb_null(o);
+	}
+	if ((o = cols[k++]))
+		put_opt_i64(o, f->content_offset);
+	if ((o = cols[k++]))
+		put_opt_i64(o, f->content_size_in_bytes);
 }
 
 static int on_file_entry(const floe_manifest_entry *e, void *payload)
@@ -1008,32 +1050,38 @@ static int on_file_entry(const floe_manifest_entry *e, void *payload)
 	files_ctx *c = payload;
 	floe_data_file f = e->file;
 	floe_arena tmp;
+	if (c->kind != 3 &&
+	    (e->status == FLOE_ENTRY_DELETED ||
+	     (c->kind != 0 && (c->kind == 1) != (f.content == FLOE_CONTENT_DATA))))
+		return 0;
 	floe_arena_init(&tmp, 1024);
 	/* paths as the table records them, relocated like everything else */
-	f.file_path = floe_path_map_apply(&c->s->map, &tmp, e->file.file_path);
-	if (!f.file_path) {
+	if (c->file[1] && !(f.file_path = floe_path_map_apply(&c->s->map, &tmp, e->file.file_path))) {
 		floe_arena_reset(&tmp);
 		return FLOE_ENOMEM;
 	}
+	colb *const *top = c->top, *o;
 	if (c->kind == 3) {
-		colb *r = c->rows;
-		cb_i32(&r->ch[0], e->status);
-		cb_i64(&r->ch[1], e->snapshot_id);
-		cb_i64(&r->ch[2], e->sequence_number);
-		if (e->file_sequence_number >= 0)
-			cb_i64(&r->ch[3], e->file_sequence_number);
-		else
-			cb_null(&r->ch[3]);
-		put_file(c, r->ch[4].ch, false, &f);
-		cb_struct_valid(&r->ch[4]);
-		put_readable(c, &r->ch[5], &f);
-		cb_struct_valid(r);
-	} else if (e->status != FLOE_ENTRY_DELETED &&
-		   (c->kind == 0 || (c->kind == 1) == (f.content == FLOE_CONTENT_DATA))) {
-		put_file(c, c->rows->ch, true, &f);
-		put_readable(c, &c->rows->ch[FILES_COLUMNS], &f);
-		cb_struct_valid(c->rows);
+		if ((o = top[0]))
+			cb_i32(o, e->status);
+		if ((o = top[1]))
+			cb_i64(o, e->snapshot_id);
+		if ((o = top[2]))
+			cb_i64(o, e->sequence_number);
+		if ((o = top[3]))
+			put_opt_i64(o, e->file_sequence_number);
+		if ((o = top[4])) {
+			put_file(c, c->file, false, &f);
+			cb_struct_valid(o);
+		}
+		if ((o = top[5]))
+			put_readable(c, o, &f);
+	} else {
+		put_file(c, c->file, true, &f);
+		if ((o = top[FILES_COLUMNS]))
+			put_readable(c, o, &f);
 	}
+	cb_struct_valid(c->rows);
 	floe_arena_reset(&tmp);
 	return cb_error(c->rows) ? FLOE_ENOMEM : 0;
 }
@@ -1121,7 +1169,10 @@ static int walk_manifests(floe_scan *s, const floe_snapshot *sn, bool all, files
 	for (size_t i = 0; i < n && !rc; i++) {
 		floe_input *in = NULL;
 		floe_mscan_opts o = FLOE_MSCAN_OPTS_INIT;
-		o.all_metrics = o.column_sizes = o.split_offsets = o.key_metadata = true;
+		/* the metric maps are most of a manifest: decoded only when shown */
+		o.all_metrics = o.column_sizes = c->metrics;
+		o.split_offsets = c->split_offsets;
+		o.key_metadata = c->key_metadata;
 		o.deleted = deleted;
 		c->mf = &mfs[i];
 		if ((rc = floe_io_open_read_seq(floe_table_io(s->t), mfs[i].path, &in, err)))
@@ -1135,6 +1186,107 @@ static int walk_manifests(floe_scan *s, const floe_snapshot *sn, bool all, files
 	return rc;
 }
 
+/* whether the projection (s->o.columns; NULL or "*" among them: every column) names column
+ * name or a field inside it ("partition.region") */
+static bool wanted(const floe_scan *s, const char *name)
+{
+	size_t n = strlen(name);
+	if (!s->o.columns)
+		return true;
+	for (size_t i = 0; i < s->o.n_columns; i++) {
+		const char *c = s->o.columns[i];
+		if (c && (!strcmp(c, "*") || (!strncmp(c, name, n) && (c[n] == '\0' || c[n] == '.'))))
+			return true;
+	}
+	return false;
+}
+
+/* a projected struct field ("partition.region"): a column copied from inside column top */
+typedef struct nested_col {
+	size_t top;	/* the struct column, an index into the projected columns */
+	size_t path[4]; /* child indexes down to the field */
+	size_t depth;
+} nested_col;
+
+#define MAX_NESTED_COLS 32
+
+/* the field that the dotted name path names inside struct type t, or NULL; its child
+ * indexes go to nc */
+static const floe_field *nested_field(const floe_type *t, const char *path, nested_col *nc)
+{
+	const floe_field *f = NULL;
+	nc->depth = 0;
+	while (*path) {
+		const char *dot = strchr(path, '.');
+		size_t n = dot ? (size_t)(dot - path) : strlen(path);
+		if (t->id != FLOE_T_STRUCT || nc->depth == sizeof(nc->path) / sizeof(nc->path[0]))
+			return NULL;
+		f = NULL;
+		for (size_t i = 0; i < t->n_fields && !f; i++)
+			if (strlen(t->fields[i].name) == n && !strncmp(t->fields[i].name, path, n)) {
+				f = &t->fields[i];
+				nc->path[nc->depth++] = i;
+			}
+		if (!f)
+			return NULL;
+		t = f->type;
+		path += n + (dot != NULL);
+	}
+	return f && floe_type_is_primitive(f->type) ? f : NULL;
+}
+
+/*
+ * The columns of root that the projection keeps, as a struct type (in
+ * root's order, fields unchanged); keep[i] says whether column i is one. At
+ * least the first column stays, so that the rows still count (COUNT(*)).
+ * A projected name of a primitive field inside a struct column
+ * ("partition.region", "readable_metrics.id.lower_bound") is also a column
+ * of its own after them, as data scans project struct fields (nested[] says
+ * where each one's values come from; they are copied once the rows are in).
+ */
+static const floe_type *project(floe_scan *s, const floe_type *root, bool *keep,
+				nested_col *nested, size_t *n_nested)
+{
+	tb b = {&s->a, NULL, 0, 0, 0, 0};
+	size_t n = 0;
+	*n_nested = 0;
+	for (size_t i = 0; i < root->n_fields; i++)
+		n += (keep[i] = wanted(s, root->fields[i].name));
+	if (!n && root->n_fields)
+		keep[0] = true;
+	for (size_t i = 0; i < root->n_fields; i++) {
+		if (!keep[i])
+			continue;
+		tb_add(&b, root->fields[i].name, root->fields[i].type, root->fields[i].required);
+		if (!b.rc)
+			b.f[b.n - 1] = root->fields[i];
+	}
+	size_t n_top = b.n;
+	for (size_t i = 0; s->o.columns && i < s->o.n_columns && !b.rc; i++) {
+		const char *c = s->o.columns[i], *dot = c ? strchr(c, '.') : NULL;
+		nested_col nc = {0};
+		const floe_field *f = NULL;
+		bool dup = false;
+		if (!dot || *n_nested == MAX_NESTED_COLS)
+			continue;
+		for (size_t k = 0; k < b.n; k++)
+			dup |= !strcmp(b.f[k].name, c);
+		for (size_t k = 0; k < n_top && !f && !dup; k++)
+			if (strlen(b.f[k].name) == (size_t)(dot - c) &&
+			    !strncmp(b.f[k].name, c, (size_t)(dot - c)) &&
+			    (f = nested_field(b.f[k].type, dot + 1, &nc)))
+				nc.top = k;
+		if (!f)
+			continue;
+		const char *name = floe_arena_strdup(&s->a, c);
+		tb_add(&b, name, name ? f->type : NULL, false);
+		if (!b.rc)
+			b.f[b.n - 1].id = f->id;
+		nested[(*n_nested)++] = nc;
+	}
+	return b.rc ? NULL : tb_struct(&b);
+}
+
 static int t_files(floe_scan *s, int kind, bool all, int64_t snapshot_id, floe_error *err)
 {
 	int rc;
@@ -1143,7 +1295,7 @@ static int t_files(floe_scan *s, int kind, bool all, int64_t snapshot_id, floe_e
 		rc = FLOE_OK;
 	if (rc)
 		return rc;
-	files_ctx c = {s, NULL, kind, NULL, 0, NULL, 0};
+	files_ctx c = {.s = s, .kind = kind};
 	const floe_type *part, *rm = readable_metrics_type(s);
 	if (!rm || partition_struct(s, NULL, 0, &c.pf, &c.n_pf, &part))
 		return floe_error_oom(err);
@@ -1161,13 +1313,38 @@ static int t_files(floe_scan *s, int kind, bool all, int64_t snapshot_id, floe_e
 		file_columns(s, &b, true, part);
 	}
 	tb_add(&b, "readable_metrics", rm, false);
-	const floe_type *root = tb_struct(&b);
-	if (b.rc || !root || cb_init(&rows, root))
+	const floe_type *root = tb_struct(&b), *proj;
+	bool keep[FILES_COLUMNS + 1];
+	nested_col nested[MAX_NESTED_COLS];
+	size_t n_nested, n_top = 0;
+	if (b.rc || !root || root->n_fields > FILES_COLUMNS + 1 ||
+	    !(proj = project(s, root, keep, nested, &n_nested)) || cb_init(&rows, proj))
 		return floe_error_oom(err);
 	c.rows = &rows;
+	/* each column's builder, NULL for the columns not asked for */
+	for (size_t i = 0; i < root->n_fields; i++)
+		c.top[i] = keep[i] ? &rows.ch[n_top++] : NULL;
+	for (size_t i = 0; i < FILES_COLUMNS; i++)
+		c.file[i] = kind != 3 ? c.top[i] : c.top[4] && i < FILES_COLUMNS - 1 ? &c.top[4]->ch[i] : NULL;
+	/* content, file_path, file_format[, spec_id], partition, record_count,
+	 * file_size_in_bytes, the six metric maps, key_metadata, split_offsets */
+	size_t maps = kind == 3 ? 6 : 7;
+	c.metrics = c.top[kind == 3 ? 5 : FILES_COLUMNS] != NULL;
+	for (size_t i = maps; i < maps + 6; i++)
+		c.metrics |= c.file[i] != NULL;
+	c.key_metadata = c.file[maps + 6] != NULL;
+	c.split_offsets = c.file[maps + 7] != NULL;
 	rc = walk_manifests(s, sn, all, &c, kind == 3, err);
+	/* the struct fields projected as columns: every struct on their path has a slot in
+	 * every row (the builders above never make one null), so the field's values line up */
+	for (size_t i = 0; i < n_nested && !rc; i++) {
+		const colb *from = &rows.ch[nested[i].top];
+		for (size_t d = 0; d < nested[i].depth; d++)
+			from = &from->ch[nested[i].path[d]];
+		cb_copy(&rows.ch[n_top + i], from);
+	}
 	if (!rc)
-		rc = finish(s, root, &rows, err);
+		rc = finish(s, proj, &rows, err);
 	cb_reset(&rows);
 	return rc;
 }
@@ -1249,7 +1426,7 @@ static int t_position_deletes(floe_scan *s, int64_t snapshot_id, floe_error *err
 	const floe_snapshot *sn = pick_snapshot(s, snapshot_id, err, &rc);
 	if (rc)
 		return rc;
-	files_ctx c = {s, NULL, 5, NULL, 0, NULL, 0};
+	files_ctx c = {.s = s, .kind = 5};
 	const floe_type *part;
 	if (partition_struct(s, NULL, 0, &c.pf, &c.n_pf, &part))
 		return floe_error_oom(err);
@@ -1450,7 +1627,7 @@ static int t_partitions(floe_scan *s, int64_t snapshot_id, floe_error *err)
 		goto done;
 	}
 	rows_init = true;
-	files_ctx fc = {s, &rows, 0, c.pf, c.n_pf, NULL, 0};
+	files_ctx fc = {.s = s, .rows = &rows, .pf = c.pf, .n_pf = c.n_pf};
 	for (size_t i = 0; i < c.n; i++) {
 		prow *r = &c.rows[i];
 		size_t k = 0;

@@ -3102,7 +3102,16 @@ static int open_source(vx *x, source *src, const char *where, const floe_strmap 
 	if (func_meta) {
 		rc = floe_inspect_open(&src->scan, src->t, func_meta, snap, c->err);
 	} else if (r.meta) {
-		rc = floe_inspect_open(&src->scan, src->t, r.meta, snap, c->err);
+		/* only the columns the query names (the metric maps of $files are most of it) */
+		const char **cols = floe_arena_calloc(c->a, need->len + 2, sizeof(char *));
+		if (!cols)
+			return floe_error_oom(c->err);
+		for (size_t i = 0; i < need->len; i++)
+			cols[i] = need->items[i].key;
+		if (star)
+			cols[need->len] = "*"; /* every column, and the struct fields named */
+		rc = floe_inspect_open_columns(&src->scan, src->t, r.meta, snap, cols,
+					       need->len + star, c->err);
 		if (rc == FLOE_ENOTFOUND)
 			return sql_err(c, rc, src->name->off, "unknown metadata table '$%s'", r.meta);
 	} else {
@@ -3646,6 +3655,12 @@ bool sql_vec_needed(const sql_select *q)
 	if (q->n_items > 1)
 		for (size_t i = 0; i < q->n_items; i++)
 			if (q->items[i]->kind == SQL_E_STAR)
+				return true;
+	/* a struct field of a metadata table (partition.region of t$files): the executor's
+	 * projection makes it a column */
+	if (q->from.n && strchr(q->from.parts[q->from.n - 1], '$'))
+		for (size_t i = 0; i < q->n_items; i++)
+			if (q->items[i]->kind == SQL_E_COL && q->items[i]->name.n > 1)
 				return true;
 	return false;
 }

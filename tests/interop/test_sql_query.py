@@ -342,3 +342,72 @@ def test_query_over_its_memory_budget_stops_with_an_error(lake, query):
     assert "rows in set" not in p.stdout
     rows = floe_rows(cwd, "SET 'sql.memory-budget' = '64MiB';\n" + query)
     assert rows
+
+
+def floe_json(cwd, query):
+    import json
+
+    p = subprocess.run([floe_bin(), "sql", "--format", "json", "-e", PRELUDE + query + ";"],
+                       cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, f"{query}\n{p.stderr}"
+    return [json.loads(line) for line in p.stdout.splitlines()]
+
+
+def test_files_columns_projected_and_struct_fields(tmp_path):
+    """A query over $files / $entries builds only the columns it names (the
+    metric maps are decoded only for the columns that show them): every
+    column read alone equals that column of SELECT *; struct fields
+    (partition.region, readable_metrics.id.lower_bound, data_file.content)
+    are columns, and GROUP BY partition.region equals PyIceberg's
+    inspect.files() grouped by pyarrow."""
+    from pyiceberg.catalog.sql import SqlCatalog
+    from pyiceberg.partitioning import PartitionField, PartitionSpec
+    from pyiceberg.schema import Schema
+    from pyiceberg.transforms import DayTransform, IdentityTransform
+    from pyiceberg.types import LongType, NestedField, StringType, TimestampType
+
+    cat = SqlCatalog("lake", uri=f"sqlite:///{tmp_path}/catalog.db",
+                     warehouse=f"file://{tmp_path}/warehouse")
+    cat.create_namespace("db")
+    schema = Schema(NestedField(1, "id", LongType()), NestedField(2, "region", StringType()),
+                    NestedField(3, "ts", TimestampType()))
+    spec = PartitionSpec(PartitionField(2, 1000, IdentityTransform(), "region"),
+                         PartitionField(3, 1001, DayTransform(), "ts_day"))
+    tbl = cat.create_table("db.p", schema=schema, partition_spec=spec)
+    for k in range(3):
+        n = 40 + k * 10
+        tbl.append(pa.table({
+            "id": pa.array([k * 1000 + i for i in range(n)], pa.int64()),
+            "region": pa.array([["eu", "us", "ap"][(i + k) % 3] for i in range(n)], pa.string()),
+            "ts": pa.array([datetime.datetime(2024, 5, 1 + (i % 2), 3) for i in range(n)],
+                           pa.timestamp("us")),
+        }))
+    tbl = cat.load_table("db.p")
+    star = sorted(floe_json(tmp_path, "SELECT * FROM p$files"), key=lambda r: r["file_path"])
+    assert len(star) == len(tbl.inspect.files())
+    for col in star[0]:
+        alone = floe_json(tmp_path, f"SELECT file_path, `{col}` FROM p$files ORDER BY file_path")
+        assert [r[col] for r in alone] == [r[col] for r in star], col
+    assert floe_json(tmp_path, "SELECT COUNT(*) AS n FROM p$files") == [{"n": len(star)}]
+    # struct fields as columns, with and without the executor's other paths
+    got = floe_json(tmp_path, "SELECT partition.region AS r, COUNT(*) AS n, SUM(record_count) AS rc, "
+                              "SUM(file_size_in_bytes) AS sz FROM p$files GROUP BY partition.region ORDER BY r")
+    files = tbl.inspect.files()
+    flat = pa.table({"r": files["partition"].combine_chunks().field("region"),
+                     "rc": files["record_count"], "sz": files["file_size_in_bytes"]})
+    want = flat.group_by("r").aggregate([("rc", "count"), ("rc", "sum"), ("sz", "sum")]).sort_by("r")
+    assert [(g["r"], g["n"], g["rc"], g["sz"]) for g in got] == \
+        list(zip(*(want[c].to_pylist() for c in ("r", "rc_count", "rc_sum", "sz_sum"))))
+    plain = floe_json(tmp_path, "SELECT f.partition.region FROM p$files f")
+    assert sorted(r["region"] for r in plain) == sorted(g["r"] for g in got for _ in range(g["n"]))
+    metrics = floe_json(tmp_path, "SELECT file_path, readable_metrics.id.lower_bound AS lo, "
+                                  "readable_metrics.id.upper_bound AS hi FROM p$files "
+                                  "WHERE partition.region = 'eu' ORDER BY file_path")
+    want = sorted(((f["file_path"], f["readable_metrics"]["id"]["lower_bound"],
+                    f["readable_metrics"]["id"]["upper_bound"]) for f in files.to_pylist()
+                   if f["partition"]["region"] == "eu"))
+    assert [(r["file_path"], r["lo"], r["hi"]) for r in metrics] == want
+    entries = floe_json(tmp_path, "SELECT data_file.content AS c, data_file.partition.ts_day AS d, "
+                                  "COUNT(*) AS n FROM p$entries GROUP BY 1, 2 ORDER BY 2")
+    assert [(e["c"], e["d"], e["n"]) for e in entries] == \
+        [(0, "2024-05-01", len(star) // 2), (0, "2024-05-02", len(star) // 2)]
