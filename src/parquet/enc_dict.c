@@ -12,7 +12,10 @@
  * up, so the common shapes avoid calls: 4- and 8-byte values compare as one
  * word, strings of up to 16 bytes hash and compare as two overlapping words
  * (the hash only places entries; the dictionary keeps first-seen order, so
- * the output does not depend on it).
+ * the output does not depend on it). A value equal to the one before it
+ * takes its entry without a lookup: runs are common (a timestamp shared by
+ * a burst of records, a constant column) and a long string's hash reads
+ * every byte where the comparison stops at the first difference.
  */
 #include <string.h>
 
@@ -129,6 +132,12 @@ static inline int put_fixed_w(floe_parquet_dict *d, const uint8_t *v, size_t n, 
 	size_t i;
 	for (i = 0; i < n; i++) {
 		const uint8_t *x = v + i * w;
+		/* a run (a timestamp repeated by a burst of records): the previous
+		 * value's entry, without a hash or a probe */
+		if (i && memcmp(x - w, x, w) == 0) {
+			idx[i] = idx[i - 1];
+			continue;
+		}
 		uint32_t h = hash_fixed(x, (int)w);
 		size_t mask = d->n_slots - 1, s = h & mask;
 		uint32_t e;
@@ -228,6 +237,10 @@ int floe_parquet__dict_put_bytes(floe_parquet_dict *d, const floe_parquet_view *
 		const uint8_t *x = v[i].p;
 		size_t len = v[i].n;
 		uint64_t lo = 0, hi = 0;
+		if (i && len == v[i - 1].n && (len == 0 || memcmp(v[i - 1].p, x, len) == 0)) {
+			idx[i] = idx[i - 1]; /* a run: no hash (long strings hash every byte) */
+			continue;
+		}
 		bool small = len <= 16;
 		uint32_t h;
 		if (small) {
