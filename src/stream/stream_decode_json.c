@@ -428,7 +428,10 @@ static int parse_object(stream_json_dec *d, jcur *c, stream_col *col, int depth)
 	if (c->p < c->end && *c->p == '}') {
 		c->p++;
 	} else {
-		for (;;) {
+		/* the previous object began with this member too (past its last
+		 * member, the hint would point nowhere) */
+		col->next_hint = col->first_hint;
+		for (bool first = true;; first = false) {
 			skip_ws(c);
 			if (c->p >= c->end || *c->p != '"')
 				return syntax(d, c, "expected a member name");
@@ -455,6 +458,8 @@ static int parse_object(stream_json_dec *d, jcur *c, stream_col *col, int depth)
 				}
 				idx = stream_col_field(col, key, kn);
 			}
+			if (first && idx >= 0)
+				col->first_hint = (uint32_t)idx;
 			skip_ws(c);
 			if (c->p >= c->end || *c->p != ':')
 				return syntax(d, c, "expected ':'");
