@@ -664,6 +664,36 @@ static inline bool num_char(char x)
 	return (x >= '0' && x <= '9') || x == '-' || x == '+' || x == '.' || x == 'e' || x == 'E';
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Eight ASCII digits at p as their value, or false (SWAR: one load). A
+ * byte is a digit when its high nibble is 3 and stays 3 after adding 6;
+ * a carry out of a byte happens only from one that fails already. */
+static inline bool eight_digits(const char *p, uint64_t *v)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+	if (((w & UINT64_C(0xF0F0F0F0F0F0F0F0)) |
+	     (((w + UINT64_C(0x0606060606060606)) & UINT64_C(0xF0F0F0F0F0F0F0F0)) >> 4)) !=
+	    UINT64_C(0x3333333333333333))
+		return false;
+	w = (w & UINT64_C(0x0F0F0F0F0F0F0F0F)) * 2561 >> 8;
+	w = (w & UINT64_C(0x00FF00FF00FF00FF)) * 6553601 >> 16;
+	*v = (w & UINT64_C(0x0000FFFF0000FFFF)) * UINT64_C(42949672960001) >> 32;
+	return true;
+}
+#define EIGHT_DIGITS(p, end, nd, m)                                                           \
+	do {                                                                                  \
+		uint64_t v8_;                                                                 \
+		while ((end) - (p) >= 8 && (nd) + 8 <= 18 && eight_digits((p), &v8_)) {      \
+			(m) = (m) * 100000000 + v8_;                                          \
+			(nd) += 8;                                                            \
+			(p) += 8;                                                             \
+		}                                                                             \
+	} while (0)
+#else
+#define EIGHT_DIGITS(p, end, nd, m) ((void)0)
+#endif
+
 size_t stream_json__fast_number(const char *p, const char *end, bool *is_int, int64_t *i,
 				bool *d_ok, double *d)
 {
@@ -676,6 +706,7 @@ size_t stream_json__fast_number(const char *p, const char *end, bool *is_int, in
 		p++;
 	}
 	const char *d0 = p;
+	EIGHT_DIGITS(p, end, nd, m);
 	while (p < end && (unsigned)(*p - '0') <= 9) {
 		if (++nd > 18)
 			return 0;
@@ -685,6 +716,7 @@ size_t stream_json__fast_number(const char *p, const char *end, bool *is_int, in
 		return 0; /* not a number, or a leading zero: the general path says so */
 	if (p < end && *p == '.') {
 		const char *f0 = ++p;
+		EIGHT_DIGITS(p, end, nd, m);
 		while (p < end && (unsigned)(*p - '0') <= 9) {
 			if (++nd > 18)
 				return 0;

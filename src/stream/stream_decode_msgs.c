@@ -267,6 +267,7 @@ int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool 
 			return FLOE_OK; /* committed already */
 		}
 	}
+	bool vf_json = !strcmp(vf->name, "json"); /* once a block, not a record */
 	for (size_t i = 0; i < b->n_msgs; i++) {
 		const stream_msg *m = &b->msgs[i];
 		const char *val = (const char *)stream_msg_val(b, m);
@@ -314,7 +315,7 @@ int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool 
 			t->json.reject_unknown = false;
 			if (rc == FLOE_EINVAL)
 				why = t->cdc[ti].why;
-		} else if (!strcmp(vf->name, "json")) { /* its state is a JSON decoder */
+		} else if (vf_json) { /* its state is a JSON decoder */
 			stream_json_dec *jd = t->vdec[ti];
 			jd->reject_unknown = tb->cfg->unknown_fields != STREAM_UNKNOWN_DROP;
 			rc = vf->decode(t->vdec[ti], root, &v, &why);

@@ -135,7 +135,9 @@ static void test_json_fast_numbers(void)
 		"1234567890123456789", "9007199254740992", "9007199254740993", "0.1", "-0.5",
 		"12.3", "1.000000000000000001", "0.000000000000000001", "3.0", "00", "01", "-01",
 		"1.", ".5", "-", "+1", "1e3", "1E-2", "1.5e", "0x10", "1-2", "2.5.1", "-0.0",
-		"99999999999999999.9", "4503599627370497.5",
+		"99999999999999999.9", "4503599627370497.5", "12345678", "-87654321.12345678",
+		"123456789012345678.5", "1234567:", "1234567/", "00000000", "10000000.00000001",
+		"99999999", "1234567a1234", "0.12345678901234567", "12345678901234567.8",
 	};
 	for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++) {
 		const char *x = nums[k];
@@ -163,6 +165,15 @@ static void test_json_fast_numbers(void)
 	T_CHECK(stream_json__fast_number("-0}", "-0}" + 3, &is_int, &i, &d_ok, &d) == 2 && is_int &&
 		i == 0 && d_ok && signbit(d));
 	T_CHECK(stream_json__fast_number("1e3", "1e3" + 3, &is_int, &i, &d_ok, &d) == 0);
+	/* eight digits at a time, then one at a time */
+	T_CHECK(stream_json__fast_number("-1234567890123,", "-1234567890123," + 15, &is_int, &i,
+					 &d_ok, &d) == 14 &&
+		is_int && i == INT64_C(-1234567890123));
+	T_CHECK(stream_json__fast_number("87654321.00000001}", "87654321.00000001}" + 18, &is_int,
+					 &i, &d_ok, &d) == 17 &&
+		!is_int && d_ok && d == 87654321.00000001);
+	T_CHECK(stream_json__fast_number("1234567:", "1234567:" + 8, &is_int, &i, &d_ok, &d) == 7 &&
+		i == 1234567);
 	T_CHECK(stream_json__fast_number("01", "01" + 2, &is_int, &i, &d_ok, &d) == 0);
 	T_CHECK(stream_json__fast_number("1234567890123456789", "1234567890123456789" + 19, &is_int,
 					 &i, &d_ok, &d) == 0);
