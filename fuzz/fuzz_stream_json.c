@@ -4,7 +4,8 @@
  * the rest are records, one per line. After every record the columns must
  * be consistent (a rejected record leaves them as they were), and every
  * batch — a view of the builders or a finished array — must be a
- * well-formed Arrow array.
+ * well-formed Arrow array. At every byte, the decoder's one-pass number
+ * path must agree with the general one wherever it answers.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "arrow/arrow_build.h"
 #include "arrow/arrow_check.h"
 #include "iceberg/arrow_schema.h"
+#include "json/json.h"
 #include "stream/stream_decode.h"
 
 static const char *const SCHEMAS[] = {
@@ -39,6 +41,25 @@ static void check_col(const stream_col *c, int64_t len)
 		abort();
 }
 
+/* stream_json__fast_number against floe_json_number_len + stream_parse_*. */
+static void check_numbers(const char *p, const char *end)
+{
+	for (const char *q = p; q < end; q++) {
+		bool is_int = false, d_ok = false;
+		int64_t i = 0, gi;
+		double d = 0, gd;
+		size_t n = stream_json__fast_number(q, end, &is_int, &i, &d_ok, &d);
+		if (!n)
+			continue;
+		if (n > (size_t)(end - q) || floe_json_number_len(q, n) != n)
+			abort();
+		if (is_int && (!stream_parse_i64(q, n, &gi) || gi != i))
+			abort();
+		if (d_ok && (!stream_parse_f64(q, n, &gd) || memcmp(&gd, &d, sizeof(d))))
+			abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -57,6 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stream_coerce_opts o = {(stream_epoch_unit)(data[0] / 3 % 4)};
 	stream_json_dec_init(&d, &o);
 	const char *p = (const char *)data + 1, *end = (const char *)data + size;
+	check_numbers(p, end);
 	int records = 0;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));

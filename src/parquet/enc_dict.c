@@ -12,7 +12,10 @@
  * up, so the common shapes avoid calls: 4- and 8-byte values compare as one
  * word, strings of up to 16 bytes hash and compare as two overlapping words
  * (the hash only places entries; the dictionary keeps first-seen order, so
- * the output does not depend on it).
+ * the output does not depend on it). A value equal to the one before it
+ * takes its entry without a lookup: runs are common (a timestamp shared by
+ * a burst of records, a constant column) and a long string's hash reads
+ * every byte where the comparison stops at the first difference.
  */
 #include <string.h>
 
@@ -42,20 +45,34 @@ size_t floe_parquet__dict_memory(const floe_parquet_dict *d)
 	return d->n_slots * 4 + d->cap_entries * (4 + (d->width ? 0 : sizeof(size_t))) + d->values.cap;
 }
 
+/*
+ * Slots are the hash's low bits, so every bit of the value must reach them:
+ * splitmix64's finalizer. A single multiply's high half (the earlier hash)
+ * left its low bits depending mostly on the value's low bits, which decimal
+ * fractions as doubles share in long repeating patterns (12.3, 45.6): a
+ * 1000-value dictionary probed ~128 slots a lookup.
+ */
+static inline uint32_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xBF58476D1CE4E5B9ULL;
+	x ^= x >> 27;
+	x *= 0x94D049BB133111EBULL;
+	x ^= x >> 31;
+	return (uint32_t)(x >> 32 ^ x);
+}
+
 static inline uint32_t hash_fixed(const uint8_t *p, int w)
 {
 	if (w == 4) {
 		uint32_t x;
 		memcpy(&x, p, 4);
-		return (uint32_t)(((uint64_t)x * 0x9E3779B97F4A7C15ULL) >> 32);
+		return mix64(x);
 	}
 	if (w == 8) {
-		/* the product's high half depends on every bit of x; its low half
-		 * (x >> 32 ^ x kept it) does not: a double's low mantissa bits are
-		 * mostly zero (1.0, 2.0, 0.5), which sent them all to slot 0 */
 		uint64_t x;
 		memcpy(&x, p, 8);
-		return (uint32_t)((x * 0x9E3779B97F4A7C15ULL) >> 32);
+		return mix64(x);
 	}
 	return (uint32_t)floe_hash64(p, (size_t)w);
 }
@@ -129,6 +146,12 @@ static inline int put_fixed_w(floe_parquet_dict *d, const uint8_t *v, size_t n, 
 	size_t i;
 	for (i = 0; i < n; i++) {
 		const uint8_t *x = v + i * w;
+		/* a run (a timestamp repeated by a burst of records): the previous
+		 * value's entry, without a hash or a probe */
+		if (i && memcmp(x - w, x, w) == 0) {
+			idx[i] = idx[i - 1];
+			continue;
+		}
 		uint32_t h = hash_fixed(x, (int)w);
 		size_t mask = d->n_slots - 1, s = h & mask;
 		uint32_t e;
@@ -228,6 +251,10 @@ int floe_parquet__dict_put_bytes(floe_parquet_dict *d, const floe_parquet_view *
 		const uint8_t *x = v[i].p;
 		size_t len = v[i].n;
 		uint64_t lo = 0, hi = 0;
+		if (i && len == v[i - 1].n && (len == 0 || memcmp(v[i - 1].p, x, len) == 0)) {
+			idx[i] = idx[i - 1]; /* a run: no hash (long strings hash every byte) */
+			continue;
+		}
 		bool small = len <= 16;
 		uint32_t h;
 		if (small) {

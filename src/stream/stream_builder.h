@@ -67,6 +67,7 @@ struct stream_col {
 	uint32_t *slots;     /* struct: open-addressing name index (kid+1, 0 empty) */
 	uint32_t slot_mask;
 	uint32_t next_hint;  /* struct: kid expected next (records repeat key order) */
+	uint32_t first_hint; /* struct: kid of the previous object's first member */
 };
 
 /* Maximum bytes in one column of one batch (offsets are int32). */

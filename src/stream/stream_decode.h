@@ -57,6 +57,18 @@ int stream_json_decode(stream_json_dec *d, stream_col *root, const char *p, size
 /* Decode one JSON value (text p[0..n)) into column c (CSV's nested cells). */
 int stream_json_decode_value(stream_json_dec *d, stream_col *c, const char *p, size_t n) FLOE_WUR;
 
+/*
+ * The decoder's one-pass number path (semi-private; tests and the fuzz
+ * target check it against the general path). At p: an RFC 8259 number
+ * without an exponent and with at most 18 digits, ending where the general
+ * scanner would end it. Returns its length, 0 when it is anything else
+ * (the general path then validates and converts it). *is_int: no fraction,
+ * *i its value; *d_ok: *d is its nearest double (mantissa <= 2^53, exact
+ * power of ten: Clinger's fast path, as stream_parse_f64).
+ */
+size_t stream_json__fast_number(const char *p, const char *end, bool *is_int, int64_t *i,
+				bool *d_ok, double *d);
+
 /* ---- CSV ------------------------------------------------------------------------- */
 
 typedef struct stream_csv_opts {

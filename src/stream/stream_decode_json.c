@@ -6,8 +6,11 @@
  * of the previous record is tried first: producers repeat it), values are
  * parsed by the target column's type and appended in place; strings
  * without escapes are copied once, from the input into the column. Unknown
- * members are skipped by a validating skipper. Nothing is allocated per
- * record except column growth. On a bad value the top-level columns are
+ * members are skipped by a validating skipper. Numbers of at most 18
+ * digits without an exponent going to long, int or double columns are
+ * validated and converted in the pass that scans them (the common case);
+ * the rest are scanned, checked against RFC 8259, then converted. Nothing
+ * is allocated per record except column growth. On a bad value the top-level columns are
  * truncated to where the record began.
  *
  * spec: RFC 8259 (JSON). Strings must be valid UTF-8; \u escapes (with
@@ -425,7 +428,10 @@ static int parse_object(stream_json_dec *d, jcur *c, stream_col *col, int depth)
 	if (c->p < c->end && *c->p == '}') {
 		c->p++;
 	} else {
-		for (;;) {
+		/* the previous object began with this member too (past its last
+		 * member, the hint would point nowhere) */
+		col->next_hint = col->first_hint;
+		for (bool first = true;; first = false) {
 			skip_ws(c);
 			if (c->p >= c->end || *c->p != '"')
 				return syntax(d, c, "expected a member name");
@@ -452,6 +458,8 @@ static int parse_object(stream_json_dec *d, jcur *c, stream_col *col, int depth)
 				}
 				idx = stream_col_field(col, key, kn);
 			}
+			if (first && idx >= 0)
+				col->first_hint = (uint32_t)idx;
 			skip_ws(c);
 			if (c->p >= c->end || *c->p != ':')
 				return syntax(d, c, "expected ':'");
@@ -647,6 +655,117 @@ static int put_string(stream_json_dec *d, jcur *c, stream_col *col, const char *
 	return FLOE_OK;
 }
 
+static const double pow10_exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,	 1e7,
+				     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+				     1e16, 1e17, 1e18};
+
+static inline bool num_char(char x)
+{
+	return (x >= '0' && x <= '9') || x == '-' || x == '+' || x == '.' || x == 'e' || x == 'E';
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Eight ASCII digits at p as their value, or false (SWAR: one load). A
+ * byte is a digit when its high nibble is 3 and stays 3 after adding 6;
+ * a carry out of a byte happens only from one that fails already. */
+static inline bool eight_digits(const char *p, uint64_t *v)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+	if (((w & UINT64_C(0xF0F0F0F0F0F0F0F0)) |
+	     (((w + UINT64_C(0x0606060606060606)) & UINT64_C(0xF0F0F0F0F0F0F0F0)) >> 4)) !=
+	    UINT64_C(0x3333333333333333))
+		return false;
+	w = (w & UINT64_C(0x0F0F0F0F0F0F0F0F)) * 2561 >> 8;
+	w = (w & UINT64_C(0x00FF00FF00FF00FF)) * 6553601 >> 16;
+	*v = (w & UINT64_C(0x0000FFFF0000FFFF)) * UINT64_C(42949672960001) >> 32;
+	return true;
+}
+#define EIGHT_DIGITS(p, end, nd, m)                                                           \
+	do {                                                                                  \
+		uint64_t v8_;                                                                 \
+		while ((end) - (p) >= 8 && (nd) + 8 <= 18 && eight_digits((p), &v8_)) {      \
+			(m) = (m) * 100000000 + v8_;                                          \
+			(nd) += 8;                                                            \
+			(p) += 8;                                                             \
+		}                                                                             \
+	} while (0)
+#else
+#define EIGHT_DIGITS(p, end, nd, m) ((void)0)
+#endif
+
+size_t stream_json__fast_number(const char *p, const char *end, bool *is_int, int64_t *i,
+				bool *d_ok, double *d)
+{
+	const char *s = p;
+	bool neg = false;
+	uint64_t m = 0;
+	int nd = 0, fd = 0;
+	if (p < end && *p == '-') {
+		neg = true;
+		p++;
+	}
+	const char *d0 = p;
+	EIGHT_DIGITS(p, end, nd, m);
+	while (p < end && (unsigned)(*p - '0') <= 9) {
+		if (++nd > 18)
+			return 0;
+		m = m * 10 + (uint64_t)(*p++ - '0');
+	}
+	if (nd == 0 || (nd > 1 && *d0 == '0'))
+		return 0; /* not a number, or a leading zero: the general path says so */
+	if (p < end && *p == '.') {
+		const char *f0 = ++p;
+		EIGHT_DIGITS(p, end, nd, m);
+		while (p < end && (unsigned)(*p - '0') <= 9) {
+			if (++nd > 18)
+				return 0;
+			m = m * 10 + (uint64_t)(*p++ - '0');
+		}
+		fd = (int)(p - f0);
+		if (fd == 0)
+			return 0;
+	}
+	if (p < end && num_char(*p))
+		return 0; /* an exponent, or text the general scanner would take on */
+	*is_int = fd == 0;
+	*i = neg ? -(int64_t)m : (int64_t)m;
+	*d_ok = m <= (UINT64_C(1) << 53);
+	if (*d_ok) {
+		double v = fd ? (double)m / pow10_exact[fd] : (double)m;
+		*d = neg ? -v : v;
+	}
+	return (size_t)(p - s);
+}
+
+/* A number into a long, int or double column in one pass; false: the
+ * general path (other types, exponents, long or malformed numbers). */
+static inline bool fast_number(jcur *c, stream_col *col, int *rc)
+{
+	int id = col->type->id;
+	bool is_int, d_ok;
+	int64_t i;
+	double v;
+	if (id != FLOE_T_LONG && id != FLOE_T_INT && id != FLOE_T_DOUBLE)
+		return false;
+	size_t n = stream_json__fast_number(c->p, c->end, &is_int, &i, &d_ok, &v);
+	if (!n)
+		return false;
+	if (id == FLOE_T_DOUBLE) {
+		if (!d_ok)
+			return false;
+		*rc = stream_col_put_fixed(col, &v);
+	} else if (!is_int || (id == FLOE_T_INT && (i < INT32_MIN || i > INT32_MAX))) {
+		return false; /* 3.0 is an int too, 3.5 and 2^40 are errors: as the general path says */
+	} else if (id == FLOE_T_INT) {
+		*rc = stream_col_put_i32(col, (int32_t)i);
+	} else {
+		*rc = stream_col_put_i64(col, i);
+	}
+	c->p += n;
+	return true;
+}
+
 static int parse_value(stream_json_dec *d, jcur *c, stream_col *col, int depth)
 {
 	int rc;
@@ -721,14 +840,10 @@ static int parse_value(stream_json_dec *d, jcur *c, stream_col *col, int depth)
 	}
 	if (ch == '-' || ch == '+' || ch == '.' || (ch >= '0' && ch <= '9')) {
 		const char *s0 = c->p;
-		while (c->p < c->end) {
-			char x = *c->p;
-			if ((x >= '0' && x <= '9') || x == '-' || x == '+' || x == '.' || x == 'e' ||
-			    x == 'E')
-				c->p++;
-			else
-				break;
-		}
+		if (fast_number(c, col, &rc))
+			return rc;
+		while (c->p < c->end && num_char(*c->p))
+			c->p++;
 		/* spec: RFC 8259 numbers only: "01", "1.", "-", "1e", "+1" and ".5"
 		 * are refused as Jackson and Flink's JSON format refuse them */
 		if (floe_json_number_len(s0, (size_t)(c->p - s0)) != (size_t)(c->p - s0)) {

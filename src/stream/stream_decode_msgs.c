@@ -153,18 +153,21 @@ int stream_meta_put(stream_col *c, int kind, const stream_block *b, const stream
 		if (m->flags & STREAM_MSG_NULL_KEY)
 			goto null;
 		if (c->type->id == FLOE_T_BINARY)
-			return stream_col_put_bin(c, data + m->key_off, m->key_len);
+			return stream_col_put_bin(c, stream_msg_key(b, m), m->key_len);
 		if (c->type->id == FLOE_T_STRING &&
-		    !stream_utf8_valid(data + m->key_off, m->key_len)) {
+		    !stream_utf8_valid(stream_msg_key(b, m), m->key_len)) {
 			stream_reason_set(why, "the key is not UTF-8 (column '%s' is a string; make "
 					       "it binary)",
 					  c->name);
 			return FLOE_EINVAL;
 		}
-		return stream_coerce_text(c, (const char *)data + m->key_off, m->key_len, &ms, why);
+		return stream_coerce_text(c, (const char *)stream_msg_key(b, m), m->key_len, &ms,
+					  why);
 	case STREAM_META_HEADERS: {
 		bool b64 = c->kind == SB_MAP && c->n_kids == 2 && c->kids[1].type->id == FLOE_T_BINARY;
-		int rc = headers_json(scratch, data + m->hdr_off, m->hdr_len, m->n_hdrs, b64);
+		/* a zero-copy block has data only when some record has headers */
+		const uint8_t *h = data ? data + m->hdr_off : (const uint8_t *)"";
+		int rc = headers_json(scratch, h, m->hdr_len, m->n_hdrs, b64);
 		if (rc)
 			return rc;
 		if (c->kind == SB_BIN)
@@ -231,7 +234,7 @@ static int tombstone_row(rt_task *t, size_t ti, stream_col *root, const stream_b
 		return FLOE_EINVAL;
 	}
 	if (sc->key_format && !strcmp(sc->key_format, "json"))
-		rc = stream_cdc_decode_key(d, root, (const char *)b->data + m->key_off, m->key_len);
+		rc = stream_cdc_decode_key(d, root, (const char *)stream_msg_key(b, m), m->key_len);
 	else if (key_col)
 		rc = stream_json_decode(d->json, root, "{}", 2); /* metadata.key fills it */
 	else {
@@ -264,9 +267,10 @@ int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool 
 			return FLOE_OK; /* committed already */
 		}
 	}
+	bool vf_json = !strcmp(vf->name, "json"); /* once a block, not a record */
 	for (size_t i = 0; i < b->n_msgs; i++) {
 		const stream_msg *m = &b->msgs[i];
-		const char *val = (const char *)b->data + m->val_off;
+		const char *val = (const char *)stream_msg_val(b, m);
 		stream_reason why;
 		if (count)
 			(*records)++;
@@ -291,7 +295,7 @@ int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool 
 		stream_msg_view v = {(const uint8_t *)val,
 				     m->val_len,
 				     (m->flags & STREAM_MSG_NULL_VALUE) != 0,
-				     b->data + m->key_off,
+				     stream_msg_key(b, m),
 				     m->key_len,
 				     (m->flags & STREAM_MSG_NULL_KEY) != 0,
 				     b->topic,
@@ -311,7 +315,7 @@ int stream_task__decode_msgs(rt_task *t, size_t ti, const stream_block *b, bool 
 			t->json.reject_unknown = false;
 			if (rc == FLOE_EINVAL)
 				why = t->cdc[ti].why;
-		} else if (!strcmp(vf->name, "json")) { /* its state is a JSON decoder */
+		} else if (vf_json) { /* its state is a JSON decoder */
 			stream_json_dec *jd = t->vdec[ti];
 			jd->reject_unknown = tb->cfg->unknown_fields != STREAM_UNKNOWN_DROP;
 			rc = vf->decode(t->vdec[ti], root, &v, &why);

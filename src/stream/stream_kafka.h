@@ -4,9 +4,10 @@
  * Splits are topic partitions, named "kafka:<topic>:<partition>", and a
  * split's position is the offset of the next record to read (Kafka's
  * committed-offset convention). Blocks are runs of records of one
- * partition (stream_msg), copied out of librdkafka so its buffers go back
- * at once; a block is cut at block-size bytes, at 10,000 records, or when
- * the consumer has nothing more.
+ * partition (stream_msg) holding librdkafka's messages (values and keys
+ * are not copied; the writer that decoded a block destroys them); a block
+ * is cut at block-size bytes, at 10,000 records, or when the consumer has
+ * nothing more.
  *
  * Partitions come from the consumer group (properties.group.id, by default
  * the pipeline id): N processes with the same group share a topic's

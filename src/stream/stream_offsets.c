@@ -278,5 +278,8 @@ void stream_block_reset(stream_block *b)
 	} else
 		floe_free(b->data);
 	floe_free(b->msgs);
+	if (b->release && b->n_held)
+		b->release(b->held, b->n_held);
+	floe_free(b->held);
 	memset(b, 0, sizeof(*b));
 }

@@ -380,7 +380,7 @@ int stream_route__scan(rt_task *t, size_t src, const stream_block *b, int64_t *r
 				if (m->offset < skip || (m->flags & (STREAM_MSG_NULL_VALUE |
 								     STREAM_MSG_OVERSIZE)))
 					continue; /* tombstones, oversize: the tables' business */
-				const char *val = (const char *)b->data + m->val_off;
+				const char *val = (const char *)stream_msg_val(b, m);
 				rc = route_one(t, ri, val, m->val_len, m->offset, err);
 			}
 			continue;

@@ -75,8 +75,11 @@ typedef enum stream_format {
 
 /*
  * One record of a message source (Kafka): where its parts are in the
- * block's data. Offsets are the record's position in its split (a Kafka
- * offset), so "records before the committed position" is exact per record.
+ * block's data, or (val_p, key_p non-NULL) in memory the block holds
+ * (stream_block.held: the client library's own buffers, not copied).
+ * Read them through stream_msg_val() / stream_msg_key(). Offsets are the
+ * record's position in its split (a Kafka offset), so "records before the
+ * committed position" is exact per record.
  */
 enum {
 	STREAM_MSG_NULL_VALUE = 1, /* a tombstone */
@@ -95,6 +98,8 @@ typedef struct stream_msg {
 	uint32_t size;             /* the value's real length (oversize records) */
 	uint8_t flags;
 	uint8_t ts_type;           /* 0 none, 1 create time, 2 log-append time */
+	const uint8_t *val_p;      /* non-NULL: the value is here (val_off unused) */
+	const uint8_t *key_p;      /* non-NULL: the key is here (key_off unused) */
 } stream_msg;
 
 /*
@@ -142,9 +147,28 @@ typedef struct stream_block {
 	const char *topic;      /* source-owned (Kinesis: the stream) */
 	int32_t partition;
 	const char *shard_id;   /* Kinesis: the shard (source-owned) */
+	/* message sources, zero-copy: the client library's messages whose bytes
+	 * msgs[].val_p/key_p point into; release(held, n_held) gives them back
+	 * (from any thread; before the source is freed). held_bytes: their
+	 * values' and keys' bytes (len counts only data). */
+	void **held;
+	size_t n_held;
+	size_t held_bytes;
+	void (*release)(void **held, size_t n);
 } stream_block;
 
-void stream_block_reset(stream_block *b); /* frees data or drops its mapping */
+/* frees data or drops its mapping, releases held messages */
+void stream_block_reset(stream_block *b);
+
+static inline const uint8_t *stream_msg_val(const stream_block *b, const stream_msg *m)
+{
+	return m->val_p ? m->val_p : b->data ? b->data + m->val_off : (const uint8_t *)"";
+}
+
+static inline const uint8_t *stream_msg_key(const stream_block *b, const stream_msg *m)
+{
+	return m->key_p ? m->key_p : b->data ? b->data + m->key_off : (const uint8_t *)"";
+}
 
 /* ---- the vtable ------------------------------------------------------------------------ */
 

@@ -4,9 +4,15 @@
  *
  * DESIGN: the coordinator thread is the consumer's only poller. next()
  * takes a batch of messages from the consumer queue (which also serves
- * the rebalance and error callbacks), copies each record into the block
- * being built for its partition, and hands out finished blocks one at a
- * time; a partition's position moves only when one of its blocks is handed
+ * the rebalance and error callbacks), adds each record to the block being
+ * built for its partition, and hands out finished blocks one at a time.
+ * Records are not copied: a block holds librdkafka's messages (their
+ * values and keys point into librdkafka's fetch buffers) and the writer
+ * that decoded it destroys them (stream_block_reset); only headers, when a
+ * table reads them, are copied into the block's data. The blocks in
+ * flight are bounded by count (the pipeline's units, the ready queue, one
+ * building block a partition) and by block-bytes each, as copies were;
+ * librdkafka's prefetch (queued.max.messages.kbytes) comes on top; a partition's position moves only when one of its blocks is handed
  * out, so position() always describes exactly the records the writers got.
  * Offsets a block would repeat (below the partition's position) are
  * dropped, whatever the consumer delivers.
@@ -49,11 +55,15 @@ typedef struct kpart {
 	int64_t fed;   /* the next offset the consumer should deliver (repeats are dropped) */
 	_Atomic int64_t apos; /* pos for the metrics thread */
 	_Atomic int64_t acommitted; /* the offset a table commit last recorded; -1 none */
-	/* the block being built */
+	/* the block being built: headers in data, the messages held */
 	uint8_t *data;
 	size_t len, cap;
 	stream_msg *msgs;
 	size_t n, mcap;
+	void **held;
+	size_t n_held, cap_held;
+	size_t bytes; /* values and keys held */
+	rd_kafka_topic_t *rkt; /* our own reference to the topic's handle (find_part by pointer) */
 	struct kafka_source *src;
 	floe_metric *m_lag, *m_offset, *m_committed;
 } kpart;
@@ -152,6 +162,8 @@ int stream_kafka_parse_specific(const char *s, int32_t *part, int64_t *off, size
 static kpart *find_part(kafka_source *s, const char *topic, int32_t partition)
 {
 	kpart *l = s->last;
+	if (l && l->partition == partition && l->topic == topic)
+		return l;
 	if (l && l->partition == partition && !strcmp(l->topic, topic))
 		return l;
 	for (size_t i = 0; i < s->n_parts; i++) {
@@ -160,6 +172,36 @@ static kpart *find_part(kafka_source *s, const char *topic, int32_t partition)
 			return s->last = k;
 	}
 	return NULL;
+}
+
+/* The part of a message: by its topic handle first (a pointer compare; the
+ * part holds a reference, so an equal pointer is the same live topic),
+ * else by name, then taking that reference. */
+static kpart *find_part_msg(kafka_source *s, const rd_kafka_message_t *m)
+{
+	kpart *l = s->last;
+	if (l && l->rkt == m->rkt && l->partition == m->partition)
+		return l;
+	for (size_t i = 0; i < s->n_parts; i++) {
+		kpart *k = s->parts[i];
+		if (k->rkt == m->rkt && k->partition == m->partition)
+			return s->last = k;
+	}
+	kpart *k = find_part(s, rd_kafka_topic_name(m->rkt), m->partition);
+	if (k && !k->rkt) {
+		rd_kafka_topic_t *t = rd_kafka_topic_new(s->rk, k->topic, NULL);
+		if (t == m->rkt)
+			k->rkt = t;
+		else if (t)
+			rd_kafka_topic_destroy(t); /* another handle: stay with names */
+	}
+	return k;
+}
+
+static void release_msgs(void **held, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		rd_kafka_message_destroy(held[i]);
 }
 
 /* The part for topic/partition, created on first sight (never freed before
@@ -196,9 +238,12 @@ static void part_drop_building(kpart *k)
 {
 	floe_free(k->data);
 	floe_free(k->msgs);
+	release_msgs(k->held, k->n_held);
+	floe_free(k->held);
 	k->data = NULL;
 	k->msgs = NULL;
-	k->len = k->cap = k->n = k->mcap = 0;
+	k->held = NULL;
+	k->len = k->cap = k->n = k->mcap = k->n_held = k->cap_held = k->bytes = 0;
 }
 
 static void set_pos(kafka_source *s, kpart *k, int64_t pos)
@@ -240,12 +285,17 @@ static bool finish_block(kafka_source *s, kpart *k)
 	b->partition = k->partition;
 	b->start = k->msgs[0].offset;
 	b->end = k->msgs[k->n - 1].offset + 1;
+	b->held = k->held;
+	b->n_held = k->n_held;
+	b->held_bytes = k->bytes;
+	b->release = release_msgs;
 	for (size_t i = 0; i < s->n_parts; i++)
 		if (s->parts[i] == k)
 			b->split = (int32_t)i;
 	k->data = NULL;
 	k->msgs = NULL;
-	k->len = k->cap = k->n = k->mcap = 0;
+	k->held = NULL;
+	k->len = k->cap = k->n = k->mcap = k->n_held = k->cap_held = k->bytes = 0;
 	s->ready_len++;
 	return true;
 }
@@ -277,12 +327,13 @@ static int put_u32(kpart *k, uint32_t v)
 	return put_bytes(k, &v, 4, &off);
 }
 
-/* Copy one record into its part's block. */
-static int append_msg(kafka_source *s, kpart *k, const rd_kafka_message_t *m, floe_error *err)
+/* Add one record to its part's block, which takes m over. */
+static int append_msg(kafka_source *s, kpart *k, rd_kafka_message_t *m, floe_error *err)
 {
 	stream_msg *x;
 	int rc = FLOE_OK;
-	if (FLOE_ARRAY_RESERVE(k->msgs, k->mcap, k->n + 1))
+	if (FLOE_ARRAY_RESERVE(k->msgs, k->mcap, k->n + 1) ||
+	    FLOE_ARRAY_RESERVE(k->held, k->cap_held, k->n_held + 1))
 		return floe_error_oom(err);
 	x = &k->msgs[k->n];
 	memset(x, 0, sizeof(*x));
@@ -300,14 +351,14 @@ static int append_msg(kafka_source *s, kpart *k, const rd_kafka_message_t *m, fl
 		x->flags |= STREAM_MSG_OVERSIZE;
 		vlen = vlen < KAFKA_OVERSIZE_KEEP ? vlen : KAFKA_OVERSIZE_KEEP;
 	}
-	rc = put_bytes(k, m->payload, vlen, &x->val_off);
+	x->val_p = m->payload ? m->payload : (const uint8_t *)"";
 	x->val_len = (uint32_t)vlen;
 	if (!m->key)
 		x->flags |= STREAM_MSG_NULL_KEY;
 	size_t klen = m->key ? m->key_len : 0;
 	if (klen > s->o.max_record_bytes)
 		klen = KAFKA_OVERSIZE_KEEP;
-	rc = rc ? rc : put_bytes(k, m->key, klen, &x->key_off);
+	x->key_p = m->key ? m->key : (const uint8_t *)"";
 	x->key_len = (uint32_t)klen;
 	rd_kafka_headers_t *hdrs = NULL;
 	if (!rc && s->o.want_headers && rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR &&
@@ -334,6 +385,8 @@ static int append_msg(kafka_source *s, kpart *k, const rd_kafka_message_t *m, fl
 		return floe_error_oomf(err, "kafka: record at offset %lld of %s: out of memory",
 				       (long long)m->offset, k->split);
 	k->n++;
+	k->held[k->n_held++] = m;
+	k->bytes += vlen + klen;
 	return FLOE_OK;
 }
 
@@ -363,9 +416,11 @@ static void note_missing_topic(kafka_source *s, const char *topic, const char *w
 		   s->base.name, topic, why);
 }
 
-/* One message from the consumer queue: a record, or an event. */
-static int take_msg(kafka_source *s, rd_kafka_message_t *m, floe_error *err)
+/* One message from the consumer queue: a record, or an event. *kept: a
+ * block took m over (else the caller destroys it). */
+static int take_msg(kafka_source *s, rd_kafka_message_t *m, bool *kept, floe_error *err)
 {
+	*kept = false;
 	if (m->err) {
 		const char *t = m->rkt ? rd_kafka_topic_name(m->rkt) : "";
 		switch (m->err) {
@@ -393,7 +448,7 @@ static int take_msg(kafka_source *s, rd_kafka_message_t *m, floe_error *err)
 			  rd_kafka_message_errstr(m));
 		return FLOE_OK;
 	}
-	kpart *k = find_part(s, rd_kafka_topic_name(m->rkt), m->partition);
+	kpart *k = find_part_msg(s, m);
 	if (!k || !k->assigned)
 		return FLOE_OK; /* fetched before a revocation */
 	if (k->fed >= 0 && m->offset < k->fed)
@@ -401,8 +456,9 @@ static int take_msg(kafka_source *s, rd_kafka_message_t *m, floe_error *err)
 	int rc = append_msg(s, k, m, err);
 	if (rc)
 		return rc;
+	*kept = true;
 	k->fed = m->offset + 1;
-	if (k->len >= s->o.block_bytes || k->n >= KAFKA_BLOCK_MSGS)
+	if (k->len + k->bytes >= s->o.block_bytes || k->n >= KAFKA_BLOCK_MSGS)
 		(void)finish_block(s, k); /* a full ready queue: it grows on, bounded by size */
 	return FLOE_OK;
 }
@@ -417,9 +473,11 @@ static int pump(kafka_source *s, int ms, floe_error *err)
 		return floe_error_set(err, FLOE_EIO, "kafka: consume: %s", rd_kafka_err2str(e));
 	}
 	for (ssize_t i = 0; i < n; i++) {
+		bool kept = false;
 		if (!rc)
-			rc = take_msg(s, s->batch[i], err);
-		rd_kafka_message_destroy(s->batch[i]);
+			rc = take_msg(s, s->batch[i], &kept, err);
+		if (!kept)
+			rd_kafka_message_destroy(s->batch[i]);
 	}
 	if (rc)
 		return rc;
@@ -1005,6 +1063,14 @@ static void kafka_free(stream_source *base)
 			if (l->cnt)
 				(void)rd_kafka_commit(s->rk, l, 0);
 			rd_kafka_topic_partition_list_destroy(l);
+		}
+		/* the messages the blocks hold go back before the handle */
+		drop_ready_of(s, NULL);
+		for (size_t i = 0; i < s->n_parts; i++) {
+			part_drop_building(s->parts[i]);
+			if (s->parts[i]->rkt)
+				rd_kafka_topic_destroy(s->parts[i]->rkt);
+			s->parts[i]->rkt = NULL;
 		}
 		(void)rd_kafka_consumer_close(s->rk);
 		if (s->q)

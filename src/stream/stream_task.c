@@ -1173,9 +1173,9 @@ static int process_block(rt_task *t, raw_item *it, floe_error *err)
 	if ((rc = flush_bad(t, &it->b, err)))
 		return rc;
 	floe_metric_add(s->m_in, records);
-	floe_metric_add(s->m_bytes, (int64_t)it->b.len);
+	floe_metric_add(s->m_bytes, (int64_t)(it->b.len + it->b.held_bytes));
 	atomic_fetch_add(&p->records_in, records);
-	atomic_fetch_add(&p->bytes_in, (int64_t)it->b.len);
+	atomic_fetch_add(&p->bytes_in, (int64_t)(it->b.len + it->b.held_bytes));
 	return FLOE_OK;
 }
 

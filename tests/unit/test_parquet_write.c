@@ -10,6 +10,7 @@
 #include "arrow/arrow_build.h"
 #include "codec/codec.h"
 #include "harness.h"
+#include "parquet/encoding.h"
 #include "parquet/pjson.h"
 #include "parquet/reader.h"
 #include "parquet/writer.h"
@@ -811,6 +812,55 @@ static void test_caller_errors(void)
 	floe_parquet_schema_free(ps);
 }
 
+/* The dictionary's run shortcut (a value equal to the one before it takes
+ * its entry unhashed) gives the indices a lookup of each value gives:
+ * first-seen order, -0.0/+0.0 and NaN payloads distinct, equal strings of
+ * one length only, and the size limit stops before the first new value. */
+static void test_dictionary_runs(void)
+{
+	floe_parquet_dict d;
+	uint32_t idx[16];
+	size_t done = 0;
+	double nan1 = NAN, nan2;
+	uint64_t bits;
+	memcpy(&bits, &nan1, 8);
+	bits ^= 1;
+	memcpy(&nan2, &bits, 8);
+	const double dv[] = {1.5, 1.5, 1.5, -0.0, 0.0, 0.0, 2.0, 1.5, nan1, nan1, nan2, 2.0, 2.0};
+	const uint32_t dwant[] = {0, 0, 0, 1, 2, 2, 3, 0, 4, 4, 5, 3, 3};
+	floe_parquet__dict_init(&d, 8);
+	T_OK(floe_parquet__dict_put_fixed(&d, (const uint8_t *)dv, 13, idx, &done, 1 << 20), NULL);
+	T_CHECK(done == 13 && d.n_entries == 6 && memcmp(idx, dwant, sizeof(dwant)) == 0);
+	/* a run continues across calls through the lookup (indices stay right) */
+	T_OK(floe_parquet__dict_put_fixed(&d, (const uint8_t *)dv + 8 * 11, 2, idx, &done, 1 << 20),
+	     NULL);
+	T_CHECK(done == 2 && idx[0] == 3 && idx[1] == 3 && d.n_entries == 6);
+	/* full: a run of the last accepted value goes on, the next new value stops */
+	const double lv[] = {7.0, 7.0, 8.0, 8.0};
+	T_OK(floe_parquet__dict_put_fixed(&d, (const uint8_t *)lv, 4, idx, &done, 8 * 7), NULL);
+	T_CHECK(done == 2 && idx[0] == 6 && idx[1] == 6 && d.n_entries == 7);
+	floe_parquet__dict_reset(&d);
+
+	const int32_t iv[] = {5, 5, 6, 6, 5};
+	const uint32_t iwant[] = {0, 0, 1, 1, 0};
+	floe_parquet__dict_init(&d, 4);
+	T_OK(floe_parquet__dict_put_fixed(&d, (const uint8_t *)iv, 5, idx, &done, 1 << 20), NULL);
+	T_CHECK(done == 5 && d.n_entries == 2 && memcmp(idx, iwant, sizeof(iwant)) == 0);
+	floe_parquet__dict_reset(&d);
+
+	static const char pad[] = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
+	const floe_parquet_view sv[] = {
+		{(const uint8_t *)pad, 40}, {(const uint8_t *)pad + 1, 40}, {(const uint8_t *)pad, 39},
+		{(const uint8_t *)"", 0},   {(const uint8_t *)"", 0},      {(const uint8_t *)"ab", 2},
+		{(const uint8_t *)"ac", 2}, {(const uint8_t *)"ac", 2},    {(const uint8_t *)pad, 40},
+	};
+	const uint32_t swant[] = {0, 0, 1, 2, 2, 3, 4, 4, 0};
+	floe_parquet__dict_init(&d, 0);
+	T_OK(floe_parquet__dict_put_bytes(&d, sv, 9, idx, &done, 1 << 20), NULL);
+	T_CHECK(done == 9 && d.n_entries == 5 && memcmp(idx, swant, sizeof(swant)) == 0);
+	floe_parquet__dict_reset(&d);
+}
+
 int main(void)
 {
 	long live = floe_alloc__live();
@@ -819,6 +869,7 @@ int main(void)
 	T_RUN(test_leading_magic_checked_before_rows);
 	T_RUN(test_float_zero_rule);
 	T_RUN(test_dictionary_fallback_and_sizing);
+	T_RUN(test_dictionary_runs);
 	T_RUN(test_budget);
 	T_RUN(test_caller_errors);
 	floe_codec_thread_cleanup(); /* the codecs' per-thread contexts */

@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "iceberg/types.h"
+#include "json/json.h"
 #include "stream/stream_decode.h"
 #include "util/timeutil.h"
 
@@ -120,6 +121,92 @@ static void test_json_primitives(void)
 	T_EQ_INT(json(&d, r, "{\"id\": 3}"), 0);
 	T_EQ_INT(r->kids[11].len, 1);
 	stream_json_dec_reset(&d);
+	free_root(r);
+}
+
+/* The one-pass number path agrees with the general one (RFC 8259 check,
+ * then stream_parse_i64 / stream_parse_f64) wherever it answers, and
+ * leaves everything else to it; through the decoder, the same rows and
+ * the same errors. */
+static void test_json_fast_numbers(void)
+{
+	static const char *const nums[] = {
+		"0", "-0", "7", "-7", "123456789012345678", "-123456789012345678",
+		"1234567890123456789", "9007199254740992", "9007199254740993", "0.1", "-0.5",
+		"12.3", "1.000000000000000001", "0.000000000000000001", "3.0", "00", "01", "-01",
+		"1.", ".5", "-", "+1", "1e3", "1E-2", "1.5e", "0x10", "1-2", "2.5.1", "-0.0",
+		"99999999999999999.9", "4503599627370497.5", "12345678", "-87654321.12345678",
+		"123456789012345678.5", "1234567:", "1234567/", "00000000", "10000000.00000001",
+		"99999999", "1234567a1234", "0.12345678901234567", "12345678901234567.8",
+	};
+	for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++) {
+		const char *x = nums[k];
+		size_t n = strlen(x);
+		bool is_int = false, d_ok = false;
+		int64_t i = 0, gi;
+		double d = 0, gd;
+		size_t len = stream_json__fast_number(x, x + n, &is_int, &i, &d_ok, &d);
+		if (!len)
+			continue;
+		/* where the general scanner stops too ("0x10": at the x) */
+		T_CHECK(len == n || !strchr("0123456789+-.eE", x[len]));
+		T_CHECK(floe_json_number_len(x, len) == len);
+		if (is_int)
+			T_CHECK(stream_parse_i64(x, len, &gi) && gi == i);
+		if (d_ok)
+			T_CHECK(stream_parse_f64(x, len, &gd) && memcmp(&gd, &d, 8) == 0);
+	}
+	/* answered: short integers and fractions; not: exponents, long, malformed */
+	bool is_int, d_ok;
+	int64_t i;
+	double d;
+	T_CHECK(stream_json__fast_number("12.3,", "12.3," + 5, &is_int, &i, &d_ok, &d) == 4 &&
+		!is_int && d_ok && d == 12.3);
+	T_CHECK(stream_json__fast_number("-0}", "-0}" + 3, &is_int, &i, &d_ok, &d) == 2 && is_int &&
+		i == 0 && d_ok && signbit(d));
+	T_CHECK(stream_json__fast_number("1e3", "1e3" + 3, &is_int, &i, &d_ok, &d) == 0);
+	/* eight digits at a time, then one at a time */
+	T_CHECK(stream_json__fast_number("-1234567890123,", "-1234567890123," + 15, &is_int, &i,
+					 &d_ok, &d) == 14 &&
+		is_int && i == INT64_C(-1234567890123));
+	T_CHECK(stream_json__fast_number("87654321.00000001}", "87654321.00000001}" + 18, &is_int,
+					 &i, &d_ok, &d) == 17 &&
+		!is_int && d_ok && d == 87654321.00000001);
+	T_CHECK(stream_json__fast_number("1234567:", "1234567:" + 8, &is_int, &i, &d_ok, &d) == 7 &&
+		i == 1234567);
+	T_CHECK(stream_json__fast_number("01", "01" + 2, &is_int, &i, &d_ok, &d) == 0);
+	T_CHECK(stream_json__fast_number("1234567890123456789", "1234567890123456789" + 19, &is_int,
+					 &i, &d_ok, &d) == 0);
+	T_CHECK(stream_json__fast_number("9007199254740993", "9007199254740993" + 16, &is_int, &i,
+					 &d_ok, &d) == 16 &&
+		is_int && i == INT64_C(9007199254740993) && !d_ok);
+
+	stream_col *r = make_root("l long, i int, d double");
+	stream_json_dec dec;
+	stream_json_dec_init(&dec, NULL);
+	T_EQ_INT(json(&dec, r, "{\"l\": -123456789012345678, \"i\": -2147483648, \"d\": -0.0}"), 0);
+	T_EQ_INT(json(&dec, r, "{\"l\": 9223372036854775807, \"i\": 3.0, \"d\": 9007199254740993}"),
+		 0);
+	T_EQ_INT(i64_at(&r->kids[0], 0), INT64_C(-123456789012345678));
+	T_EQ_INT(i32_at(&r->kids[1], 0), INT32_MIN);
+	T_EQ_INT(i64_at(&r->kids[0], 1), INT64_MAX);
+	T_EQ_INT(i32_at(&r->kids[1], 1), 3);
+	double dd;
+	memcpy(&dd, r->kids[2].vals, 8);
+	T_CHECK(dd == 0 && signbit(dd));
+	memcpy(&dd, r->kids[2].vals + 8, 8);
+	T_CHECK(dd == 9007199254740992.0); /* rounded to even, as strtod */
+	/* errors the general path gives, rows rolled back */
+	static const char *const bad[] = {
+		"{\"i\": 2147483648}", "{\"i\": 3.5}", "{\"l\": 01}", "{\"l\": 1.}", "{\"d\": 1e}",
+		"{\"d\": 0x10}",       "{\"l\": -}",   "{\"l\": 12a}",
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		T_EQ_INT(json(&dec, r, bad[k]), FLOE_EINVAL);
+		T_CHECK(dec.why.msg[0] != 0);
+		T_EQ_INT(r->len, 2);
+	}
+	stream_json_dec_reset(&dec);
 	free_root(r);
 }
 
@@ -368,6 +455,7 @@ int main(void)
 {
 	floe_arena_init(&g_arena, 65536);
 	T_RUN(test_json_primitives);
+	T_RUN(test_json_fast_numbers);
 	T_RUN(test_json_errors_roll_back);
 	T_RUN(test_json_nested);
 	T_RUN(test_copy_and_values);

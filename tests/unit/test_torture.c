@@ -1323,10 +1323,10 @@ static int kafka_one(kafka_fmt *f, const stream_block *b, int64_t *rows, int64_t
 		bool tomb = (m->flags & STREAM_MSG_NULL_VALUE) != 0;
 		if (tomb && vf->format != STREAM_FMT_RAW)
 			continue; /* no row in a format without deletes */
-		stream_msg_view v = {b->data + m->val_off,
+		stream_msg_view v = {stream_msg_val(b, m),
 				     m->val_len,
 				     tomb,
-				     b->data + m->key_off,
+				     stream_msg_key(b, m),
 				     m->key_len,
 				     (m->flags & STREAM_MSG_NULL_KEY) != 0,
 				     b->topic,
@@ -1436,9 +1436,24 @@ static void test_kafka_decode(void)
 				     "{\"id\": %d, \"name\": \"n%d\", \"amount\": %d.5, \"tags\": "
 				     "[\"a\", \"b%d\"]}",
 				     i, i, i, i);
-		kafka_put(&c, &m->val_off, &m->val_len, val, (size_t)n);
+		/* some values and keys where a zero-copy source leaves them (in the
+		 * client library's buffers), the rest in the block's data */
+		static char held[KAFKA_MSGS][2][128];
+		if (i % 4 == 2) {
+			memcpy(held[i][0], val, (size_t)n);
+			m->val_p = (const uint8_t *)held[i][0];
+			m->val_len = (uint32_t)n;
+		} else {
+			kafka_put(&c, &m->val_off, &m->val_len, val, (size_t)n);
+		}
 		n = snprintf(key, sizeof(key), "key-%d", i);
-		kafka_put(&c, &m->key_off, &m->key_len, key, (size_t)n);
+		if (i % 3 == 1) {
+			memcpy(held[i][1], key, (size_t)n);
+			m->key_p = (const uint8_t *)held[i][1];
+			m->key_len = (uint32_t)n;
+		} else {
+			kafka_put(&c, &m->key_off, &m->key_len, key, (size_t)n);
+		}
 		kafka_header(&h, "trace", "abc", 3);
 		kafka_header(&h, "bin", "\xff\x00", 2); /* not UTF-8: base64 in a string map */
 		kafka_header(&h, "trace", "later wins", 10);
