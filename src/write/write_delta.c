@@ -57,6 +57,7 @@
 #include "util/alloc.h"
 #include "util/hash.h"
 #include "util/hmap.h"
+#include "util/sort.h"
 #include "util/thread.h"
 #include "write/write_index.h"
 #include "write/write_int.h"
@@ -104,10 +105,12 @@ struct floe_delta_writer {
 	size_t cap_pbuf;
 	floe_delta_writer_stats stats;
 	floe_delta_index *index; /* index mode: the table's key index (shared) */
+	int64_t *ix_rows;        /* index mode: rows whose key's table row is deleted */
+	size_t n_ix, cap_ix;
 	bool failed;
 };
 
-static int index_delete(floe_delta_index *ix, const uint8_t *key, size_t klen, floe_error *err);
+static int index_delete_rows(floe_delta_index *ix, floe_delta_writer *w, floe_error *err);
 static int index_apply(floe_delta_index *ix, floe_delta_writer *w, floe_error *err);
 
 static int encode_key(floe_buf *b, const floe_value *v)
@@ -412,12 +415,6 @@ static int note_pos(floe_delta_writer *w, uint64_t v, floe_error *err)
 	return FLOE_OK;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Hand the collected positions to the position delete / DV writer, one
  * call per data file. */
 static int flush_positions(floe_delta_writer *w, floe_error *err)
@@ -425,7 +422,7 @@ static int flush_positions(floe_delta_writer *w, floe_error *err)
 	int rc = FLOE_OK;
 	if (!w->n_pdel)
 		return FLOE_OK;
-	qsort(w->pdel, w->n_pdel, sizeof(uint64_t), cmp_u64);
+	floe_sort_u64(w->pdel, w->n_pdel);
 	if (w->n_pdel > w->cap_pbuf) {
 		int64_t *nb = floe_realloc(w->pbuf, w->n_pdel * sizeof(int64_t));
 		if (!nb)
@@ -456,7 +453,7 @@ static int flush_positions(floe_delta_writer *w, floe_error *err)
 
 /* A delete of the key of row r (upsert) or of row r (otherwise). */
 static int delete_key(floe_delta_writer *w, uint64_t *val, int64_t r, size_t *n_del,
-		      const uint8_t *key, size_t klen, floe_error *err)
+		      floe_error *err)
 {
 	int rc;
 	if (*val & V_ROW) {
@@ -467,9 +464,13 @@ static int delete_key(floe_delta_writer *w, uint64_t *val, int64_t r, size_t *n_
 	}
 	if (!(*val & V_EQ)) {
 		/* index mode: the row the table holds for the key gets its DV bit
-		 * too; the equality delete is the fallback (stream_coord.c) */
-		if (w->index && (rc = index_delete(w->index, key, klen, err)))
-			return rc;
+		 * too (looked up for the whole batch at once, after this pass);
+		 * the equality delete is the fallback (stream_coord.c) */
+		if (w->index) {
+			if (FLOE_ARRAY_RESERVE(w->ix_rows, w->cap_ix, w->n_ix + 1))
+				return floe_error_oom(err);
+			w->ix_rows[w->n_ix++] = r;
+		}
 		w->del_rows[(*n_del)++] = r;
 		*val |= V_EQ;
 	}
@@ -515,6 +516,7 @@ static int write_batch(floe_delta_writer *w, const struct ArrowArray *batch,
 		return rc;
 	/* (3) the changes in order against the key map */
 	size_t next_ins = 0;
+	w->n_ix = 0;
 	for (int64_t i = 0; i < n; i++) {
 		uint8_t k = kinds ? kinds[i] : FLOE_ROW_INSERT;
 		if (k == FLOE_ROW_UPDATE_BEFORE && w->upsert)
@@ -532,7 +534,7 @@ static int write_batch(floe_delta_writer *w, const struct ArrowArray *batch,
 		}
 		if (k == FLOE_ROW_INSERT || k == FLOE_ROW_UPDATE_AFTER) {
 			if (w->upsert) {
-				if ((rc = delete_key(w, val, i, &n_del, key, klen, err)))
+				if ((rc = delete_key(w, val, i, &n_del, err)))
 					return rc;
 			} else if (*val & V_ROW) {
 				if ((rc = note_pos(w, *val, err)))
@@ -546,10 +548,12 @@ static int write_batch(floe_delta_writer *w, const struct ArrowArray *batch,
 			*val = (*val & V_EQ) | V_ROW | file << POS_BITS | pos;
 			w->stats.rows++;
 		} else {
-			if ((rc = delete_key(w, val, i, &n_del, key, klen, err)))
+			if ((rc = delete_key(w, val, i, &n_del, err)))
 				return rc;
 		}
 	}
+	if (w->n_ix && (rc = index_delete_rows(w->index, w, err)))
+		return rc;
 	/* the equality deletes: the rows' keys (upsert) or the rows */
 	if (n_del) {
 		struct ArrowArray dels;
@@ -652,6 +656,7 @@ void floe_delta_writer_abort(floe_delta_writer *w)
 	floe_free(w->ins_file);
 	floe_free(w->pdel);
 	floe_free(w->pbuf);
+	floe_free(w->ix_rows);
 	floe_free(w);
 }
 
@@ -666,6 +671,9 @@ typedef struct ix_file {
 	floe_data_file df; /* path, spec, partition (copied) */
 	floe_data_file dv; /* its live DV (v3), when has_dv */
 	bool has_dv;
+	uint64_t merged; /* == gen: this checkpoint's DV holds the previous one */
+	int64_t *pend;   /* positions deleted by the batch being looked up (heap) */
+	size_t n_pend, cap_pend;
 } ix_file;
 
 struct floe_delta_index {
@@ -684,7 +692,9 @@ struct floe_delta_index {
 	floe_file_namer *namer;
 	floe_dv_writer *dv;
 	floe_pos_delete_writer *pos;
-	floe_hmap merged; /* paths whose previous DV this checkpoint's DV holds */
+	uint64_t gen;       /* checkpoints completed + 1 (ix_file.merged) */
+	uint32_t *touched; /* files with pending positions */
+	size_t n_touched, cap_touched;
 	floe_buf kbuf;
 	size_t *koff; /* floe_delta_index_load: the batch's keys in kbuf */
 	size_t cap_koff;
@@ -716,8 +726,8 @@ int floe_delta_index_new(floe_delta_index **out, floe_fileio *io, const floe_met
 		return floe_error_oom(err);
 	}
 	floe_hmap_init(&ix->by_path);
-	floe_hmap_init(&ix->merged);
 	floe_hmap_init(&ix->dup_keys);
+	ix->gen = 1;
 	floe_arena_init(&ix->a, 65536);
 	floe_buf_init(&ix->kbuf, 0);
 	ix->m = m;
@@ -789,9 +799,11 @@ void floe_delta_index_free(floe_delta_index *ix)
 		floe_key_index_free(ix->parts[i]);
 	floe_free(ix->parts);
 	floe_free(ix->keys);
+	for (size_t i = 0; i < ix->n_files; i++)
+		floe_free(ix->files[i].pend);
 	floe_free(ix->files);
+	floe_free(ix->touched);
 	floe_hmap_reset(&ix->by_path);
-	floe_hmap_reset(&ix->merged);
 	floe_hmap_reset(&ix->dup_keys);
 	floe_free(ix->dup);
 	floe_arena_reset(&ix->a);
@@ -817,7 +829,10 @@ int floe_delta_index_clear(floe_delta_index *ix, floe_error *err)
 		rc = floe_key_index_new(&ix->parts[i], ix->exact, ix->part_budget, ix->spill_dir,
 					err);
 	}
+	for (size_t i = 0; i < ix->n_files; i++)
+		floe_free(ix->files[i].pend);
 	ix->n_files = 0;
+	ix->n_touched = 0;
 	ix->n_dup = 0;
 	floe_hmap_reset(&ix->dup_keys);
 	floe_hmap_init(&ix->dup_keys);
@@ -829,6 +844,8 @@ int floe_delta_index_clear(floe_delta_index *ix, floe_error *err)
 	return rc;
 }
 
+/* The partition of a key: floe_hash64 of its encoding (as floe_hmap hashes
+ * it, so a writer's map slot gives it without hashing again). */
 static floe_key_index *part_of(floe_delta_index *ix, const uint8_t *key, size_t klen)
 {
 	return ix->parts[floe_hash64(key, klen) % ix->n_parts];
@@ -1009,49 +1026,103 @@ int floe_delta_index_load(floe_delta_index *ix, const struct ArrowArray *batch,
 	return rc;
 }
 
-/* A key's row in the table (before this checkpoint) is deleted: a DV bit /
- * position delete of it, when the index knows it. */
-static int index_delete(floe_delta_index *ix, const uint8_t *key, size_t klen, floe_error *err)
+/* Deleted position pos of index file fid, pending for this batch. Locked. */
+static int index_hit(floe_delta_index *ix, uint32_t fid, uint64_t pos, floe_error *err)
 {
-	bool found;
-	uint32_t fid;
-	uint64_t pos;
-	int rc;
-	floe_mutex_lock(&ix->mu);
-	rc = floe_key_index_get(part_of(ix, key, klen), key, klen, &found, &fid, &pos, err);
-	uint64_t d = UINT64_MAX;
-	if (!(!rc && found && ix->n_dup && floe_hmap_get(&ix->dup_keys, key, klen, &d)))
-		d = UINT64_MAX;
-	for (;;) {
-		if (rc || !found || fid >= ix->n_files)
-			break;
-		ix_file *f = &ix->files[fid];
-		int64_t p = (int64_t)pos;
-		ix->hits++;
+	if (fid >= ix->n_files)
+		return FLOE_OK;
+	ix_file *f = &ix->files[fid];
+	if (!f->n_pend) {
+		if (FLOE_ARRAY_RESERVE(ix->touched, ix->cap_touched, ix->n_touched + 1))
+			return floe_error_oom(err);
+		ix->touched[ix->n_touched++] = fid;
+	}
+	if (FLOE_ARRAY_RESERVE(f->pend, f->cap_pend, f->n_pend + 1))
+		return floe_error_oom(err);
+	f->pend[f->n_pend++] = (int64_t)pos;
+	ix->hits++;
+	ix->deletes++;
+	return FLOE_OK;
+}
+
+/* The batch's pending positions to the DV / position delete writer: one call
+ * per data file (the first of a checkpoint merges the file's previous DV).
+ * Locked. */
+static int index_flush(floe_delta_index *ix, floe_error *err)
+{
+	int rc = FLOE_OK;
+	for (size_t t = 0; t < ix->n_touched && !rc; t++) {
+		ix_file *f = &ix->files[ix->touched[t]];
 		if (ix->dv) {
-			bool seen = floe_hmap_get_str(&ix->merged, f->df.file_path, NULL);
-			if (!seen) {
+			if (f->merged != ix->gen) {
 				if (f->has_dv)
 					rc = floe_dv_writer_merge_previous(ix->dv, &f->dv, err);
-				if (!rc && floe_hmap_put_str(&ix->merged, f->df.file_path, 1))
-					rc = floe_error_oom(err);
+				f->merged = ix->gen;
 			}
 			if (!rc)
 				rc = floe_dv_writer_delete(ix->dv, f->df.file_path, f->df.spec_id,
-							   &f->df.partition, &p, 1, err);
+							   &f->df.partition, f->pend, f->n_pend, err);
 		} else {
 			rc = floe_pos_delete_writer_delete(ix->pos, f->df.file_path, f->df.spec_id,
-							   &f->df.partition, &p, 1, err);
+							   &f->df.partition, f->pend, f->n_pend, err);
 		}
-		ix->deletes++;
-		if (d == UINT64_MAX || d >= ix->n_dup)
-			break;
-		fid = ix->dup[d].fid; /* the key's other rows */
-		pos = ix->dup[d].pos;
-		d = ix->dup[d].next == SIZE_MAX ? UINT64_MAX : ix->dup[d].next;
 	}
-	floe_mutex_unlock(&ix->mu);
+	for (size_t t = 0; t < ix->n_touched; t++)
+		ix->files[ix->touched[t]].n_pend = 0;
+	ix->n_touched = 0;
 	return rc;
+}
+
+/*
+ * The keys of rows w->ix_rows of the batch in w->kbuf lost their row in the
+ * table (before this checkpoint): a DV bit / position delete of each row the
+ * index knows (and of a key's extra rows). One lock for the batch; each
+ * lookup asks for the slot of the key PREFETCH rows ahead, so the cache
+ * misses of a table far larger than the caches overlap instead of queueing;
+ * the positions go to the delete writer once per data file.
+ */
+static int index_delete_rows(floe_delta_index *ix, floe_delta_writer *w, floe_error *err)
+{
+	enum { PREFETCH = 8 };
+	floe_key_index *ring[PREFETCH];
+	const uint8_t *kb = w->kbuf.data;
+	const size_t *ko = w->koff;
+	size_t n = w->n_ix;
+	int rc = FLOE_OK;
+	floe_mutex_lock(&ix->mu);
+	for (size_t j = 0; j < n && j < PREFETCH; j++) {
+		int64_t r = w->ix_rows[j];
+		ring[j] = part_of(ix, kb + ko[r], ko[r + 1] - ko[r]);
+		floe_key_index_prefetch(ring[j], kb + ko[r], ko[r + 1] - ko[r]);
+	}
+	for (size_t j = 0; j < n && !rc; j++) {
+		int64_t r = w->ix_rows[j];
+		const uint8_t *key = kb + ko[r];
+		size_t klen = ko[r + 1] - ko[r];
+		floe_key_index *part = ring[j % PREFETCH];
+		if (j + PREFETCH < n) {
+			int64_t q = w->ix_rows[j + PREFETCH];
+			ring[j % PREFETCH] = part_of(ix, kb + ko[q], ko[q + 1] - ko[q]);
+			floe_key_index_prefetch(ring[j % PREFETCH], kb + ko[q], ko[q + 1] - ko[q]);
+		}
+		bool found;
+		uint32_t fid;
+		uint64_t pos;
+		if ((rc = floe_key_index_get(part, key, klen, &found, &fid, &pos, err)) || !found)
+			continue;
+		rc = index_hit(ix, fid, pos, err);
+		uint64_t d;
+		if (rc || !ix->n_dup || !floe_hmap_get(&ix->dup_keys, key, klen, &d))
+			continue;
+		while (!rc && d != UINT64_MAX && d < ix->n_dup) { /* the key's other rows */
+			rc = index_hit(ix, ix->dup[d].fid, ix->dup[d].pos, err);
+			d = ix->dup[d].next == SIZE_MAX ? UINT64_MAX : ix->dup[d].next;
+		}
+	}
+	int rc2 = index_flush(ix, err);
+	floe_mutex_unlock(&ix->mu);
+	w->n_ix = 0;
+	return rc ? rc : rc2;
 }
 
 int floe_delta_index_complete(floe_delta_index *ix, floe_data_file **files, size_t *n,
@@ -1079,24 +1150,37 @@ int floe_delta_index_complete(floe_delta_index *ix, floe_data_file **files, size
 	}
 	for (size_t i = r0; i < *n_replaced; i++)
 		(*replaced)[i].absent_metrics |= FLOE_DELTA_TAG_REMOVE;
-	floe_hmap_reset(&ix->merged);
-	floe_hmap_init(&ix->merged);
+	ix->gen++;
 	floe_mutex_unlock(&ix->mu);
 	return rc ? floe_error_prefix(err, rc, "key index: ") : FLOE_OK;
 }
 
-/* After a task's checkpoint: its keys' rows as they stand now. Locked. */
+/* After a task's checkpoint: its keys' rows as they stand now. Locked; the
+ * puts prefetch the slot of the key PREFETCH keys ahead (as the lookups do),
+ * and a key's partition comes from the hash the writer's map holds. */
 static int index_apply(floe_delta_index *ix, floe_delta_writer *w, floe_error *err)
 {
+	enum { PREFETCH = 8 };
 	int rc = FLOE_OK;
-	floe_mutex_lock(&ix->mu);
 	uint32_t *ids = NULL;
 	size_t n_ids = 0;
-	for (size_t i = 0; i < w->map.cap && !rc; i++) {
-		const floe_hmap_slot *s = &w->map.slots[i];
-		if (!s->key)
-			continue;
-		floe_key_index *part = part_of(ix, s->key, s->klen);
+	const floe_hmap_slot **ks = floe_malloc((w->map.len + 1) * sizeof(*ks));
+	if (!ks)
+		return floe_error_oom(err);
+	size_t nk = 0;
+	for (size_t i = 0; i < w->map.cap; i++)
+		if (w->map.slots[i].key && nk < w->map.len)
+			ks[nk++] = &w->map.slots[i];
+	floe_mutex_lock(&ix->mu);
+	for (size_t i = 0; i < nk && i < PREFETCH; i++)
+		floe_key_index_prefetch(ix->parts[ks[i]->hash % ix->n_parts], ks[i]->key, ks[i]->klen);
+	for (size_t i = 0; i < nk && !rc; i++) {
+		const floe_hmap_slot *s = ks[i];
+		if (i + PREFETCH < nk) {
+			const floe_hmap_slot *q = ks[i + PREFETCH];
+			floe_key_index_prefetch(ix->parts[q->hash % ix->n_parts], q->key, q->klen);
+		}
+		floe_key_index *part = ix->parts[s->hash % ix->n_parts]; /* = part_of() */
 		uint64_t *dh, d0;
 		if (ix->n_dup && floe_hmap_get(&ix->dup_keys, s->key, s->klen, &d0) &&
 		    d0 != UINT64_MAX && floe_hmap_upsert(&ix->dup_keys, s->key, s->klen, &dh, NULL) == 0)
@@ -1130,8 +1214,9 @@ static int index_apply(floe_delta_index *ix, floe_delta_writer *w, floe_error *e
 		}
 		rc = floe_key_index_put(part, s->key, s->klen, ids[file], pos, err);
 	}
-	floe_free(ids);
 	floe_mutex_unlock(&ix->mu);
+	floe_free(ids);
+	floe_free(ks);
 	return rc;
 }
 
