@@ -54,6 +54,7 @@
 #include "arrow/arrow_build.h"
 #include "arrow/arrow_check.h"
 #include "arrow/arrow_take.h"
+#include "iceberg/arrow_schema.h"
 #include "util/alloc.h"
 #include "util/hash.h"
 #include "util/hmap.h"
@@ -107,10 +108,12 @@ struct floe_delta_writer {
 	floe_delta_index *index; /* index mode: the table's key index (shared) */
 	int64_t *ix_rows;        /* index mode: rows whose key's table row is deleted */
 	size_t n_ix, cap_ix;
+	bool lazy, lazy_known; /* index mode, this checkpoint: equality deletes kept as keys */
 	bool failed;
 };
 
 static int index_delete_rows(floe_delta_index *ix, floe_delta_writer *w, floe_error *err);
+static bool index_lazy(floe_delta_index *ix);
 static int index_apply(floe_delta_index *ix, floe_delta_writer *w, floe_error *err);
 
 static int encode_key(floe_buf *b, const floe_value *v)
@@ -471,7 +474,8 @@ static int delete_key(floe_delta_writer *w, uint64_t *val, int64_t r, size_t *n_
 				return floe_error_oom(err);
 			w->ix_rows[w->n_ix++] = r;
 		}
-		w->del_rows[(*n_del)++] = r;
+		if (!w->lazy) /* lazy: the key, kept at complete(), is the fallback */
+			w->del_rows[(*n_del)++] = r;
 		*val |= V_EQ;
 	}
 	return FLOE_OK;
@@ -494,6 +498,10 @@ static int write_batch(floe_delta_writer *w, const struct ArrowArray *batch,
 		return FLOE_OK;
 	if ((rc = grow_rows(w, (size_t)n, err)) || (rc = encode_keys(w, batch, bs, err)))
 		return rc;
+	if (w->index && !w->lazy_known) { /* one choice for the whole checkpoint */
+		w->lazy = w->upsert && index_lazy(w->index);
+		w->lazy_known = true;
+	}
 	for (int64_t i = 0; i < n; i++) {
 		uint8_t k = kinds ? kinds[i] : FLOE_ROW_INSERT;
 		if (k == FLOE_ROW_INSERT || k == FLOE_ROW_UPDATE_AFTER)
@@ -616,6 +624,7 @@ int floe_delta_writer_complete(floe_delta_writer *w, floe_data_file **files, siz
 	floe_hmap_reset(&w->map);
 	floe_hmap_init(&w->map);
 	w->key_bytes = 0;
+	w->lazy_known = false;
 	return FLOE_OK;
 }
 
@@ -693,6 +702,19 @@ struct floe_delta_index {
 	floe_dv_writer *dv;
 	floe_pos_delete_writer *pos;
 	uint64_t gen;       /* checkpoints completed + 1 (ix_file.merged) */
+	/* lazy fallback (exact keys): the keys whose equality deletes the
+	 * writers did not write — this checkpoint's so far, and the sealed
+	 * checkpoint's, which floe_delta_index_fallback turns into equality
+	 * delete files only when its commit cannot take the DVs */
+	bool lazy;
+	floe_fileio *io;
+	floe_write_config cfg;
+	int32_t *eq_ids;
+	struct ix_kept {
+		int64_t *v;
+		size_t n, cap;
+		bool null_key;
+	} kept, sealed;
 	uint32_t *touched; /* files with pending positions */
 	size_t n_touched, cap_touched;
 	floe_buf kbuf;
@@ -732,6 +754,8 @@ int floe_delta_index_new(floe_delta_index **out, floe_fileio *io, const floe_met
 	floe_buf_init(&ix->kbuf, 0);
 	ix->m = m;
 	ix->fv = m->format_version;
+	ix->io = io;
+	ix->cfg = *cfg; /* its strings are the caller's, which outlives the index */
 	const floe_type *root = floe_metadata_current_schema(m)->root;
 	ix->keys = floe_calloc(o->n_equality_ids + 1, sizeof(*ix->keys));
 	ix->n_parts = o->n_parts ? o->n_parts : 1;
@@ -741,6 +765,11 @@ int floe_delta_index_new(floe_delta_index **out, floe_fileio *io, const floe_met
 		goto fail;
 	}
 	ix->exact = o->n_equality_ids == 1;
+	if (!(ix->eq_ids = floe_calloc(o->n_equality_ids + 1, sizeof(int32_t)))) {
+		rc = floe_error_oom(err);
+		goto fail;
+	}
+	memcpy(ix->eq_ids, o->equality_ids, o->n_equality_ids * sizeof(int32_t));
 	for (size_t k = 0; k < o->n_equality_ids; k++) {
 		size_t i;
 		for (i = 0; i < root->n_fields && root->fields[i].id != o->equality_ids[k]; i++)
@@ -766,6 +795,7 @@ int floe_delta_index_new(floe_delta_index **out, floe_fileio *io, const floe_met
 		}
 	}
 	ix->n_keys = o->n_equality_ids;
+	ix->lazy = ix->exact;
 	ix->part_budget = o->memory / ix->n_parts;
 	snprintf(ix->spill_dir, sizeof(ix->spill_dir), "%s", o->spill_dir ? o->spill_dir : "");
 	for (size_t i = 0; i < ix->n_parts; i++)
@@ -803,6 +833,9 @@ void floe_delta_index_free(floe_delta_index *ix)
 		floe_free(ix->files[i].pend);
 	floe_free(ix->files);
 	floe_free(ix->touched);
+	floe_free(ix->eq_ids);
+	floe_free(ix->kept.v);
+	floe_free(ix->sealed.v);
 	floe_hmap_reset(&ix->by_path);
 	floe_hmap_reset(&ix->dup_keys);
 	floe_free(ix->dup);
@@ -831,6 +864,10 @@ int floe_delta_index_clear(floe_delta_index *ix, floe_error *err)
 	}
 	for (size_t i = 0; i < ix->n_files; i++)
 		floe_free(ix->files[i].pend);
+	floe_free(ix->kept.v);
+	floe_free(ix->sealed.v);
+	memset(&ix->kept, 0, sizeof(ix->kept));
+	memset(&ix->sealed, 0, sizeof(ix->sealed));
 	ix->n_files = 0;
 	ix->n_touched = 0;
 	ix->n_dup = 0;
@@ -1151,8 +1188,45 @@ int floe_delta_index_complete(floe_delta_index *ix, floe_data_file **files, size
 	for (size_t i = r0; i < *n_replaced; i++)
 		(*replaced)[i].absent_metrics |= FLOE_DELTA_TAG_REMOVE;
 	ix->gen++;
+	/* the keys kept by the tasks' complete() are this checkpoint's; an older
+	 * checkpoint's still sealed were committed or dropped (a rewind) */
+	floe_free(ix->sealed.v);
+	ix->sealed = ix->kept;
+	memset(&ix->kept, 0, sizeof(ix->kept));
 	floe_mutex_unlock(&ix->mu);
 	return rc ? floe_error_prefix(err, rc, "key index: ") : FLOE_OK;
+}
+
+static bool index_lazy(floe_delta_index *ix)
+{
+	floe_mutex_lock(&ix->mu);
+	bool l = ix->lazy;
+	floe_mutex_unlock(&ix->mu);
+	return l;
+}
+
+/* An exact key (write_index.h) whose equality delete is the fallback.
+ * Locked. */
+static int keep_key(floe_delta_index *ix, const uint8_t *key, size_t klen, floe_error *err)
+{
+	int64_t v;
+	if (klen == 1 && key[0] == 0) {
+		ix->kept.null_key = true;
+		return FLOE_OK;
+	}
+	if (klen == 5 && key[0] == 1) {
+		int32_t i;
+		memcpy(&i, key + 1, 4);
+		v = i;
+	} else if (klen == 9 && key[0] == 1) {
+		memcpy(&v, key + 1, 8);
+	} else {
+		return floe_error_set(err, FLOE_EINVAL, "internal: not a one-value key");
+	}
+	if (FLOE_ARRAY_RESERVE(ix->kept.v, ix->kept.cap, ix->kept.n + 1))
+		return floe_error_oom(err);
+	ix->kept.v[ix->kept.n++] = v;
+	return FLOE_OK;
 }
 
 /* After a task's checkpoint: its keys' rows as they stand now. Locked; the
@@ -1181,6 +1255,8 @@ static int index_apply(floe_delta_index *ix, floe_delta_writer *w, floe_error *e
 			floe_key_index_prefetch(ix->parts[q->hash % ix->n_parts], q->key, q->klen);
 		}
 		floe_key_index *part = ix->parts[s->hash % ix->n_parts]; /* = part_of() */
+		if (w->lazy && (s->val & V_EQ) && (rc = keep_key(ix, s->key, s->klen, err)))
+			break;
 		uint64_t *dh, d0;
 		if (ix->n_dup && floe_hmap_get(&ix->dup_keys, s->key, s->klen, &d0) &&
 		    d0 != UINT64_MAX && floe_hmap_upsert(&ix->dup_keys, s->key, s->klen, &dh, NULL) == 0)
@@ -1218,6 +1294,93 @@ static int index_apply(floe_delta_index *ix, floe_delta_writer *w, floe_error *e
 	floe_free(ids);
 	floe_free(ks);
 	return rc;
+}
+
+/* The sealed keys as a batch of the one key column (nulls where null). */
+static int kept_batch(floe_delta_index *ix, struct ArrowArray *arr, struct ArrowSchema *sch,
+		      floe_error *err)
+{
+	const struct ix_kept *k = &ix->sealed;
+	const keycol *kc = &ix->keys[0];
+	size_t n = k->n + (k->null_key ? 1 : 0);
+	bool narrow = kc->type->id == FLOE_T_INT || kc->type->id == FLOE_T_DATE;
+	char fmt[64];
+	if (floe_iceberg_arrow_format(fmt, sizeof(fmt), kc->type))
+		return floe_error_set(err, FLOE_EINVAL, "key column '%s': no Arrow format", kc->name);
+	if (floe_arrow_schema_init(sch, "+s", "", 0, 1) ||
+	    floe_arrow_schema_init(sch->children[0], fmt, kc->name, ARROW_FLAG_NULLABLE, 0) ||
+	    floe_arrow_array_init(arr, 1, 1) || floe_arrow_array_init(arr->children[0], 2, 0))
+		return floe_error_oom(err);
+	uint8_t *data = floe_malloc(n * (narrow ? 4 : 8) + 8);
+	uint8_t *valid = k->null_key ? floe_calloc(n / 8 + 1, 1) : NULL;
+	if (!data || (k->null_key && !valid)) {
+		floe_free(data);
+		floe_free(valid);
+		return floe_error_oom(err);
+	}
+	for (size_t i = 0; i < k->n; i++) {
+		if (narrow) {
+			int32_t v = (int32_t)k->v[i];
+			memcpy(data + i * 4, &v, 4);
+		} else {
+			memcpy(data + i * 8, &k->v[i], 8);
+		}
+		if (valid)
+			valid[i / 8] |= (uint8_t)(1u << (i % 8));
+	}
+	if (k->null_key)
+		memset(data + k->n * (narrow ? 4 : 8), 0, narrow ? 4 : 8);
+	floe_arrow_array_set_buffer(arr->children[0], 0, valid);
+	floe_arrow_array_set_buffer(arr->children[0], 1, data);
+	arr->children[0]->length = (int64_t)n;
+	arr->children[0]->null_count = k->null_key ? 1 : 0;
+	arr->length = (int64_t)n;
+	return FLOE_OK;
+}
+
+int floe_delta_index_fallback(floe_delta_index *ix, floe_data_file **files, size_t *n,
+			      floe_arena *a, floe_error *err)
+{
+	floe_eq_delete_writer *eq = NULL;
+	struct ArrowArray arr;
+	struct ArrowSchema sch;
+	int rc = FLOE_OK;
+	memset(&arr, 0, sizeof(arr));
+	memset(&sch, 0, sizeof(sch));
+	floe_mutex_lock(&ix->mu);
+	if (!ix->sealed.n && !ix->sealed.null_key)
+		goto done;
+	floe_delete_writer_opts dopt = FLOE_DELETE_WRITER_OPTS_INIT;
+	dopt.namer = ix->namer;
+	dopt.equality_ids = ix->eq_ids;
+	dopt.n_equality_ids = ix->n_keys;
+	dopt.full_rows = false; /* Flink's upsert mode: the key only */
+	dopt.file_scoped = true;
+	size_t n0 = *n;
+	if ((rc = floe_eq_delete_writer_new(&eq, ix->io, ix->m, &ix->cfg, &dopt, err)) ||
+	    (rc = kept_batch(ix, &arr, &sch, err)) ||
+	    (rc = floe_eq_delete_writer_write(eq, &arr, &sch, err)) ||
+	    (rc = floe_eq_delete_writer_complete(eq, files, n, a, err)))
+		goto done;
+	for (size_t i = n0; i < *n; i++)
+		(*files)[i].absent_metrics |= FLOE_DELTA_TAG_FALLBACK;
+	floe_free(ix->sealed.v);
+	memset(&ix->sealed, 0, sizeof(ix->sealed));
+done:
+	floe_arrow_array_release(&arr);
+	floe_arrow_schema_release(&sch);
+	floe_eq_delete_writer_abort(eq);
+	floe_mutex_unlock(&ix->mu);
+	return rc ? floe_error_prefix(err, rc, "key index: equality deletes of a fallback: ")
+		  : FLOE_OK;
+}
+
+void floe_delta_index_forget(floe_delta_index *ix)
+{
+	floe_mutex_lock(&ix->mu);
+	floe_free(ix->sealed.v);
+	memset(&ix->sealed, 0, sizeof(ix->sealed));
+	floe_mutex_unlock(&ix->mu);
 }
 
 void floe_delta_index_get_stats(floe_delta_index *ix, floe_delta_index_stats *out)
