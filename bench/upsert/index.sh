@@ -15,6 +15,8 @@
 #     (READERS="floe duckdb java" by default; CPU seconds are the figures to
 #     compare on a loaded machine).
 #   bench/upsert/index.sh [changes] [keys] [checkpoint counts...]
+# REPS=n repeats the throughput ingests n times, the modes interleaved (take
+# medians on a loaded machine); THROUGHPUT_ONLY=1 stops after them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${1:-200000}
@@ -73,15 +75,18 @@ c = collections.Counter(json.loads(l)['content'] for l in sys.stdin)
 print(json.dumps({'data_files': c[0], 'pos_delete_files': c[1], 'eq_delete_files': c[2]}))"
 }
 
-for mode in equality index; do
-  D=$OUT/tp-$mode; rm -rf "$D"; mkdir -p "$D"
-  t=$(mktemp)
-  # shellcheck disable=SC2046
-  /usr/bin/time -f "%e %U %S %M" -o "$t" "$FLOE" --dir "$D" ingest bench.up "$DATA" \
-    --create-schema "$SCHEMA" --partition-by region --format-version 3 $(mode_props $mode) "${UP[@]}"
-  read -r wall user sys rss <"$t"; rm -f "$t"
-  echo "{\"ingest\": \"$mode\", \"changes\": $N, \"wall_s\": $wall, \"cpu_s\": $(echo "$user + $sys" | bc), \"rss_kb\": $rss}" | tee -a "$RES"
+for rep in $(seq "${REPS:-1}"); do
+  for mode in equality index; do
+    D=$OUT/tp-$mode; rm -rf "$D"; mkdir -p "$D"
+    t=$(mktemp)
+    # shellcheck disable=SC2046
+    /usr/bin/time -f "%e %U %S %M" -o "$t" "$FLOE" --dir "$D" ingest bench.up "$DATA" \
+      --create-schema "$SCHEMA" --partition-by region --format-version 3 $(mode_props $mode) "${UP[@]}"
+    read -r wall user sys rss <"$t"; rm -f "$t"
+    echo "{\"ingest\": \"$mode\", \"changes\": $N, \"wall_s\": $wall, \"cpu_s\": $(echo "$user + $sys" | bc), \"rss_kb\": $rss, \"load\": $(cut -d' ' -f1 /proc/loadavg)}" | tee -a "$RES"
+  done
 done
+[ -z "${THROUGHPUT_ONLY:-}" ] || exit 0
 
 D=$OUT/clean; rm -rf "$D"; mkdir -p "$D"
 "$FLOE" --dir "$D" ingest bench.up "$DATA.final.jsonl" --create-schema "$SCHEMA" \

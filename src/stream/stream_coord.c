@@ -1542,6 +1542,19 @@ static int renew_credentials(floe_pipeline *p, rt_table *t, floe_error *err)
 		  : FLOE_OK;
 }
 
+/* index mode, a commit without the index's DVs: the equality deletes of the
+ * keys the writers kept instead of writing them (floe_delta_index_fallback) */
+static int idx_fallback(rt_table *t, ckpt_item *c, size_t ti, floe_error *err)
+{
+	floe_arena *ia = floe_arena_new(65536);
+	if (!ia || FLOE_ARRAY_RESERVE(c->idx_arenas, c->cap_idx_arenas, c->n_idx_arenas + 1)) {
+		floe_arena_free(ia);
+		return floe_error_oom(err);
+	}
+	c->idx_arenas[c->n_idx_arenas++] = ia;
+	return floe_delta_index_fallback(t->index, &c->files[ti], &c->n_files[ti], ia, err);
+}
+
 static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, bool *conflict,
 			floe_error *err)
 {
@@ -1561,6 +1574,9 @@ static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, 
 		int64_t head = h ? h->snapshot_id : FLOE_NO_SNAPSHOT;
 		dv_mode = !t->idx_stale && t->index && head == t->idx_expect;
 		ic.expect = t->idx_expect;
+		if (!dv_mode && t->index && (rc0 = idx_fallback(t, c, ti, err)))
+			return floe_error_prefix(err, rc0, "checkpoint %lld: table %s: ",
+						 (long long)c->id, t->ident);
 	}
 again:;
 	floe_snapshot_op *ap = NULL;
@@ -1689,12 +1705,16 @@ again:;
 		kpath[0] = 0;
 		dv_mode = false;
 		ic.failed = false;
+		if ((rc = idx_fallback(t, c, ti, err)))
+			goto done;
 		goto again;
 	}
 	if (!rc && t->index_mode && dv_mode)
 		stream_index_persist_after(t, kpath, snap >= 0, false); /* helper-idxpersist */
 	if (!rc && t->index_mode) {
 		idx_discard(t, c->files[ti], n, dv_mode);
+		if (dv_mode)
+			floe_delta_index_forget(t->index);
 		if (dv_mode && snap >= 0) {
 			t->idx_expect = snap;
 			t->idx_dv_commits++;

@@ -334,7 +334,7 @@ int stream_index_build(floe_pipeline *p, rt_table *t, floe_error *err)
 	floe_delta_index *ix = NULL;
 	struct ArrowSchema sch;
 	memset(&sch, 0, sizeof(sch));
-	int64_t t0 = floe_monotonic_ns();
+	int64_t t0 = floe_monotonic_ns(), c0 = floe_process_cpu_ns();
 	bool loaded = false; /* helper-idxpersist: a persisted index, or a refresh */
 	if ((rc = stream_index_try_load(p, t, &loaded, err)) || loaded)
 		return rc;
@@ -456,10 +456,11 @@ done:
 		floe_delta_index_stats st;
 		floe_delta_index_get_stats(ix, &st);
 		FLOE_INFO("table %s: key index of snapshot %lld: %zu keys in %zu data files, %zu "
-			  "bytes in memory, %llu spills (%lld ms)",
+			  "bytes in memory, %llu spills (%lld ms, %lld ms CPU)",
 			  t->ident, (long long)t->idx_expect, st.entries, st.files, st.memory,
 			  (unsigned long long)st.spills,
-			  (long long)((floe_monotonic_ns() - t0) / 1000000));
+			  (long long)((floe_monotonic_ns() - t0) / 1000000),
+			  (long long)((floe_process_cpu_ns() - c0) / 1000000));
 	}
 	return FLOE_OK;
 }

@@ -31,6 +31,14 @@ int64_t floe_monotonic_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+int64_t floe_process_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 int64_t floe_days_from_civil(int64_t y, int m, int d)
 {
 	y -= m <= 2;

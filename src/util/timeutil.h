@@ -13,6 +13,8 @@
 int64_t floe_now_ms(void);       /* wall clock, epoch ms */
 int64_t floe_now_us(void);       /* wall clock, epoch µs */
 int64_t floe_monotonic_ns(void); /* for durations */
+/* CPU time of the process, all threads (0 where the clock is missing) */
+int64_t floe_process_cpu_ns(void);
 
 /* Floor division and modulo (the C operators truncate toward zero). */
 static inline int64_t floe_floordiv(int64_t a, int64_t b)

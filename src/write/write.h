@@ -595,6 +595,20 @@ int floe_delta_index_load(floe_delta_index *ix, const struct ArrowArray *batch,
 int floe_delta_index_complete(floe_delta_index *ix, floe_data_file **files, size_t *n,
 			      floe_data_file **replaced, size_t *n_replaced, floe_arena *a,
 			      floe_error *err) FLOE_WUR;
+/*
+ * Lazy fallback (a one-column int/long/date/time/timestamp key): the delta
+ * writers write no equality deletes; each keeps, at complete(), the keys
+ * whose equality delete it would have written, and floe_delta_index_complete
+ * seals them as that checkpoint's. A commit that cannot take the index's DVs
+ * (another commit landed) calls floe_delta_index_fallback, which writes the
+ * sealed keys' equality delete files (tagged FLOE_DELTA_TAG_FALLBACK,
+ * appended to *files) and forgets them; a commit that took the DVs calls
+ * floe_delta_index_forget. The next floe_delta_index_complete drops sealed
+ * keys neither consumed (a checkpoint that was not committed).
+ */
+int floe_delta_index_fallback(floe_delta_index *ix, floe_data_file **files, size_t *n,
+			      floe_arena *a, floe_error *err) FLOE_WUR;
+void floe_delta_index_forget(floe_delta_index *ix);
 /* Forget every key and file (a rebuild follows); the writers keep it. */
 int floe_delta_index_clear(floe_delta_index *ix, floe_error *err) FLOE_WUR;
 void floe_delta_index_get_stats(floe_delta_index *ix, floe_delta_index_stats *out);

@@ -23,6 +23,7 @@
 
 #include "arrow/arrow_build.h"
 #include "util/alloc.h"
+#include "util/sort.h"
 #include "write/write_int.h"
 
 #define MAX_PATH_BYTES 65535
@@ -171,23 +172,12 @@ int floe_write__target_add_u64(floe_write__targets *ts, floe_write__target *t,
 	return FLOE_OK;
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
 void floe_write__target_normalize(floe_write__targets *ts, floe_write__target *t)
 {
 	(void)ts;
 	if (t->sorted)
 		return;
-	qsort(t->pos, t->n, sizeof(uint64_t), cmp_u64);
-	size_t k = 0;
-	for (size_t i = 0; i < t->n; i++)
-		if (k == 0 || t->pos[i] != t->pos[k - 1])
-			t->pos[k++] = t->pos[i];
-	t->n = k;
+	t->n = floe_sort_unique_u64(t->pos, t->n);
 	t->sorted = true;
 }
 

@@ -54,9 +54,11 @@
 #include "arrow/arrow_build.h"
 #include "arrow/arrow_check.h"
 #include "arrow/arrow_take.h"
+#include "iceberg/arrow_schema.h"
 #include "util/alloc.h"
 #include "util/hash.h"
 #include "util/hmap.h"
+#include "util/sort.h"
 #include "util/thread.h"
 #include "write/write_index.h"
 #include "write/write_int.h"
@@ -104,10 +106,14 @@ struct floe_delta_writer {
 	size_t cap_pbuf;
 	floe_delta_writer_stats stats;
 	floe_delta_index *index; /* index mode: the table's key index (shared) */
+	int64_t *ix_rows;        /* index mode: rows whose key's table row is deleted */
+	size_t n_ix, cap_ix;
+	bool lazy, lazy_known; /* index mode, this checkpoint: equality deletes kept as keys */
 	bool failed;
 };
 
-static int index_delete(floe_delta_index *ix, const uint8_t *key, size_t klen, floe_error *err);
+static int index_delete_rows(floe_delta_index *ix, floe_delta_writer *w, floe_error *err);
+static bool index_lazy(floe_delta_index *ix);
 static int index_apply(floe_delta_index *ix, floe_delta_writer *w, floe_error *err);
 
 static int encode_key(floe_buf *b, const floe_value *v)
@@ -412,12 +418,6 @@ static int note_pos(floe_delta_writer *w, uint64_t v, floe_error *err)
 	return FLOE_OK;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Hand the collected positions to the position delete / DV writer, one
  * call per data file. */
 static int flush_positions(floe_delta_writer *w, floe_error *err)
@@ -425,7 +425,7 @@ static int flush_positions(floe_delta_writer *w, floe_error *err)
 	int rc = FLOE_OK;
 	if (!w->n_pdel)
 		return FLOE_OK;
-	qsort(w->pdel, w->n_pdel, sizeof(uint64_t), cmp_u64);
+	floe_sort_u64(w->pdel, w->n_pdel);
 	if (w->n_pdel > w->cap_pbuf) {
 		int64_t *nb = floe_realloc(w->pbuf, w->n_pdel * sizeof(int64_t));
 		if (!nb)
@@ -456,7 +456,7 @@ static int flush_positions(floe_delta_writer *w, floe_error *err)
 
 /* A delete of the key of row r (upsert) or of row r (otherwise). */
 static int delete_key(floe_delta_writer *w, uint64_t *val, int64_t r, size_t *n_del,
-		      const uint8_t *key, size_t klen, floe_error *err)
+		      floe_error *err)
 {
 	int rc;
 	if (*val & V_ROW) {
@@ -467,10 +467,15 @@ static int delete_key(floe_delta_writer *w, uint64_t *val, int64_t r, size_t *n_
 	}
 	if (!(*val & V_EQ)) {
 		/* index mode: the row the table holds for the key gets its DV bit
-		 * too; the equality delete is the fallback (stream_coord.c) */
-		if (w->index && (rc = index_delete(w->index, key, klen, err)))
-			return rc;
-		w->del_rows[(*n_del)++] = r;
+		 * too (looked up for the whole batch at once, after this pass);
+		 * the equality delete is the fallback (stream_coord.c) */
+		if (w->index) {
+			if (FLOE_ARRAY_RESERVE(w->ix_rows, w->cap_ix, w->n_ix + 1))
+				return floe_error_oom(err);
+			w->ix_rows[w->n_ix++] = r;
+		}
+		if (!w->lazy) /* lazy: the key, kept at complete(), is the fallback */
+			w->del_rows[(*n_del)++] = r;
 		*val |= V_EQ;
 	}
 	return FLOE_OK;
@@ -493,6 +498,10 @@ static int write_batch(floe_delta_writer *w, const struct ArrowArray *batch,
 		return FLOE_OK;
 	if ((rc = grow_rows(w, (size_t)n, err)) || (rc = encode_keys(w, batch, bs, err)))
 		return rc;
+	if (w->index && !w->lazy_known) { /* one choice for the whole checkpoint */
+		w->lazy = w->upsert && index_lazy(w->index);
+		w->lazy_known = true;
+	}
 	for (int64_t i = 0; i < n; i++) {
 		uint8_t k = kinds ? kinds[i] : FLOE_ROW_INSERT;
 		if (k == FLOE_ROW_INSERT || k == FLOE_ROW_UPDATE_AFTER)
@@ -515,6 +524,7 @@ static int write_batch(floe_delta_writer *w, const struct ArrowArray *batch,
 		return rc;
 	/* (3) the changes in order against the key map */
 	size_t next_ins = 0;
+	w->n_ix = 0;
 	for (int64_t i = 0; i < n; i++) {
 		uint8_t k = kinds ? kinds[i] : FLOE_ROW_INSERT;
 		if (k == FLOE_ROW_UPDATE_BEFORE && w->upsert)
@@ -532,7 +542,7 @@ static int write_batch(floe_delta_writer *w, const struct ArrowArray *batch,
 		}
 		if (k == FLOE_ROW_INSERT || k == FLOE_ROW_UPDATE_AFTER) {
 			if (w->upsert) {
-				if ((rc = delete_key(w, val, i, &n_del, key, klen, err)))
+				if ((rc = delete_key(w, val, i, &n_del, err)))
 					return rc;
 			} else if (*val & V_ROW) {
 				if ((rc = note_pos(w, *val, err)))
@@ -546,10 +556,12 @@ static int write_batch(floe_delta_writer *w, const struct ArrowArray *batch,
 			*val = (*val & V_EQ) | V_ROW | file << POS_BITS | pos;
 			w->stats.rows++;
 		} else {
-			if ((rc = delete_key(w, val, i, &n_del, key, klen, err)))
+			if ((rc = delete_key(w, val, i, &n_del, err)))
 				return rc;
 		}
 	}
+	if (w->n_ix && (rc = index_delete_rows(w->index, w, err)))
+		return rc;
 	/* the equality deletes: the rows' keys (upsert) or the rows */
 	if (n_del) {
 		struct ArrowArray dels;
@@ -612,6 +624,7 @@ int floe_delta_writer_complete(floe_delta_writer *w, floe_data_file **files, siz
 	floe_hmap_reset(&w->map);
 	floe_hmap_init(&w->map);
 	w->key_bytes = 0;
+	w->lazy_known = false;
 	return FLOE_OK;
 }
 
@@ -652,6 +665,7 @@ void floe_delta_writer_abort(floe_delta_writer *w)
 	floe_free(w->ins_file);
 	floe_free(w->pdel);
 	floe_free(w->pbuf);
+	floe_free(w->ix_rows);
 	floe_free(w);
 }
 
@@ -667,6 +681,9 @@ typedef struct ix_file {
 	floe_data_file dv; /* its live DV (v3), when has_dv */
 	bool has_dv;
 	bool gone; /* persist hook: no longer in the table (its entries are dead rows) */
+	uint64_t merged; /* == gen: this checkpoint's DV holds the previous one */
+	int64_t *pend;   /* positions deleted by the batch being looked up (heap) */
+	size_t n_pend, cap_pend;
 } ix_file;
 
 struct floe_delta_index {
@@ -685,7 +702,22 @@ struct floe_delta_index {
 	floe_file_namer *namer;
 	floe_dv_writer *dv;
 	floe_pos_delete_writer *pos;
-	floe_hmap merged; /* paths whose previous DV this checkpoint's DV holds */
+	uint64_t gen;       /* checkpoints completed + 1 (ix_file.merged) */
+	/* lazy fallback (exact keys): the keys whose equality deletes the
+	 * writers did not write — this checkpoint's so far, and the sealed
+	 * checkpoint's, which floe_delta_index_fallback turns into equality
+	 * delete files only when its commit cannot take the DVs */
+	bool lazy;
+	floe_fileio *io;
+	floe_write_config cfg;
+	int32_t *eq_ids;
+	struct ix_kept {
+		int64_t *v;
+		size_t n, cap;
+		bool null_key;
+	} kept, sealed;
+	uint32_t *touched; /* files with pending positions */
+	size_t n_touched, cap_touched;
 	floe_buf kbuf;
 	size_t *koff; /* floe_delta_index_load: the batch's keys in kbuf */
 	size_t cap_koff;
@@ -718,12 +750,14 @@ int floe_delta_index_new(floe_delta_index **out, floe_fileio *io, const floe_met
 		return floe_error_oom(err);
 	}
 	floe_hmap_init(&ix->by_path);
-	floe_hmap_init(&ix->merged);
 	floe_hmap_init(&ix->dup_keys);
+	ix->gen = 1;
 	floe_arena_init(&ix->a, 65536);
 	floe_buf_init(&ix->kbuf, 0);
 	ix->m = m;
 	ix->fv = m->format_version;
+	ix->io = io;
+	ix->cfg = *cfg; /* its strings are the caller's, which outlives the index */
 	const floe_type *root = floe_metadata_current_schema(m)->root;
 	ix->keys = floe_calloc(o->n_equality_ids + 1, sizeof(*ix->keys));
 	ix->n_parts = o->n_parts ? o->n_parts : 1;
@@ -733,6 +767,11 @@ int floe_delta_index_new(floe_delta_index **out, floe_fileio *io, const floe_met
 		goto fail;
 	}
 	ix->exact = o->n_equality_ids == 1;
+	if (!(ix->eq_ids = floe_calloc(o->n_equality_ids + 1, sizeof(int32_t)))) {
+		rc = floe_error_oom(err);
+		goto fail;
+	}
+	memcpy(ix->eq_ids, o->equality_ids, o->n_equality_ids * sizeof(int32_t));
 	for (size_t k = 0; k < o->n_equality_ids; k++) {
 		size_t i;
 		for (i = 0; i < root->n_fields && root->fields[i].id != o->equality_ids[k]; i++)
@@ -758,6 +797,7 @@ int floe_delta_index_new(floe_delta_index **out, floe_fileio *io, const floe_met
 		}
 	}
 	ix->n_keys = o->n_equality_ids;
+	ix->lazy = ix->exact;
 	ix->part_budget = o->memory / ix->n_parts;
 	snprintf(ix->spill_dir, sizeof(ix->spill_dir), "%s", o->spill_dir ? o->spill_dir : "");
 	for (size_t i = 0; i < ix->n_parts; i++)
@@ -791,9 +831,14 @@ void floe_delta_index_free(floe_delta_index *ix)
 		floe_key_index_free(ix->parts[i]);
 	floe_free(ix->parts);
 	floe_free(ix->keys);
+	for (size_t i = 0; i < ix->n_files; i++)
+		floe_free(ix->files[i].pend);
 	floe_free(ix->files);
+	floe_free(ix->touched);
+	floe_free(ix->eq_ids);
+	floe_free(ix->kept.v);
+	floe_free(ix->sealed.v);
 	floe_hmap_reset(&ix->by_path);
-	floe_hmap_reset(&ix->merged);
 	floe_hmap_reset(&ix->dup_keys);
 	floe_free(ix->dup);
 	floe_arena_reset(&ix->a);
@@ -819,7 +864,14 @@ int floe_delta_index_clear(floe_delta_index *ix, floe_error *err)
 		rc = floe_key_index_new(&ix->parts[i], ix->exact, ix->part_budget, ix->spill_dir,
 					err);
 	}
+	for (size_t i = 0; i < ix->n_files; i++)
+		floe_free(ix->files[i].pend);
+	floe_free(ix->kept.v);
+	floe_free(ix->sealed.v);
+	memset(&ix->kept, 0, sizeof(ix->kept));
+	memset(&ix->sealed, 0, sizeof(ix->sealed));
 	ix->n_files = 0;
+	ix->n_touched = 0;
 	ix->n_dup = 0;
 	floe_hmap_reset(&ix->dup_keys);
 	floe_hmap_init(&ix->dup_keys);
@@ -831,6 +883,8 @@ int floe_delta_index_clear(floe_delta_index *ix, floe_error *err)
 	return rc;
 }
 
+/* The partition of a key: floe_hash64 of its encoding (as floe_hmap hashes
+ * it, so a writer's map slot gives it without hashing again). */
 static floe_key_index *part_of(floe_delta_index *ix, const uint8_t *key, size_t klen)
 {
 	return ix->parts[floe_hash64(key, klen) % ix->n_parts];
@@ -1011,49 +1065,103 @@ int floe_delta_index_load(floe_delta_index *ix, const struct ArrowArray *batch,
 	return rc;
 }
 
-/* A key's row in the table (before this checkpoint) is deleted: a DV bit /
- * position delete of it, when the index knows it. */
-static int index_delete(floe_delta_index *ix, const uint8_t *key, size_t klen, floe_error *err)
+/* Deleted position pos of index file fid, pending for this batch. Locked. */
+static int index_hit(floe_delta_index *ix, uint32_t fid, uint64_t pos, floe_error *err)
 {
-	bool found;
-	uint32_t fid;
-	uint64_t pos;
-	int rc;
-	floe_mutex_lock(&ix->mu);
-	rc = floe_key_index_get(part_of(ix, key, klen), key, klen, &found, &fid, &pos, err);
-	uint64_t d = UINT64_MAX;
-	if (!(!rc && found && ix->n_dup && floe_hmap_get(&ix->dup_keys, key, klen, &d)))
-		d = UINT64_MAX;
-	for (;;) {
-		if (rc || !found || fid >= ix->n_files || ix->files[fid].gone)
-			break; /* gone (persist hook): the row left with its file */
-		ix_file *f = &ix->files[fid];
-		int64_t p = (int64_t)pos;
-		ix->hits++;
+	if (fid >= ix->n_files || ix->files[fid].gone)
+		return FLOE_OK; /* gone (persist hook): the row left with its file */
+	ix_file *f = &ix->files[fid];
+	if (!f->n_pend) {
+		if (FLOE_ARRAY_RESERVE(ix->touched, ix->cap_touched, ix->n_touched + 1))
+			return floe_error_oom(err);
+		ix->touched[ix->n_touched++] = fid;
+	}
+	if (FLOE_ARRAY_RESERVE(f->pend, f->cap_pend, f->n_pend + 1))
+		return floe_error_oom(err);
+	f->pend[f->n_pend++] = (int64_t)pos;
+	ix->hits++;
+	ix->deletes++;
+	return FLOE_OK;
+}
+
+/* The batch's pending positions to the DV / position delete writer: one call
+ * per data file (the first of a checkpoint merges the file's previous DV).
+ * Locked. */
+static int index_flush(floe_delta_index *ix, floe_error *err)
+{
+	int rc = FLOE_OK;
+	for (size_t t = 0; t < ix->n_touched && !rc; t++) {
+		ix_file *f = &ix->files[ix->touched[t]];
 		if (ix->dv) {
-			bool seen = floe_hmap_get_str(&ix->merged, f->df.file_path, NULL);
-			if (!seen) {
+			if (f->merged != ix->gen) {
 				if (f->has_dv)
 					rc = floe_dv_writer_merge_previous(ix->dv, &f->dv, err);
-				if (!rc && floe_hmap_put_str(&ix->merged, f->df.file_path, 1))
-					rc = floe_error_oom(err);
+				f->merged = ix->gen;
 			}
 			if (!rc)
 				rc = floe_dv_writer_delete(ix->dv, f->df.file_path, f->df.spec_id,
-							   &f->df.partition, &p, 1, err);
+							   &f->df.partition, f->pend, f->n_pend, err);
 		} else {
 			rc = floe_pos_delete_writer_delete(ix->pos, f->df.file_path, f->df.spec_id,
-							   &f->df.partition, &p, 1, err);
+							   &f->df.partition, f->pend, f->n_pend, err);
 		}
-		ix->deletes++;
-		if (d == UINT64_MAX || d >= ix->n_dup)
-			break;
-		fid = ix->dup[d].fid; /* the key's other rows */
-		pos = ix->dup[d].pos;
-		d = ix->dup[d].next == SIZE_MAX ? UINT64_MAX : ix->dup[d].next;
 	}
-	floe_mutex_unlock(&ix->mu);
+	for (size_t t = 0; t < ix->n_touched; t++)
+		ix->files[ix->touched[t]].n_pend = 0;
+	ix->n_touched = 0;
 	return rc;
+}
+
+/*
+ * The keys of rows w->ix_rows of the batch in w->kbuf lost their row in the
+ * table (before this checkpoint): a DV bit / position delete of each row the
+ * index knows (and of a key's extra rows). One lock for the batch; each
+ * lookup asks for the slot of the key PREFETCH rows ahead, so the cache
+ * misses of a table far larger than the caches overlap instead of queueing;
+ * the positions go to the delete writer once per data file.
+ */
+static int index_delete_rows(floe_delta_index *ix, floe_delta_writer *w, floe_error *err)
+{
+	enum { PREFETCH = 8 };
+	floe_key_index *ring[PREFETCH];
+	const uint8_t *kb = w->kbuf.data;
+	const size_t *ko = w->koff;
+	size_t n = w->n_ix;
+	int rc = FLOE_OK;
+	floe_mutex_lock(&ix->mu);
+	for (size_t j = 0; j < n && j < PREFETCH; j++) {
+		int64_t r = w->ix_rows[j];
+		ring[j] = part_of(ix, kb + ko[r], ko[r + 1] - ko[r]);
+		floe_key_index_prefetch(ring[j], kb + ko[r], ko[r + 1] - ko[r]);
+	}
+	for (size_t j = 0; j < n && !rc; j++) {
+		int64_t r = w->ix_rows[j];
+		const uint8_t *key = kb + ko[r];
+		size_t klen = ko[r + 1] - ko[r];
+		floe_key_index *part = ring[j % PREFETCH];
+		if (j + PREFETCH < n) {
+			int64_t q = w->ix_rows[j + PREFETCH];
+			ring[j % PREFETCH] = part_of(ix, kb + ko[q], ko[q + 1] - ko[q]);
+			floe_key_index_prefetch(ring[j % PREFETCH], kb + ko[q], ko[q + 1] - ko[q]);
+		}
+		bool found;
+		uint32_t fid;
+		uint64_t pos;
+		if ((rc = floe_key_index_get(part, key, klen, &found, &fid, &pos, err)) || !found)
+			continue;
+		rc = index_hit(ix, fid, pos, err);
+		uint64_t d;
+		if (rc || !ix->n_dup || !floe_hmap_get(&ix->dup_keys, key, klen, &d))
+			continue;
+		while (!rc && d != UINT64_MAX && d < ix->n_dup) { /* the key's other rows */
+			rc = index_hit(ix, ix->dup[d].fid, ix->dup[d].pos, err);
+			d = ix->dup[d].next == SIZE_MAX ? UINT64_MAX : ix->dup[d].next;
+		}
+	}
+	int rc2 = index_flush(ix, err);
+	floe_mutex_unlock(&ix->mu);
+	w->n_ix = 0;
+	return rc ? rc : rc2;
 }
 
 int floe_delta_index_complete(floe_delta_index *ix, floe_data_file **files, size_t *n,
@@ -1081,24 +1189,76 @@ int floe_delta_index_complete(floe_delta_index *ix, floe_data_file **files, size
 	}
 	for (size_t i = r0; i < *n_replaced; i++)
 		(*replaced)[i].absent_metrics |= FLOE_DELTA_TAG_REMOVE;
-	floe_hmap_reset(&ix->merged);
-	floe_hmap_init(&ix->merged);
+	ix->gen++;
+	/* the keys kept by the tasks' complete() are this checkpoint's; an older
+	 * checkpoint's still sealed were committed or dropped (a rewind) */
+	floe_free(ix->sealed.v);
+	ix->sealed = ix->kept;
+	memset(&ix->kept, 0, sizeof(ix->kept));
 	floe_mutex_unlock(&ix->mu);
 	return rc ? floe_error_prefix(err, rc, "key index: ") : FLOE_OK;
 }
 
-/* After a task's checkpoint: its keys' rows as they stand now. Locked. */
+static bool index_lazy(floe_delta_index *ix)
+{
+	floe_mutex_lock(&ix->mu);
+	bool l = ix->lazy;
+	floe_mutex_unlock(&ix->mu);
+	return l;
+}
+
+/* An exact key (write_index.h) whose equality delete is the fallback.
+ * Locked. */
+static int keep_key(floe_delta_index *ix, const uint8_t *key, size_t klen, floe_error *err)
+{
+	int64_t v;
+	if (klen == 1 && key[0] == 0) {
+		ix->kept.null_key = true;
+		return FLOE_OK;
+	}
+	if (klen == 5 && key[0] == 1) {
+		int32_t i;
+		memcpy(&i, key + 1, 4);
+		v = i;
+	} else if (klen == 9 && key[0] == 1) {
+		memcpy(&v, key + 1, 8);
+	} else {
+		return floe_error_set(err, FLOE_EINVAL, "internal: not a one-value key");
+	}
+	if (FLOE_ARRAY_RESERVE(ix->kept.v, ix->kept.cap, ix->kept.n + 1))
+		return floe_error_oom(err);
+	ix->kept.v[ix->kept.n++] = v;
+	return FLOE_OK;
+}
+
+/* After a task's checkpoint: its keys' rows as they stand now. Locked; the
+ * puts prefetch the slot of the key PREFETCH keys ahead (as the lookups do),
+ * and a key's partition comes from the hash the writer's map holds. */
 static int index_apply(floe_delta_index *ix, floe_delta_writer *w, floe_error *err)
 {
+	enum { PREFETCH = 8 };
 	int rc = FLOE_OK;
-	floe_mutex_lock(&ix->mu);
 	uint32_t *ids = NULL;
 	size_t n_ids = 0;
-	for (size_t i = 0; i < w->map.cap && !rc; i++) {
-		const floe_hmap_slot *s = &w->map.slots[i];
-		if (!s->key)
-			continue;
-		floe_key_index *part = part_of(ix, s->key, s->klen);
+	const floe_hmap_slot **ks = floe_malloc((w->map.len + 1) * sizeof(*ks));
+	if (!ks)
+		return floe_error_oom(err);
+	size_t nk = 0;
+	for (size_t i = 0; i < w->map.cap; i++)
+		if (w->map.slots[i].key && nk < w->map.len)
+			ks[nk++] = &w->map.slots[i];
+	floe_mutex_lock(&ix->mu);
+	for (size_t i = 0; i < nk && i < PREFETCH; i++)
+		floe_key_index_prefetch(ix->parts[ks[i]->hash % ix->n_parts], ks[i]->key, ks[i]->klen);
+	for (size_t i = 0; i < nk && !rc; i++) {
+		const floe_hmap_slot *s = ks[i];
+		if (i + PREFETCH < nk) {
+			const floe_hmap_slot *q = ks[i + PREFETCH];
+			floe_key_index_prefetch(ix->parts[q->hash % ix->n_parts], q->key, q->klen);
+		}
+		floe_key_index *part = ix->parts[s->hash % ix->n_parts]; /* = part_of() */
+		if (w->lazy && (s->val & V_EQ) && (rc = keep_key(ix, s->key, s->klen, err)))
+			break;
 		uint64_t *dh, d0;
 		if (ix->n_dup && floe_hmap_get(&ix->dup_keys, s->key, s->klen, &d0) &&
 		    d0 != UINT64_MAX && floe_hmap_upsert(&ix->dup_keys, s->key, s->klen, &dh, NULL) == 0)
@@ -1132,9 +1292,97 @@ static int index_apply(floe_delta_index *ix, floe_delta_writer *w, floe_error *e
 		}
 		rc = floe_key_index_put(part, s->key, s->klen, ids[file], pos, err);
 	}
-	floe_free(ids);
 	floe_mutex_unlock(&ix->mu);
+	floe_free(ids);
+	floe_free(ks);
 	return rc;
+}
+
+/* The sealed keys as a batch of the one key column (nulls where null). */
+static int kept_batch(floe_delta_index *ix, struct ArrowArray *arr, struct ArrowSchema *sch,
+		      floe_error *err)
+{
+	const struct ix_kept *k = &ix->sealed;
+	const keycol *kc = &ix->keys[0];
+	size_t n = k->n + (k->null_key ? 1 : 0);
+	bool narrow = kc->type->id == FLOE_T_INT || kc->type->id == FLOE_T_DATE;
+	char fmt[64];
+	if (floe_iceberg_arrow_format(fmt, sizeof(fmt), kc->type))
+		return floe_error_set(err, FLOE_EINVAL, "key column '%s': no Arrow format", kc->name);
+	if (floe_arrow_schema_init(sch, "+s", "", 0, 1) ||
+	    floe_arrow_schema_init(sch->children[0], fmt, kc->name, ARROW_FLAG_NULLABLE, 0) ||
+	    floe_arrow_array_init(arr, 1, 1) || floe_arrow_array_init(arr->children[0], 2, 0))
+		return floe_error_oom(err);
+	uint8_t *data = floe_malloc(n * (narrow ? 4 : 8) + 8);
+	uint8_t *valid = k->null_key ? floe_calloc(n / 8 + 1, 1) : NULL;
+	if (!data || (k->null_key && !valid)) {
+		floe_free(data);
+		floe_free(valid);
+		return floe_error_oom(err);
+	}
+	for (size_t i = 0; i < k->n; i++) {
+		if (narrow) {
+			int32_t v = (int32_t)k->v[i];
+			memcpy(data + i * 4, &v, 4);
+		} else {
+			memcpy(data + i * 8, &k->v[i], 8);
+		}
+		if (valid)
+			valid[i / 8] |= (uint8_t)(1u << (i % 8));
+	}
+	if (k->null_key)
+		memset(data + k->n * (narrow ? 4 : 8), 0, narrow ? 4 : 8);
+	floe_arrow_array_set_buffer(arr->children[0], 0, valid);
+	floe_arrow_array_set_buffer(arr->children[0], 1, data);
+	arr->children[0]->length = (int64_t)n;
+	arr->children[0]->null_count = k->null_key ? 1 : 0;
+	arr->length = (int64_t)n;
+	return FLOE_OK;
+}
+
+int floe_delta_index_fallback(floe_delta_index *ix, floe_data_file **files, size_t *n,
+			      floe_arena *a, floe_error *err)
+{
+	floe_eq_delete_writer *eq = NULL;
+	struct ArrowArray arr;
+	struct ArrowSchema sch;
+	int rc = FLOE_OK;
+	memset(&arr, 0, sizeof(arr));
+	memset(&sch, 0, sizeof(sch));
+	floe_mutex_lock(&ix->mu);
+	if (!ix->sealed.n && !ix->sealed.null_key)
+		goto done;
+	floe_delete_writer_opts dopt = FLOE_DELETE_WRITER_OPTS_INIT;
+	dopt.namer = ix->namer;
+	dopt.equality_ids = ix->eq_ids;
+	dopt.n_equality_ids = ix->n_keys;
+	dopt.full_rows = false; /* Flink's upsert mode: the key only */
+	dopt.file_scoped = true;
+	size_t n0 = *n;
+	if ((rc = floe_eq_delete_writer_new(&eq, ix->io, ix->m, &ix->cfg, &dopt, err)) ||
+	    (rc = kept_batch(ix, &arr, &sch, err)) ||
+	    (rc = floe_eq_delete_writer_write(eq, &arr, &sch, err)) ||
+	    (rc = floe_eq_delete_writer_complete(eq, files, n, a, err)))
+		goto done;
+	for (size_t i = n0; i < *n; i++)
+		(*files)[i].absent_metrics |= FLOE_DELTA_TAG_FALLBACK;
+	floe_free(ix->sealed.v);
+	memset(&ix->sealed, 0, sizeof(ix->sealed));
+done:
+	floe_arrow_array_release(&arr);
+	floe_arrow_schema_release(&sch);
+	floe_eq_delete_writer_abort(eq);
+	floe_mutex_unlock(&ix->mu);
+	return rc ? floe_error_prefix(err, rc, "key index: equality deletes of a fallback: ")
+		  : FLOE_OK;
+}
+
+void floe_delta_index_forget(floe_delta_index *ix)
+{
+	floe_mutex_lock(&ix->mu);
+	floe_free(ix->sealed.v);
+	memset(&ix->sealed, 0, sizeof(ix->sealed));
+	floe_mutex_unlock(&ix->mu);
 }
 
 void floe_delta_index_get_stats(floe_delta_index *ix, floe_delta_index_stats *out)

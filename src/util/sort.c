@@ -1,0 +1,97 @@
+/*
+ * sort.c — radix sort of uint64 arrays (sort.h).
+ *
+ * DESIGN: least significant digit first, 8-bit digits, one counting pass
+ * for all eight histograms; a digit that is the same in every value (the
+ * high bytes of row positions, usually five of eight) costs no pass. Small
+ * arrays go to insertion sort, where the passes would cost more than the
+ * comparisons.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "util/sort.h"
+
+#define SMALL 64
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+static void insertion(uint64_t *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		uint64_t v = a[i];
+		size_t j = i;
+		for (; j > 0 && a[j - 1] > v; j--)
+			a[j] = a[j - 1];
+		a[j] = v;
+	}
+}
+
+void floe_sort_u64(uint64_t *a, size_t n)
+{
+	if (n < 2)
+		return;
+	if (n <= SMALL) {
+		insertion(a, n);
+		return;
+	}
+	bool sorted = true;
+	for (size_t i = 1; i < n && sorted; i++)
+		sorted = a[i - 1] <= a[i];
+	if (sorted)
+		return;
+	uint64_t *tmp = floe_malloc(n * sizeof(uint64_t));
+	if (!tmp) {
+		qsort(a, n, sizeof(uint64_t), cmp_u64);
+		return;
+	}
+	size_t (*cnt)[256] = floe_calloc(8, sizeof(*cnt));
+	if (!cnt) {
+		floe_free(tmp);
+		qsort(a, n, sizeof(uint64_t), cmp_u64);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = a[i];
+		for (int d = 0; d < 8; d++)
+			cnt[d][(v >> (8 * d)) & 0xff]++;
+	}
+	uint64_t *src = a, *dst = tmp;
+	for (int d = 0; d < 8; d++) {
+		size_t *c = cnt[d];
+		if (c[(src[0] >> (8 * d)) & 0xff] == n)
+			continue; /* one value of this digit: nothing moves */
+		size_t sum = 0;
+		for (int b = 0; b < 256; b++) {
+			size_t k = c[b];
+			c[b] = sum;
+			sum += k;
+		}
+		for (size_t i = 0; i < n; i++) {
+			uint64_t v = src[i];
+			dst[c[(v >> (8 * d)) & 0xff]++] = v;
+		}
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(uint64_t));
+	floe_free(cnt);
+	floe_free(tmp);
+}
+
+size_t floe_sort_unique_u64(uint64_t *a, size_t n)
+{
+	floe_sort_u64(a, n);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (k == 0 || a[i] != a[k - 1])
+			a[k++] = a[i];
+	return k;
+}
