@@ -133,7 +133,7 @@ typedef struct sql_join {
 	 * to the left; table unused */
 	sql_expr *unnest;
 	bool ordinality;
-	const char **col_names; /* NULL: the defaults */
+	const char **col_names; /* NULL: the defaults (also JOIN (...) x (c1, ...)) */
 	size_t n_col_names;
 } sql_join;
 
@@ -146,6 +146,8 @@ typedef struct sql_select {
 	sql_opt *hints;       /* OPTIONS hint on the table */
 	size_t n_hints;
 	const char *from_alias; /* FROM t [AS] x: NULL when none */
+	const char **from_cols; /* FROM (...) [AS] x (c1, ...): the derived table's column names */
+	size_t n_from_cols;
 	bool has_join;        /* a JOIN or a second table (joins[0..n_joins)) */
 	uint32_t join_off;
 	sql_join *joins;

@@ -1287,11 +1287,60 @@ static int expr_parse(parser *p, sql_expr **out)
 /* ---- SELECT ------------------------------------------------------------------ */
 
 /* ( SELECT ... ) in FROM or JOIN */
+static int select_parse(parser *p, sql_select **out);
+
+/* VALUES (e, ...), (e, ...): a SELECT of each row, UNION ALL of them (the
+ * columns named col0, col1, ... unless the alias names them) */
+static int values_parse(parser *p, sql_select **out)
+{
+	char b[64];
+	uint32_t off = p->t.off;
+	if (next(p))
+		return p->rc;
+	sql_select *first = NULL, *prev = NULL;
+	size_t width = 0;
+	do {
+		uint32_t row_off = p->t.off;
+		vec v = {NULL, 0, 0, sizeof(sql_expr *)};
+		if (expect_p(p, "(") || expr_list(p, &v) || expect_p(p, ")"))
+			return p->rc;
+		if (first && v.n != width)
+			return perr(p, row_off, "a VALUES row of %zu values; the first has %zu", v.n, width);
+		sql_select *q = floe_arena_calloc(p->a, 1, sizeof(*q));
+		const char **al = floe_arena_calloc(p->a, v.n + 1, sizeof(char *));
+		if (!q || !al)
+			return poom(p);
+		q->limit = q->u_limit = -1;
+		q->off = row_off;
+		q->items = v.data;
+		q->n_items = v.n;
+		q->aliases = al;
+		for (size_t i = 0; i < v.n; i++)
+			if (!(al[i] = floe_arena_sprintf(p->a, "col%zu", i)))
+				return poom(p);
+		if (!first) {
+			first = q;
+			width = v.n;
+		} else {
+			prev->union_next = q;
+			prev->union_all = true;
+			prev->set_op = 'U';
+		}
+		prev = q;
+	} while (accept_p(p, ","));
+	if (!first)
+		return perr(p, off, "expected a row after VALUES, found %s", tok_desc(p, b, sizeof(b)));
+	*out = first;
+	return p->rc;
+}
+
 static int subquery_parse(parser *p, sql_select **out)
 {
 	char b[64];
 	if (expect_p(p, "("))
 		return p->rc;
+	if (is_kw(p, "VALUES"))
+		return values_parse(p, out) ? p->rc : expect_p(p, ")");
 	if (!is_kw(p, "SELECT"))
 		return perr(p, p->t.off, "expected SELECT in a subquery, found %s",
 			    tok_desc(p, b, sizeof(b)));
@@ -1407,6 +1456,9 @@ static int select_parse(parser *p, sql_select **out)
 			if (!(q->from_alias = ident(p, "a table alias")))
 				return p->rc;
 		}
+		if (q->from_alias && q->from_sub && is_p(p, "(") &&
+		    ident_list(p, &q->from_cols, &q->n_from_cols, "a column name"))
+			return p->rc;
 		vec joins = {NULL, 0, 0, sizeof(sql_join)};
 		for (;;) {
 			uint32_t joff = p->t.off;
@@ -1468,12 +1520,51 @@ static int select_parse(parser *p, sql_select **out)
 				if (!(j->alias = ident(p, "a table alias")))
 					return p->rc;
 			}
+			if (j->alias && j->sub && is_p(p, "(") &&
+			    ident_list(p, &j->col_names, &j->n_col_names, "a column name"))
+				return p->rc;
 			if (kind != 'C') {
-				if (is_kw(p, "USING"))
-					return perr(p, p->t.off, "JOIN ... USING is not supported yet "
-								 "(write ON a.k = b.k)");
-				if (expect_kw(p, "ON") || expr_parse(p, &j->on))
+				if (is_kw(p, "USING")) {
+					/* USING (a, b): ON l.a = r.a AND l.b = r.b, l the table before */
+					uint32_t uoff = p->t.off;
+					const char **cols;
+					size_t nc;
+					if (next(p) || ident_list(p, &cols, &nc, "a column name"))
+						return p->rc;
+					const char *lq = joins.n >= 2 ? ((sql_join *)joins.data)[joins.n - 2].alias
+							 : q->from_alias;
+					if (!lq && joins.n < 2 && !q->from_sub && q->from.n && !q->from.path)
+						lq = q->from.parts[q->from.n - 1];
+					if (!lq && joins.n >= 2 && ((sql_join *)joins.data)[joins.n - 2].table.n &&
+					    !((sql_join *)joins.data)[joins.n - 2].table.path)
+						lq = ((sql_join *)joins.data)[joins.n - 2].table
+							     .parts[((sql_join *)joins.data)[joins.n - 2].table.n - 1];
+					const char *rq = j->alias ? j->alias
+							 : j->table.n && !j->table.path ? j->table.parts[j->table.n - 1]
+											 : NULL;
+					if (!lq || !rq)
+						return perr(p, uoff, "USING needs both tables named (give each an alias)");
+					sql_expr *on = NULL;
+					for (size_t k = 0; k < nc; k++) {
+						sql_expr *l = enew(p, SQL_E_COL, uoff), *r = enew(p, SQL_E_COL, uoff);
+						const char **lp = floe_arena_calloc(p->a, 2, sizeof(char *));
+						const char **rp = floe_arena_calloc(p->a, 2, sizeof(char *));
+						if (!l || !r || !lp || !rp)
+							return poom(p);
+						lp[0] = lq;
+						lp[1] = rp[1] = cols[k];
+						rp[0] = rq;
+						l->name = (sql_name){lp, 2, uoff, false, NULL, NULL, 0};
+						r->name = (sql_name){rp, 2, uoff, false, NULL, NULL, 0};
+						sql_expr *eq = binary(p, "=", l, r);
+						if (!eq || (on && !(eq = binary(p, "AND", on, eq))))
+							return p->rc ? p->rc : poom(p);
+						on = eq;
+					}
+					j->on = on;
+				} else if (expect_kw(p, "ON") || expr_parse(p, &j->on)) {
 					return p->rc;
+				}
 			}
 		}
 		q->joins = joins.data;

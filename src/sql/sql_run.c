@@ -983,9 +983,6 @@ int sql_run_select(sql_ctx *c, const sql_select *q)
 	floe_scan *scan = NULL;
 	capture cp;
 	int rc;
-	if (!q->from.n && !q->from_sub)
-		return sql_err(c, FLOE_EUNSUPPORTED, q->off, "SELECT without FROM is not supported "
-							     "yet");
 	/* computed items, aggregates, joins, ORDER BY, and any WHERE: the executor
 	 * (which pushes what it can of the WHERE into the scan) */
 	if (sql_vec_needed(q) || q->where || c->s->opts.format == FLOE_SQL_JSON)

@@ -2777,6 +2777,8 @@ typedef struct source {
 	const sql_opt *hints;
 	size_t n_hints;
 	const sql_select *sub; /* FROM (SELECT ...): its rows are in rel */
+	const char *const *col_names; /* FROM (...) x (c1, ...): sub's columns renamed */
+	size_t n_col_names;
 	floe_table *t;
 	floe_scan *scan;
 	vrel schema; /* names, quals, types (no rows) */
@@ -3023,8 +3025,15 @@ static int open_source(vx *x, source *src, const char *where, const floe_strmap 
 		/* a derived table: run it; its columns are qualified by the alias */
 		if ((rc = query_rel(c, src->sub, &src->rel)))
 			return rc;
-		for (size_t i = 0; i < src->rel.n_cols; i++)
+		if (src->n_col_names && src->n_col_names != src->rel.n_cols)
+			return sql_err(c, FLOE_EINVAL, src->sub->off,
+				       "the alias names %zu columns; the derived table has %zu",
+				       src->n_col_names, src->rel.n_cols);
+		for (size_t i = 0; i < src->rel.n_cols; i++) {
 			src->rel.quals[i] = src->alias;
+			if (src->n_col_names)
+				src->rel.names[i] = src->col_names[i];
+		}
 		src->schema = src->rel;
 		src->schema.n = 0;
 		return 0;
@@ -3644,6 +3653,8 @@ static bool is_field_col(const vrel *in, size_t k)
 
 bool sql_vec_needed(const sql_select *q)
 {
+	if (!q->from.n && !q->from_sub)
+		return true; /* no FROM: the executor's one empty row */
 	for (size_t i = 0; i < q->n_hints; i++)
 		if (!strcmp(q->hints[i].key, "streaming") && !strcasecmp(q->hints[i].value, "true"))
 			return true; /* the streaming read is the executor's */
@@ -3933,10 +3944,7 @@ static int select_rel(sql_ctx *c, const sql_select *q, vrel *out)
 		rc = floe_error_oom(c->err);
 		goto done;
 	}
-	if (!q->from.n && !q->from_sub) {
-		rc = sql_err(c, FLOE_EUNSUPPORTED, q->off, "SELECT without FROM is not supported yet");
-		goto done;
-	}
+	bool no_from = !q->from.n && !q->from_sub; /* SELECT 1 + 1, a VALUES row: one empty row */
 	/* what to read */
 	bool star = false;
 	for (size_t i = 0; i < q->n_items; i++)
@@ -3956,23 +3964,34 @@ static int select_rel(sql_ctx *c, const sql_select *q, vrel *out)
 	srcs[0].hints = q->hints;
 	srcs[0].n_hints = q->n_hints;
 	srcs[0].sub = q->from_sub;
+	srcs[0].col_names = q->from_cols;
+	srcs[0].n_col_names = q->n_from_cols;
 	for (size_t i = 0; i < q->n_joins; i++) {
 		srcs[i + 1].name = &q->joins[i].table;
 		srcs[i + 1].alias = q->joins[i].alias;
 		srcs[i + 1].hints = q->joins[i].hints;
 		srcs[i + 1].n_hints = q->joins[i].n_hints;
 		srcs[i + 1].sub = q->joins[i].sub;
+		if (q->joins[i].sub) {
+			srcs[i + 1].col_names = q->joins[i].col_names;
+			srcs[i + 1].n_col_names = q->joins[i].n_col_names;
+		}
 	}
-	if (!q->n_joins && !q->from_sub)
+	if (!q->n_joins && !q->from_sub && !no_from)
 		pushdown(x, q->where, &where);
-	for (size_t i = 0; i < n_src; i++)
+	for (size_t i = no_from ? 1 : 0; i < n_src; i++)
 		if ((i == 0 || !q->joins[i - 1].unnest) &&
 		    (rc = open_source(x, &srcs[i], i == 0 && where.len ? floe_buf_cstr(&where) : NULL,
 				      &need, star)))
 			goto done;
 	/* the input relation: one table read batch by batch, or the joined tables */
 	vrel joined, *in = &srcs[0].schema;
-	if (q->n_joins || q->from_sub) {
+	if (no_from) {
+		if ((rc = rel_init(x, &joined, 0)))
+			goto done;
+		joined.n = 1;
+		in = &joined;
+	} else if (q->n_joins || q->from_sub) {
 		if ((rc = read_all(x, &srcs[0], &joined)))
 			goto done;
 		for (size_t i = 0; i < q->n_joins; i++) {
@@ -4173,7 +4192,7 @@ static int select_rel(sql_ctx *c, const sql_select *q, vrel *out)
 	for (size_t i = 0; i < n_items + n_ord; i++)
 		res.types[i] = ix[i]->t;
 	vrel b = *in;
-	bool in_memory = q->n_joins || q->from_sub; /* else the scan, batch by batch */
+	bool in_memory = q->n_joins || q->from_sub || no_from; /* else the scan, batch by batch */
 	if (!in_memory && !(b.cols = floe_arena_calloc(c->a, in->n_cols + 1, sizeof(sv *)))) {
 		rc = floe_error_oom(c->err);
 		goto done;

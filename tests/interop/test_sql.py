@@ -476,3 +476,33 @@ def test_streaming_select_prints_rows_as_commits_arrive(tmp_path):
     p = run_sql(tmp_path, "-e", head + "USE db; SELECT kind, COUNT(*) FROM t "
                 "/*+ OPTIONS('streaming'='true') */ GROUP BY kind;", check=False)
     assert p.returncode != 0 and "a streaming SELECT takes a projection" in p.stderr and "^" in p.stderr
+
+
+def test_values_using_and_select_without_from(tmp_path):
+    """VALUES as a derived table with its alias's column names, JOIN ... USING,
+    and SELECT without FROM, each answering as DuckDB does."""
+    import duckdb
+
+    write_events(tmp_path / "in", "a.jsonl", events(12))
+    head = ("CREATE CATALOG c WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='wh'); "
+            "USE CATALOG c; ")
+    run_sql(tmp_path, "-e", head + """CREATE DATABASE db; USE db;
+        CREATE TABLE t (id BIGINT, kind STRING);
+        CREATE TABLE src (id BIGINT, kind STRING) WITH ('connector' = 'filesystem', 'path' = 'in', 'format' = 'json');
+        INSERT INTO t SELECT id, kind FROM src;""")
+    rows = [(r["id"], r["kind"]) for r in events(12)]
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (id BIGINT, kind VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?)", rows)
+    for q in ["SELECT t.id, t.kind, f.tag FROM t JOIN (VALUES (1, 'one'), (4, 'four'), (40, 'none')) f(id, tag) "
+              "USING (id) ORDER BY ALL",
+              "SELECT v.x, t.kind FROM (VALUES (1), (2)) v(x), t WHERE t.id = v.x + 5 ORDER BY ALL",
+              "SELECT x * 2 AS y FROM (VALUES (1), (2), (3)) AS v(x) WHERE x > 1 ORDER BY y DESC",
+              "SELECT 1 + 2 AS three, 'a' || 'b' AS ab",
+              "SELECT COUNT(*) AS n WHERE 1 = 0"]:
+        p = run_sql(tmp_path, "--format", "csv", "-e", head + "USE db; " + q + ";")
+        got = [l.split(",") for l in p.stdout.strip().splitlines()[1:]]
+        want = [[str(v) for v in r] for r in con.execute(q).fetchall()]
+        assert got == want, (q, got, want)
+    p = run_sql(tmp_path, "-e", "SELECT * FROM (VALUES (1), (2, 3)) v;", check=False)
+    assert p.returncode != 0 and "a VALUES row of 2 values; the first has 1" in p.stderr
