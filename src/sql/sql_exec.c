@@ -125,7 +125,7 @@ static bool json_number_text(const char *v)
 
 /* One JSON object per row (--format json). A name an earlier column has
  * gets _1, _2, ... (SELECT * over a join), so that no key repeats. */
-static int rows_json(floe_buf *b, const sql_rows *r)
+int sql_rows_json(floe_buf *b, const sql_rows *r)
 {
 	int rc = 0;
 	const char **keys = floe_arena_calloc(r->a, r->n_cols + 1, sizeof(char *));
@@ -203,7 +203,7 @@ int sql_rows_print(floe_sql *s, const sql_rows *r)
 	int rc = 0;
 	if (s->opts.format != FLOE_SQL_TABLEAU) {
 		floe_buf_init(&b, 0);
-		rc = s->opts.format == FLOE_SQL_JSON ? rows_json(&b, r) : rows_csv(&b, r);
+		rc = s->opts.format == FLOE_SQL_JSON ? sql_rows_json(&b, r) : rows_csv(&b, r);
 		if (rc)
 			rc = FLOE_ENOMEM;
 		else if (b.len)
@@ -1645,6 +1645,99 @@ static int describe(sql_ctx *c, const sql_stmt *st)
 		rc = sql_rows_print(c->s, &rows);
 	floe_table_free(t);
 	return rc;
+}
+
+/*
+ * An Iceberg table read by an INSERT, as a source table of the session: the
+ * table's columns as a CREATE TABLE of Flink types (what SHOW CREATE TABLE
+ * prints) with the internal connector 'floe-iceberg', so the INSERT path
+ * (column checks, computed projections, the source's YAML: the pipeline's
+ * `type: iceberg` source) takes it like any other. The read hints ride along
+ * as its options. The script is kept by the session, as a script's own.
+ */
+int sql_iceberg_source(sql_ctx *c, const sql_ref *r, const sql_opt *hints, size_t n_hints, uint32_t off,
+		       const sql_source **out)
+{
+	floe_table *t = NULL;
+	int rc = open_table(c, r, off, &t);
+	if (rc)
+		return rc;
+	const floe_schema *s = floe_metadata_current_schema(floe_table_metadata(t));
+	const floe_field **fs = floe_arena_calloc(c->a, s->root->n_fields + 1, sizeof(*fs));
+	floe_buf w;
+	floe_buf_init(&w, 0);
+	rc = fs ? floe_buf_printf(&w, "'connector' = 'floe-iceberg', 'source-table' = '%s.%s'", r->db, r->table)
+		: FLOE_ENOMEM;
+	for (size_t i = 0; i < n_hints && !rc; i++)
+		rc = floe_buf_printf(&w, ", '%s' = '%s'", hints[i].key, hints[i].value);
+	for (size_t i = 0; fs && i < s->root->n_fields; i++)
+		fs[i] = &s->root->fields[i];
+	if (!rc)
+		rc = sql_make_source(c, r, fs, s->root->n_fields, floe_buf_cstr(&w), out);
+	else
+		rc = floe_error_oom(c->err);
+	floe_buf_reset(&w);
+	floe_table_free(t);
+	return rc;
+}
+
+/* A source table named like r, of these columns (Flink types of their
+ * Iceberg types, all nullable) and these WITH options. */
+int sql_make_source(sql_ctx *c, const sql_ref *r, const floe_field *const *fields, size_t n_fields,
+		    const char *with, const sql_source **out)
+{
+	floe_buf b;
+	floe_buf_init(&b, 0);
+	int rc = floe_buf_printf(&b, "CREATE TEMPORARY TABLE `%s` (\n", r->table);
+	for (size_t i = 0; i < n_fields && !rc; i++) {
+		const floe_field *f = fields[i];
+		rc = floe_buf_printf(&b, "  `%s` ", f->name);
+		if (!rc)
+			rc = flink_type(&b, f->type, false);
+		if (!rc)
+			rc = floe_buf_puts(&b, i + 1 < n_fields ? ",\n" : "\n");
+	}
+	if (!rc)
+		rc = floe_buf_printf(&b, ") WITH (%s);", with);
+	if (rc) {
+		floe_buf_reset(&b);
+		return floe_error_oom(c->err);
+	}
+	floe_sql *ss = c->s;
+	char *copy = floe_strndup((const char *)b.data, b.len);
+	size_t n = b.len;
+	floe_buf_reset(&b);
+	sql_script *sc = NULL;
+	if (!copy)
+		return floe_error_oom(c->err);
+	if ((rc = floe_sql__parse(&sc, copy, n, "(the table as a source)", c->err))) {
+		floe_free(copy);
+		return rc;
+	}
+	sql_script **scripts = floe_realloc(ss->scripts, (ss->n_scripts + 1) * sizeof(*scripts));
+	char **texts = scripts ? floe_realloc(ss->texts, (ss->n_scripts + 1) * sizeof(*texts)) : NULL;
+	if (scripts)
+		ss->scripts = scripts;
+	if (texts)
+		ss->texts = texts;
+	sql_source *src = scripts && texts ? floe_arena_calloc(&sc->arena, 1, sizeof(*src)) : NULL;
+	if (!src) {
+		floe_sql__script_free(sc);
+		floe_free(copy);
+		return floe_error_oom(c->err);
+	}
+	ss->scripts[ss->n_scripts] = sc;
+	ss->texts[ss->n_scripts] = copy;
+	ss->n_scripts++;
+	src->catalog = floe_arena_strdup(&sc->arena, r->cat->name);
+	src->db = floe_arena_strdup(&sc->arena, r->db);
+	src->name = floe_arena_strdup(&sc->arena, r->table);
+	src->def = sc->stmts[0];
+	src->script = sc;
+	if (!src->catalog || !src->db || !src->name)
+		return floe_error_oom(c->err);
+	*out = src;
+	return FLOE_OK;
 }
 
 static int show_create_table(sql_ctx *c, const sql_stmt *st)

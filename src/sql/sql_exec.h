@@ -118,6 +118,14 @@ int sql_resolve(sql_ctx *c, const sql_name *nm, sql_ref *out) FLOE_WUR;
 int sql_need_catalog(sql_ctx *c, const sql_catalog *cat, uint32_t off) FLOE_WUR;
 /* The source table a name refers to, or NULL. */
 const sql_source *sql_find_source(floe_sql *s, const sql_ref *r);
+/* An Iceberg table an INSERT reads, as a source table (connector 'floe-iceberg'). */
+int sql_iceberg_source(sql_ctx *c, const sql_ref *r, const sql_opt *hints, size_t n_hints, uint32_t off,
+		       const sql_source **out) FLOE_WUR;
+/* A source table named like r: these columns, these WITH options (text). */
+int sql_make_source(sql_ctx *c, const sql_ref *r, const floe_field *const *fields, size_t n_fields,
+		    const char *with, const sql_source **out) FLOE_WUR;
+/* rows as JSON lines (--format json's form) */
+int sql_rows_json(floe_buf *b, const sql_rows *r) FLOE_WUR;
 /* The value of option key in opts (NULL when absent). */
 const char *sql_opt_get(const sql_opt *opts, size_t n, const char *key);
 /* Flink type -> Iceberg type ("STRING" -> string); ids from *next_id. */

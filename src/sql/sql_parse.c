@@ -2137,6 +2137,16 @@ static int insert_parse(parser *p, sql_stmt *st)
 		} while (accept_p(p, ","));
 		st->values = rows.data;
 		st->n_values = rows.n;
+		/* the job reads them as SELECT * of a source of the rows (sql_run.c) */
+		sql_select *q = floe_arena_calloc(p->a, 1, sizeof(*q));
+		sql_expr **items = floe_arena_calloc(p->a, 1, sizeof(*items));
+		if (!q || !items || !(items[0] = enew(p, SQL_E_STAR, st->values_off)))
+			return poom(p);
+		q->limit = q->u_limit = -1;
+		q->off = st->values_off;
+		q->items = items;
+		q->n_items = 1;
+		st->select = q;
 		return 0;
 	}
 	if (!is_kw(p, "SELECT"))

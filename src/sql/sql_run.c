@@ -16,11 +16,13 @@
  * columns and the projection, evaluated a batch at a time in the writer
  * tasks, makes the table's rows.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "iceberg/metadata.h"
 #include "sql/sql_exec.h"
@@ -246,6 +248,32 @@ static int source_yaml(sql_ctx *c, const sql_source *src, const floe_schema *tar
 		rc = yq(y, src->name);
 	if (rc)
 		return floe_error_oom(c->err);
+	if (!strcmp(conn, "floe-iceberg")) {
+		/* an Iceberg table of the catalog (sql_iceberg_source): bounded unless 'streaming' */
+		const char *tbl = sql_opt_get(d->opts, d->n_opts, "source-table");
+		rc = floe_buf_puts(y, "\n    type: iceberg\n    source-table: ");
+		if (!rc)
+			rc = yq(y, tbl ? tbl : "");
+		if (!rc)
+			rc = floe_buf_putc(y, '\n');
+		static const char *const keys[] = {"streaming", "starting-strategy", "start-snapshot-id",
+						   "start-snapshot-timestamp",
+						   "streaming-skip-overwrite-snapshots"};
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]) && !rc; k++) {
+			const char *v = sql_opt_get(d->opts, d->n_opts, keys[k]);
+			if (v && !(rc = floe_buf_printf(y, "    %s: ", keys[k])) && !(rc = yq(y, v)))
+				rc = floe_buf_putc(y, '\n');
+		}
+		const char *mon = sql_opt_get(d->opts, d->n_opts, "monitor-interval");
+		if (!rc && mon) {
+			int64_t ms;
+			if (!floe_parse_duration_ms(mon, &ms))
+				return sql_err(&sc, FLOE_EINVAL, d->off, "monitor-interval '%s' is not a duration",
+					       mon);
+			rc = floe_buf_printf(y, "    monitor-interval: %lldms\n", (long long)ms);
+		}
+		return rc ? floe_error_oom(c->err) : FLOE_OK;
+	}
 	if (!strcmp(conn, "filesystem")) {
 		for (size_t i = 0; i < d->n_opts; i++) {
 			bool known = false;
@@ -480,6 +508,81 @@ typedef struct target {
 	bool where_in_proj;         /* the WHERE is the projection's (not a routing filter) */
 } target;
 
+/*
+ * INSERT ... VALUES: the rows, evaluated by the executor, become a JSON-lines
+ * file the job reads as its filesystem source (a source of the target's
+ * columns, or the listed ones). The file is named by a hash of the statement
+ * and the table, so a re-run of the same script resumes like any INSERT job
+ * (the same rows, the same offsets: nothing twice).
+ */
+static int values_source(sql_ctx *c, target *tg)
+{
+	const sql_stmt *st = tg->st;
+	floe_table *t = NULL;
+	int rc;
+	if (c->s->planning)
+		return sql_err(c, FLOE_EUNSUPPORTED, st->values_off, "floe plan does not plan INSERT ... VALUES");
+	if ((rc = sql_need_catalog(c, tg->ref.cat, st->name.off)))
+		return rc;
+	rc = floe_table_load(&t, tg->ref.cat->cat, tg->ref.db, tg->ref.table, c->err);
+	if (rc == FLOE_ENOTFOUND)
+		return sql_err(c, rc, st->name.off, "table '%s' does not exist",
+			       floe_sql__name_str(c->a, &st->name));
+	if (rc)
+		return rc;
+	const floe_schema *ts = floe_metadata_current_schema(floe_table_metadata(t));
+	size_t n = st->n_insert_cols ? st->n_insert_cols : ts->root->n_fields;
+	const floe_field **fs = floe_arena_calloc(c->a, n + 1, sizeof(*fs));
+	const char **names = floe_arena_calloc(c->a, n + 1, sizeof(char *));
+	floe_buf rows, with;
+	floe_buf_init(&rows, 0);
+	floe_buf_init(&with, 0);
+	rc = fs && names ? FLOE_OK : floe_error_oom(c->err);
+	for (size_t i = 0; i < n && !rc; i++) {
+		const floe_field *f = st->n_insert_cols ? floe_schema_field(ts, st->insert_cols[i])
+							: &ts->root->fields[i];
+		if (!f) {
+			rc = sql_err(c, FLOE_EINVAL, st->name.off, "table %s has no column '%s'",
+				     floe_sql__name_str(c->a, &st->name), st->insert_cols[i]);
+			break;
+		}
+		fs[i] = f;
+		names[i] = f->name;
+	}
+	if (!rc)
+		rc = sql_vec_values(c, st->values, st->n_values, names, n, &rows);
+	char path[4096] = "";
+	if (!rc) {
+		const char *tmp = getenv("TMPDIR");
+		uint64_t h = floe_hash64(c->sc->text + st->off, st->end - st->off);
+		const char *tn = floe_sql__name_str(c->a, &st->name);
+		h ^= floe_hash64(tn, strlen(tn)) * 0x9e3779b97f4a7c15ULL;
+		snprintf(path, sizeof(path), "%s/floe-values-%016llx", tmp && *tmp ? tmp : "/tmp",
+			 (unsigned long long)h);
+		if (mkdir(path, 0700) && errno != EEXIST)
+			rc = floe_error_set(c->err, FLOE_EIO, "%s: %s", path, strerror(errno));
+	}
+	if (!rc) {
+		char file[4200];
+		snprintf(file, sizeof(file), "%s/rows.jsonl", path);
+		FILE *fp = fopen(file, "w");
+		if (!fp || (rows.len && fwrite(rows.data, 1, rows.len, fp) != rows.len) || fclose(fp))
+			rc = floe_error_set(c->err, FLOE_EIO, "%s: cannot write the VALUES rows: %s", file,
+					    strerror(errno));
+	}
+	if (!rc && floe_buf_printf(&with, "'connector' = 'filesystem', 'path' = '%s', 'format' = 'json'", path))
+		rc = floe_error_oom(c->err);
+	if (!rc) {
+		sql_ref r = tg->ref;
+		r.table = "values";
+		rc = sql_make_source(c, &r, fs, n, floe_buf_cstr(&with), &tg->src);
+	}
+	floe_buf_reset(&rows);
+	floe_buf_reset(&with);
+	floe_table_free(t);
+	return rc;
+}
+
 static int check_insert(sql_ctx *c, target *tg)
 {
 	const sql_stmt *st = tg->st;
@@ -488,10 +591,7 @@ static int check_insert(sql_ctx *c, target *tg)
 	if (st->n_partition)
 		return sql_err(c, FLOE_EUNSUPPORTED, st->partition_off,
 			       "INSERT ... PARTITION (...) is not supported yet");
-	if (st->n_values)
-		return sql_err(c, FLOE_EUNSUPPORTED, st->values_off,
-			       "INSERT ... VALUES is not supported yet: insert from a source table "
-			       "with SELECT");
+
 	for (size_t i = 0; i < st->n_opts; i++) {
 		const sql_opt *o = &st->opts[i];
 		if (!strcmp(o->key, "upsert-enabled") || !strcmp(o->key, "equality-field-columns"))
@@ -504,6 +604,11 @@ static int check_insert(sql_ctx *c, target *tg)
 			       "(upsert-enabled, equality-field-columns, write-parallelism, "
 			       "distribution-mode, branch)",
 			       o->key);
+	}
+	if (st->n_values) {
+		if ((rc = sql_resolve(c, &st->name, &tg->ref)) || (rc = values_source(c, tg)))
+			return rc;
+		goto have_source;
 	}
 	if (q->from_sub || q->union_next)
 		return sql_err(c, FLOE_EUNSUPPORTED, q->off, "INSERT ... SELECT from a subquery or a "
@@ -530,13 +635,36 @@ static int check_insert(sql_ctx *c, target *tg)
 		floe_error e2 = {0};
 		if (from.cat->cat && !floe_table_load(&tt, from.cat->cat, from.db, from.table, &e2)) {
 			floe_table_free(tt);
-			return sql_err(c, FLOE_EUNSUPPORTED, q->from.off,
-				       "reading an Iceberg table as a stream source is not supported "
-				       "yet (sources: 'connector'='filesystem' or 'datagen')");
+			/* an Iceberg table of the target's catalog: the pipeline's iceberg source */
+			if (from.cat != tg->ref.cat)
+				return sql_err(c, FLOE_EUNSUPPORTED, q->from.off,
+					       "an INSERT reads an Iceberg table of the target's catalog "
+					       "('%s'); '%s' is in '%s'",
+					       tg->ref.cat ? tg->ref.cat->name : "?",
+					       floe_sql__name_str(c->a, &q->from), from.cat->name);
+			for (size_t i = 0; i < q->n_hints; i++) {
+				static const char *const ok[] = {"streaming", "monitor-interval", "starting-strategy",
+								 "start-snapshot-id", "start-snapshot-timestamp",
+								 "streaming-skip-overwrite-snapshots", NULL};
+				bool known = false;
+				for (size_t k = 0; ok[k]; k++)
+					known |= !strcmp(ok[k], q->hints[i].key);
+				if (!known)
+					return sql_err(c, FLOE_EUNSUPPORTED, q->hints[i].off,
+						       "read option '%s' on an INSERT's Iceberg source is not "
+						       "supported (streaming, monitor-interval, starting-strategy, "
+						       "start-snapshot-id, start-snapshot-timestamp, "
+						       "streaming-skip-overwrite-snapshots)",
+						       q->hints[i].key);
+			}
+			if ((rc = sql_iceberg_source(c, &from, q->hints, q->n_hints, q->from.off, &tg->src)))
+				return rc;
+			goto have_source;
 		}
 		return sql_err(c, FLOE_EINVAL, q->from.off, "table '%s' does not exist",
 			       floe_sql__name_str(c->a, &q->from));
 	}
+have_source:
 	if (sql_find_source(c->s, &tg->ref))
 		return sql_err(c, FLOE_EUNSUPPORTED, st->name.off,
 			       "'%s' is a source table: floe writes Iceberg tables",

@@ -4968,6 +4968,58 @@ int sql_vec_select(sql_ctx *c, const sql_select *q)
 	return sql_rows_print(c->s, &rows);
 }
 
+int sql_vec_values(sql_ctx *c, sql_expr *const *rows, size_t n_rows, const char *const *names,
+		   size_t n_names, floe_buf *out)
+{
+	/* one SELECT per row, UNION ALL of them: the rows' values take common types */
+	sql_select *first = NULL, *prev = NULL;
+	for (size_t r = 0; r < n_rows; r++) {
+		const sql_expr *row = rows[r];
+		if (row->n_args != n_names)
+			return sql_err(c, FLOE_EINVAL, row->off, "a VALUES row of %zu values for %zu columns",
+				       row->n_args, n_names);
+		sql_select *q = floe_arena_calloc(c->a, 1, sizeof(*q));
+		if (!q)
+			return floe_error_oom(c->err);
+		q->limit = q->u_limit = -1;
+		q->off = row->off;
+		q->items = row->args;
+		q->n_items = row->n_args;
+		const char **al = floe_arena_calloc(c->a, n_names + 1, sizeof(char *));
+		if (!al)
+			return floe_error_oom(c->err);
+		memcpy(al, names, n_names * sizeof(char *));
+		q->aliases = al;
+		if (!first) {
+			first = q;
+		} else {
+			prev->union_next = q;
+			prev->union_all = true;
+			prev->set_op = 'U';
+		}
+		prev = q;
+	}
+	if (!first)
+		return FLOE_OK;
+	vrel res;
+	int rc = query_rel(c, first, &res);
+	if (rc)
+		return rc;
+	sql_rows sr;
+	const char **cells = floe_arena_calloc(c->a, res.n_cols + 1, sizeof(char *));
+	const char *kinds = out_kinds(c, &res);
+	if (!cells || !kinds || sql_rows_init(&sr, c->a, names, n_names))
+		return floe_error_oom(c->err);
+	sr.kinds = kinds;
+	for (size_t r = 0; r < res.n; r++) {
+		for (size_t i = 0; i < res.n_cols; i++)
+			cells[i] = sv_text(c->a, res.types[i], &res.cols[i][r]);
+		if (sql_rows_add(&sr, cells))
+			return floe_error_oom(c->err);
+	}
+	return sql_rows_json(out, &sr) ? floe_error_oom(c->err) : FLOE_OK;
+}
+
 /* ---- INSERT projections (sql_vec.h: sql_proj) -------------------------------------- */
 
 struct sql_proj {

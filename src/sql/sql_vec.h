@@ -32,6 +32,10 @@
 bool sql_vec_needed(const sql_select *q);
 /* Run q and print its rows. */
 int sql_vec_select(sql_ctx *c, const sql_select *q) FLOE_WUR;
+/* INSERT ... VALUES: each row (a ROW(...) call of the parser) evaluated, as
+ * JSON lines keyed by names (one per value) into out. */
+int sql_vec_values(sql_ctx *c, sql_expr *const *rows, size_t n_rows, const char *const *names,
+		   size_t n_names, floe_buf *out) FLOE_WUR;
 /* What a query may hold (SET 'sql.memory-budget', floe_sql_opts.memory_budget, or half the
  * machine's memory), and the error past it (at q). */
 int64_t sql_query_budget(const sql_ctx *c);

@@ -292,8 +292,8 @@ def test_like_values_and_partition_clauses(tmp_path):
     assert "'commit.retry.num-retries' = '3'" in out
     p = run_sql(tmp_path, "-e",
                 "CREATE CATALOG c WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='wh');"
-                "INSERT INTO c.db.t VALUES (1, TIMESTAMP '2024-01-01 00:00:00');", check=False)
-    assert "INSERT ... VALUES is not supported yet" in p.stderr
+                "INSERT INTO c.db.t VALUES (1, TIMESTAMP '2024-01-01 00:00:00', 3);", check=False)
+    assert "a VALUES row of 3 values for 2 columns" in p.stderr, p.stderr
 
 
 def test_connector_iceberg_table_without_a_catalog(tmp_path):
@@ -506,3 +506,42 @@ def test_values_using_and_select_without_from(tmp_path):
         assert got == want, (q, got, want)
     p = run_sql(tmp_path, "-e", "SELECT * FROM (VALUES (1), (2, 3)) v;", check=False)
     assert p.returncode != 0 and "a VALUES row of 2 values; the first has 1" in p.stderr
+
+
+def test_insert_values_and_insert_from_an_iceberg_table(tmp_path):
+    """INSERT ... VALUES (typed literals, NULLs, a column list) and INSERT
+    [OVERWRITE] ... SELECT from an Iceberg table of the catalog (the pipeline's
+    iceberg source; a computed projection over it too): PyIceberg reads what
+    each wrote, and a re-run of the same script changes nothing."""
+    from decimal import Decimal
+
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    head = ("CREATE CATALOG c WITH ('type'='iceberg', 'catalog-type'='jdbc', "
+            "'uri'='jdbc:sqlite:lake.db', 'warehouse'='wh'); USE CATALOG c; ")
+    script = head + """CREATE DATABASE IF NOT EXISTS db; USE db;
+        CREATE TABLE IF NOT EXISTS a (id BIGINT, name STRING, amount DECIMAL(10, 2), d DATE);
+        CREATE TABLE IF NOT EXISTS b (id BIGINT, name STRING, amount DECIMAL(10, 2), d DATE);
+        CREATE TABLE IF NOT EXISTS c2 (id BIGINT, label STRING);
+        INSERT INTO a VALUES (1, 'one', 1.50, DATE '2024-02-03'), (2, NULL, -3, NULL);
+        INSERT INTO a (id, name) VALUES (3, 'three');
+        INSERT INTO b SELECT * FROM a;
+        INSERT OVERWRITE b SELECT * FROM a WHERE id >= 2;
+        INSERT INTO c2 SELECT id * 10, UPPER(COALESCE(name, 'none')) FROM a;"""
+    run_sql(tmp_path, "-e", script)
+    cat = SqlCatalog("c", uri=f"sqlite:///{tmp_path}/lake.db", warehouse=f"file://{tmp_path}/wh")
+
+    def rows(name, key="id"):
+        return sorted(cat.load_table(f"db.{name}").scan().to_arrow().to_pylist(), key=lambda r: r[key])
+
+    import datetime
+    want_a = [{"id": 1, "name": "one", "amount": Decimal("1.50"), "d": datetime.date(2024, 2, 3)},
+              {"id": 2, "name": None, "amount": Decimal("-3.00"), "d": None},
+              {"id": 3, "name": "three", "amount": None, "d": None}]
+    assert rows("a") == want_a
+    assert rows("b") == want_a[1:]
+    assert rows("c2") == [{"id": 10, "label": "ONE"}, {"id": 20, "label": "NONE"}, {"id": 30, "label": "THREE"}]
+    before = {n: cat.load_table(f"db.{n}").metadata.current_snapshot_id for n in ("a", "c2")}
+    run_sql(tmp_path, "-e", script)  # the same script again: every job resumes at its end
+    assert rows("a") == want_a and len(rows("c2")) == 3
+    assert {n: cat.load_table(f"db.{n}").metadata.current_snapshot_id for n in ("a", "c2")} == before
