@@ -25,6 +25,7 @@
  * overwrite" cannot be configured (docs/operations.md).
  */
 #include <string.h>
+#include <strings.h>
 
 #include "json/json.h"
 #include "arrow/arrow_build.h"
@@ -53,6 +54,56 @@ typedef struct delta_out {
 	size_t n_ids;
 } delta_out;
 
+/*
+ * The first column of the table a routing filter's text names, or NULL. A
+ * filter on the table's own columns would strand a row an update moves out of
+ * it; one on fields only the source has (the event type of a stream that
+ * carries several) picks which records are changes, as Flink's filtered
+ * upsert INSERT does. Words in quotes and the filter's keywords are not
+ * names.
+ */
+static const char *filter_table_column(const char *f, const floe_schema *schema)
+{
+	static const char *const kw[] = {"and", "or", "not", "in", "is", "null", "like", "between", "true", "false"};
+	for (const char *p = f; *p;) {
+		if (*p == '\'' || *p == '"' || *p == '`') {
+			char q = *p++;
+			const char *b = p;
+			while (*p && *p != q)
+				p++;
+			size_t n = (size_t)(p - b);
+			for (size_t i = 0; q == '`' && i < schema->root->n_fields; i++) {
+				/* `name`: a quoted name */
+				const char *name = schema->root->fields[i].name;
+				if (strlen(name) == n && !strncmp(name, b, n))
+					return name;
+			}
+			if (*p)
+				p++;
+			continue;
+		}
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_')) {
+			p++;
+			continue;
+		}
+		const char *b = p;
+		while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')
+			p++;
+		size_t n = (size_t)(p - b);
+		bool is_kw = false;
+		for (size_t k = 0; k < sizeof(kw) / sizeof(kw[0]) && !is_kw; k++)
+			is_kw = strlen(kw[k]) == n && !strncasecmp(kw[k], b, n);
+		if (is_kw)
+			continue;
+		for (size_t i = 0; i < schema->root->n_fields; i++) {
+			const char *name = schema->root->fields[i].name;
+			if (strlen(name) == n && !strncasecmp(name, b, n))
+				return name;
+		}
+	}
+	return NULL;
+}
+
 static int rules(const delta_in *in, delta_out *out, floe_error *err)
 {
 	const stream_table_cfg *tc = in->tc;
@@ -70,12 +121,14 @@ static int rules(const delta_in *in, delta_out *out, floe_error *err)
 		return floe_error_prefix(err, rc, "equality-field-columns: ");
 	if ((rc = floe_delta_check(in->schema, in->spec, in->fv, out->ids, out->n_ids, true, err)))
 		return rc;
-	if (tc->filter)
+	const char *col = tc->filter ? filter_table_column(tc->filter, in->schema) : NULL;
+	if (col)
 		return floe_error_set(err, FLOE_EINVAL,
-				      "%s and a routing filter cannot be combined: an update that "
-				      "moves a row out of the filter would never delete it; route "
-				      "the changes before floe (or drop the filter)",
-				      what);
+				      "%s and a routing filter on the table's column '%s' cannot be "
+				      "combined: an update that moves a row out of the filter would never "
+				      "delete it; route the changes before floe, or filter on a field the "
+				      "table does not keep (an event type)",
+				      what, col);
 	int dist = tc->distribution;
 	if (dist == STREAM_DIST_UNSET && in->prop_dist) {
 		if (!strcmp(in->prop_dist, "none"))
@@ -240,8 +293,15 @@ int stream_delta_setup(floe_pipeline *p, rt_table *t, floe_error *err)
 							      : "nested");
 			kind_field = (int32_t)i;
 		}
+	/* the routing filter's extra fields (source fields the table lacks, decoded
+	 * as strings after the table's columns; stream_coord.c) stay where the
+	 * compiled filter reads them, before the change-kind column */
+	size_t fx = !t->project && t->decode_type && t->decode_type != root &&
+				    t->decode_type->n_fields == root->n_fields + t->n_extra
+			    ? t->n_extra
+			    : 0;
 	if (kf && kind_field < 0) {
-		kind_field = (int32_t)root->n_fields;
+		kind_field = (int32_t)(root->n_fields + fx);
 		extra = 1;
 	}
 	if (sc && sc->debezium_ts_column) {
@@ -257,7 +317,7 @@ int stream_delta_setup(floe_pipeline *p, rt_table *t, floe_error *err)
 					      t->ident, sc->debezium_ts_column);
 	}
 	floe_type *dt = floe_arena_calloc(&t->warena, 1, sizeof(*dt));
-	floe_field *fs = floe_arena_calloc(&t->warena, root->n_fields + 1, sizeof(*fs));
+	floe_field *fs = floe_arena_calloc(&t->warena, root->n_fields + fx + 1, sizeof(*fs));
 	t->plan_keys = floe_arena_calloc(&t->warena, t->n_eq + 1, sizeof(int32_t));
 	t->plan_required = floe_arena_calloc(&t->warena, root->n_fields + 1, sizeof(int32_t));
 	if (!dt || !fs || !t->plan_keys || !t->plan_required)
@@ -270,17 +330,19 @@ int stream_delta_setup(floe_pipeline *p, rt_table *t, floe_error *err)
 			t->plan_required[n_req++] = (int32_t)i;
 		fs[i].required = false;
 	}
+	if (fx)
+		memcpy(fs + root->n_fields, t->decode_type->fields + root->n_fields, fx * sizeof(*fs));
 	if (extra) {
-		floe_field *f = &fs[root->n_fields];
-		f->id = INT32_MAX;
+		floe_field *f = &fs[root->n_fields + fx];
+		f->id = INT32_MAX - 4096; /* apart from the filter's extra fields' ids */
 		f->type = floe_type_primitive(FLOE_T_STRING);
 		if (!(f->name = floe_arena_strdup(&t->warena, kf)))
 			return floe_error_oom(err);
 	}
 	dt->fields = fs;
-	dt->n_fields = root->n_fields + extra;
+	dt->n_fields = root->n_fields + fx + extra;
 	t->decode_type = dt;
-	t->n_extra = extra;
+	t->n_extra = fx + extra;
 	for (size_t k = 0; k < t->n_eq; k++)
 		for (size_t i = 0; i < root->n_fields; i++)
 			if (root->fields[i].id == t->eq_ids[k])

@@ -556,7 +556,7 @@ REFUSED = [
                        "write.distribution-mode=none", "--equality-fields", "id"],
      "distribution NONE"),
     ("filter", ["--upsert", "--equality-fields", "id", "--filter", "v > 1"],
-     "routing filter cannot be combined"),
+     "routing filter on the table's column 'v' cannot be combined"),
     ("unknown-key", ["--upsert", "--equality-fields", "id,nope"], "'nope' is not a column"),
 ]
 

@@ -2,7 +2,7 @@
 -- DDL, SET blocks, hinted and routed INSERTs, time-travel and streaming
 -- reads, monitoring queries), written for floe's tests. Every statement
 -- here must parse (`floe sql --check`); what runs today is in ../shop.sql
--- and docs/sql.md. The seed guides' snippets, as written, belong beside it.
+-- and docs/sql.md; seed_snippets.sql is the runnable copy (test_sql.py runs it).
 CREATE CATALOG hive_prod WITH (
   'type' = 'iceberg',
   'catalog-type' = 'hive',
