@@ -124,18 +124,16 @@ static int j_namespace_exists(floe_catalog *cat, const char *ns, bool *exists, f
 static int put_prop(jdbc_catalog *c, const char *ns, const char *k, const char *v,
 		    floe_error *err)
 {
-	const char *del[] = {c->name, ns, k};
+	/* one statement: a DELETE then an INSERT let a second process's DELETE
+	 * remove the first's row between them, and the first then found no
+	 * namespace for the table it was creating (SQLite >= 3.24, PostgreSQL) */
 	const char *ins[] = {c->name, ns, k, v};
-	int rc = floe_sql_exec(c->db,
-			       "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND "
-			       "namespace = ? AND property_key = ?",
-			       del, 3, NULL, NULL, NULL, err);
-	if (!rc)
-		rc = floe_sql_exec(c->db,
-				   "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, "
-				   "property_key, property_value) VALUES (?, ?, ?, ?)",
-				   ins, 4, NULL, NULL, NULL, err);
-	return rc;
+	return floe_sql_exec(c->db,
+			     "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, "
+			     "property_key, property_value) VALUES (?, ?, ?, ?) ON CONFLICT "
+			     "(catalog_name, namespace, property_key) DO UPDATE SET "
+			     "property_value = excluded.property_value",
+			     ins, 4, NULL, NULL, NULL, err);
 }
 
 static int j_create_namespace(floe_catalog *cat, const char *ns, const floe_strmap *props,
