@@ -182,10 +182,10 @@ static int csv_field(floe_buf *b, const char *v)
 }
 
 /* A header line, then one line per row (--format csv). */
-static int rows_csv(floe_buf *b, const sql_rows *r)
+int sql_rows_csv(floe_buf *b, const sql_rows *r, bool header)
 {
 	int rc = 0;
-	for (size_t j = 0; !rc && j <= r->n_rows; j++) {
+	for (size_t j = header ? 0 : 1; !rc && j <= r->n_rows; j++) {
 		const char *const *cells = j ? r->rows[j - 1] : r->cols;
 		for (size_t i = 0; !rc && i < r->n_cols; i++)
 			rc = (i ? floe_buf_putc(b, ',') : 0) || csv_field(b, cells[i]);
@@ -203,7 +203,7 @@ int sql_rows_print(floe_sql *s, const sql_rows *r)
 	int rc = 0;
 	if (s->opts.format != FLOE_SQL_TABLEAU) {
 		floe_buf_init(&b, 0);
-		rc = s->opts.format == FLOE_SQL_JSON ? sql_rows_json(&b, r) : rows_csv(&b, r);
+		rc = s->opts.format == FLOE_SQL_JSON ? sql_rows_json(&b, r) : sql_rows_csv(&b, r, true);
 		if (rc)
 			rc = FLOE_ENOMEM;
 		else if (b.len)

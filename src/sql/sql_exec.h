@@ -126,6 +126,8 @@ int sql_make_source(sql_ctx *c, const sql_ref *r, const floe_field *const *field
 		    const char *with, const sql_source **out) FLOE_WUR;
 /* rows as JSON lines (--format json's form) */
 int sql_rows_json(floe_buf *b, const sql_rows *r) FLOE_WUR;
+/* rows as CSV (--format csv's form), the header line first when header */
+int sql_rows_csv(floe_buf *b, const sql_rows *r, bool header) FLOE_WUR;
 /* The value of option key in opts (NULL when absent). */
 const char *sql_opt_get(const sql_opt *opts, size_t n, const char *key);
 /* Flink type -> Iceberg type ("STRING" -> string); ids from *next_id. */

@@ -462,6 +462,19 @@ static int name_parse(parser *p, sql_name *out, const char *what)
  * directory or metadata file (as floe scan takes, and DuckDB's FROM 'x'). */
 static int table_func_parse(parser *p, sql_name *out);
 
+/* an option's value: a 'string', or a number or TRUE/FALSE as its text (Flink
+ * wants strings; these are accepted as written) */
+static int opt_value(parser *p, const char **out, const char *what)
+{
+	if (p->t.kind == TK_NUMBER || (p->t.kind == TK_WORD && (is_kw(p, "TRUE") || is_kw(p, "FALSE")))) {
+		if (!(*out = floe_arena_strndup(p->a, p->s + p->t.off, p->t.len)))
+			return poom(p);
+		return next(p);
+	}
+	*out = string_lit(p, what);
+	return p->rc;
+}
+
 static int table_name_parse(parser *p, sql_name *out)
 {
 	if (p->t.kind != TK_STRING) {
@@ -522,15 +535,8 @@ static int table_func_parse(parser *p, sql_name *out)
 		o->key = lk;
 		if (expect_p(p, "="))
 			return p->rc;
-		if (p->t.kind == TK_NUMBER || (p->t.kind == TK_WORD && (is_kw(p, "TRUE") || is_kw(p, "FALSE")))) {
-			o->value = floe_arena_strndup(p->a, p->s + p->t.off, p->t.len);
-			if (!o->value)
-				return poom(p);
-			if (next(p))
-				return p->rc;
-		} else if (!(o->value = string_lit(p, "an argument value"))) {
+		if (opt_value(p, &o->value, "an argument value"))
 			return p->rc;
-		}
 		for (size_t i = 0; i + 1 < v.n; i++)
 			if (!strcmp(((sql_opt *)v.data)[i].key, o->key))
 				return perr(p, o->off, "argument '%s' is given twice", o->key);
@@ -568,17 +574,8 @@ static int options_parse(parser *p, sql_opt **out, size_t *n_out)
 				return p->rc;
 			if (expect_p(p, "="))
 				return p->rc;
-			if (p->t.kind == TK_NUMBER || (p->t.kind == TK_WORD && (is_kw(p, "TRUE") ||
-										is_kw(p, "FALSE")))) {
-				/* Flink wants strings; accept numbers and booleans as their text */
-				o->value = floe_arena_strndup(p->a, p->s + p->t.off, p->t.len);
-				if (!o->value)
-					return poom(p);
-				if (next(p))
-					return p->rc;
-			} else if (!(o->value = string_lit(p, "an option value"))) {
+			if (opt_value(p, &o->value, "an option value"))
 				return p->rc;
-			}
 			for (size_t i = 0; i + 1 < v.n; i++)
 				if (!strcmp(((sql_opt *)v.data)[i].key, o->key))
 					return perr(p, o->off, "option '%s' is given twice", o->key);
@@ -1939,6 +1936,23 @@ static int ref_parse(parser *p, sql_stmt *st, bool create)
 	return p->rc;
 }
 
+/* col type ... | (col type ..., ...): ALTER TABLE's ADD and MODIFY */
+static int column_defs(parser *p, sql_stmt *st)
+{
+	vec cols = {NULL, 0, 0, sizeof(sql_column)};
+	bool paren = accept_p(p, "(");
+	do {
+		sql_column *c = vec_push(p, &cols);
+		if (!c || column_def(p, c, st))
+			return p->rc;
+	} while (paren && accept_p(p, ","));
+	if (paren && expect_p(p, ")"))
+		return p->rc;
+	st->cols = cols.data;
+	st->n_cols = cols.n;
+	return 0;
+}
+
 static int alter_table(parser *p, sql_stmt *st)
 {
 	char b[64];
@@ -1953,19 +1967,8 @@ static int alter_table(parser *p, sql_stmt *st)
 	st->ref_snapshot = st->ref_retain_ms = st->ref_keep = st->ref_keep_ms = -1;
 	if (accept_kw(p, "MODIFY")) {
 		/* Flink's MODIFY col type | MODIFY (col type, ...) */
-		vec cols = {NULL, 0, 0, sizeof(sql_column)};
 		st->alter = SQL_A_MODIFY;
-		bool paren = accept_p(p, "(");
-		do {
-			sql_column *c = vec_push(p, &cols);
-			if (!c || column_def(p, c, st))
-				return p->rc;
-		} while (paren && accept_p(p, ","));
-		if (paren && expect_p(p, ")"))
-			return p->rc;
-		st->cols = cols.data;
-		st->n_cols = cols.n;
-		return 0;
+		return column_defs(p, st);
 	}
 	if (accept_kw(p, "WRITE")) {
 		st->alter = SQL_A_WRITE_ORDER;
@@ -2054,21 +2057,10 @@ static int alter_table(parser *p, sql_stmt *st)
 		return 0;
 	}
 	if (accept_kw(p, "ADD")) {
-		vec cols = {NULL, 0, 0, sizeof(sql_column)};
 		st->alter = SQL_A_ADD_COLUMN;
 		if (!accept_kw(p, "COLUMN"))
 			(void)accept_kw(p, "COLUMNS");
-		bool paren = accept_p(p, "(");
-		do {
-			sql_column *c = vec_push(p, &cols);
-			if (!c || column_def(p, c, st))
-				return p->rc;
-		} while (paren && accept_p(p, ","));
-		if (paren && expect_p(p, ")"))
-			return p->rc;
-		st->cols = cols.data;
-		st->n_cols = cols.n;
-		return 0;
+		return column_defs(p, st);
 	}
 	if (accept_kw(p, "DROP")) {
 		st->alter = SQL_A_DROP_COLUMN;

@@ -4633,37 +4633,29 @@ static const char *out_kinds(sql_ctx *c, const vrel *res)
 	return kinds;
 }
 
+/* rows [from, from + n) of res as printable rows named names (NULL: res's) */
+static int rel_rows(sql_ctx *c, const vrel *res, size_t from, size_t n, const char *const *names,
+		    sql_rows *out)
+{
+	const char **cells = floe_arena_calloc(c->a, res->n_cols + 1, sizeof(char *));
+	if (!cells || sql_rows_init(out, c->a, names ? names : res->names, res->n_cols) ||
+	    !(out->kinds = out_kinds(c, res)))
+		return floe_error_oom(c->err);
+	for (size_t r = from; r < from + n; r++) {
+		for (size_t i = 0; i < res->n_cols; i++)
+			cells[i] = sv_text(c->a, res->types[i], &res->cols[i][r]);
+		if (sql_rows_add(out, cells))
+			return floe_error_oom(c->err);
+	}
+	return FLOE_OK;
+}
+
 static const char *hint_of(const sql_select *q, const char *key)
 {
 	for (size_t i = 0; i < q->n_hints; i++)
 		if (!strcmp(q->hints[i].key, key))
 			return q->hints[i].value;
 	return NULL;
-}
-
-/* Flink's durations: "10s", "500 ms", "1 min", "2m", "1h", a bare number of ms */
-static bool parse_interval(const char *v, int64_t *ms)
-{
-	char *end;
-	errno = 0;
-	double n = strtod(v, &end);
-	if (end == v || errno || n < 0)
-		return false;
-	while (*end == ' ')
-		end++;
-	static const struct {
-		const char *u;
-		double ms;
-	} units[] = {{"", 1},	   {"ms", 1},	     {"s", 1000},     {"sec", 1000},
-		     {"second", 1000}, {"seconds", 1000}, {"m", 60000},    {"min", 60000},
-		     {"minute", 60000}, {"minutes", 60000}, {"h", 3600000}, {"hour", 3600000},
-		     {"hours", 3600000}};
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcasecmp(end, units[i].u)) {
-			*ms = (int64_t)(n * units[i].ms);
-			return *ms > 0;
-		}
-	return false;
 }
 
 /* rc's message, at off */
@@ -4709,53 +4701,18 @@ static int stream_print(sql_ctx *c, const vrel *res, size_t from, size_t n, bool
 	int rc = 0;
 	floe_buf_init(&b, 0);
 	if (c->s->opts.format != FLOE_SQL_TABLEAU) {
+		/* json: the rows; csv: the header once, then each poll's rows */
 		sql_rows rows;
-		const char **cells = floe_arena_calloc(c->a, res->n_cols + 1, sizeof(char *));
-		if (!cells || sql_rows_init(&rows, c->a, res->names, res->n_cols) ||
-		    !(rows.kinds = out_kinds(c, res)))
-			return floe_error_oom(c->err);
-		for (size_t r = from; r < from + n; r++) {
-			for (size_t i = 0; i < res->n_cols; i++)
-				cells[i] = sv_text(c->a, res->types[i], &res->cols[i][r]);
-			if (sql_rows_add(&rows, cells))
-				return floe_error_oom(c->err);
-		}
-		if (c->s->opts.format == FLOE_SQL_CSV && *header) {
-			/* the header once: later polls print only their rows */
-			for (size_t r = 0; !rc && r < rows.n_rows; r++)
-				for (size_t i = 0; !rc && i < rows.n_cols; i++)
-					rc = floe_buf_printf(&b, "%s%s", i ? "," : "",
-							     rows.rows[r][i] ? rows.rows[r][i] : "");
-			(void)rc;
-			floe_buf_reset(&b);
-			rows.cols = NULL;
-		}
+		if ((rc = rel_rows(c, res, from, n, NULL, &rows)))
+			return rc;
+		rc = c->s->opts.format == FLOE_SQL_CSV ? sql_rows_csv(&b, &rows, !*header) : sql_rows_json(&b, &rows);
+		if (rc)
+			rc = floe_error_oom(c->err);
 		*header = true;
-		if (rows.cols == NULL) {
-			/* csv after the first poll: the rows without a header line */
-			floe_buf_init(&b, 0);
-			for (size_t r = 0; !rc && r < rows.n_rows; r++) {
-				for (size_t i = 0; !rc && i < rows.n_cols; i++) {
-					const char *v = rows.rows[r][i];
-					bool quote = v && strpbrk(v, ",\"\n\r");
-					rc = (i ? floe_buf_putc(&b, ',') : 0);
-					if (!rc && v && quote) {
-						rc = floe_buf_putc(&b, '"');
-						for (const char *p = v; !rc && *p; p++)
-							rc = (*p == '"' ? floe_buf_putc(&b, '"') : 0) || floe_buf_putc(&b, *p);
-						rc = rc || floe_buf_putc(&b, '"');
-					} else if (!rc && v) {
-						rc = floe_buf_puts(&b, v);
-					}
-				}
-				rc = rc || floe_buf_putc(&b, '\n');
-			}
-			if (!rc && b.len)
-				rc = sql_out(c->s, floe_buf_cstr(&b), b.len);
-			floe_buf_reset(&b);
-			return rc ? FLOE_ENOMEM : FLOE_OK;
-		}
-		return sql_rows_print(c->s, &rows);
+		if (!rc && b.len)
+			rc = sql_out(c->s, floe_buf_cstr(&b), b.len);
+		floe_buf_reset(&b);
+		return rc;
 	}
 #define PUT(x) \
 	do { \
@@ -4811,7 +4768,7 @@ static int stream_select(sql_ctx *c, const sql_select *q)
 {
 	int64_t interval = 60000;
 	const char *v;
-	if ((v = hint_of(q, "monitor-interval")) && !parse_interval(v, &interval))
+	if ((v = hint_of(q, "monitor-interval")) && (!floe_parse_duration_ms(v, &interval) || interval <= 0))
 		return sql_err(c, FLOE_EINVAL, q->from.off, "monitor-interval '%s' is not a duration ('10s', '1 min')",
 			       v);
 	if (q->union_next || q->has_join || q->n_group_by || q->group_all || q->having || q->n_order_by ||
@@ -4954,17 +4911,8 @@ int sql_vec_select(sql_ctx *c, const sql_select *q)
 	if (rc)
 		return rc;
 	sql_rows rows;
-	const char **cells = floe_arena_calloc(c->a, res.n_cols + 1, sizeof(char *));
-	const char *kinds = out_kinds(c, &res);
-	if (!cells || !kinds || sql_rows_init(&rows, c->a, res.names, res.n_cols))
-		return floe_error_oom(c->err);
-	rows.kinds = kinds;
-	for (size_t r = 0; r < res.n; r++) {
-		for (size_t i = 0; i < res.n_cols; i++)
-			cells[i] = sv_text(c->a, res.types[i], &res.cols[i][r]);
-		if (sql_rows_add(&rows, cells))
-			return floe_error_oom(c->err);
-	}
+	if ((rc = rel_rows(c, &res, 0, res.n, NULL, &rows)))
+		return rc;
 	return sql_rows_print(c->s, &rows);
 }
 
@@ -5006,17 +4954,8 @@ int sql_vec_values(sql_ctx *c, sql_expr *const *rows, size_t n_rows, const char 
 	if (rc)
 		return rc;
 	sql_rows sr;
-	const char **cells = floe_arena_calloc(c->a, res.n_cols + 1, sizeof(char *));
-	const char *kinds = out_kinds(c, &res);
-	if (!cells || !kinds || sql_rows_init(&sr, c->a, names, n_names))
-		return floe_error_oom(c->err);
-	sr.kinds = kinds;
-	for (size_t r = 0; r < res.n; r++) {
-		for (size_t i = 0; i < res.n_cols; i++)
-			cells[i] = sv_text(c->a, res.types[i], &res.cols[i][r]);
-		if (sql_rows_add(&sr, cells))
-			return floe_error_oom(c->err);
-	}
+	if ((rc = rel_rows(c, &res, 0, res.n, names, &sr)))
+		return rc;
 	return sql_rows_json(out, &sr) ? floe_error_oom(c->err) : FLOE_OK;
 }
 
