@@ -106,13 +106,10 @@ struct floe_delta_writer {
 	size_t cap_pbuf;
 	floe_delta_writer_stats stats;
 	floe_delta_index *index; /* index mode: the table's key index (shared) */
-	int64_t *ix_rows;        /* index mode: rows whose key's table row is deleted */
-	size_t n_ix, cap_ix;
 	bool lazy, lazy_known; /* index mode, this checkpoint: equality deletes kept as keys */
 	bool failed;
 };
 
-static int index_delete_rows(floe_delta_index *ix, floe_delta_writer *w, floe_error *err);
 static bool index_lazy(floe_delta_index *ix);
 static int index_apply(floe_delta_index *ix, floe_delta_writer *w, floe_error *err);
 
@@ -467,13 +464,8 @@ static int delete_key(floe_delta_writer *w, uint64_t *val, int64_t r, size_t *n_
 	}
 	if (!(*val & V_EQ)) {
 		/* index mode: the row the table holds for the key gets its DV bit
-		 * too (looked up for the whole batch at once, after this pass);
+		 * too (looked up with the checkpoint's other keys at complete());
 		 * the equality delete is the fallback (stream_coord.c) */
-		if (w->index) {
-			if (FLOE_ARRAY_RESERVE(w->ix_rows, w->cap_ix, w->n_ix + 1))
-				return floe_error_oom(err);
-			w->ix_rows[w->n_ix++] = r;
-		}
 		if (!w->lazy) /* lazy: the key, kept at complete(), is the fallback */
 			w->del_rows[(*n_del)++] = r;
 		*val |= V_EQ;
@@ -524,7 +516,6 @@ static int write_batch(floe_delta_writer *w, const struct ArrowArray *batch,
 		return rc;
 	/* (3) the changes in order against the key map */
 	size_t next_ins = 0;
-	w->n_ix = 0;
 	for (int64_t i = 0; i < n; i++) {
 		uint8_t k = kinds ? kinds[i] : FLOE_ROW_INSERT;
 		if (k == FLOE_ROW_UPDATE_BEFORE && w->upsert)
@@ -560,8 +551,6 @@ static int write_batch(floe_delta_writer *w, const struct ArrowArray *batch,
 				return rc;
 		}
 	}
-	if (w->n_ix && (rc = index_delete_rows(w->index, w, err)))
-		return rc;
 	/* the equality deletes: the rows' keys (upsert) or the rows */
 	if (n_del) {
 		struct ArrowArray dels;
@@ -665,7 +654,6 @@ void floe_delta_writer_abort(floe_delta_writer *w)
 	floe_free(w->ins_file);
 	floe_free(w->pdel);
 	floe_free(w->pbuf);
-	floe_free(w->ix_rows);
 	floe_free(w);
 }
 
@@ -1112,58 +1100,6 @@ static int index_flush(floe_delta_index *ix, floe_error *err)
 	return rc;
 }
 
-/*
- * The keys of rows w->ix_rows of the batch in w->kbuf lost their row in the
- * table (before this checkpoint): a DV bit / position delete of each row the
- * index knows (and of a key's extra rows). One lock for the batch; each
- * lookup asks for the slot of the key PREFETCH rows ahead, so the cache
- * misses of a table far larger than the caches overlap instead of queueing;
- * the positions go to the delete writer once per data file.
- */
-static int index_delete_rows(floe_delta_index *ix, floe_delta_writer *w, floe_error *err)
-{
-	enum { PREFETCH = 8 };
-	floe_key_index *ring[PREFETCH];
-	const uint8_t *kb = w->kbuf.data;
-	const size_t *ko = w->koff;
-	size_t n = w->n_ix;
-	int rc = FLOE_OK;
-	floe_mutex_lock(&ix->mu);
-	for (size_t j = 0; j < n && j < PREFETCH; j++) {
-		int64_t r = w->ix_rows[j];
-		ring[j] = part_of(ix, kb + ko[r], ko[r + 1] - ko[r]);
-		floe_key_index_prefetch(ring[j], kb + ko[r], ko[r + 1] - ko[r]);
-	}
-	for (size_t j = 0; j < n && !rc; j++) {
-		int64_t r = w->ix_rows[j];
-		const uint8_t *key = kb + ko[r];
-		size_t klen = ko[r + 1] - ko[r];
-		floe_key_index *part = ring[j % PREFETCH];
-		if (j + PREFETCH < n) {
-			int64_t q = w->ix_rows[j + PREFETCH];
-			ring[j % PREFETCH] = part_of(ix, kb + ko[q], ko[q + 1] - ko[q]);
-			floe_key_index_prefetch(ring[j % PREFETCH], kb + ko[q], ko[q + 1] - ko[q]);
-		}
-		bool found;
-		uint32_t fid;
-		uint64_t pos;
-		if ((rc = floe_key_index_get(part, key, klen, &found, &fid, &pos, err)) || !found)
-			continue;
-		rc = index_hit(ix, fid, pos, err);
-		uint64_t d;
-		if (rc || !ix->n_dup || !floe_hmap_get(&ix->dup_keys, key, klen, &d))
-			continue;
-		while (!rc && d != UINT64_MAX && d < ix->n_dup) { /* the key's other rows */
-			rc = index_hit(ix, ix->dup[d].fid, ix->dup[d].pos, err);
-			d = ix->dup[d].next == SIZE_MAX ? UINT64_MAX : ix->dup[d].next;
-		}
-	}
-	int rc2 = index_flush(ix, err);
-	floe_mutex_unlock(&ix->mu);
-	w->n_ix = 0;
-	return rc ? rc : rc2;
-}
-
 int floe_delta_index_complete(floe_delta_index *ix, floe_data_file **files, size_t *n,
 			      floe_data_file **replaced, size_t *n_replaced, floe_arena *a,
 			      floe_error *err)
@@ -1231,23 +1167,78 @@ static int keep_key(floe_delta_index *ix, const uint8_t *key, size_t klen, floe_
 	return FLOE_OK;
 }
 
-/* After a task's checkpoint: its keys' rows as they stand now. Locked; the
- * puts prefetch the slot of the key PREFETCH keys ahead (as the lookups do),
- * and a key's partition comes from the hash the writer's map holds. */
+/*
+ * The task's keys in the order of their slots in the index (partition, then
+ * place): one counting sort by the top bits of the place, buckets about as
+ * many as keys. Walking the index forwards this way, the checkpoint's
+ * lookups and puts share pages and cache lines where the map's order read a
+ * table far larger than the caches at random, a miss per key. Locked.
+ */
+static const floe_hmap_slot **slots_in_index_order(floe_delta_index *ix, floe_delta_writer *w,
+						   size_t *nk_out)
+{
+	size_t n = w->map.len, nk = 0;
+	const floe_hmap_slot **ks = floe_malloc((n + 1) * sizeof(*ks));
+	const floe_hmap_slot **out = floe_malloc((n + 1) * sizeof(*out));
+	uint32_t *bucket = floe_malloc((n + 1) * sizeof(uint32_t));
+	int lg = 0;
+	while (lg < 20 && ((size_t)1 << lg) * ix->n_parts < n)
+		lg++;
+	size_t per = (size_t)1 << lg, nb = per * ix->n_parts;
+	uint32_t *count = floe_calloc(nb + 1, sizeof(uint32_t));
+	if (!ks || !out || !bucket || !count) {
+		floe_free(out);
+		floe_free(bucket);
+		floe_free(count);
+		if (ks) /* no memory to order them: the map's order (correct, slower) */
+			for (size_t i = 0; i < w->map.cap; i++)
+				if (w->map.slots[i].key && nk < n)
+					ks[nk++] = &w->map.slots[i];
+		*nk_out = nk;
+		return ks;
+	}
+	for (size_t i = 0; i < w->map.cap; i++) {
+		const floe_hmap_slot *s = &w->map.slots[i];
+		if (!s->key || nk >= n)
+			continue;
+		size_t part = s->hash % ix->n_parts; /* = part_of() */
+		uint32_t place = floe_key_index_place(ix->parts[part], s->key, s->klen);
+		bucket[nk] = (uint32_t)(part * per + (lg ? place >> (32 - lg) : 0));
+		count[bucket[nk] + 1]++;
+		ks[nk++] = s;
+	}
+	for (size_t b = 0; b < nb; b++)
+		count[b + 1] += count[b];
+	for (size_t i = 0; i < nk; i++)
+		out[count[bucket[i]]++] = ks[i];
+	floe_free(ks);
+	floe_free(bucket);
+	floe_free(count);
+	*nk_out = nk;
+	return out;
+}
+
+/*
+ * After a task's checkpoint, under the lock: for each of its keys, the row
+ * the table held before this checkpoint gets its DV bit / position delete
+ * (a key whose equality delete this checkpoint owes: V_EQ), then the index
+ * says where the key's row is now (or that it has none). Both touch the one
+ * slot of the key, visited in index order (slots_in_index_order) with the
+ * slot of the key PREFETCH ahead asked for; the positions go to the delete
+ * writer once per data file.
+ */
 static int index_apply(floe_delta_index *ix, floe_delta_writer *w, floe_error *err)
 {
 	enum { PREFETCH = 8 };
 	int rc = FLOE_OK;
 	uint32_t *ids = NULL;
-	size_t n_ids = 0;
-	const floe_hmap_slot **ks = floe_malloc((w->map.len + 1) * sizeof(*ks));
-	if (!ks)
-		return floe_error_oom(err);
-	size_t nk = 0;
-	for (size_t i = 0; i < w->map.cap; i++)
-		if (w->map.slots[i].key && nk < w->map.len)
-			ks[nk++] = &w->map.slots[i];
+	size_t n_ids = 0, nk;
 	floe_mutex_lock(&ix->mu);
+	const floe_hmap_slot **ks = slots_in_index_order(ix, w, &nk);
+	if (!ks) {
+		floe_mutex_unlock(&ix->mu);
+		return floe_error_oom(err);
+	}
 	for (size_t i = 0; i < nk && i < PREFETCH; i++)
 		floe_key_index_prefetch(ix->parts[ks[i]->hash % ix->n_parts], ks[i]->key, ks[i]->klen);
 	for (size_t i = 0; i < nk && !rc; i++) {
@@ -1257,11 +1248,27 @@ static int index_apply(floe_delta_index *ix, floe_delta_writer *w, floe_error *e
 			floe_key_index_prefetch(ix->parts[q->hash % ix->n_parts], q->key, q->klen);
 		}
 		floe_key_index *part = ix->parts[s->hash % ix->n_parts]; /* = part_of() */
-		if (w->lazy && (s->val & V_EQ) && (rc = keep_key(ix, s->key, s->klen, err)))
-			break;
-		uint64_t *dh, d0;
-		if (ix->n_dup && floe_hmap_get(&ix->dup_keys, s->key, s->klen, &d0) &&
-		    d0 != UINT64_MAX && floe_hmap_upsert(&ix->dup_keys, s->key, s->klen, &dh, NULL) == 0)
+		uint64_t *dh, d0 = UINT64_MAX;
+		bool dup = ix->n_dup && floe_hmap_get(&ix->dup_keys, s->key, s->klen, &d0) &&
+			   d0 != UINT64_MAX;
+		if (s->val & V_EQ) { /* the key lost its row in the table */
+			bool found;
+			uint32_t fid;
+			uint64_t pos;
+			if ((rc = floe_key_index_get(part, s->key, s->klen, &found, &fid, &pos, err)))
+				break;
+			if (found && (rc = index_hit(ix, fid, pos, err)))
+				break;
+			for (uint64_t d = d0; found && dup && !rc && d < ix->n_dup;) {
+				rc = index_hit(ix, ix->dup[d].fid, ix->dup[d].pos, err); /* its other rows */
+				d = ix->dup[d].next == SIZE_MAX ? UINT64_MAX : ix->dup[d].next;
+			}
+			if (rc)
+				break;
+			if (w->lazy && (rc = keep_key(ix, s->key, s->klen, err)))
+				break;
+		}
+		if (dup && floe_hmap_upsert(&ix->dup_keys, s->key, s->klen, &dh, NULL) == 0)
 			*dh = UINT64_MAX; /* its extra rows were deleted with it */
 		if (!(s->val & V_ROW)) {
 			rc = floe_key_index_del(part, s->key, s->klen, err);
@@ -1292,10 +1299,11 @@ static int index_apply(floe_delta_index *ix, floe_delta_writer *w, floe_error *e
 		}
 		rc = floe_key_index_put(part, s->key, s->klen, ids[file], pos, err);
 	}
+	int rc2 = index_flush(ix, err);
 	floe_mutex_unlock(&ix->mu);
 	floe_free(ids);
 	floe_free(ks);
-	return rc;
+	return rc ? rc : rc2;
 }
 
 /* The sealed keys as a batch of the one key column (nulls where null). */

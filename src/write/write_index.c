@@ -278,6 +278,17 @@ void floe_key_index_prefetch(const floe_key_index *ix, const uint8_t *key, size_
 #endif
 }
 
+uint32_t floe_key_index_place(const floe_key_index *ix, const uint8_t *key, size_t klen)
+{
+	bool is_null;
+	uint64_t k = 0;
+	if (!ix->cap || (ix->exact && (key_exact(key, klen, &is_null, &k) || is_null)))
+		return 0;
+	uint64_t home = hash_of(ix, key, klen, k) & (ix->cap - 1);
+	int lg = __builtin_ctzll((unsigned long long)ix->cap); /* cap: a power of two */
+	return (uint32_t)(lg <= 32 ? home << (32 - lg) : home >> (lg - 32));
+}
+
 /* backward-shift deletion of slot i */
 static void remove_slot(floe_key_index *ix, size_t i)
 {

@@ -70,6 +70,13 @@ int floe_key_index_get(floe_key_index *ix, const uint8_t *key, size_t klen, bool
  * overlap). Changes nothing.
  */
 void floe_key_index_prefetch(const floe_key_index *ix, const uint8_t *key, size_t klen);
+/*
+ * Where the lookup of key starts in the in-memory table, scaled to
+ * [0, 2^32) (0 without a table). Visiting a batch of keys in this order
+ * walks the table forwards — neighbouring keys share pages and often cache
+ * lines — where the batch's own order reads it at random. Changes nothing.
+ */
+uint32_t floe_key_index_place(const floe_key_index *ix, const uint8_t *key, size_t klen);
 /* Room in memory for n more keys without rehashing: a hint, within the
  * budget, that changes nothing when refused (no memory) or not needed. */
 void floe_key_index_reserve(floe_key_index *ix, size_t n);
