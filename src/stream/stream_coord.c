@@ -1792,23 +1792,131 @@ done:
  * in one catalog transaction (floe_op_commit_all), each snapshot fenced and
  * summarised as commit_table's, so after any crash every table is at the
  * same checkpoint (a table without rows in it gets no snapshot).
+ *
+ * An index-mode table takes part as in commit_table: its DVs only while the
+ * table's head is the snapshot its index describes (checked on every
+ * attempt of the transaction), else its equality deletes; a transaction
+ * refused because another commit landed on such a table is built again with
+ * that table's equality deletes, and its index is rebuilt after it.
  */
+typedef struct atomic_tbl {
+	bool dv_mode;
+	idx_check ic;
+	char kpath[1024]; /* the key index persisted with this commit */
+	bool in_op;       /* has an operation in this attempt */
+	bool fallen;      /* its equality deletes were made (idx_fallback) */
+} atomic_tbl;
+
+static int atomic_op(floe_pipeline *p, ckpt_item *c, size_t ti, atomic_tbl *at,
+		     stream_split_check_ctx *ck, floe_snapshot_op **out, floe_error *err)
+{
+	rt_table *t = &p->tables[ti];
+	char num[32];
+	bool deletes = false;
+	size_t taken = 0;
+	int rc;
+	*out = NULL;
+	for (size_t i = 0; i < c->n_files[ti]; i++) {
+		const floe_data_file *f = &c->files[ti][i];
+		if (t->index_mode && !idx_take(f, at->dv_mode))
+			continue;
+		taken++;
+		deletes = deletes || f->content != FLOE_CONTENT_DATA;
+	}
+	if (!taken)
+		return FLOE_OK; /* e.g. only deletes of keys the table did not hold */
+	if (t->split_fence) {
+		ck->st = t->splits;
+		ck->pipeline_id = p->pipeline_id;
+		ck->commit = &c->positions[t->src];
+		if ((rc = floe_table_refresh(t->commit_t, err)))
+			return rc;
+	}
+	if ((rc = floe_op_new(out, t->commit_t, deletes ? FLOE_OP_ROW_DELTA : FLOE_OP_APPEND, NULL,
+			      err)))
+		return rc;
+	floe_snapshot_op *ap = *out;
+	snprintf(num, sizeof(num), "%lld", (long long)c->id);
+	for (size_t i = 0; i < c->n_files[ti] && !rc; i++) {
+		floe_data_file f = c->files[ti][i];
+		if (t->index_mode && !idx_take(&f, at->dv_mode))
+			continue;
+		unsigned tag = f.absent_metrics & FLOE_DELTA_TAGS;
+		f.absent_metrics &= ~FLOE_DELTA_TAGS;
+		rc = tag & FLOE_DELTA_TAG_REMOVE ? floe_op_remove_file(ap, &f, err)
+						 : floe_op_add_file(ap, &f, err);
+	}
+	if (!rc && t->index_mode)
+		rc = floe_op_set_summary(ap, "floe.upsert-mode",
+					 at->dv_mode ? "index" : "index-fallback", err);
+	rc = rc ? rc : floe_op_set_summary(ap, "floe.pipeline-id", p->pipeline_id, err);
+	rc = rc ? rc : floe_op_set_summary(ap, "floe.checkpoint-id", num, err);
+	rc = rc ? rc : floe_op_set_summary(ap, "floe.source", p->sources[t->src].cfg->name, err);
+	rc = rc ? rc : floe_op_set_summary(ap, "floe.source-offsets", c->offsets[ti], err);
+	rc = rc ? rc : set_watermark(ap, &c->positions[t->src], err);
+	if (c->complete)
+		rc = rc ? rc : floe_op_set_summary(ap, "floe.load-complete", "true", err);
+	rc = rc ? rc : floe_op_set_summary(ap, "floe.atomic-commit", "true", err);
+	rc = rc ? rc : floe_op_set_summary(ap, "flink.job-id", p->pipeline_id, err);
+	rc = rc ? rc : floe_op_set_summary(ap, "flink.max-committed-checkpoint-id", num, err);
+	if (t->split_fence) {
+		rc = rc ? rc : floe_op_set_summary(ap, "floe.kafka.group-id", t->splits->group, err);
+		floe_op_set_check(ap, stream_split_check, ck);
+	} else {
+		rc = rc ? rc : floe_op_fence_pipeline(ap, p->pipeline_id, t->fence_snap, err);
+		if (at->dv_mode)
+			floe_op_set_check(ap, idx_check_cb, &at->ic);
+	}
+	if (!rc && at->dv_mode && stream_index_persist_wanted(t, c->complete)) {
+		floe_error pe;
+		floe_error_clear(&pe);
+		if (stream_index_persist_write(p, t, ap, c->files[ti], c->n_files[ti], c->id,
+					       at->kpath, sizeof(at->kpath), &pe))
+			FLOE_WARN("table %s: checkpoint %lld: the key index is not persisted: %s",
+				  t->ident, (long long)c->id, pe.msg);
+	}
+	if (p->sink == &stream_sink_task_writers)
+		floe_op_verify_added(ap);
+	if (rc)
+		floe_error_prefix(err, rc, "table %s: ", t->ident);
+	return rc;
+}
+
+/* An index-mode table of the checkpoint after its part of the transaction
+ * committed (or had nothing to commit): as commit_table's. */
+static void atomic_index_done(rt_table *t, ckpt_item *c, size_t ti, atomic_tbl *at, int64_t snap)
+{
+	if (at->dv_mode)
+		stream_index_persist_after(t, at->kpath, snap >= 0, false);
+	idx_discard(t, c->files[ti], c->n_files[ti], at->dv_mode);
+	if (at->dv_mode) {
+		floe_delta_index_forget(t->index);
+		if (snap >= 0) {
+			t->idx_expect = snap;
+			t->idx_dv_commits++;
+		}
+	} else {
+		t->idx_stale = true;
+		t->idx_fallbacks++;
+	}
+}
+
 static int commit_atomic(floe_pipeline *p, ckpt_item *c, bool *conflict, floe_error *err)
 {
-	size_t n = 0, nt = p->n_tables;
+	size_t n = 0, nt = p->n_tables, n_ops = 0;
 	floe_snapshot_op **ops = floe_calloc(nt ? nt : 1, sizeof(*ops));
 	size_t *which = floe_calloc(nt ? nt : 1, sizeof(*which));
+	size_t *op_ti = floe_calloc(nt ? nt : 1, sizeof(*op_ti));
 	int64_t *snaps = floe_calloc(nt ? nt : 1, sizeof(*snaps));
 	stream_split_check_ctx *cks = floe_calloc(nt ? nt : 1, sizeof(*cks));
+	atomic_tbl *ats = floe_calloc(nt ? nt : 1, sizeof(*ats));
 	size_t locked = 0;
-	char num[32];
 	int64_t t0 = now_ms();
 	int rc = FLOE_OK;
-	if (!ops || !which || !snaps || !cks) {
+	if (!ops || !which || !op_ti || !snaps || !cks || !ats) {
 		rc = floe_error_oom(err);
 		goto done;
 	}
-	snprintf(num, sizeof(num), "%lld", (long long)c->id);
 	for (size_t ti = 0; ti < nt; ti++) {
 		stream_offsets_init(&cks[ti].seen);
 		if (c->n_files[ti])
@@ -1817,55 +1925,82 @@ static int commit_atomic(floe_pipeline *p, ckpt_item *c, bool *conflict, floe_er
 	for (size_t k = 0; k < n && !rc; k++) {
 		size_t ti = which[k];
 		rt_table *t = &p->tables[ti];
-		stream_split_check_ctx *ck = &cks[ti];
-		bool deletes = false;
-		for (size_t i = 0; i < c->n_files[ti]; i++)
-			deletes = deletes || c->files[ti][i].content != FLOE_CONTENT_DATA;
-		if (t->split_fence) {
+		if (t->split_fence)
 			floe_mutex_lock(&t->splits->commit_mu);
-			locked = k + 1;
-			ck->st = t->splits;
-			ck->pipeline_id = p->pipeline_id;
-			ck->commit = &c->positions[t->src];
-			if ((rc = floe_table_refresh(t->commit_t, err)))
-				break;
-		} else {
-			locked = k + 1;
-		}
-		if ((rc = floe_op_new(&ops[k], t->commit_t,
-				      deletes ? FLOE_OP_ROW_DELTA : FLOE_OP_APPEND, NULL, err)))
-			break;
-		floe_snapshot_op *ap = ops[k];
-		for (size_t i = 0; i < c->n_files[ti] && !rc; i++)
-			rc = floe_op_add_file(ap, &c->files[ti][i], err);
-		rc = rc ? rc : floe_op_set_summary(ap, "floe.pipeline-id", p->pipeline_id, err);
-		rc = rc ? rc : floe_op_set_summary(ap, "floe.checkpoint-id", num, err);
-		rc = rc ? rc
-			: floe_op_set_summary(ap, "floe.source", p->sources[t->src].cfg->name, err);
-		rc = rc ? rc : floe_op_set_summary(ap, "floe.source-offsets", c->offsets[ti], err);
-		rc = rc ? rc : set_watermark(ap, &c->positions[t->src], err);
-		if (c->complete)
-			rc = rc ? rc : floe_op_set_summary(ap, "floe.load-complete", "true", err);
-		rc = rc ? rc : floe_op_set_summary(ap, "floe.atomic-commit", "true", err);
-		rc = rc ? rc : floe_op_set_summary(ap, "flink.job-id", p->pipeline_id, err);
-		rc = rc ? rc : floe_op_set_summary(ap, "flink.max-committed-checkpoint-id", num, err);
-		if (t->split_fence) {
-			rc = rc ? rc
-				: floe_op_set_summary(ap, "floe.kafka.group-id", t->splits->group,
-						      err);
-			floe_op_set_check(ap, stream_split_check, ck);
-		} else {
-			rc = rc ? rc : floe_op_fence_pipeline(ap, p->pipeline_id, t->fence_snap, err);
-		}
-		if (p->sink == &stream_sink_task_writers)
-			floe_op_verify_added(ap);
-		if (rc)
+		locked = k + 1;
+		if ((rc = renew_credentials(p, t, err)) || !t->index_mode)
+			continue;
+		/* index mode: DVs only while the head is the index's snapshot */
+		if ((rc = floe_table_refresh(t->commit_t, err))) {
 			floe_error_prefix(err, rc, "table %s: ", t->ident);
+			break;
+		}
+		const floe_snapshot *h = floe_metadata_branch_head(floe_table_metadata(t->commit_t), NULL);
+		int64_t head = h ? h->snapshot_id : FLOE_NO_SNAPSHOT;
+		ats[ti].dv_mode = !t->idx_stale && t->index && head == t->idx_expect;
+		ats[ti].ic.expect = t->idx_expect;
+		if (!ats[ti].dv_mode && t->index) {
+			if ((rc = idx_fallback(t, c, ti, err)))
+				floe_error_prefix(err, rc, "table %s: ", t->ident);
+			ats[ti].fallen = true;
+		}
 	}
-	rc = rc ? rc : floe_op_commit_all(ops, n, snaps, err);
+again:
+	n_ops = 0;
+	for (size_t k = 0; k < n && !rc; k++) {
+		size_t ti = which[k];
+		floe_snapshot_op *op = NULL;
+		rc = atomic_op(p, c, ti, &ats[ti], &cks[ti], &op, err);
+		ats[ti].in_op = op != NULL;
+		if (op) {
+			op_ti[n_ops] = ti;
+			ops[n_ops++] = op;
+		}
+	}
+	if (!rc && n_ops)
+		rc = floe_op_commit_all(ops, n_ops, snaps, err);
+	if (rc && rc != FLOE_ECOMMITUNKNOWN) {
+		/* an index another commit made stale: that table's equality deletes */
+		bool retry = false;
+		for (size_t m = 0; m < n_ops; m++) {
+			size_t ti = op_ti[m];
+			atomic_tbl *at = &ats[ti];
+			if (!at->dv_mode || !at->ic.failed)
+				continue;
+			rt_table *t = &p->tables[ti];
+			FLOE_INFO("table %s: checkpoint %lld: %s; committing its equality deletes "
+				  "instead of the index's deletion vectors",
+				  t->ident, (long long)c->id, err ? err->msg : "a concurrent commit");
+			stream_index_persist_after(t, at->kpath, false, true);
+			at->kpath[0] = 0;
+			at->dv_mode = false;
+			at->ic.failed = false;
+			retry = true;
+		}
+		if (retry) {
+			floe_error_clear(err);
+			rc = FLOE_OK;
+			for (size_t m = 0; m < n_ops; m++) {
+				size_t ti = op_ti[m];
+				floe_op_free(ops[m]);
+				ops[m] = NULL;
+				stream_split_check_reset(&cks[ti]);
+				stream_offsets_init(&cks[ti].seen);
+			}
+			for (size_t m = 0; m < n_ops && !rc; m++) {
+				size_t ti = op_ti[m];
+				rt_table *t = &p->tables[ti];
+				if (t->index_mode && t->index && !ats[ti].dv_mode && !ats[ti].fallen &&
+				    (rc = idx_fallback(t, c, ti, err)) == FLOE_OK)
+					ats[ti].fallen = true;
+			}
+			if (!rc)
+				goto again;
+		}
+	}
 	if (rc) {
-		for (size_t k = 0; k < n; k++)
-			if (p->tables[which[k]].split_fence && cks[which[k]].conflict)
+		for (size_t m = 0; m < n_ops; m++)
+			if (p->tables[op_ti[m]].split_fence && cks[op_ti[m]].conflict)
 				*conflict = true;
 		goto done;
 	}
@@ -1873,15 +2008,31 @@ static int commit_atomic(floe_pipeline *p, ckpt_item *c, bool *conflict, floe_er
 	for (size_t k = 0; k < n; k++) {
 		size_t ti = which[k];
 		rt_table *t = &p->tables[ti];
-		int64_t records = 0, bytes = 0, n_data = 0;
-		if (snaps[k] >= 0)
-			t->fence_snap = snaps[k];
-		if (t->split_fence && stream_split_check_done(&cks[ti], snaps[k])) {
+		int64_t snap = -1;
+		for (size_t m = 0; m < n_ops; m++)
+			if (op_ti[m] == ti)
+				snap = snaps[m];
+		if (t->index_mode && t->index)
+			atomic_index_done(t, c, ti, &ats[ti], snap);
+		if (!ats[ti].in_op)
+			continue;
+		int64_t records = 0, bytes = 0, n_data = 0, n_pos = 0, n_eq = 0;
+		size_t n_files = 0;
+		if (snap >= 0)
+			t->fence_snap = snap;
+		if (t->split_fence && stream_split_check_done(&cks[ti], snap)) {
 			rc = floe_error_oom(err);
 			goto done;
 		}
 		for (size_t i = 0; i < c->n_files[ti]; i++) {
 			const floe_data_file *f = &c->files[ti][i];
+			if (t->index_mode && !idx_take(f, ats[ti].dv_mode))
+				continue;
+			n_files++;
+			if (f->content == FLOE_CONTENT_EQUALITY_DELETES)
+				n_eq++;
+			else if (f->content != FLOE_CONTENT_DATA)
+				n_pos++;
 			if (f->content != FLOE_CONTENT_DATA)
 				continue;
 			n_data++;
@@ -1895,30 +2046,33 @@ static int commit_atomic(floe_pipeline *p, ckpt_item *c, bool *conflict, floe_er
 		floe_metric_add(t->m_files, n_data);
 		floe_metric_add(t->m_records, records);
 		floe_metric_add(t->m_bytes, bytes);
+		floe_metric_add(t->m_del_files, n_pos + n_eq);
 		floe_metric_add(t->m_out, records);
 		atomic_fetch_add(&p->records_out, records);
-		atomic_fetch_add(&p->files_committed, (int64_t)c->n_files[ti]);
+		atomic_fetch_add(&p->files_committed, (int64_t)n_files);
 		if (t->maint) {
-			floe_maint_commit mc = {n_data, bytes, 0, 0};
+			floe_maint_commit mc = {n_data, bytes, n_pos, n_eq};
 			floe_maint_runner_note_commit(t->maint, &mc);
 		}
 		FLOE_INFO("table %s: checkpoint %lld committed as snapshot %lld in one transaction "
 			  "with %zu tables (%zu files, %lld records, %lld ms)",
-			  t->ident, (long long)c->id, (long long)snaps[k], n, c->n_files[ti],
+			  t->ident, (long long)c->id, (long long)snap, n_ops, n_files,
 			  (long long)records, (long long)dt);
 	}
 done:
 	for (size_t k = 0; k < locked; k++)
 		if (p->tables[which[k]].split_fence)
 			floe_mutex_unlock(&p->tables[which[k]].splits->commit_mu);
-	for (size_t k = 0; ops && k < n; k++)
-		floe_op_free(ops[k]);
+	for (size_t m = 0; ops && m < n_ops; m++)
+		floe_op_free(ops[m]);
 	for (size_t ti = 0; cks && ti < nt; ti++)
 		stream_split_check_reset(&cks[ti]);
 	floe_free(ops);
 	floe_free(which);
+	floe_free(op_ti);
 	floe_free(snaps);
 	floe_free(cks);
+	floe_free(ats);
 	if (rc)
 		floe_error_prefix(err, rc, "checkpoint %lld: ", (long long)c->id);
 	return rc;

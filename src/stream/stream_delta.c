@@ -362,14 +362,6 @@ int stream_delta_setup(floe_pipeline *p, rt_table *t, floe_error *err)
 		mode = mode_cfg;
 	/* index mode is for upserts (a change stream's insert does not replace its key) */
 	t->index_mode = mode && !strcmp(mode, "index") && t->upsert;
-	if (t->index_mode && p->cfg->atomic_commit)
-		/* the atomic commit takes every file the checkpoint wrote and has no
-		 * fallback: a DV from an index another commit made stale could land */
-		return floe_error_set(err, FLOE_EUNSUPPORTED,
-				      "table %s: write.upsert.mode index with pipeline.atomic-commit is "
-				      "not supported yet (use equality mode, or commit the tables "
-				      "separately)",
-				      t->ident);
 	t->index_memory = (size_t)256 << 20;
 	const char *mem = prop(&tc->properties, "write.upsert.index.memory");
 	if (!mem)

@@ -131,19 +131,3 @@ def test_filesystem_catalog_refuses_atomic_commit(tmp_path):
     p = subprocess.run([floe_bin(), "run", str(cfg)], capture_output=True, text=True, timeout=60)
     assert p.returncode != 0
     assert "pipeline.atomic-commit: the filesystem catalog cannot commit several tables" in p.stderr
-
-
-def test_index_mode_upserts_refuse_atomic_commit(tmp_path):
-    """An index-mode upsert table in an atomic-commit pipeline is refused: the
-    atomic commit has no fallback to equality deletes, so a DV from an index
-    another commit made stale could land."""
-    cfg = tmp_path / "p.yaml"
-    yaml = pipeline_yaml(f"catalog.uri: sqlite:{tmp_path}/cat.db\ncatalog.warehouse: file://{tmp_path}/wh\n")
-    yaml = yaml.replace('  - name: db.a\n    schema: "id long not null, v string"\n',
-                        '  - name: db.a\n    schema: "id long not null, v string"\n    upsert-enabled: true\n'
-                        '    equality-field-columns: id\n    properties:\n      write.upsert.mode: index\n')
-    assert "write.upsert.mode" in yaml
-    cfg.write_text(yaml)
-    p = subprocess.run([floe_bin(), "run", str(cfg)], capture_output=True, text=True, timeout=60)
-    assert p.returncode != 0
-    assert "write.upsert.mode index with pipeline.atomic-commit is not supported yet" in p.stderr, p.stderr

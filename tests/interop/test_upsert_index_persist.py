@@ -202,3 +202,100 @@ def test_running_pipeline_refreshes_after_floe_compaction(floe, tmp_path):
     refreshed = [l for l in err.splitlines() if "key index refreshed to snapshot" in l]
     assert refreshed and " 0 new data file(s) read" not in refreshed[0], err[-3000:]
     assert err.count(BUILT) == 0, err[-3000:]  # loaded at start, refreshed after
+
+
+def test_atomic_commit_pipeline_index_mode(floe, tmp_path):
+    """pipeline.atomic-commit with an index-mode upsert table and an append
+    table from one followed folder: each checkpoint commits both tables in one
+    transaction, the index table with DVs and no equality delete file; after
+    `floe maintain` compacts the index table between checkpoints the next
+    transaction carries its equality deletes instead (floe.upsert-mode
+    index-fallback), the one after DVs again. Both tables equal the model."""
+    import signal
+    import subprocess
+    import time
+    con = duckdb_connection()
+    name, src = "db.pat", tmp_path / "in"
+    src.mkdir()
+    rng = random.Random(4242)
+    model = Model(["id"])
+    run_round(floe, name, src, 0, random_round(rng, model, 300, 120), "id", "3")
+    appended = sum(1 for l in (src / "r00.jsonl").read_text().splitlines() if l.strip())
+    (src / "r00.jsonl").unlink()  # the pipeline reads only the rounds after it
+    cfg = tmp_path / "p.yaml"
+    cfg.write_text(f"""pipeline.name: atx
+pipeline.atomic-commit: true
+execution.checkpointing.interval: 200ms
+parallelism.default: 2
+sources:
+  - name: ch
+    type: files
+    path: {src}
+    pattern: "*.jsonl"
+    follow: true
+    format: json
+    rowkind.field: op
+tables:
+  - name: {name}
+    source: ch
+    upsert-enabled: true
+    equality-field-columns: id
+    distribution-mode: hash
+  - name: db.pat_eq
+    source: ch
+    schema: "id long not null, region string not null, name string, v long"
+    upsert-enabled: true
+    equality-field-columns: id
+    distribution-mode: hash
+""")
+
+    def ours(t_name=name):
+        from pyiceberg.exceptions import NoSuchTableError
+        try:
+            t = floe.pyiceberg_catalog().load_table(t_name)
+        except NoSuchTableError:  # the pipeline creates it as it starts
+            return None, []
+        return t, [s for s in t.metadata.snapshots if s.summary.get("floe.pipeline-id") == "atx"]
+
+    log = tmp_path / "atx.log"
+    with log.open("w") as err:
+        proc = subprocess.Popen([floe.bin, "--dir", str(floe.root), "-v", "run", str(cfg)],
+                                stdout=subprocess.DEVNULL, stderr=err)
+    eq_model = Model(["id"])
+    try:
+        n_snaps = n_eq = 0
+        for rnd in (1, 2, 3):
+            if rnd == 2:
+                floe.run("maintain", name, "--steps", "compact", "--quiet")
+            lines = random_round(rng, model, 200, 120)
+            for l in lines:
+                d = json.loads(l)
+                eq_model.apply(d.pop("op"), d)
+            (src / f"r{rnd:02d}.jsonl").write_text("\n".join(lines) + "\n")
+            deadline = time.time() + 120
+            while len(ours()[1]) <= n_snaps or len(ours("db.pat_eq")[1]) <= n_eq:
+                assert proc.poll() is None, log.read_text()[-3000:]
+                assert time.time() < deadline, "no commit: " + log.read_text()[-3000:]
+                time.sleep(0.2)
+            time.sleep(0.5)
+            n_snaps, n_eq = len(ours()[1]), len(ours("db.pat_eq")[1])
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        rc = proc.wait(timeout=120)
+    err = log.read_text()
+    assert rc == 0, err[-3000:]
+    assert "in one transaction" in err, err[-3000:]
+    tbl, _ = cheap_check(floe, con, name, model.values(), "after the atomic-commit run")
+    snaps = ours()[1]
+    modes = [s.summary.get("floe.upsert-mode") for s in snaps]
+    assert "index-fallback" in modes and modes[-1] == "index", modes
+    assert all(s.summary.get("floe.atomic-commit") == "true" for s in snaps)
+    # no equality delete file in a DV commit; the fallback's are the only ones
+    for s in snaps:
+        if s.summary.get("floe.upsert-mode") == "index":
+            assert int(s.summary.get("added-equality-delete-files") or 0) == 0, s.summary
+    # the equality-mode table: the rounds' changes, in the same transactions
+    cheap_check(floe, con, "db.pat_eq", eq_model.values(), "db.pat_eq")
+    ck = {s.summary["floe.checkpoint-id"] for s in snaps}
+    assert ck == {s.summary["floe.checkpoint-id"] for s in ours("db.pat_eq")[1]}
+    assert appended > 0
