@@ -1555,6 +1555,43 @@ static int idx_fallback(rt_table *t, ckpt_item *c, size_t ti, floe_error *err)
 	return floe_delta_index_fallback(t->index, &c->files[ti], &c->n_files[ti], ia, err);
 }
 
+/*
+ * A checkpoint's files of table ti into ap (of an index-mode table those the
+ * commit takes: idx_take) and the pipeline's summary: its id and checkpoint
+ * (also under Flink's names), the source's offsets, the watermark.
+ */
+static int add_checkpoint(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti,
+			  floe_snapshot_op *ap, bool dv_mode, floe_error *err)
+{
+	char num[32];
+	int rc = FLOE_OK;
+	for (size_t i = 0; i < c->n_files[ti] && !rc; i++) {
+		floe_data_file f = c->files[ti][i];
+		if (t->index_mode && !idx_take(&f, dv_mode))
+			continue;
+		unsigned tag = f.absent_metrics & FLOE_DELTA_TAGS;
+		f.absent_metrics &= ~FLOE_DELTA_TAGS;
+		rc = tag & FLOE_DELTA_TAG_REMOVE ? floe_op_remove_file(ap, &f, err)
+						 : floe_op_add_file(ap, &f, err);
+	}
+	if (!rc && t->index_mode)
+		rc = floe_op_set_summary(ap, "floe.upsert-mode", dv_mode ? "index" : "index-fallback",
+					 err);
+	snprintf(num, sizeof(num), "%lld", (long long)c->id);
+	rc = rc ? rc : floe_op_set_summary(ap, "floe.pipeline-id", p->pipeline_id, err);
+	rc = rc ? rc : floe_op_set_summary(ap, "floe.checkpoint-id", num, err);
+	rc = rc ? rc : floe_op_set_summary(ap, "floe.source", p->sources[t->src].cfg->name, err);
+	rc = rc ? rc : floe_op_set_summary(ap, "floe.source-offsets", c->offsets[ti], err);
+	rc = rc ? rc : set_watermark(ap, &c->positions[t->src], err);
+	/* a one-shot load that read all its input: its state may expire after
+	 * history.expire.keep-pipeline-state-for (a running pipeline's never) */
+	if (c->complete)
+		rc = rc ? rc : floe_op_set_summary(ap, "floe.load-complete", "true", err);
+	rc = rc ? rc : floe_op_set_summary(ap, "flink.job-id", p->pipeline_id, err);
+	rc = rc ? rc : floe_op_set_summary(ap, "flink.max-committed-checkpoint-id", num, err);
+	return rc;
+}
+
 static int commit_table(floe_pipeline *p, rt_table *t, ckpt_item *c, size_t ti, bool *conflict,
 			floe_error *err)
 {
@@ -1586,7 +1623,6 @@ again:;
 	ck.pipeline_id = p->pipeline_id;
 	ck.commit = &c->positions[t->src];
 	stream_offsets_init(&ck.seen);
-	char num[32];
 	int64_t snap = -1, t0 = now_ms(), records = 0, bytes = 0;
 	int64_t n_data = 0, n_pos = 0, n_eq = 0, del_records = 0, del_bytes = 0;
 	int rc;
@@ -1642,30 +1678,7 @@ again:;
 		    (rc = floe_op_set_summary(ap, "floe.overwrite-base", ob, err)))
 			goto done;
 	}
-	for (size_t i = 0; i < n && !rc; i++) {
-		floe_data_file f = c->files[ti][i];
-		if (t->index_mode && !idx_take(&f, dv_mode))
-			continue;
-		unsigned tag = f.absent_metrics & FLOE_DELTA_TAGS;
-		f.absent_metrics &= ~FLOE_DELTA_TAGS;
-		rc = tag & FLOE_DELTA_TAG_REMOVE ? floe_op_remove_file(ap, &f, err)
-						 : floe_op_add_file(ap, &f, err);
-	}
-	if (!rc && t->index_mode)
-		rc = floe_append_set_summary(ap, "floe.upsert-mode",
-					     dv_mode ? "index" : "index-fallback", err);
-	snprintf(num, sizeof(num), "%lld", (long long)c->id);
-	rc = rc ? rc : floe_append_set_summary(ap, "floe.pipeline-id", p->pipeline_id, err);
-	rc = rc ? rc : floe_append_set_summary(ap, "floe.checkpoint-id", num, err);
-	rc = rc ? rc : floe_append_set_summary(ap, "floe.source", p->sources[t->src].cfg->name, err);
-	rc = rc ? rc : floe_append_set_summary(ap, "floe.source-offsets", c->offsets[ti], err);
-	rc = rc ? rc : set_watermark(ap, &c->positions[t->src], err);
-	/* a one-shot load that read all its input: its state may expire after
-	 * history.expire.keep-pipeline-state-for (a running pipeline's never) */
-	if (c->complete)
-		rc = rc ? rc : floe_append_set_summary(ap, "floe.load-complete", "true", err);
-	rc = rc ? rc : floe_append_set_summary(ap, "flink.job-id", p->pipeline_id, err);
-	rc = rc ? rc : floe_append_set_summary(ap, "flink.max-committed-checkpoint-id", num, err);
+	rc = rc ? rc : add_checkpoint(p, t, c, ti, ap, dv_mode, err);
 	if (t->split_fence) {
 		/* each process of the pipeline commits its own partitions: fenced per
 		 * partition, not on the pipeline's newest snapshot */
@@ -1811,7 +1824,6 @@ static int atomic_op(floe_pipeline *p, ckpt_item *c, size_t ti, atomic_tbl *at,
 		     stream_split_check_ctx *ck, floe_snapshot_op **out, floe_error *err)
 {
 	rt_table *t = &p->tables[ti];
-	char num[32];
 	bool deletes = false;
 	size_t taken = 0;
 	int rc;
@@ -1836,29 +1848,8 @@ static int atomic_op(floe_pipeline *p, ckpt_item *c, size_t ti, atomic_tbl *at,
 			      err)))
 		return rc;
 	floe_snapshot_op *ap = *out;
-	snprintf(num, sizeof(num), "%lld", (long long)c->id);
-	for (size_t i = 0; i < c->n_files[ti] && !rc; i++) {
-		floe_data_file f = c->files[ti][i];
-		if (t->index_mode && !idx_take(&f, at->dv_mode))
-			continue;
-		unsigned tag = f.absent_metrics & FLOE_DELTA_TAGS;
-		f.absent_metrics &= ~FLOE_DELTA_TAGS;
-		rc = tag & FLOE_DELTA_TAG_REMOVE ? floe_op_remove_file(ap, &f, err)
-						 : floe_op_add_file(ap, &f, err);
-	}
-	if (!rc && t->index_mode)
-		rc = floe_op_set_summary(ap, "floe.upsert-mode",
-					 at->dv_mode ? "index" : "index-fallback", err);
-	rc = rc ? rc : floe_op_set_summary(ap, "floe.pipeline-id", p->pipeline_id, err);
-	rc = rc ? rc : floe_op_set_summary(ap, "floe.checkpoint-id", num, err);
-	rc = rc ? rc : floe_op_set_summary(ap, "floe.source", p->sources[t->src].cfg->name, err);
-	rc = rc ? rc : floe_op_set_summary(ap, "floe.source-offsets", c->offsets[ti], err);
-	rc = rc ? rc : set_watermark(ap, &c->positions[t->src], err);
-	if (c->complete)
-		rc = rc ? rc : floe_op_set_summary(ap, "floe.load-complete", "true", err);
+	rc = add_checkpoint(p, t, c, ti, ap, at->dv_mode, err);
 	rc = rc ? rc : floe_op_set_summary(ap, "floe.atomic-commit", "true", err);
-	rc = rc ? rc : floe_op_set_summary(ap, "flink.job-id", p->pipeline_id, err);
-	rc = rc ? rc : floe_op_set_summary(ap, "flink.max-committed-checkpoint-id", num, err);
 	if (t->split_fence) {
 		rc = rc ? rc : floe_op_set_summary(ap, "floe.kafka.group-id", t->splits->group, err);
 		floe_op_set_check(ap, stream_split_check, ck);
