@@ -13,6 +13,7 @@
 
 #include "avro/avro_int.h"
 #include "util/hash.h"
+#include "util/thread.h"
 
 static const uint8_t MAGIC[4] = {'O', 'b', 'j', 1};
 
@@ -29,7 +30,7 @@ struct floe_avro_reader {
 	floe_arena arena; /* header: metadata, schema */
 	meta_entry *meta;
 	size_t n_meta;
-	floe_avro_schema *schema;
+	const floe_avro_schema *schema; /* in arena, or in opts.schema_cache */
 	const char *codec_name;
 	floe_codec codec;
 	uint8_t sync[16];
@@ -199,6 +200,91 @@ static int read_header(floe_avro_reader *r, floe_error *err)
 	}
 }
 
+/* ---- the schema cache ---------------------------------------------------------------------- */
+
+#define SCHEMA_CACHE_MAX 64
+
+typedef struct cached_schema {
+	uint64_t hash;
+	size_t len;
+	const char *text;
+	const floe_avro_schema *schema;
+} cached_schema;
+
+struct floe_avro_schema_cache {
+	floe_mutex mu;
+	floe_arena arena; /* texts and schemas */
+	cached_schema e[SCHEMA_CACHE_MAX];
+	size_t n;
+};
+
+int floe_avro_schema_cache_new(floe_avro_schema_cache **out, floe_error *err)
+{
+	floe_avro_schema_cache *c = floe_calloc(1, sizeof(*c));
+	*out = NULL;
+	if (!c)
+		return floe_error_oom(err);
+	if (floe_mutex_init(&c->mu)) {
+		floe_free(c);
+		return floe_error_oom(err);
+	}
+	floe_arena_init(&c->arena, 65536);
+	*out = c;
+	return FLOE_OK;
+}
+
+void floe_avro_schema_cache_free(floe_avro_schema_cache *c)
+{
+	if (!c)
+		return;
+	floe_arena_reset(&c->arena);
+	floe_mutex_destroy(&c->mu);
+	floe_free(c);
+}
+
+/* r->schema from its header's text: the cache's parse of the same text, else a new one */
+static int writer_schema(floe_avro_reader *r, const char *text, size_t len, floe_error *err)
+{
+	floe_avro_schema_cache *c = r->opts.schema_cache;
+	floe_avro_schema *s = NULL;
+	int rc;
+	if (!c) {
+		rc = floe_avro_schema_parse(&s, &r->arena, text, len, NULL, err);
+		r->schema = s;
+		return rc;
+	}
+	uint64_t h = floe_hash64(text, len);
+	floe_mutex_lock(&c->mu);
+	for (size_t i = 0; i < c->n; i++)
+		if (c->e[i].hash == h && c->e[i].len == len && !memcmp(c->e[i].text, text, len)) {
+			r->schema = c->e[i].schema;
+			floe_mutex_unlock(&c->mu);
+			return FLOE_OK;
+		}
+	if (c->n == SCHEMA_CACHE_MAX) {
+		floe_mutex_unlock(&c->mu);
+		rc = floe_avro_schema_parse(&s, &r->arena, text, len, NULL, err);
+		r->schema = s;
+		return rc;
+	}
+	/* a text that fails to parse is not entered (its bytes stay until the cache is freed) */
+	char *copy = floe_arena_alloc(&c->arena, len + 1);
+	if (!copy) {
+		floe_mutex_unlock(&c->mu);
+		return floe_error_oom(err);
+	}
+	memcpy(copy, text, len);
+	copy[len] = 0;
+	if ((rc = floe_avro_schema_parse(&s, &c->arena, copy, len, NULL, err))) {
+		floe_mutex_unlock(&c->mu);
+		return rc;
+	}
+	c->e[c->n++] = (cached_schema){.hash = h, .len = len, .text = copy, .schema = s};
+	r->schema = s;
+	floe_mutex_unlock(&c->mu);
+	return FLOE_OK;
+}
+
 int floe_avro_reader_open(floe_avro_reader **out, floe_input *in,
 			  const floe_avro_reader_opts *opts, floe_error *err)
 {
@@ -244,8 +330,7 @@ int floe_avro_reader_open(floe_avro_reader **out, floe_input *in,
 		rc = floe_error_corrupt(err, "header has no avro.schema");
 		goto fail;
 	}
-	if ((rc = floe_avro_schema_parse(&r->schema, &r->arena, schema_text, schema_len, NULL,
-					 err)))
+	if ((rc = writer_schema(r, schema_text, schema_len, err)))
 		goto fail;
 	*out = r;
 	return FLOE_OK;

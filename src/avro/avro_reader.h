@@ -45,8 +45,23 @@ typedef struct floe_avro_reader_opts {
 	int64_t max_block_count;  /* records in one block; default 2^31 - 1 */
 	size_t read_chunk;        /* bytes read ahead at a time; default 64 KiB */
 	floe_avro_decoder_opts decoder;
+	/* parsed writer schemas shared by the readers given it (NULL: none) */
+	struct floe_avro_schema_cache *schema_cache;
 } floe_avro_reader_opts;
-#define FLOE_AVRO_READER_OPTS_INIT {1, 0, 0, 0, 0, FLOE_AVRO_DECODER_OPTS_INIT}
+#define FLOE_AVRO_READER_OPTS_INIT {1, 0, 0, 0, 0, FLOE_AVRO_DECODER_OPTS_INIT, NULL}
+
+/*
+ * A cache of parsed writer schemas keyed by their exact "avro.schema" text:
+ * a reader given one parses a schema it has seen once only (Iceberg writes
+ * the same several-KB schema into every manifest of a table, and parsing it
+ * cost a scan of a few hundred manifests more than reading their entries).
+ * Thread-safe; its schemas live until floe_avro_schema_cache_free, so every
+ * reader that used it must be freed first. Holds at most 64 schemas (more
+ * are parsed per reader, as without a cache).
+ */
+typedef struct floe_avro_schema_cache floe_avro_schema_cache;
+int floe_avro_schema_cache_new(floe_avro_schema_cache **out, floe_error *err) FLOE_WUR;
+void floe_avro_schema_cache_free(floe_avro_schema_cache *c);
 
 /*
  * Read the header of `in`. The reader does not own `in` (close it after

@@ -1170,6 +1170,7 @@ int floe_manifest_scan(floe_input *in, const floe_metadata *m, const floe_manife
 	floe_buf_init(&ms->path, 1 << 20);
 	floe_buf_init(&ms->ref, 1 << 20);
 	floe_buf_init(&ms->fmt, 256);
+	ro.schema_cache = ms->o->schema_cache;
 	if ((rc = floe_avro_reader_open(&r, in, &ro, err)))
 		goto done;
 	ms->schema = m ? floe_metadata_current_schema(m) : NULL;

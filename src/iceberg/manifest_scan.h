@@ -38,8 +38,10 @@ typedef struct floe_mscan_opts {
 	bool split_offsets; /* decode split_offsets */
 	bool key_metadata;  /* decode key_metadata */
 	bool deleted;       /* also deliver DELETED entries */
+	/* the manifests' parsed Avro schemas, shared by the calls given it (NULL: none) */
+	struct floe_avro_schema_cache *schema_cache;
 } floe_mscan_opts;
-#define FLOE_MSCAN_OPTS_INIT {1, NULL, 0, false, false, false, false, false}
+#define FLOE_MSCAN_OPTS_INIT {1, NULL, 0, false, false, false, false, false, NULL}
 
 /* Statistics of one call (for benchmarks and EXPLAIN). */
 typedef struct floe_mscan_stats {

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "arrow/arrow_build.h"
+#include "avro/avro_reader.h"
 #include "iceberg/arrow_schema.h"
 #include "scan/scan_impl.h"
 #include "util/cursor.h"
@@ -363,6 +364,7 @@ typedef struct worker {
 	uint32_t ord;
 	const int32_t *metric_ids;
 	size_t n_metric_ids;
+	floe_avro_schema_cache *schemas; /* shared by the workers */
 	uint64_t data_skipped, delete_skipped; /* added to the scan's stats at the end */
 	struct ptuple *tuples; /* interned partition tuples (open addressing) */
 	size_t cap_tuples, n_tuples;
@@ -603,6 +605,7 @@ static void *work(void *arg)
 		floe_mscan_stats st = {0};
 		o.metric_ids = w->metric_ids;
 		o.n_metric_ids = w->n_metric_ids;
+		o.schema_cache = w->schemas;
 		w->cur = j;
 		w->ord = 0;
 		j->worker = w->id;
@@ -683,7 +686,9 @@ static int run_jobs(floe_scan *s, job *jobs, size_t n_jobs, scan_file **out[2], 
 	size_t nids = (size_t)(p - ids);
 	worker *ws = floe_calloc(nw, sizeof(*ws));
 	floe_arena *arenas = floe_arena_alloc(&s->a, nw * sizeof(floe_arena));
-	if (!ws || !arenas) {
+	/* a table's manifests repeat one Avro schema (several KB of JSON): parsed once */
+	floe_avro_schema_cache *schemas = NULL;
+	if (!ws || !arenas || floe_avro_schema_cache_new(&schemas, err)) {
 		floe_free(ws);
 		return floe_error_oom(err);
 	}
@@ -692,7 +697,7 @@ static int run_jobs(floe_scan *s, job *jobs, size_t n_jobs, scan_file **out[2], 
 		arenas[i].prefault = true; /* the plan fills every chunk */
 		ws[i] = (worker){.s = s, .jobs = jobs, .n_jobs = n_jobs, .next = &next, .stop = &stop,
 				 .arena = &arenas[i], .id = (uint32_t)i, .metric_ids = ids,
-				 .n_metric_ids = nids};
+				 .n_metric_ids = nids, .schemas = schemas};
 	}
 	/* the worker arenas live with the scan */
 	s->warenas = arenas;
@@ -746,6 +751,7 @@ static int run_jobs(floe_scan *s, job *jobs, size_t n_jobs, scan_file **out[2], 
 		floe_free(ws[i].tuples);
 	}
 	floe_free(ws);
+	floe_avro_schema_cache_free(schemas);
 	return rc;
 }
 
