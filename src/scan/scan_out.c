@@ -72,10 +72,10 @@ static int prim_text(floe_buf *b, const floe_value *v, const floe_type *t, bool 
 		return floe_buf_puts(b, v->v.b ? "true" : "false");
 	case FLOE_T_INT:
 		*is_num = true;
-		return floe_buf_printf(b, "%d", v->v.i32);
+		return floe_buf_put_i64(b, v->v.i32);
 	case FLOE_T_LONG:
 		*is_num = true;
-		return floe_buf_printf(b, "%lld", (long long)v->v.i64);
+		return floe_buf_put_i64(b, v->v.i64);
 	case FLOE_T_FLOAT:
 	case FLOE_T_DOUBLE: {
 		double d = t->id == FLOE_T_FLOAT ? (double)v->v.f32 : v->v.f64;

@@ -148,6 +148,32 @@ const char *floe_buf_cstr(const floe_buf *b)
 	return b->data ? (const char *)b->data : "";
 }
 
+int floe_buf_put_i64(floe_buf *b, int64_t v)
+{
+	static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
+				       "25262728293031323334353637383940414243444546474849"
+				       "50515253545556575859606162636465666768697071727374"
+				       "75767778798081828384858687888990919293949596979899";
+	char t[20]; /* "-9223372036854775808" */
+	size_t i = sizeof(t);
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	while (u >= 100) {
+		unsigned d = (unsigned)(u % 100) * 2;
+		u /= 100;
+		t[--i] = pairs[d + 1];
+		t[--i] = pairs[d];
+	}
+	if (u >= 10) {
+		t[--i] = pairs[u * 2 + 1];
+		t[--i] = pairs[u * 2];
+	} else {
+		t[--i] = (char)('0' + u);
+	}
+	if (v < 0)
+		t[--i] = '-';
+	return floe_buf_append(b, t + i, sizeof(t) - i);
+}
+
 int floe_buf_put_u32le(floe_buf *b, uint32_t v)
 {
 	uint8_t t[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};

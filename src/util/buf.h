@@ -37,6 +37,9 @@ char *floe_buf_detach(floe_buf *b, size_t *len_out) FLOE_WUR;
 /* Text view ("" when empty). */
 const char *floe_buf_cstr(const floe_buf *b);
 
+/* v in decimal, as printf's "%lld" writes it (without printf: scans print millions) */
+int floe_buf_put_i64(floe_buf *b, int64_t v) FLOE_WUR;
+
 /* Little-endian / varint helpers for encoders. */
 int floe_buf_put_u32le(floe_buf *b, uint32_t v) FLOE_WUR;
 int floe_buf_put_u64le(floe_buf *b, uint64_t v) FLOE_WUR;

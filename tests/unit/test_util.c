@@ -91,6 +91,34 @@ static void test_buf_cap(void)
 	floe_buf_reset(&b);
 }
 
+/* floe_buf_put_i64 writes what printf's %lld writes */
+static void test_buf_i64(void)
+{
+	const int64_t v[] = {0,	 1,  9,	 10, 99, 100, -1, -9, -10, -100, 123456789, -987654321,
+			     INT64_MAX, INT64_MIN, INT64_MIN + 1, (int64_t)1 << 53, 1000000000000000000LL};
+	char want[32];
+	floe_buf b;
+	floe_buf_init(&b, 0);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		floe_buf_clear(&b);
+		snprintf(want, sizeof(want), "%lld", (long long)v[i]);
+		T_EQ_INT(floe_buf_put_i64(&b, v[i]), 0);
+		T_EQ_STR(floe_buf_cstr(&b), want);
+	}
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	for (int i = 0; i < 100000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		int64_t s = (int64_t)(x >> (i % 64));
+		if (i & 1)
+			s = (int64_t)(0 - (uint64_t)s); /* INT64_MIN stays itself */
+		floe_buf_clear(&b);
+		snprintf(want, sizeof(want), "%lld", (long long)s);
+		T_EQ_INT(floe_buf_put_i64(&b, s), 0);
+		T_EQ_STR(floe_buf_cstr(&b), want);
+	}
+	floe_buf_reset(&b);
+}
+
 static void test_alloc_failure_injection(void)
 {
 	floe_alloc__fail_after(1);
@@ -303,6 +331,7 @@ int main(void)
 	T_RUN(test_error_prefix);
 	T_RUN(test_arena);
 	T_RUN(test_buf_cap);
+	T_RUN(test_buf_i64);
 	T_RUN(test_alloc_failure_injection);
 	T_RUN(test_murmur3_vectors);
 	T_RUN(test_crc);
