@@ -117,6 +117,7 @@ typedef struct floe_scan_stats {
 	uint64_t row_groups;         /* of the data files read, when a filter applies */
 	uint64_t row_groups_skipped; /* pruned by their column statistics */
 	uint64_t manifests_corrupt;  /* skipped (skip_corrupt): manifest lists count too */
+	uint64_t files_deleted;      /* not read: their position deletes or DV remove every row */
 } floe_scan_stats;
 
 FLOE_EXPORT void floe_scan_get_stats(const floe_scan *s, floe_scan_stats *out);

@@ -774,10 +774,10 @@ int cmd_scan(int argc, char **argv)
 			floe_scan_get_stats(s, &st);
 			fprintf(stderr,
 				"floe: %" PRIu64 " data files planned (%" PRIu64 " pruned), %" PRIu64
-				" read; row groups: %" PRIu64 " read, %" PRIu64
+				" read, %" PRIu64 " deleted whole; row groups: %" PRIu64 " read, %" PRIu64
 				" skipped by statistics; rows: %" PRIu64 " read, %" PRIu64
 				" deleted, %" PRIu64 " filtered, %" PRIu64 " out\n",
-				st.data_files, st.data_files_skipped, st.files_read,
+				st.data_files, st.data_files_skipped, st.files_read, st.files_deleted,
 				st.row_groups - st.row_groups_skipped, st.row_groups_skipped,
 				st.rows_read, st.rows_deleted, st.rows_filtered, st.rows_out);
 		}

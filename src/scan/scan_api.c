@@ -202,6 +202,7 @@ void floe_scan_get_stats(const floe_scan *s, floe_scan_stats *o)
 	o->rows_deleted = s->st.rows_deleted;
 	o->rows_filtered = s->st.rows_filtered;
 	o->rows_out = s->st.rows_out;
+	o->files_deleted = s->st.files_deleted;
 }
 
 int floe_scan_tasks(floe_scan *s, floe_scan_task_fn fn, void *payload, floe_error *err)

@@ -114,7 +114,7 @@ typedef struct scan_stats_int {
 	_Atomic uint64_t delete_files, delete_files_skipped, manifests_corrupt;
 	uint64_t plan_ns;
 	uint64_t files_read, rows_read, rows_deleted, rows_filtered, rows_out;
-	uint64_t row_groups, row_groups_skipped;
+	uint64_t row_groups, row_groups_skipped, files_deleted;
 } scan_stats_int;
 
 struct floe_scan {

@@ -944,7 +944,14 @@ void floe_scan__reader_free(floe_scan *s)
 	s->rd = NULL;
 }
 
-static int open_next(floe_scan *s, floe_error *err)
+/* sorted unique positions that delete every row of a file of n rows */
+static bool all_deleted(const uint64_t *pos, size_t n_pos, int64_t n)
+{
+	return n > 0 && n_pos >= (uint64_t)n && pos[n - 1] == (uint64_t)(n - 1);
+}
+
+/* open the next file of the plan; *skipped when its deletes leave no row (not opened) */
+static int open_next(floe_scan *s, bool *skipped, floe_error *err)
 {
 	scan_reader *rd = s->rd;
 	scan_file *f = s->files[s->next_file++];
@@ -980,6 +987,12 @@ static int open_next(floe_scan *s, floe_error *err)
 	}
 	if ((rc = floe_scan__positions(s, f, &rd->pos, &rd->n_pos, err)))
 		return rc;
+	/* an upsert table's older files are often deleted whole: nothing to read */
+	*skipped = !rd->n_eq && all_deleted(rd->pos, rd->n_pos, f->record_count);
+	if (*skipped) {
+		s->st.files_deleted++;
+		return FLOE_OK;
+	}
 	rd->residual_true = floe_expr_is_true(f->residual);
 	if ((rc = fr_open(&rd->fr, s, f, rd->fields, rd->n_fields, M_POSITION,
 			  s->o.no_row_group_pruning ? NULL : f->residual, err)))
@@ -1185,8 +1198,11 @@ int floe_scan__next(floe_scan *s, struct ArrowArray *out, bool *eof, floe_error 
 				s->done = true;
 				continue;
 			}
-			if ((rc = open_next(s, err)))
+			bool skipped = false;
+			if ((rc = open_next(s, &skipped, err)))
 				return rc;
+			if (skipped)
+				continue;
 		}
 		struct ArrowArray b;
 		int64_t first;
