@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iceberg/props.h"
 #include "maintain/doctor_int.h"
 #include "maintain/maintain_int.h"
 #include "table/table_impl.h"
@@ -467,9 +468,14 @@ static int judge(floe_doctor_report *r, const floe_metadata *m, int64_t now)
 		not_applicable(c, "storage not listed");
 	}
 
-	/* metadata growth */
+	/* metadata growth: a table whose commits merge manifests lists up to
+	 * min-count-to-merge of each kind (data, deletes) by design */
+	double warn_manifests = 100;
+	if (floe_prop_bool(m, "commit.manifest-merge.enabled") &&
+	    2.0 * (double)floe_prop_i64(m, "commit.manifest.min-count-to-merge") > warn_manifests)
+		warn_manifests = 2.0 * (double)floe_prop_i64(m, "commit.manifest.min-count-to-merge");
 	c = add_check(r, "manifests", "manifests of the current snapshot", "manifests",
-		      (double)st->manifests, 100, 1000, false);
+		      (double)st->manifests, warn_manifests, 1000, false);
 	DETAIL(c, "%" PRId64 " (%" PRId64 " delete), average %.1f KB", st->manifests,
 	       st->delete_manifests,
 	       st->manifests ? (double)st->manifest_bytes / (double)st->manifests / 1024.0 : 0.0);

@@ -21,6 +21,7 @@
 #include "util/alloc.h"
 #include "util/buf.h"
 #include "util/opts.h"
+#include "util/str.h"
 
 #define DAY_S 86400.0
 #define MIB (1024.0 * 1024.0)
@@ -41,6 +42,7 @@ typedef struct plan_table {
 	int64_t writers, partitions;
 	bool partitions_assumed, time_partitioned, maintenance_on, upsert;
 	double interval_s, commits_per_day, target, rate, retention_ms;
+	double merge_count; /* commit.manifest.min-count-to-merge; 0: no merge on commit */
 	int dist;
 	pred without, with;
 } plan_table;
@@ -298,7 +300,10 @@ static int predict(floe_plan *p, plan_table *pt, const stream_config *cfg, const
 	w->eq_deletes_per_day = U * C;
 	w->eq_delete_files_per_day = files_of(pt, pw, U, per_writer, DELETE_RECORD_BYTES) * C;
 	double manifests_per_commit = 1 + (U > 0 ? 1 : 0);
-	w->manifests = manifests_per_commit * C * D; /* floe merges manifests in maintenance only */
+	/* a commit that brings a content type's manifests to min-count-to-merge merges them
+	 * into one (as Java's producers do): at most that many each */
+	w->manifests = manifests_per_commit *
+		       (pt->merge_count > 0 ? fmin(C * D, pt->merge_count) : C * D);
 	w->storage_bytes = day_bytes * D + w->eq_deletes_per_day * D * DELETE_RECORD_BYTES;
 	/* a commit writes its files, its manifests, a manifest list and a metadata file,
 	 * and reads the metadata back */
@@ -344,7 +349,7 @@ static int predict(floe_plan *p, plan_table *pt, const stream_config *cfg, const
 	double age_days = pt->retention_ms / (DAY_S * 1000.0);
 	x->snapshots_kept = fmax(m->retain_last > 0 ? (double)m->retain_last : 1,
 				 x->snapshots_per_day * fmin(age_days, D));
-	x->manifests = 2 + manifests_per_commit * (C / runs) / 2;
+	x->manifests = fmin(w->manifests, 2 + manifests_per_commit * (C / runs) / 2);
 	x->eq_delete_files_per_day = w->eq_delete_files_per_day; /* written; compaction applies them */
 	x->storage_bytes = live_bytes + day_bytes * fmin(age_days, D);
 	x->puts_per_day = w->puts_per_day + outputs_per_day + runs * 2 * (manifests_per_commit + 2);
@@ -553,6 +558,12 @@ int floe_plan_run(floe_plan **out, const char *yaml, size_t n, const floe_plan_o
 			double np = si.partitions * (si.unknown ? 10 : 1);
 			pt->partitions = np > MAX_PARTS ? MAX_PARTS : (int64_t)np;
 			pt->partitions_assumed = si.unknown;
+		}
+		const char *merge = floe_strmap_get(&t->properties, "commit.manifest-merge.enabled");
+		pt->merge_count = 0; /* merging off */
+		if (!merge || !floe_str_ieq(merge, "false")) {
+			int64_t mc = prop_i64(t, "commit.manifest.min-count-to-merge", 100);
+			pt->merge_count = mc < 1 ? 1 : (double)mc; /* 0: every commit merges */
 		}
 		pt->target = (double)(t->maint.target_file_size > 0
 					      ? t->maint.target_file_size

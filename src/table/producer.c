@@ -18,9 +18,11 @@
  */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "iceberg/props.h"
 #include "table/commit.h"
 #include "util/alloc.h"
 #include "util/hmap.h"
@@ -41,6 +43,13 @@ typedef struct removed_totals {
 	int64_t data_files, data_records, data_size;
 	int64_t pos_files, eq_files, dvs, pos_records, eq_records, delete_size;
 } removed_totals;
+
+/* A merged manifest (manifests merged on commit), by the exact list of its inputs. */
+typedef struct merged {
+	const char *key; /* the inputs' paths, each followed by '\n' */
+	floe_manifest_file written;
+	bool used; /* named by the current attempt */
+} merged;
 
 typedef struct rewrite {
 	const char *orig_path;      /* the base manifest */
@@ -89,6 +98,9 @@ struct floe_snapshot_op {
 	/* rewritten manifests, by base manifest */
 	rewrite *rewrites;
 	size_t n_rewrites, cap_rewrites;
+	/* manifests merged on commit (commit.manifest-merge.enabled) */
+	merged *merges;
+	size_t n_merges, cap_merges;
 	/* added totals */
 	int64_t added_data_files, added_records, added_data_size;
 	int64_t added_pos_files, added_eq_files, added_dvs, added_pos_records, added_eq_records,
@@ -153,6 +165,7 @@ void floe_op_free(floe_snapshot_op *op)
 	floe_free(op->groups);
 	floe_free(op->removes);
 	floe_free(op->rewrites);
+	floe_free(op->merges);
 	floe_hmap_reset(&op->remove_keys);
 	floe_hmap_reset(&op->no_match);
 	floe_strmap_reset(&op->extra);
@@ -533,6 +546,18 @@ static int rewrite_missing(floe_snapshot_op *op, const floe_metadata *m, floe_er
 				  op->rewrites[i].written.path);
 	}
 	op->n_rewrites = w;
+	w = 0;
+	for (size_t i = 0; i < op->n_merges; i++) {
+		if ((rc = gone(io, op->merges[i].written.path, err)) < 0)
+			return rc;
+		if (rc == 0)
+			op->merges[w++] = op->merges[i];
+		else
+			FLOE_WARN("commit to %s.%s: merged manifest '%s' is gone: merging again",
+				  floe_table_namespace(op->t), floe_table_name(op->t),
+				  op->merges[i].written.path);
+	}
+	op->n_merges = w;
 	for (size_t i = 0; i < op->n_mr_new; i++) {
 		if ((rc = gone(io, op->mr_new[i].path, err)) < 0)
 			return rc;
@@ -589,6 +614,8 @@ static void remove_written(floe_snapshot_op *op)
 		floe_io_remove_quiet(io, op->rewrites[i].written.path);
 	for (size_t i = 0; i < op->n_mr_new; i++)
 		floe_io_remove_quiet(io, op->mr_new[i].path);
+	for (size_t i = 0; i < op->n_merges; i++)
+		floe_io_remove_quiet(io, op->merges[i].written.path);
 }
 
 /* ---- manifest filtering --------------------------------------------------------- */
@@ -1424,6 +1451,251 @@ static int check_fence(floe_snapshot_op *op, const floe_metadata *base,
 /* One attempt on base (the table's current metadata): the manifest list
  * and the next metadata (*next NULL: nothing to commit). The list's path
  * is kept for drop_attempt. */
+/* ---- merging manifests on commit ------------------------------------------------ */
+
+/*
+ * Java's MergingSnapshotProducer (every producer but a fast append and a
+ * manifest rewrite): the data manifests, then the delete manifests, are
+ * grouped by spec; a group is packed from its oldest end into bins of
+ * commit.manifest.target-size-bytes; a bin of one manifest stays, the bin
+ * holding the list's first (newest) manifest is merged only once it has
+ * commit.manifest.min-count-to-merge manifests, any other bin is merged.
+ * So a streaming table's list stays under ~100 manifests instead of growing
+ * by one or two per checkpoint, and readers open a few manifests, not
+ * hundreds. A merged manifest keeps this commit's entries as they are and
+ * turns earlier ones EXISTING (explicit snapshot id, sequence numbers,
+ * first_row_id); earlier DELETED entries are dropped.
+ */
+typedef struct merge_ctx {
+	floe_manifest_writer *w;
+	bool own; /* the manifest was written by this commit */
+	int rc;
+	floe_error *err;
+} merge_ctx;
+
+static int merge_cb(const floe_manifest_entry *e, void *payload)
+{
+	merge_ctx *c = payload;
+	int rc;
+	if (c->own && e->status == FLOE_ENTRY_ADDED)
+		rc = floe_manifest_writer_add(c->w, FLOE_ENTRY_ADDED, -1, e->sequence_number,
+					      e->file_sequence_number, &e->file, c->err);
+	else if (c->own)
+		rc = floe_manifest_writer_add(c->w, e->status, e->snapshot_id, e->sequence_number,
+					      e->file_sequence_number, &e->file, c->err);
+	else if (e->status == FLOE_ENTRY_DELETED)
+		return 0; /* deleted by an earlier snapshot: dropped */
+	else
+		rc = floe_manifest_writer_add(c->w, FLOE_ENTRY_EXISTING, e->snapshot_id,
+					      e->sequence_number, e->file_sequence_number, &e->file,
+					      c->err);
+	if (rc)
+		c->rc = rc;
+	return rc;
+}
+
+static merged *find_merge(floe_snapshot_op *op, const char *key)
+{
+	for (size_t i = 0; i < op->n_merges; i++)
+		if (!strcmp(op->merges[i].key, key))
+			return &op->merges[i];
+	return NULL;
+}
+
+/* one merged manifest of bin[0..n) (all of one content and spec) into *out */
+static int merge_bin(floe_snapshot_op *op, const floe_metadata *m, const floe_manifest_file *bin,
+		     size_t n, floe_manifest_file *out, floe_error *err)
+{
+	floe_buf key;
+	int rc = FLOE_OK;
+	floe_buf_init(&key, 0);
+	for (size_t i = 0; i < n && !rc; i++)
+		if (floe_buf_puts(&key, bin[i].path) || floe_buf_putc(&key, '\n'))
+			rc = floe_error_oom(err);
+	merged *done = rc ? NULL : find_merge(op, floe_buf_cstr(&key));
+	if (done) {
+		/* manifests are immutable: an earlier attempt's merge of the same inputs holds */
+		done->used = true;
+		*out = done->written;
+		floe_buf_reset(&key);
+		return FLOE_OK;
+	}
+	floe_manifest_writer *w = NULL;
+	if (!rc)
+		rc = open_manifest(op, m, floe_metadata_spec(m, bin[0].spec_id), bin[0].content, &w,
+				   err);
+	merge_ctx c = {.w = w, .err = err};
+	for (size_t i = 0; i < n && !rc; i++) {
+		floe_input *in = NULL;
+		c.own = bin[i].added_snapshot_id == op->snapshot_id;
+		if (!(rc = floe_io_open_read_seq(floe_table_io(op->t), bin[i].path, &in, err)))
+			rc = floe_manifest_read(in, m, &bin[i], floe_table_path_map(op->t), merge_cb,
+						&c, err);
+		floe_input_close(in);
+		if (!rc && c.rc)
+			rc = c.rc;
+	}
+	if (rc) {
+		floe_manifest_writer_abort(w);
+		floe_buf_reset(&key);
+		return rc;
+	}
+	if (FLOE_ARRAY_RESERVE(op->merges, op->cap_merges, op->n_merges + 1)) {
+		floe_manifest_writer_abort(w);
+		floe_buf_reset(&key);
+		return floe_error_oom(err);
+	}
+	merged *mg = &op->merges[op->n_merges];
+	memset(mg, 0, sizeof(*mg));
+	rc = floe_manifest_writer_close(w, &mg->written, &op->arena, err);
+	if (!rc && !(mg->key = floe_arena_strdup(&op->arena, floe_buf_cstr(&key))))
+		rc = floe_error_oom(err);
+	floe_buf_reset(&key);
+	if (rc)
+		return rc;
+	mg->used = true;
+	op->n_merges++;
+	*out = mg->written;
+	return FLOE_OK;
+}
+
+static int cmp_spec_desc(const void *pa, const void *pb)
+{
+	int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+	return (a < b) - (a > b);
+}
+
+/* Merge the manifests of list[0..*n) in place (see above); *n shrinks. */
+static int merge_manifests(floe_snapshot_op *op, const floe_metadata *m, floe_manifest_file *list,
+			   size_t *n, floe_arena *a, floe_error *err)
+{
+	if (*n < 2 || !floe_prop_bool(m, "commit.manifest-merge.enabled"))
+		return FLOE_OK;
+	for (size_t i = 0; i < *n; i++)
+		if (list[i].content != FLOE_MANIFEST_DATA && list[i].content != FLOE_MANIFEST_DELETES)
+			return FLOE_OK;
+	int64_t min_count = floe_prop_i64(m, "commit.manifest.min-count-to-merge");
+	int64_t target = floe_prop_i64(m, "commit.manifest.target-size-bytes");
+	size_t total = *n;
+	floe_manifest_file *out = floe_arena_calloc(a, total, sizeof(*out));
+	floe_manifest_file *grp = floe_arena_calloc(a, total, sizeof(*grp));
+	size_t *starts = floe_arena_calloc(a, total + 1, sizeof(size_t));
+	int32_t *specs = floe_arena_calloc(a, total, sizeof(int32_t));
+	if (!out || !grp || !starts || !specs)
+		return floe_error_oom(err);
+	size_t n_out = 0;
+	int rc = FLOE_OK;
+	for (int content = FLOE_MANIFEST_DATA; content <= FLOE_MANIFEST_DELETES && !rc; content++) {
+		/* the list's first manifest of this content, and its specs, newest first */
+		const floe_manifest_file *first = NULL;
+		size_t n_specs = 0;
+		for (size_t i = 0; i < total; i++) {
+			if (list[i].content != content)
+				continue;
+			if (!first)
+				first = &list[i];
+			bool seen = false;
+			for (size_t k = 0; k < n_specs && !seen; k++)
+				seen = specs[k] == list[i].spec_id;
+			if (!seen)
+				specs[n_specs++] = list[i].spec_id;
+		}
+		qsort(specs, n_specs, sizeof(*specs), cmp_spec_desc);
+		for (size_t sp = 0; sp < n_specs && !rc; sp++) {
+			size_t ng = 0, first_at = SIZE_MAX;
+			for (size_t i = 0; i < total; i++)
+				if (list[i].content == content && list[i].spec_id == specs[sp]) {
+					if (&list[i] == first)
+						first_at = ng;
+					grp[ng++] = list[i];
+				}
+			/* Java's packEnd: walking back from the oldest manifest, a bin is
+			 * closed when the next one would take it past the target; starts[]
+			 * gets each bin's first index, then is put in list order */
+			size_t nstarts = 0, in_bin = 0;
+			int64_t weight = 0;
+			for (size_t i = ng; i-- > 0;) {
+				int64_t len = grp[i].length > 0 ? grp[i].length : 0;
+				if (in_bin && weight + len > target) {
+					starts[nstarts++] = i + 1;
+					weight = 0;
+					in_bin = 0;
+				}
+				weight += len;
+				in_bin++;
+			}
+			starts[nstarts++] = 0;
+			for (size_t i = 0, j = nstarts - 1; i < j; i++, j--) {
+				size_t t = starts[i];
+				starts[i] = starts[j];
+				starts[j] = t;
+			}
+			for (size_t b = 0; b < nstarts && !rc; b++) {
+				size_t lo = starts[b], up = b + 1 < nstarts ? starts[b + 1] : ng;
+				size_t cnt = up - lo;
+				bool has_first = first_at >= lo && first_at < up;
+				if (cnt == 1 || (has_first && (int64_t)cnt < min_count)) {
+					memcpy(out + n_out, grp + lo, cnt * sizeof(*out));
+					n_out += cnt;
+					continue;
+				}
+				rc = merge_bin(op, m, grp + lo, cnt, &out[n_out], err);
+				if (!rc) {
+					out[n_out].sequence_number = -1;
+					out[n_out].first_row_id = -1;
+					n_out++;
+				}
+			}
+		}
+	}
+	if (rc)
+		return rc;
+	memcpy(list, out, n_out * sizeof(*out));
+	*n = n_out;
+	return FLOE_OK;
+}
+
+/* Merges of earlier attempts that this one does not use are garbage. */
+static void drop_unused_merges(floe_snapshot_op *op)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < op->n_merges; i++) {
+		if (op->merges[i].used)
+			op->merges[w++] = op->merges[i];
+		else
+			floe_io_remove_quiet(floe_table_io(op->t), op->merges[i].written.path);
+	}
+	op->n_merges = w;
+}
+
+/* After the commit landed: what it wrote is whole (the next commit need not
+ * read it back), and this commit's own manifests that a merge stands for are
+ * named by no snapshot: removed. */
+static void committed(floe_snapshot_op *op)
+{
+	floe_fileio *io = floe_table_io(op->t);
+	for (size_t i = 0; i < op->n_manifests; i++)
+		floe_table__note_verified(op->t, op->manifests[i].path);
+	for (size_t i = 0; i < op->n_rewrites; i++)
+		floe_table__note_verified(op->t, op->rewrites[i].written.path);
+	for (size_t i = 0; i < op->n_merges; i++) {
+		floe_table__note_verified(op->t, op->merges[i].written.path);
+		for (const char *p = op->merges[i].key; *p;) {
+			const char *nl = strchr(p, '\n');
+			size_t len = (size_t)(nl - p);
+			for (size_t k = 0; k < op->n_manifests; k++)
+				if (strlen(op->manifests[k].path) == len &&
+				    !memcmp(op->manifests[k].path, p, len))
+					floe_io_remove_quiet(io, op->manifests[k].path);
+			for (size_t k = 0; k < op->n_rewrites; k++)
+				if (strlen(op->rewrites[k].written.path) == len &&
+				    !memcmp(op->rewrites[k].written.path, p, len))
+					floe_io_remove_quiet(io, op->rewrites[k].written.path);
+			p = nl + 1;
+		}
+	}
+}
+
 static int build_attempt(void *payload, const floe_metadata *base, int n_attempt,
 			 floe_metadata **next_out, floe_error *err)
 {
@@ -1554,6 +1826,14 @@ static int build_attempt(void *payload, const floe_metadata *base, int n_attempt
 		}
 		n_all++;
 	}
+	if (!op->n_mr_old) {
+		for (size_t i = 0; i < op->n_merges; i++)
+			op->merges[i].used = false;
+		rc = merge_manifests(op, base, all, &n_all, &a, err);
+		drop_unused_merges(op);
+		if (rc)
+			goto done;
+	}
 	int64_t seq = fv >= 2 ? base->last_sequence_number + 1 : 0;
 	int64_t first_row_id = fv >= 3 ? base->next_row_id : -1;
 	int64_t next_row_id = first_row_id;
@@ -1683,11 +1963,7 @@ int floe_op_commit(floe_snapshot_op *op, int64_t *snapshot_id, floe_error *err_o
 			op->lease_keep = true;
 		return rc;
 	}
-	/* what this commit wrote is whole: the next commit need not read it back */
-	for (size_t i = 0; i < op->n_manifests; i++)
-		floe_table__note_verified(t, op->manifests[i].path);
-	for (size_t i = 0; i < op->n_rewrites; i++)
-		floe_table__note_verified(t, op->rewrites[i].written.path);
+	committed(op);
 	if (snapshot_id)
 		*snapshot_id = floe_metadata_snapshot(floe_table_metadata(t), op->snapshot_id)
 				       ? op->snapshot_id
@@ -1751,10 +2027,7 @@ int floe_op_commit_all(floe_snapshot_op **ops, size_t n, int64_t *snapshot_ids,
 			remove_written(op);
 			continue;
 		}
-		for (size_t k = 0; k < op->n_manifests; k++)
-			floe_table__note_verified(op->t, op->manifests[k].path);
-		for (size_t k = 0; k < op->n_rewrites; k++)
-			floe_table__note_verified(op->t, op->rewrites[k].written.path);
+		committed(op);
 		if (snapshot_ids)
 			snapshot_ids[i] = floe_metadata_snapshot(floe_table_metadata(op->t),
 								 op->snapshot_id)
