@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "catalog/glue.h"
 #include "catalog/rest.h"
@@ -95,16 +96,25 @@ static void delete_old_metadata(floe_catalog *cat, const floe_metadata *base,
 
 /*
  * Test hook: FLOE_TEST_CATALOG_FAULT="<mode>:<n>[,<mode>:<n>...]" makes the
- * n-th commit of each catalog object fail (n "*": every commit):
+ * n-th commit of each catalog object (each swap attempt, a transaction one;
+ * n "*": every commit) fail, or meet another writer (run):
  *   before-swap  a definite failure before anything is sent (EIO);
  *   after-swap   the swap happens, then its answer is lost (ECOMMITUNKNOWN);
  *   lose-swap    the metadata file is written, the swap never reaches the
  *                catalog, and the caller cannot know (ECOMMITUNKNOWN);
- *   conflict     a lost race (a retryable ECONFLICT), nothing written.
+ *   conflict     a lost race (a retryable ECONFLICT), nothing written;
+ *   run          the shell command in FLOE_TEST_CATALOG_RUN runs to its end
+ *                (another writer's commit), then the swap goes ahead on the
+ *                base the caller built on, which may now be stale: the
+ *                catalog's own conflict check and the caller's retry run.
+ *                A command that cannot run or exits non-zero fails the
+ *                commit (EIO) before anything is sent. It inherits this
+ *                environment: a floe it runs needs FLOE_TEST_CATALOG_FAULT
+ *                unset.
  * The tests of the commit path use it with every catalog; nothing else reads
  * it.
  */
-enum { FAULT_NONE, FAULT_BEFORE, FAULT_AFTER, FAULT_LOSE, FAULT_CONFLICT };
+enum { FAULT_NONE, FAULT_BEFORE, FAULT_AFTER, FAULT_LOSE, FAULT_CONFLICT, FAULT_RUN };
 
 static int fault_for(floe_catalog *cat)
 {
@@ -131,11 +141,30 @@ static int fault_for(floe_catalog *cat)
 					return FAULT_LOSE;
 				if (ml == 8 && !strncmp(p, "conflict", ml))
 					return FAULT_CONFLICT;
+				if (ml == 3 && !strncmp(p, "run", ml))
+					return FAULT_RUN;
 			}
 		}
 		p += len + (end ? 1 : 0);
 	}
 	return FAULT_NONE;
+}
+
+/* FAULT_RUN: FLOE_TEST_CATALOG_RUN, synchronously, before the swap. */
+static int fault_run(floe_error *err)
+{
+	const char *cmd = getenv("FLOE_TEST_CATALOG_RUN");
+	if (!cmd || !*cmd)
+		return floe_error_set(err, FLOE_EINVAL,
+				      "injected fault: FLOE_TEST_CATALOG_FAULT run needs "
+				      "FLOE_TEST_CATALOG_RUN");
+	int st = system(cmd);
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return floe_error_set(err, FLOE_EIO,
+				      "injected fault: FLOE_TEST_CATALOG_RUN '%s' "
+				      "failed (status %d)",
+				      cmd, st);
+	return FLOE_OK;
 }
 
 bool floe_catalog__fault_lose_swap(floe_catalog *cat)
@@ -156,6 +185,11 @@ int floe_catalog_commit_table(floe_catalog *cat, const char *ns, const char *nam
 	if (fault == FAULT_CONFLICT)
 		return floe_error_set_retryable(err, FLOE_ECONFLICT,
 						"injected fault: another writer committed first");
+	if (fault == FAULT_RUN) {
+		int rrc = fault_run(err);
+		if (rrc)
+			return rrc;
+	}
 	cat->fault_lose_swap = fault == FAULT_LOSE;
 	int rc = cat->ops->commit_table(cat, ns, name, base, next, location, err);
 	cat->fault_lose_swap = false;
@@ -195,6 +229,11 @@ int floe_catalog_commit_tables(floe_catalog *cat, floe_catalog_change *ch, size_
 	if (fault == FAULT_CONFLICT)
 		return floe_error_set_retryable(err, FLOE_ECONFLICT,
 						"injected fault: another writer committed first");
+	if (fault == FAULT_RUN) {
+		int rrc = fault_run(err);
+		if (rrc)
+			return rrc;
+	}
 	cat->fault_lose_swap = fault == FAULT_LOSE;
 	int rc = cat->ops->commit_tables(cat, ch, n, err);
 	cat->fault_lose_swap = false;

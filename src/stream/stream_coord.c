@@ -1961,9 +1961,8 @@ again:
 			rt_table *t = &p->tables[ti];
 			FLOE_INFO("table %s: checkpoint %lld: %s; committing its equality deletes "
 				  "instead of the index's deletion vectors",
-				  t->ident, (long long)c->id, err ? err->msg : "a concurrent commit");
-			stream_index_persist_after(t, at->kpath, false, true);
-			at->kpath[0] = 0;
+				  t->ident, (long long)c->id,
+				  err ? err->msg : "a concurrent commit");
 			at->dv_mode = false;
 			at->ic.failed = false;
 			retry = true;
@@ -1975,6 +1974,11 @@ again:
 				size_t ti = op_ti[m];
 				floe_op_free(ops[m]);
 				ops[m] = NULL;
+				/* the key index file its op named (whose snapshot id that op
+				 * had): every table's op is built again, with a new one */
+				stream_index_persist_after(&p->tables[ti], ats[ti].kpath, false,
+							   true);
+				ats[ti].kpath[0] = 0;
 				stream_split_check_reset(&cks[ti]);
 				stream_offsets_init(&cks[ti].seen);
 			}

@@ -381,6 +381,58 @@ static void test_retry_budget(void)
 	floe_arena_reset(&a);
 }
 
+/* The run mode: the command runs before the n-th swap only, and the swap
+ * goes ahead after it; a command that fails fails the commit before
+ * anything is sent. */
+static void test_run_before_swap(void)
+{
+	const char *dir = t_tmpdir();
+	floe_catalog *cat = open_kind(SQL, dir);
+	floe_error err = {0};
+	floe_arena a;
+	int64_t sid;
+	char cmd[1400], mark[1200];
+	floe_arena_init(&a, 0);
+	T_OK(floe_catalog_create_namespace(cat, "db", NULL, 0, &err), &err);
+	floe_table *t = fresh_table(cat, "run");
+	snprintf(mark, sizeof(mark), "%s/ran", dir);
+	snprintf(cmd, sizeof(cmd), "echo x >> '%s'", mark);
+	cat->n_commits = 0;
+	setenv("FLOE_TEST_CATALOG_FAULT", "run:2", 1);
+	setenv("FLOE_TEST_CATALOG_RUN", cmd, 1);
+	T_OK(append(t, &a, "f0", &sid, &err), &err);
+	T_CHECK(!exists(mark));
+	T_OK(append(t, &a, "f1", &sid, &err), &err);
+	T_CHECK(exists(mark));
+	T_OK(append(t, &a, "f2", &sid, &err), &err);
+	FILE *f = fopen(mark, "r");
+	char line[16];
+	int64_t runs = 0;
+	while (f && fgets(line, sizeof(line), f))
+		runs++;
+	if (f)
+		fclose(f);
+	T_EQ_INT(runs, 1); /* the second commit's only */
+	check_readable(cat, "run", 3);
+	/* a command that fails: EIO, the table as it was */
+	cat->n_commits = 0;
+	setenv("FLOE_TEST_CATALOG_FAULT", "run:1", 1);
+	setenv("FLOE_TEST_CATALOG_RUN", "exit 3", 1);
+	floe_error_clear(&err);
+	T_ERR(append(t, &a, "f3", &sid, &err), FLOE_EIO);
+	T_CHECK(strstr(err.msg, "FLOE_TEST_CATALOG_RUN 'exit 3' failed") != NULL);
+	unsetenv("FLOE_TEST_CATALOG_RUN");
+	cat->n_commits = 0;
+	floe_error_clear(&err);
+	T_ERR(append(t, &a, "f4", &sid, &err), FLOE_EINVAL);
+	T_CHECK(strstr(err.msg, "needs FLOE_TEST_CATALOG_RUN") != NULL);
+	unsetenv("FLOE_TEST_CATALOG_FAULT");
+	check_readable(cat, "run", 3);
+	floe_table_free(t);
+	floe_catalog_free(cat);
+	floe_arena_reset(&a);
+}
+
 /* ---- files a commit reuses across attempts --------------------------------------- */
 
 
@@ -613,6 +665,7 @@ int main(void)
 	T_RUN(test_create_properties);
 	T_RUN(test_pipeline_fencing);
 	T_RUN(test_retry_budget);
+	T_RUN(test_run_before_swap);
 	T_RUN(test_reused_files_checked);
 	T_RUN(test_kept_lease_renewed);
 	T_RUN(test_atomic_commit_all_or_nothing);
