@@ -182,9 +182,13 @@ static int cmp_u64(const void *x, const void *y)
 static size_t sort_unique(uint64_t *v, size_t n)
 {
 	size_t k = 0;
-	bool sorted = true;
-	for (size_t i = 1; i < n && sorted; i++)
+	bool sorted = true, strict = true;
+	for (size_t i = 1; i < n && sorted; i++) {
 		sorted = v[i - 1] <= v[i];
+		strict = strict && v[i - 1] < v[i];
+	}
+	if (strict)
+		return n; /* a DV's positions, one position delete file's */
 	if (!sorted)
 		qsort(v, n, sizeof(uint64_t), cmp_u64);
 	for (size_t i = 0; i < n; i++)
@@ -306,6 +310,12 @@ int floe_scan__positions(floe_scan *s, const scan_file *f, uint64_t **pos, size_
 			size_t k;
 			if ((rc = load_dv(s, d, f, &v, &k, err)))
 				break;
+			if (!all.v) {
+				/* the usual case, the file's one DV: its array as it is */
+				all.v = v;
+				all.n = all.cap = k;
+				continue;
+			}
 			if (floe_array_grow((void **)&all.v, &all.cap, sizeof(uint64_t), all.n + k)) {
 				floe_free(v);
 				rc = floe_error_oom(err);

@@ -1141,6 +1141,23 @@ static int process(floe_scan *s, const struct ArrowArray *batch, int64_t first_p
 		rd->idx = ni;
 		rd->cap_idx = (size_t)n;
 	}
+	if (!rd->n_eq && rd->residual_true) {
+		/* positions only (DVs, position deletes): the merge in registers */
+		const uint64_t *pos = rd->pos;
+		size_t pi = rd->pos_i, np = rd->n_pos;
+		int64_t *idx = rd->idx;
+		for (int64_t r = 0; r < n; r++) {
+			uint64_t p = (uint64_t)(first_pos + r);
+			while (pi < np && pos[pi] < p)
+				pi++;
+			if (pi < np && pos[pi] == p)
+				continue;
+			idx[k++] = r;
+		}
+		s->st.rows_deleted += (uint64_t)(n - k);
+		rd->pos_i = pi;
+		n = 0; /* done: the general loop below does nothing */
+	}
 	for (int64_t r = 0; r < n; r++) {
 		uint64_t p = (uint64_t)(first_pos + r);
 		/* spec: positions are 0-based row numbers in the file */
