@@ -62,7 +62,7 @@ scan_best() { # dir -> "wall cpu"
     n=$(/usr/bin/time -f "%e %U %S" -o "$tf" "$FLOE" --dir "$1" scan bench.up --columns id,v --format csv | wc -l)
     read -r wall user sys <"$tf"; rm -f "$tf"
     [ $((n - 1)) = "$FINAL" ] || { echo "$1: $((n - 1)) rows, want $FINAL" >&2; exit 1; }
-    c=$(echo "$user + $sys" | bc)
+    c=$(printf "%.2f" "$(echo "$user + $sys" | bc)")
     if [ -z "$best" ] || [ "$(echo "$wall < $best" | bc)" = 1 ]; then best=$wall; fi
     if [ -z "$bcpu" ] || [ "$(echo "$c < $bcpu" | bc)" = 1 ]; then bcpu=$c; fi
   done
@@ -83,7 +83,7 @@ for rep in $(seq "${REPS:-1}"); do
     /usr/bin/time -f "%e %U %S %M" -o "$t" "$FLOE" --dir "$D" ingest bench.up "$DATA" \
       --create-schema "$SCHEMA" --partition-by region --format-version 3 $(mode_props $mode) "${UP[@]}"
     read -r wall user sys rss <"$t"; rm -f "$t"
-    echo "{\"ingest\": \"$mode\", \"changes\": $N, \"wall_s\": $wall, \"cpu_s\": $(echo "$user + $sys" | bc), \"rss_kb\": $rss, \"load\": $(cut -d' ' -f1 /proc/loadavg)}" | tee -a "$RES"
+    echo "{\"ingest\": \"$mode\", \"changes\": $N, \"wall_s\": $wall, \"cpu_s\": $(printf "%.2f" "$(echo "$user + $sys" | bc)"), \"rss_kb\": $rss, \"load\": $(cut -d' ' -f1 /proc/loadavg)}" | tee -a "$RES"
   done
 done
 [ -z "${THROUGHPUT_ONLY:-}" ] || exit 0
@@ -146,7 +146,7 @@ for c in $CKPTS; do
       cv=$($PY -c "import json; print(json.dumps(json.load(open('$t.json'))['convert_deletes']))")
       rm -f "$t" "$t.json"
       read -r w2 cpu2 < <(scan_best "$D")
-      echo "{\"convert_deletes\": \"ckpt-$c\", \"cpu_s\": $(echo "$user + $sys" | bc), \"result\": $cv, \"scan_after_s\": $w2, \"scan_after_cpu_s\": $cpu2, \"files_after\": $(files_of "$D")}" | tee -a "$RES"
+      echo "{\"convert_deletes\": \"ckpt-$c\", \"cpu_s\": $(printf "%.2f" "$(echo "$user + $sys" | bc)"), \"result\": $cv, \"scan_after_s\": $w2, \"scan_after_cpu_s\": $cpu2, \"files_after\": $(files_of "$D")}" | tee -a "$RES"
     fi
   done
 done

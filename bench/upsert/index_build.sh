@@ -48,6 +48,6 @@ for rep in $(seq "$REP"); do
       "$OUT/ch-$c.jsonl" "${UP[@]}" 2>"$log" >/dev/null
     read -r wall user sys rss <"$log.time"
     ix=$(grep -o 'key index of snapshot.*' "$log" || true)
-    echo "{\"mode\": \"$m\", \"rows\": $N, \"changes\": $c, \"wall_s\": $wall, \"cpu_s\": $(echo "$user + $sys" | bc), \"rss_kb\": $rss, \"load\": $(cut -d' ' -f1 /proc/loadavg), \"index\": \"$ix\"}"
+    echo "{\"mode\": \"$m\", \"rows\": $N, \"changes\": $c, \"wall_s\": $wall, \"cpu_s\": $(printf "%.2f" "$(echo "$user + $sys" | bc)"), \"rss_kb\": $rss, \"load\": $(cut -d' ' -f1 /proc/loadavg), \"index\": \"$ix\"}"
   done
 done

@@ -1167,35 +1167,50 @@ static int keep_key(floe_delta_index *ix, const uint8_t *key, size_t klen, floe_
 	return FLOE_OK;
 }
 
+/* A key of the task's checkpoint as index_apply visits it: the writer map's
+ * value and the key itself (inline when short), so the visit in index
+ * order reads these records forwards instead of the map's slots at random. */
+typedef struct apply_key {
+	uint64_t val;
+	uint32_t part;
+	uint32_t klen;
+	union {
+		uint8_t b[16];
+		const uint8_t *p; /* longer keys: the map's copy */
+	} key;
+} apply_key;
+
+static const uint8_t *apply_key_bytes(const apply_key *a)
+{
+	return a->klen <= sizeof(a->key.b) ? a->key.b : a->key.p;
+}
+
 /*
  * The task's keys in the order of their slots in the index (partition, then
- * place): one counting sort by the top bits of the place, buckets about as
- * many as keys. Walking the index forwards this way, the checkpoint's
- * lookups and puts share pages and cache lines where the map's order read a
- * table far larger than the caches at random, a miss per key. Locked.
+ * place): a counting sort by the top bits of the place, at most 2^15 buckets
+ * a partition so the counts stay in cache (a bucket is then a few KB of a
+ * large index). Two forward passes over the writer's map (the buckets, then
+ * the records), one scatter of 32-byte records; walking the index forwards
+ * this way, the checkpoint's lookups and puts share pages and cache lines,
+ * where the map's order read a table far larger than the caches at random.
+ * Locked.
  */
-static const floe_hmap_slot **slots_in_index_order(floe_delta_index *ix, floe_delta_writer *w,
-						   size_t *nk_out)
+static apply_key *keys_in_index_order(floe_delta_index *ix, floe_delta_writer *w, size_t *nk_out)
 {
 	size_t n = w->map.len, nk = 0;
-	const floe_hmap_slot **ks = floe_malloc((n + 1) * sizeof(*ks));
-	const floe_hmap_slot **out = floe_malloc((n + 1) * sizeof(*out));
-	uint32_t *bucket = floe_malloc((n + 1) * sizeof(uint32_t));
+	*nk_out = 0;
 	int lg = 0;
-	while (lg < 20 && ((size_t)1 << lg) * ix->n_parts < n)
+	while (lg < 15 && ((size_t)1 << lg) * ix->n_parts < n)
 		lg++;
 	size_t per = (size_t)1 << lg, nb = per * ix->n_parts;
+	apply_key *out = floe_malloc((n + 1) * sizeof(*out));
+	uint32_t *bucket = floe_malloc((n + 1) * sizeof(uint32_t));
 	uint32_t *count = floe_calloc(nb + 1, sizeof(uint32_t));
-	if (!ks || !out || !bucket || !count) {
+	if (!out || !bucket || !count) {
 		floe_free(out);
 		floe_free(bucket);
 		floe_free(count);
-		if (ks) /* no memory to order them: the map's order (correct, slower) */
-			for (size_t i = 0; i < w->map.cap; i++)
-				if (w->map.slots[i].key && nk < n)
-					ks[nk++] = &w->map.slots[i];
-		*nk_out = nk;
-		return ks;
+		return NULL;
 	}
 	for (size_t i = 0; i < w->map.cap; i++) {
 		const floe_hmap_slot *s = &w->map.slots[i];
@@ -1205,13 +1220,25 @@ static const floe_hmap_slot **slots_in_index_order(floe_delta_index *ix, floe_de
 		uint32_t place = floe_key_index_place(ix->parts[part], s->key, s->klen);
 		bucket[nk] = (uint32_t)(part * per + (lg ? place >> (32 - lg) : 0));
 		count[bucket[nk] + 1]++;
-		ks[nk++] = s;
+		nk++;
 	}
 	for (size_t b = 0; b < nb; b++)
 		count[b + 1] += count[b];
-	for (size_t i = 0; i < nk; i++)
-		out[count[bucket[i]]++] = ks[i];
-	floe_free(ks);
+	nk = 0;
+	for (size_t i = 0; i < w->map.cap; i++) {
+		const floe_hmap_slot *s = &w->map.slots[i];
+		if (!s->key || nk >= n)
+			continue;
+		apply_key *a = &out[count[bucket[nk]]++];
+		a->val = s->val;
+		a->part = (uint32_t)(bucket[nk] >> lg);
+		a->klen = (uint32_t)s->klen;
+		if (s->klen <= sizeof(a->key.b))
+			memcpy(a->key.b, s->key, s->klen);
+		else
+			a->key.p = s->key;
+		nk++;
+	}
 	floe_free(bucket);
 	floe_free(count);
 	*nk_out = nk;
@@ -1223,7 +1250,7 @@ static const floe_hmap_slot **slots_in_index_order(floe_delta_index *ix, floe_de
  * the table held before this checkpoint gets its DV bit / position delete
  * (a key whose equality delete this checkpoint owes: V_EQ), then the index
  * says where the key's row is now (or that it has none). Both touch the one
- * slot of the key, visited in index order (slots_in_index_order) with the
+ * slot of the key, visited in index order (keys_in_index_order) with the
  * slot of the key PREFETCH ahead asked for; the positions go to the delete
  * writer once per data file.
  */
@@ -1234,28 +1261,30 @@ static int index_apply(floe_delta_index *ix, floe_delta_writer *w, floe_error *e
 	uint32_t *ids = NULL;
 	size_t n_ids = 0, nk;
 	floe_mutex_lock(&ix->mu);
-	const floe_hmap_slot **ks = slots_in_index_order(ix, w, &nk);
+	apply_key *ks = keys_in_index_order(ix, w, &nk);
 	if (!ks) {
 		floe_mutex_unlock(&ix->mu);
 		return floe_error_oom(err);
 	}
 	for (size_t i = 0; i < nk && i < PREFETCH; i++)
-		floe_key_index_prefetch(ix->parts[ks[i]->hash % ix->n_parts], ks[i]->key, ks[i]->klen);
+		floe_key_index_prefetch(ix->parts[ks[i].part], apply_key_bytes(&ks[i]), ks[i].klen);
 	for (size_t i = 0; i < nk && !rc; i++) {
-		const floe_hmap_slot *s = ks[i];
+		const apply_key *s = &ks[i];
+		const uint8_t *key = apply_key_bytes(s);
+		size_t klen = s->klen;
 		if (i + PREFETCH < nk) {
-			const floe_hmap_slot *q = ks[i + PREFETCH];
-			floe_key_index_prefetch(ix->parts[q->hash % ix->n_parts], q->key, q->klen);
+			const apply_key *q = &ks[i + PREFETCH];
+			floe_key_index_prefetch(ix->parts[q->part], apply_key_bytes(q), q->klen);
 		}
-		floe_key_index *part = ix->parts[s->hash % ix->n_parts]; /* = part_of() */
+		floe_key_index *part = ix->parts[s->part]; /* = part_of() */
 		uint64_t *dh, d0 = UINT64_MAX;
-		bool dup = ix->n_dup && floe_hmap_get(&ix->dup_keys, s->key, s->klen, &d0) &&
+		bool dup = ix->n_dup && floe_hmap_get(&ix->dup_keys, key, klen, &d0) &&
 			   d0 != UINT64_MAX;
 		if (s->val & V_EQ) { /* the key lost its row in the table */
 			bool found;
 			uint32_t fid;
 			uint64_t pos;
-			if ((rc = floe_key_index_get(part, s->key, s->klen, &found, &fid, &pos, err)))
+			if ((rc = floe_key_index_get(part, key, klen, &found, &fid, &pos, err)))
 				break;
 			if (found && (rc = index_hit(ix, fid, pos, err)))
 				break;
@@ -1265,13 +1294,13 @@ static int index_apply(floe_delta_index *ix, floe_delta_writer *w, floe_error *e
 			}
 			if (rc)
 				break;
-			if (w->lazy && (rc = keep_key(ix, s->key, s->klen, err)))
+			if (w->lazy && (rc = keep_key(ix, key, klen, err)))
 				break;
 		}
-		if (dup && floe_hmap_upsert(&ix->dup_keys, s->key, s->klen, &dh, NULL) == 0)
+		if (dup && floe_hmap_upsert(&ix->dup_keys, key, klen, &dh, NULL) == 0)
 			*dh = UINT64_MAX; /* its extra rows were deleted with it */
 		if (!(s->val & V_ROW)) {
-			rc = floe_key_index_del(part, s->key, s->klen, err);
+			rc = floe_key_index_del(part, key, klen, err);
 			continue;
 		}
 		uint32_t file = (uint32_t)((s->val & ~(V_EQ | V_ROW)) >> POS_BITS);
@@ -1297,7 +1326,7 @@ static int index_apply(floe_delta_index *ix, floe_delta_writer *w, floe_error *e
 			if ((rc = file_id(ix, wf.path, wf.spec_id, wf.partition, &ids[file], err)))
 				break;
 		}
-		rc = floe_key_index_put(part, s->key, s->klen, ids[file], pos, err);
+		rc = floe_key_index_put(part, key, klen, ids[file], pos, err);
 	}
 	int rc2 = index_flush(ix, err);
 	floe_mutex_unlock(&ix->mu);
