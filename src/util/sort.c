@@ -86,10 +86,44 @@ void floe_sort_u64(uint64_t *a, size_t n)
 	floe_free(tmp);
 }
 
+/*
+ * Values in a range of at most 64 per value (a DV's positions: a file's rows,
+ * a good share of them deleted): one bit each in a bitmap of the range, read
+ * back in order. No larger than the radix sort's buffer; no pass per byte.
+ * false when the range is too wide or there is no memory (then sort).
+ */
+static bool unique_by_bitmap(uint64_t *a, size_t n, size_t *k_out)
+{
+	uint64_t lo = a[0], hi = a[0];
+	for (size_t i = 1; i < n; i++) {
+		lo = a[i] < lo ? a[i] : lo;
+		hi = a[i] > hi ? a[i] : hi;
+	}
+	uint64_t words = (hi - lo) / 64 + 1;
+	if (hi - lo >= UINT64_MAX - 64 || words > n)
+		return false;
+	uint64_t *bits = floe_calloc((size_t)words, sizeof(uint64_t));
+	if (!bits)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t d = a[i] - lo;
+		bits[d >> 6] |= UINT64_C(1) << (d & 63);
+	}
+	size_t k = 0;
+	for (uint64_t w = 0; w < words; w++)
+		for (uint64_t b = bits[w]; b; b &= b - 1)
+			a[k++] = lo + w * 64 + (uint64_t)__builtin_ctzll(b);
+	floe_free(bits);
+	*k_out = k;
+	return true;
+}
+
 size_t floe_sort_unique_u64(uint64_t *a, size_t n)
 {
-	floe_sort_u64(a, n);
 	size_t k = 0;
+	if (n > SMALL && unique_by_bitmap(a, n, &k))
+		return k;
+	floe_sort_u64(a, n);
 	for (size_t i = 0; i < n; i++)
 		if (k == 0 || a[i] != a[k - 1])
 			a[k++] = a[i];

@@ -72,6 +72,12 @@
 #define POS_MASK ((UINT64_C(1) << POS_BITS) - 1)
 #define FILE_MAX ((UINT64_C(1) << 24) - 1)
 
+#if defined(__GNUC__)
+#define PREFETCH_READ(p) __builtin_prefetch(p)
+#else
+#define PREFETCH_READ(p) ((void)(p))
+#endif
+
 typedef struct keycol {
 	size_t field; /* top-level position */
 	const floe_type *type;
@@ -1212,8 +1218,11 @@ static apply_key *keys_in_index_order(floe_delta_index *ix, floe_delta_writer *w
 		floe_free(count);
 		return NULL;
 	}
+	enum { AHEAD = 16 }; /* the keys live in the map's arena, in insertion order */
 	for (size_t i = 0; i < w->map.cap; i++) {
 		const floe_hmap_slot *s = &w->map.slots[i];
+		if (i + AHEAD < w->map.cap && w->map.slots[i + AHEAD].key)
+			PREFETCH_READ(w->map.slots[i + AHEAD].key);
 		if (!s->key || nk >= n)
 			continue;
 		size_t part = s->hash % ix->n_parts; /* = part_of() */
@@ -1227,6 +1236,8 @@ static apply_key *keys_in_index_order(floe_delta_index *ix, floe_delta_writer *w
 	nk = 0;
 	for (size_t i = 0; i < w->map.cap; i++) {
 		const floe_hmap_slot *s = &w->map.slots[i];
+		if (i + AHEAD < w->map.cap && w->map.slots[i + AHEAD].key)
+			PREFETCH_READ(w->map.slots[i + AHEAD].key);
 		if (!s->key || nk >= n)
 			continue;
 		apply_key *a = &out[count[bucket[nk]]++];

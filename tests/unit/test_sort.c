@@ -26,7 +26,7 @@ static int cmp(const void *x, const void *y)
 }
 
 /* kind 0 random 64-bit, 1 below 2^20, 2 few distinct, 3 ascending, 4 descending,
- * 5 file << 38 | pos */
+ * 5 file << 38 | pos, 6 dense above 2^40 (the bitmap path, off zero) */
 static void fill(uint64_t *a, size_t n, int kind)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -37,7 +37,8 @@ static void fill(uint64_t *a, size_t n, int kind)
 		case 2: a[i] = r % 5; break;
 		case 3: a[i] = i * 3; break;
 		case 4: a[i] = (n - i) * 7; break;
-		default: a[i] = (r % 4) << 38 | ((r >> 8) & 0xffffff); break;
+		case 5: a[i] = (r % 4) << 38 | ((r >> 8) & 0xffffff); break;
+		default: a[i] = (UINT64_C(1) << 40) + r % (n * 3 + 1); break;
 		}
 	}
 }
@@ -49,7 +50,7 @@ static void test_sort_matches_qsort(void)
 		size_t n = sizes[si];
 		uint64_t *a = floe_malloc((n + 1) * 8), *b = floe_malloc((n + 1) * 8);
 		T_CHECK(a && b);
-		for (int kind = 0; kind < 6; kind++) {
+		for (int kind = 0; kind < 7; kind++) {
 			fill(a, n, kind);
 			memcpy(b, a, n * 8);
 			floe_sort_u64(a, n);
