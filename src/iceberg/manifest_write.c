@@ -33,7 +33,6 @@ struct floe_manifest_writer {
 	int32_t added_files, existing_files, deleted_files;
 	int64_t added_rows, existing_rows, deleted_rows;
 	int64_t min_seq; /* over live entries with explicit sequence numbers; -1 none */
-	bool has_inherited;
 	uint64_t entries;
 };
 
@@ -322,14 +321,9 @@ int floe_manifest_writer_add(floe_manifest_writer *w, int status, int64_t snapsh
 		w->deleted_rows += f->record_count;
 		break;
 	}
-	if (status != FLOE_ENTRY_DELETED) {
-		if (sequence_number >= 0) {
-			if (w->min_seq < 0 || sequence_number < w->min_seq)
-				w->min_seq = sequence_number;
-		} else {
-			w->has_inherited = true;
-		}
-	}
+	if (status != FLOE_ENTRY_DELETED && sequence_number >= 0 &&
+	    (w->min_seq < 0 || sequence_number < w->min_seq))
+		w->min_seq = sequence_number;
 	summarise(w, &f->partition);
 	return FLOE_OK;
 }
@@ -370,8 +364,13 @@ int floe_manifest_writer_close(floe_manifest_writer *w, floe_manifest_file *out,
 	out->spec_id = w->spec->spec_id;
 	out->content = w->content;
 	out->sequence_number = -1;
-	/* explicit data sequence numbers (compaction) may be below the commit's */
-	out->min_sequence_number = w->has_inherited ? -1 : w->min_seq;
+	/* spec: the least data sequence number of the live entries. An inherited one is
+	 * the commit's, the largest there is, so the least explicit one (compaction's,
+	 * or the EXISTING entries of a manifest merged on commit) is the least of all;
+	 * with none, the list assigns the commit's. Java's producers drop delete files
+	 * older than the least over the data manifests: too high a value here would
+	 * make them drop deletes that still apply. */
+	out->min_sequence_number = w->min_seq;
 	out->added_snapshot_id = w->snapshot_id;
 	out->added_files_count = w->added_files;
 	out->existing_files_count = w->existing_files;

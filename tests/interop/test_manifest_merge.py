@@ -201,3 +201,32 @@ def test_merging_commits_leave_no_stray_manifests(floe, tmp_path, fault):
     assert stray_avro(floe, name) == []
     mf = manifests(floe, name)
     assert len(mf) == 1 if landed else len(mf) <= 2, mf
+
+
+@pytest.mark.parametrize("fv", [2, 3])
+def test_merged_manifest_min_sequence_number_keeps_java_from_dropping_deletes(spark_floe, tmp_path, fv):
+    """A manifest merged on commit holds EXISTING entries of older data
+    sequence numbers: its min_sequence_number must be theirs, not the
+    commit's. Java's merging producers drop delete files older than the least
+    min_sequence_number of the data manifests, so too high a value makes the
+    next Java commit drop a DV / position delete that still applies (the
+    deleted rows come back)."""
+    floe, spark = spark_floe
+    name = f"fl.minseq_v{fv}"
+    floe.run("table", "create", name, "--schema", "id long not null, g string, v long",
+             "--format-version", fv, "--property", "write.delete.mode=merge-on-read")
+    floe.run("table", "set", name, "commit.manifest.min-count-to-merge=2")
+    append(floe, tmp_path, name, range(0, 40), f"m{fv}-0")
+    append(floe, tmp_path, name, range(40, 80), f"m{fv}-1")
+    floe.run("delete", name, "--where", "id < 10")
+    append(floe, tmp_path, name, range(80, 90), f"m{fv}-2")  # merges every data manifest
+    tbl = floe.pyiceberg_catalog().load_table(name)
+    for m in tbl.current_snapshot().manifests(tbl.io):
+        seqs = [e.sequence_number for e in m.fetch_manifest_entry(tbl.io, discard_deleted=True)]
+        assert seqs and m.min_sequence_number == min(seqs), (m.content, m.min_sequence_number, seqs)
+    spark.sql(f"REFRESH TABLE {name}")
+    spark.sql(f"INSERT INTO {name} VALUES (1000, 'j', 1)")
+    want = list(range(10, 90)) + [1000]
+    assert ids_of(floe, name) == want
+    spark.sql(f"REFRESH TABLE {name}")
+    assert sorted(r["id"] for r in spark.table(name).collect()) == want
