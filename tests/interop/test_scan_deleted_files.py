@@ -32,3 +32,33 @@ def test_wholly_deleted_files_are_skipped(floe, tmp_path, fv):
     con = duckdb_connection()
     duck = con.execute(f"SELECT id FROM iceberg_scan('{tbl.metadata_location}')").fetchall()
     assert sorted(r[0] for r in duck) == want
+
+
+def test_dvs_spread_over_more_puffin_files_than_kept_open(floe, tmp_path):
+    """floe scan keeps 16 Puffin files of DVs open: a table whose 24 data files
+    take their DVs from 24 Puffin files (one delete commit each, in an order
+    unlike the files') reads the same rows as DuckDB and the model."""
+    name = "db.manydv"
+    floe.run("namespace", "create", "db")
+    floe.run("table", "create", name, "--schema", "id long not null, g string not null",
+             "--format-version", 3, "--property", "write.delete.mode=merge-on-read",
+             "--property", "commit.manifest-merge.enabled=false")
+    live = set()
+    for f in range(24):
+        p = tmp_path / f"a{f}.jsonl"
+        ids = range(f * 10, f * 10 + 10)
+        p.write_text("".join(json.dumps({"id": i, "g": "x"}) + "\n" for i in ids))
+        floe.run("ingest", name, p, "--quiet")
+        live |= set(ids)
+    for k, f in enumerate([(7 * j) % 24 for j in range(24)]):
+        victim = f * 10 + k % 10
+        floe.run("delete", name, "--where", f"id = {victim}")
+        live.discard(victim)
+    puffins = {d["file_path"] for d in floe.json_rows("inspect", name, "files") if d["content"] == 1}
+    assert len(puffins) == 24, puffins
+    got = sorted(r["id"] for r in floe.json_rows("scan", name, "--columns", "id"))
+    assert got == sorted(live)
+    tbl = floe.pyiceberg_catalog().load_table(name)
+    con = duckdb_connection()
+    duck = con.execute(f"SELECT id FROM iceberg_scan('{tbl.metadata_location}')").fetchall()
+    assert sorted(r[0] for r in duck) == sorted(live)
