@@ -319,6 +319,8 @@ int floe_scan__positions(floe_scan *s, const scan_file *f, uint64_t **pos, size_
 {
 	plist all = {0};
 	int rc = FLOE_OK;
+	size_t sources = 0;
+	bool one_dv = false;
 	*pos = NULL;
 	*n = 0;
 	for (size_t i = 0; i < f->n_deletes && !rc; i++) {
@@ -334,8 +336,10 @@ int floe_scan__positions(floe_scan *s, const scan_file *f, uint64_t **pos, size_
 				/* the usual case, the file's one DV: its array as it is */
 				all.v = v;
 				all.n = all.cap = k;
+				one_dv = ++sources == 1;
 				continue;
 			}
+			sources++;
 			if (floe_array_grow((void **)&all.v, &all.cap, sizeof(uint64_t), all.n + k)) {
 				floe_free(v);
 				rc = floe_error_oom(err);
@@ -354,6 +358,7 @@ int floe_scan__positions(floe_scan *s, const scan_file *f, uint64_t **pos, size_
 		if (!floe_hmap_get(&p->by_path, f->path, strlen(f->path), &li))
 			continue;
 		plist *l = &p->lists[li];
+		sources++;
 		if (floe_array_grow((void **)&all.v, &all.cap, sizeof(uint64_t), all.n + l->n)) {
 			rc = floe_error_oom(err);
 			break;
@@ -366,7 +371,9 @@ int floe_scan__positions(floe_scan *s, const scan_file *f, uint64_t **pos, size_
 		floe_free(all.v);
 		return rc;
 	}
-	*n = sort_unique(all.v, all.n);
+	/* a DV decodes ascending and unique (its decoder checks): alone, it needs no
+	 * second look */
+	*n = sources == 1 && one_dv ? all.n : sort_unique(all.v, all.n);
 	*pos = all.v;
 	return FLOE_OK;
 }

@@ -1142,18 +1142,23 @@ static int process(floe_scan *s, const struct ArrowArray *batch, int64_t first_p
 		rd->cap_idx = (size_t)n;
 	}
 	if (!rd->n_eq && rd->residual_true) {
-		/* positions only (DVs, position deletes): the merge in registers */
+		/* positions only (DVs, position deletes): the rows between one deleted
+		 * position and the next are kept, a step per deleted row and per kept one */
 		const uint64_t *pos = rd->pos;
 		size_t pi = rd->pos_i, np = rd->n_pos;
 		int64_t *idx = rd->idx;
-		for (int64_t r = 0; r < n; r++) {
-			uint64_t p = (uint64_t)(first_pos + r);
-			while (pi < np && pos[pi] < p)
-				pi++;
-			if (pi < np && pos[pi] == p)
-				continue;
-			idx[k++] = r;
+		uint64_t lo = (uint64_t)first_pos, hi = lo + (uint64_t)n;
+		while (pi < np && pos[pi] < lo)
+			pi++;
+		int64_t r = 0;
+		for (; pi < np && pos[pi] < hi; pi++) {
+			int64_t d = (int64_t)(pos[pi] - lo);
+			while (r < d)
+				idx[k++] = r++;
+			r = d + 1;
 		}
+		while (r < n)
+			idx[k++] = r++;
 		s->st.rows_deleted += (uint64_t)(n - k);
 		rd->pos_i = pi;
 		n = 0; /* done: the general loop below does nothing */
