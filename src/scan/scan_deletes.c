@@ -24,6 +24,7 @@
 #include "puffin/puffin_file.h"
 #include "scan/scan_impl.h"
 #include "util/cursor.h"
+#include "util/sort.h"
 #include "util/str.h"
 
 /* a DV's blob is small */
@@ -186,30 +187,6 @@ static int on_pos_batch(const struct ArrowArray *b, int64_t first, void *payload
 	return FLOE_OK;
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
-static size_t sort_unique(uint64_t *v, size_t n)
-{
-	size_t k = 0;
-	bool sorted = true, strict = true;
-	for (size_t i = 1; i < n && sorted; i++) {
-		sorted = v[i - 1] <= v[i];
-		strict = strict && v[i - 1] < v[i];
-	}
-	if (strict)
-		return n; /* a DV's positions, one position delete file's */
-	if (!sorted)
-		qsort(v, n, sizeof(uint64_t), cmp_u64);
-	for (size_t i = 0; i < n; i++)
-		if (k == 0 || v[k - 1] != v[i])
-			v[k++] = v[i];
-	return k;
-}
-
 static int load_pos_file(floe_scan *s, scan_file *d, floe_error *err)
 {
 	static const int32_t ids[2] = {FLOE_ID_DELETE_FILE_PATH, FLOE_ID_DELETE_POS};
@@ -229,7 +206,7 @@ static int load_pos_file(floe_scan *s, scan_file *d, floe_error *err)
 	if (rc)
 		return floe_error_prefix(err, rc, "position delete file: ");
 	for (size_t i = 0; i < p->n; i++)
-		p->lists[i].n = sort_unique(p->lists[i].v, p->lists[i].n);
+		p->lists[i].n = floe_sort_unique_u64(p->lists[i].v, p->lists[i].n);
 	return FLOE_OK;
 }
 
@@ -373,7 +350,7 @@ int floe_scan__positions(floe_scan *s, const scan_file *f, uint64_t **pos, size_
 	}
 	/* a DV decodes ascending and unique (its decoder checks): alone, it needs no
 	 * second look */
-	*n = sources == 1 && one_dv ? all.n : sort_unique(all.v, all.n);
+	*n = sources == 1 && one_dv ? all.n : floe_sort_unique_u64(all.v, all.n);
 	*pos = all.v;
 	return FLOE_OK;
 }

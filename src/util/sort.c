@@ -121,6 +121,11 @@ static bool unique_by_bitmap(uint64_t *a, size_t n, size_t *k_out)
 size_t floe_sort_unique_u64(uint64_t *a, size_t n)
 {
 	size_t k = 0;
+	bool strict = true;
+	for (size_t i = 1; i < n && strict; i++)
+		strict = a[i - 1] < a[i];
+	if (strict)
+		return n; /* already sorted and unique: one position delete file's, a merge of DVs */
 	if (n > SMALL && unique_by_bitmap(a, n, &k))
 		return k;
 	floe_sort_u64(a, n);

@@ -1201,6 +1201,14 @@ static const uint8_t *apply_key_bytes(const apply_key *a)
  * where the map's order read a table far larger than the caches at random.
  * Locked.
  */
+/* the key bytes of map slot i, asked for ahead (they live in the map's arena
+ * in insertion order, so a walk in slot order reads them at random) */
+static void prefetch_key(const floe_hmap *m, size_t i)
+{
+	if (i < m->cap && m->slots[i].key)
+		PREFETCH_READ(m->slots[i].key);
+}
+
 static apply_key *keys_in_index_order(floe_delta_index *ix, floe_delta_writer *w, size_t *nk_out)
 {
 	size_t n = w->map.len, nk = 0;
@@ -1218,11 +1226,10 @@ static apply_key *keys_in_index_order(floe_delta_index *ix, floe_delta_writer *w
 		floe_free(count);
 		return NULL;
 	}
-	enum { AHEAD = 16 }; /* the keys live in the map's arena, in insertion order */
+	enum { AHEAD = 16 };
 	for (size_t i = 0; i < w->map.cap; i++) {
 		const floe_hmap_slot *s = &w->map.slots[i];
-		if (i + AHEAD < w->map.cap && w->map.slots[i + AHEAD].key)
-			PREFETCH_READ(w->map.slots[i + AHEAD].key);
+		prefetch_key(&w->map, i + AHEAD);
 		if (!s->key || nk >= n)
 			continue;
 		size_t part = s->hash % ix->n_parts; /* = part_of() */
@@ -1236,8 +1243,7 @@ static apply_key *keys_in_index_order(floe_delta_index *ix, floe_delta_writer *w
 	nk = 0;
 	for (size_t i = 0; i < w->map.cap; i++) {
 		const floe_hmap_slot *s = &w->map.slots[i];
-		if (i + AHEAD < w->map.cap && w->map.slots[i + AHEAD].key)
-			PREFETCH_READ(w->map.slots[i + AHEAD].key);
+		prefetch_key(&w->map, i + AHEAD);
 		if (!s->key || nk >= n)
 			continue;
 		apply_key *a = &out[count[bucket[nk]]++];
